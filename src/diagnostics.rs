@@ -1,0 +1,37 @@
+//! Diagnostics of a state: energies, momenta, contact and collision counts.
+
+use glam::DVec3;
+
+/// Whole-system diagnostics at one instant (all in f64, whatever the backend's precision).
+///
+/// Fixed spheres (infinite mass) are left out of energies and momenta.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Diagnostics {
+    /// Step number the diagnostics belong to (0 = initial state).
+    pub step: u64,
+    /// Simulated time, s.
+    pub time: f64,
+    /// Kinetic energy Σ ½ m v², J.
+    pub kinetic: f64,
+    /// Potential energy in the uniform field, −Σ m g·x, J.
+    pub potential_uniform: f64,
+    /// Mutual gravitational potential energy −G Σ_{i<j} m_i m_j / sqrt(r² + ε²), J.
+    pub potential_gravity: f64,
+    /// Elastic energy stored in spring–dashpot contacts, Σ ½ k_n δ², J.
+    pub potential_spring: f64,
+    /// Linear momentum Σ m v, kg·m/s.
+    pub momentum: DVec3,
+    /// Angular momentum about the origin Σ m x × v, kg·m²/s.
+    pub angular_momentum: DVec3,
+    /// Pairs (sphere–sphere and sphere–plane) touching or overlapping now.
+    pub contacts: u64,
+    /// Collisions resolved since the start (impulses applied, or soft contacts begun).
+    pub collisions: u64,
+}
+
+impl Diagnostics {
+    /// Total mechanical energy: kinetic plus all potential energies, J.
+    pub fn total_energy(&self) -> f64 {
+        self.kinetic + self.potential_uniform + self.potential_gravity + self.potential_spring
+    }
+}

@@ -1,0 +1,31 @@
+//! # spheresim
+//!
+//! A many-body sphere engine: spheres binned into a hashed uniform grid, sphere–sphere and
+//! sphere–plane contacts with a restitution coefficient (impulse or spring–dashpot), uniform
+//! gravity, mutual Newtonian attraction, Stokes drag, and kick–drift–kick leapfrog integration.
+//!
+//! The CPU reference backend ([`cpu`]) runs the step stage by stage, one module per stage, with
+//! the names the GPU shaders use. Laws live once, in [`physics`]. SI units throughout.
+//!
+//! ```no_run
+//! use spheresim::{scene::builtin, Backend, Precision, Simulation};
+//! let scene = builtin::build("bounce", None).unwrap();
+//! let mut sim = Simulation::new(&scene, Backend::Cpu, Precision::F32).unwrap();
+//! sim.step(100).unwrap();
+//! println!("{:?}", sim.diagnostics());
+//! ```
+
+pub mod cpu;
+pub mod diagnostics;
+pub mod output;
+pub mod physics;
+pub mod real;
+pub mod scene;
+pub mod sim;
+pub mod state;
+
+pub use diagnostics::Diagnostics;
+pub use real::{Precision, Real};
+pub use scene::{Scene, SceneError};
+pub use sim::{Backend, SimError, Simulation, StepStats};
+pub use state::Snapshot;

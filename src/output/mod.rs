@@ -1,0 +1,1 @@
+//! Output files (stub: being written).

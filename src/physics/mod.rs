@@ -1,0 +1,1 @@
+//! Backend-free physical laws.

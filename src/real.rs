@@ -1,0 +1,169 @@
+//! Floating-point precision of a backend: `f32` (what the GPU computes in, the default) or `f64`.
+//!
+//! The CPU reference is generic over [`Real`] so one implementation serves both
+//! `--precision f32` and `--precision f64`. Vectors are glam's `Vec3` / `DVec3`.
+
+use glam::{DVec3, Vec3};
+use num_traits::Float;
+use std::fmt::{Debug, Display};
+use std::iter::Sum;
+use std::ops::{Add, AddAssign, Div, Mul, MulAssign, Neg, Sub, SubAssign};
+
+/// Arithmetic precision (`--precision f32|f64`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// 32-bit floats, the arithmetic of the GPU backend (default).
+    #[default]
+    F32,
+    /// 64-bit floats.
+    F64,
+}
+
+impl std::fmt::Display for Precision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        })
+    }
+}
+
+/// A 3-vector of a [`Real`] type.
+pub trait Vector<R>:
+    Copy
+    + Send
+    + Sync
+    + Debug
+    + Default
+    + PartialEq
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<R, Output = Self>
+    + Div<R, Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+{
+}
+impl Vector<f32> for Vec3 {}
+impl Vector<f64> for DVec3 {}
+
+/// A scalar the engine computes in, with its matching glam vector type.
+pub trait Real:
+    Float
+    + Send
+    + Sync
+    + Default
+    + Debug
+    + Display
+    + Sum
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + 'static
+{
+    /// The 3-vector of this precision (`Vec3` or `DVec3`).
+    type V3: Vector<Self>;
+    /// The precision this type implements.
+    const PRECISION: Precision;
+    /// Converts from `f64` (rounding to nearest for `f32`).
+    fn of(x: f64) -> Self;
+    /// Widens to `f64`.
+    fn f64(self) -> f64;
+    /// Converts a `DVec3`.
+    fn v3(v: DVec3) -> Self::V3;
+    /// Widens a vector to `DVec3`.
+    fn v3_f64(v: Self::V3) -> DVec3;
+    /// Builds a vector from components.
+    fn vec(x: Self, y: Self, z: Self) -> Self::V3;
+    /// The components `[x, y, z]`.
+    fn comps(v: Self::V3) -> [Self; 3];
+    /// Dot product.
+    fn dot(a: Self::V3, b: Self::V3) -> Self;
+    /// Cross product.
+    fn cross(a: Self::V3, b: Self::V3) -> Self::V3;
+    /// The zero vector.
+    fn zero3() -> Self::V3 {
+        Self::V3::default()
+    }
+    /// Squared length.
+    fn norm2(v: Self::V3) -> Self {
+        Self::dot(v, v)
+    }
+}
+
+impl Real for f32 {
+    type V3 = Vec3;
+    const PRECISION: Precision = Precision::F32;
+    #[inline(always)]
+    fn of(x: f64) -> Self {
+        x as f32
+    }
+    #[inline(always)]
+    fn f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn v3(v: DVec3) -> Vec3 {
+        v.as_vec3()
+    }
+    #[inline(always)]
+    fn v3_f64(v: Vec3) -> DVec3 {
+        v.as_dvec3()
+    }
+    #[inline(always)]
+    fn vec(x: f32, y: f32, z: f32) -> Vec3 {
+        Vec3::new(x, y, z)
+    }
+    #[inline(always)]
+    fn comps(v: Vec3) -> [f32; 3] {
+        v.to_array()
+    }
+    #[inline(always)]
+    fn dot(a: Vec3, b: Vec3) -> f32 {
+        // Written out so the operation order is the one the WGSL copies use.
+        a.x * b.x + a.y * b.y + a.z * b.z
+    }
+    #[inline(always)]
+    fn cross(a: Vec3, b: Vec3) -> Vec3 {
+        a.cross(b)
+    }
+}
+
+impl Real for f64 {
+    type V3 = DVec3;
+    const PRECISION: Precision = Precision::F64;
+    #[inline(always)]
+    fn of(x: f64) -> Self {
+        x
+    }
+    #[inline(always)]
+    fn f64(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn v3(v: DVec3) -> DVec3 {
+        v
+    }
+    #[inline(always)]
+    fn v3_f64(v: DVec3) -> DVec3 {
+        v
+    }
+    #[inline(always)]
+    fn vec(x: f64, y: f64, z: f64) -> DVec3 {
+        DVec3::new(x, y, z)
+    }
+    #[inline(always)]
+    fn comps(v: DVec3) -> [f64; 3] {
+        v.to_array()
+    }
+    #[inline(always)]
+    fn dot(a: DVec3, b: DVec3) -> f64 {
+        a.x * b.x + a.y * b.y + a.z * b.z
+    }
+    #[inline(always)]
+    fn cross(a: DVec3, b: DVec3) -> DVec3 {
+        a.cross(b)
+    }
+}

@@ -1,0 +1,162 @@
+//! Scene model: spheres, materials, planes and simulation parameters, in SI units.
+//!
+//! A [`Scene`] is built either from a TOML file ([`Scene::from_toml_str`], [`Scene::load`]; format
+//! in README.md and `shared/DESIGN.md`) or by a named built-in builder ([`builtin`]). Every scene is
+//! checked by [`Scene::check`] before a backend sees it.
+
+pub mod builtin;
+pub mod check;
+pub mod file;
+pub mod materials;
+
+use glam::DVec3;
+
+pub use check::{CheckOptions, SceneError};
+pub use materials::Material;
+
+/// Normal contact law between touching bodies (`contact` key).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ContactModel {
+    /// Instantaneous impulses with Newton's restitution (PHYSICS.md §1) (default).
+    #[default]
+    Impulse,
+    /// Linear spring–dashpot with damping set from the restitution (PHYSICS.md §2.1).
+    SpringDashpot,
+}
+
+impl std::fmt::Display for ContactModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ContactModel::Impulse => "impulse",
+            ContactModel::SpringDashpot => "spring-dashpot",
+        })
+    }
+}
+
+/// Global simulation parameters (`[simulation]` table).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimParams {
+    /// Time step, s (default: `1e-4`).
+    pub dt: f64,
+    /// Number of steps to run (default: `1000`).
+    pub steps: u64,
+    /// Uniform gravitational field, m/s² (default: `[0, 0, 0]`).
+    pub gravity: DVec3,
+    /// Newton's constant for mutual attraction, m³ kg⁻¹ s⁻²; `0` switches it off (default: `0`).
+    pub g_const: f64,
+    /// Plummer softening length ε, m (default: `0`).
+    pub softening: f64,
+    /// Normal contact law (default: impulse).
+    pub contact: ContactModel,
+    /// Normal stiffness k_n of the spring–dashpot model, N/m (default: `1e4`).
+    pub stiffness: f64,
+    /// Stokes drag coefficient k_c, N·s/m², force `−k_c r v` (default: `0`).
+    pub drag: f64,
+    /// Restitution of spheres that name no material, in [0, 1] (default: `1`).
+    pub restitution: f64,
+}
+
+impl Default for SimParams {
+    fn default() -> Self {
+        Self {
+            dt: 1e-4,
+            steps: 1000,
+            gravity: DVec3::ZERO,
+            g_const: 0.0,
+            softening: 0.0,
+            contact: ContactModel::Impulse,
+            stiffness: 1e4,
+            drag: 0.0,
+            restitution: 1.0,
+        }
+    }
+}
+
+/// One sphere, as given by the user (id = its index in [`Scene::spheres`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sphere {
+    /// Centre, m.
+    pub position: DVec3,
+    /// Velocity, m/s.
+    pub velocity: DVec3,
+    /// Radius, m (> 0).
+    pub radius: f64,
+    /// Mass, kg (> 0). Ignored when `fixed`.
+    pub mass: f64,
+    /// Restitution coefficient of this sphere in [0, 1]; a pair uses the smaller (Nikulin).
+    pub restitution: f64,
+    /// Index into [`Scene::materials`], if the sphere names one.
+    pub material: Option<usize>,
+    /// Infinite mass: never moves, inverse mass 0.
+    pub fixed: bool,
+}
+
+impl Sphere {
+    /// Inverse mass `w = 1/m`, kg⁻¹; `0` for a fixed sphere.
+    pub fn inverse_mass(&self) -> f64 {
+        if self.fixed { 0.0 } else { 1.0 / self.mass }
+    }
+}
+
+/// An infinite plane; spheres live on the side its normal points to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plane {
+    /// A point on the plane, m.
+    pub point: DVec3,
+    /// Unit normal pointing into the domain (normalised on load).
+    pub normal: DVec3,
+    /// Restitution coefficient against spheres, in [0, 1]; the pair uses the smaller of this and
+    /// the sphere's.
+    pub restitution: f64,
+}
+
+/// A complete scene: what a backend needs to start stepping.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Scene {
+    /// Name shown in summaries (built-in name or file stem).
+    pub name: String,
+    /// Simulation parameters.
+    pub sim: SimParams,
+    /// Materials that spheres may refer to by index.
+    pub materials: Vec<Material>,
+    /// Spheres in input order; the id of a sphere is its index.
+    pub spheres: Vec<Sphere>,
+    /// Planes (box containers are expanded to six planes on load).
+    pub planes: Vec<Plane>,
+}
+
+impl Scene {
+    /// Six inward-facing planes of the axis-aligned box `[min, max]`, m.
+    pub fn box_planes(min: DVec3, max: DVec3, restitution: f64) -> [Plane; 6] {
+        let p = |point: DVec3, normal: DVec3| Plane {
+            point,
+            normal,
+            restitution,
+        };
+        [
+            p(min, DVec3::X),
+            p(max, -DVec3::X),
+            p(min, DVec3::Y),
+            p(max, -DVec3::Y),
+            p(min, DVec3::Z),
+            p(max, -DVec3::Z),
+        ]
+    }
+
+    /// Axis-aligned bounds `(min, max)` of all spheres including their radii, m.
+    /// `None` for an empty scene.
+    pub fn bounds(&self) -> Option<(DVec3, DVec3)> {
+        let mut it = self.spheres.iter();
+        let s = it.next()?;
+        let (mut lo, mut hi) = (
+            s.position - DVec3::splat(s.radius),
+            s.position + DVec3::splat(s.radius),
+        );
+        for s in it {
+            lo = lo.min(s.position - DVec3::splat(s.radius));
+            hi = hi.max(s.position + DVec3::splat(s.radius));
+        }
+        Some((lo, hi))
+    }
+}
