@@ -51,17 +51,7 @@ impl Vector<f64> for DVec3 {}
 
 /// A scalar the engine computes in, with its matching glam vector type.
 pub trait Real:
-    Float
-    + Send
-    + Sync
-    + Default
-    + Debug
-    + Display
-    + Sum
-    + AddAssign
-    + SubAssign
-    + MulAssign
-    + 'static
+    Float + Send + Sync + Default + Debug + Display + Sum + AddAssign + SubAssign + MulAssign + 'static
 {
     /// The 3-vector of this precision (`Vec3` or `DVec3`).
     type V3: Vector<Self>;

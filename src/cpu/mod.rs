@@ -1,1 +1,443 @@
-//! CPU reference backend.
+//! CPU reference backend: the step of DESIGN.md, stage by stage, parallel with rayon.
+//!
+//! One module per GPU stage, with the stage's name, inputs and order: [`integrate`] →
+//! [`cell_keys`] → [`count`] → [`prefix_sum`] → [`scatter`] → [`collide`] → [`gravity`] →
+//! [`integrate`]; [`diagnostics`] on demand. Sphere state is kept sorted by grid bucket (the
+//! scatter reorders it every step), and `id` maps back to input order.
+
+pub mod cell_keys;
+pub mod collide;
+pub mod count;
+pub mod diagnostics;
+pub mod gravity;
+pub mod integrate;
+pub mod prefix_sum;
+pub mod scatter;
+
+use crate::physics::spring_dashpot::damping_ratio;
+use crate::scene::{ContactModel, Scene};
+use crate::{Diagnostics, Real, Snapshot};
+use collide::{Body, CollideParams, ContactOut, Event, PlaneBody};
+use glam::DVec3;
+use rayon::prelude::*;
+
+/// Spheres per block of the parallel loops and reductions (fixed, so sums are reproducible).
+pub const CHUNK: usize = 4096;
+
+/// A sphere is *large* when its radius exceeds this multiple of the median radius; large spheres
+/// skip the grid and go to the large-sphere list (DESIGN.md, step 4).
+pub const LARGE_RADIUS_RATIO: f64 = 4.0;
+
+/// At most this many spheres go to the large-sphere list (every small sphere tests all of them);
+/// past it the threshold rises to the radius of the largest of the rest.
+pub const MAX_LARGE: usize = 256;
+
+/// Splits radii into small and large: returns the largest small radius, m. Spheres with a larger
+/// radius are large.
+pub fn small_radius_max(radii: &[f64]) -> f64 {
+    let mut sorted: Vec<f64> = radii.to_vec();
+    sorted.par_sort_unstable_by(|a, b| b.total_cmp(a));
+    let median = sorted[sorted.len() / 2];
+    let threshold = LARGE_RADIUS_RATIO * median;
+    let n_large = sorted.partition_point(|&r| r > threshold).min(MAX_LARGE);
+    // Largest radius that is not large (ties with it stay small).
+    sorted[n_large..].first().copied().unwrap_or(median)
+}
+
+/// Uniform parameters of a scene, in the backend's precision.
+#[derive(Clone, Debug)]
+struct Params<R: Real> {
+    dt: R,
+    gravity: R::V3,
+    g_const: R,
+    eps2: R,
+    drag: R,
+    stiffness: R,
+    model: ContactModel,
+}
+
+/// The CPU reference backend in precision `R` (`f32` or `f64`).
+pub struct CpuBackend<R: Real> {
+    params: Params<R>,
+    gravity_f64: DVec3,
+    planes: Vec<PlaneBody<R>>,
+    small_radius_max: R,
+    n_small: u32,
+    table_size: u32,
+    // Sphere state, sorted by bucket.
+    position: Vec<R::V3>,
+    velocity: Vec<R::V3>,
+    acceleration: Vec<R::V3>,
+    radius: Vec<R>,
+    mass: Vec<R>,
+    inv_mass: Vec<R>,
+    restitution: Vec<R>,
+    zeta: Vec<R>,
+    id: Vec<u32>,
+    // Radius and mass as given, in input order (snapshots report them unrounded).
+    radius_input: Vec<f64>,
+    mass_input: Vec<f64>,
+    // Scratch.
+    keys: Vec<u32>,
+    counts: Vec<u32>,
+    cell_start: Vec<u32>,
+    perm: Vec<u32>,
+    bodies: Vec<Body<R>>,
+    contact: Vec<ContactOut<R>>,
+    earliest: Vec<Event<R>>,
+    force: Vec<R::V3>,
+    a_mutual: Vec<R::V3>,
+    // Counters.
+    step: u64,
+    dt_f64: f64,
+    collisions: u64,
+    contacts: u64,
+    spring_energy: f64,
+    cell_edge: R,
+}
+
+impl<R: Real> CpuBackend<R> {
+    /// Sets up a checked scene: converts to precision `R`, splits small and large spheres, sorts
+    /// by bucket and evaluates the initial forces.
+    pub fn new(scene: &Scene) -> Self {
+        let n = scene.spheres.len();
+        let radii: Vec<f64> = scene.spheres.iter().map(|s| s.radius).collect();
+        let small_max = small_radius_max(&radii);
+        let n_large = radii.iter().filter(|&&r| r > small_max).count();
+        let sim = &scene.sim;
+        let ts = cell_keys::table_size(n);
+        let zeta_of = |e: f64| match sim.contact {
+            ContactModel::SpringDashpot => R::of(damping_ratio(e)),
+            ContactModel::Impulse => R::zero(),
+        };
+        let mut b = Self {
+            params: Params {
+                dt: R::of(sim.dt),
+                gravity: R::v3(sim.gravity),
+                g_const: R::of(sim.g_const),
+                eps2: R::of(sim.softening * sim.softening),
+                drag: R::of(sim.drag),
+                stiffness: R::of(sim.stiffness),
+                model: sim.contact,
+            },
+            gravity_f64: sim.gravity,
+            planes: scene
+                .planes
+                .iter()
+                .map(|p| PlaneBody {
+                    point: R::v3(p.point),
+                    normal: R::v3(p.normal),
+                    e: R::of(p.restitution),
+                    zeta: zeta_of(p.restitution),
+                })
+                .collect(),
+            small_radius_max: R::of(small_max),
+            n_small: (n - n_large) as u32,
+            table_size: ts,
+            position: scene.spheres.iter().map(|s| R::v3(s.position)).collect(),
+            velocity: scene
+                .spheres
+                .iter()
+                .map(|s| R::v3(if s.fixed { DVec3::ZERO } else { s.velocity }))
+                .collect(),
+            acceleration: vec![R::zero3(); n],
+            radius: radii.iter().map(|&r| R::of(r)).collect(),
+            mass: scene.spheres.iter().map(|s| R::of(s.mass)).collect(),
+            inv_mass: scene
+                .spheres
+                .iter()
+                .map(|s| R::of(s.inverse_mass()))
+                .collect(),
+            restitution: scene.spheres.iter().map(|s| R::of(s.restitution)).collect(),
+            zeta: scene
+                .spheres
+                .iter()
+                .map(|s| zeta_of(s.restitution))
+                .collect(),
+            id: (0..n as u32).collect(),
+            radius_input: radii.clone(),
+            mass_input: scene.spheres.iter().map(|s| s.mass).collect(),
+            keys: vec![0; n],
+            counts: vec![0; ts as usize + 1],
+            cell_start: vec![0; ts as usize + 1],
+            perm: vec![0; n],
+            bodies: Vec::with_capacity(n),
+            contact: vec![ContactOut::default(); n],
+            earliest: vec![Event::default(); n],
+            force: Vec::new(),
+            a_mutual: Vec::new(),
+            step: 0,
+            dt_f64: sim.dt,
+            collisions: 0,
+            contacts: 0,
+            spring_energy: 0.0,
+            cell_edge: R::one(),
+        };
+        let vmax = b
+            .velocity
+            .par_iter()
+            .zip(b.radius.par_iter())
+            .filter(|&(_, &r)| r <= b.small_radius_max)
+            .map(|(&v, _)| R::norm2(v))
+            .reduce(R::zero, |a, b| a.max(b))
+            .sqrt();
+        b.bin(vmax);
+        let cout = b.contacts(vmax);
+        b.contacts = cout.0;
+        b.spring_energy = cout.1;
+        b.forces();
+        b
+    }
+
+    /// Number of spheres.
+    pub fn len(&self) -> usize {
+        self.position.len()
+    }
+
+    /// True when there are no spheres.
+    pub fn is_empty(&self) -> bool {
+        self.position.is_empty()
+    }
+
+    /// Steps completed.
+    pub fn steps_done(&self) -> u64 {
+        self.step
+    }
+
+    /// Collisions resolved so far.
+    pub fn collisions(&self) -> u64 {
+        self.collisions
+    }
+
+    /// Cell edge of the last binning, m.
+    pub fn cell_edge(&self) -> f64 {
+        self.cell_edge.f64()
+    }
+
+    /// Spheres in the large-sphere list.
+    pub fn large_count(&self) -> usize {
+        self.len() - self.n_small as usize
+    }
+
+    /// Stages `cell_keys`, `count`, `prefix_sum`, `scatter`: sorts the state by bucket.
+    fn bin(&mut self, small_speed_max: R) {
+        self.cell_edge =
+            cell_keys::cell_edge(self.small_radius_max, small_speed_max, self.params.dt);
+        let inv_h = self.cell_edge.recip();
+        cell_keys::cell_keys::<R>(
+            &self.position,
+            &self.radius,
+            self.small_radius_max,
+            inv_h,
+            self.table_size,
+            &mut self.keys,
+        );
+        count::count(&self.keys, &mut self.counts);
+        prefix_sum::prefix_sum(&self.counts, &mut self.cell_start);
+        scatter::scatter(&self.keys, &self.cell_start, &mut self.perm);
+        let perm = &self.perm;
+        fn permute<T: Copy + Send + Sync>(v: &mut Vec<T>, perm: &[u32]) {
+            let mut tmp = Vec::with_capacity(v.len());
+            scatter::gather(v, perm, &mut tmp);
+            *v = tmp;
+        }
+        permute(&mut self.position, perm);
+        permute(&mut self.velocity, perm);
+        permute(&mut self.acceleration, perm);
+        permute(&mut self.radius, perm);
+        permute(&mut self.mass, perm);
+        permute(&mut self.inv_mass, perm);
+        permute(&mut self.restitution, perm);
+        permute(&mut self.zeta, perm);
+        permute(&mut self.id, perm);
+    }
+
+    /// Stage `collide` into `self.contact`; returns (contacts, spring energy, collisions).
+    fn contacts(&mut self, small_speed_max: R) -> (u64, f64, u64) {
+        let n = self.len();
+        self.bodies.clear();
+        self.bodies.par_extend((0..n).into_par_iter().map(|i| Body {
+            x: self.position[i],
+            v: self.velocity[i],
+            r: self.radius[i],
+            w: self.inv_mass[i],
+            e: self.restitution[i],
+            zeta: self.zeta[i],
+            id: self.id[i],
+        }));
+        let params = CollideParams {
+            dt: self.params.dt,
+            model: self.params.model,
+            stiffness: self.params.stiffness,
+            cell_edge: self.cell_edge,
+            inv_cell_edge: self.cell_edge.recip(),
+            table_size: self.table_size,
+            n_small: self.n_small,
+            small_radius_max: self.small_radius_max,
+            small_speed_max,
+        };
+        if self.params.model == ContactModel::Impulse {
+            collide::earliest_events(
+                &self.bodies,
+                &self.cell_start,
+                &self.counts,
+                &self.planes,
+                &params,
+                &mut self.earliest,
+            );
+        }
+        collide::collide(
+            &self.bodies,
+            &self.cell_start,
+            &self.counts,
+            &self.planes,
+            &self.earliest,
+            &params,
+            &mut self.contact,
+        );
+        self.contact
+            .par_chunks(CHUNK)
+            .map(|c| {
+                c.iter().fold((0u64, 0f64, 0u64), |(a, e, k), o| {
+                    (
+                        a + o.contacts as u64,
+                        e + o.energy.f64(),
+                        k + o.collisions as u64,
+                    )
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .fold((0, 0.0, 0), |(a, e, k), (b, f, l)| (a + b, e + f, k + l))
+    }
+
+    /// Stages `gravity` and the force sum: fills `acceleration` from the current state.
+    fn forces(&mut self) {
+        let n = self.len();
+        if self.params.g_const > R::zero() {
+            self.a_mutual.resize(n, R::zero3());
+            gravity::gravity::<R>(
+                &self.position,
+                &self.mass,
+                self.params.g_const,
+                self.params.eps2,
+                &mut self.a_mutual,
+            );
+        }
+        self.force.clear();
+        if self.params.model == ContactModel::SpringDashpot {
+            self.force
+                .par_extend(self.contact.par_iter().map(|c| c.force));
+        }
+        integrate::accelerations::<R>(
+            &mut self.acceleration,
+            &self.velocity,
+            &self.radius,
+            &self.inv_mass,
+            &self.force,
+            &self.a_mutual,
+            self.params.gravity,
+            self.params.drag,
+        );
+    }
+
+    /// Advances one step. On a non-finite position or velocity, returns the input id of the
+    /// first such sphere (lowest id).
+    pub fn step(&mut self) -> Result<(), u32> {
+        let dt = self.params.dt;
+        let vmax = integrate::kick_drift::<R>(
+            &mut self.position,
+            &mut self.velocity,
+            &self.acceleration,
+            &self.inv_mass,
+            &self.radius,
+            self.small_radius_max,
+            dt,
+        );
+        self.bin(vmax);
+        let (contacts, energy, collisions) = self.contacts(vmax);
+        self.contacts = contacts;
+        self.spring_energy = energy;
+        self.collisions += collisions;
+        if self.params.model == ContactModel::Impulse {
+            self.position
+                .par_iter_mut()
+                .zip(self.velocity.par_iter_mut())
+                .zip(self.contact.par_iter())
+                .for_each(|((x, v), c)| {
+                    *x += c.dx;
+                    *v += c.dv;
+                });
+        }
+        self.forces();
+        integrate::kick::<R>(&mut self.velocity, &self.acceleration, &self.inv_mass, dt);
+        self.step += 1;
+        let bad = (0..self.len())
+            .into_par_iter()
+            .filter(|&i| {
+                let x = R::comps(self.position[i]);
+                let v = R::comps(self.velocity[i]);
+                !(x.iter().chain(v.iter()).all(|c| c.is_finite()))
+            })
+            .map(|i| self.id[i])
+            .min();
+        match bad {
+            Some(id) => Err(id),
+            None => Ok(()),
+        }
+    }
+
+    /// Simulated time, s.
+    pub fn time(&self) -> f64 {
+        self.step as f64 * self.dt_f64
+    }
+
+    /// Diagnostics of the current state (mutual-gravity potential is O(N²)).
+    pub fn diagnostics(&self) -> Diagnostics {
+        let s = diagnostics::diagnostics::<R>(
+            &self.position,
+            &self.velocity,
+            &self.mass,
+            &self.inv_mass,
+            self.gravity_f64,
+        );
+        let g = self.params.g_const.f64();
+        let potential_gravity = if g > 0.0 {
+            let eps2 = self.params.eps2.f64();
+            diagnostics::gravity_potential::<R>(&self.position, &self.mass, g, eps2)
+        } else {
+            0.0
+        };
+        Diagnostics {
+            step: self.step,
+            time: self.time(),
+            kinetic: s.kinetic,
+            potential_uniform: s.potential_uniform,
+            potential_gravity,
+            potential_spring: self.spring_energy,
+            momentum: s.momentum,
+            angular_momentum: s.angular_momentum,
+            contacts: self.contacts,
+            collisions: self.collisions,
+        }
+    }
+
+    /// The state in input order, widened to f64.
+    pub fn snapshot(&self) -> Snapshot {
+        let n = self.len();
+        let mut snap = Snapshot {
+            step: self.step,
+            time: self.time(),
+            position: vec![DVec3::ZERO; n],
+            velocity: vec![DVec3::ZERO; n],
+            radius: self.radius_input.clone(),
+            mass: self.mass_input.clone(),
+        };
+        for i in 0..n {
+            let id = self.id[i] as usize;
+            snap.position[id] = R::v3_f64(self.position[i]);
+            snap.velocity[id] = R::v3_f64(self.velocity[i]);
+        }
+        snap
+    }
+}

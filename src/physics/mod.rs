@@ -1,1 +1,14 @@
-//! Backend-free physical laws.
+//! Backend-free physical laws as small pure functions (PHYSICS.md).
+//!
+//! Each law lives here once. The CPU stages call these functions; the WGSL copies in `shaders/`
+//! name the function they mirror. Functions generic over [`Real`](crate::Real) run in the
+//! backend's precision; set-up helpers work in `f64`.
+
+pub mod drag;
+pub mod gravity;
+pub mod impulse;
+pub mod spring_dashpot;
+pub mod toi;
+
+/// Newton's gravitational constant G, m³ kg⁻¹ s⁻² (CODATA 2018: 6.674 30 × 10⁻¹¹).
+pub const GRAVITATIONAL_CONSTANT: f64 = 6.6743e-11;

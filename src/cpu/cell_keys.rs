@@ -1,0 +1,61 @@
+//! Stage `cell_keys`: hashed uniform grid (broad phase). Twin of `shaders/cell_keys.wgsl`.
+//!
+//! The domain is unbounded: cell coordinates `floor(x / h)` are hashed into a table of
+//! `table_size` buckets (a power of two ≥ 2N). Large spheres get the sentinel key `table_size`,
+//! which sorts them after every small sphere into the short large-sphere list.
+
+use crate::Real;
+use rayon::prelude::*;
+
+/// Cell coordinates are clamped to ±2³⁰ so that a far-away sphere cannot overflow them.
+pub const CELL_LIMIT: f64 = 1_073_741_824.0;
+
+/// Edge `h` of a grid cell, m: `2 (r_small_max + v_max dt)`, the diameter of the largest small
+/// sphere swept over one step. Any two small spheres that touch at some time within the step
+/// then have end positions within `h` of each other, so the 27 neighbour cells find them.
+#[inline]
+pub fn cell_edge<R: Real>(small_radius_max: R, small_speed_max: R, dt: R) -> R {
+    R::of(2.0) * (small_radius_max + small_speed_max * dt)
+}
+
+/// Number of hash buckets for `n` spheres: the power of two ≥ 2n (at least 64).
+pub fn table_size(n: usize) -> u32 {
+    (2 * n).max(64).next_power_of_two() as u32
+}
+
+/// Integer cell coordinates of a point, `floor(x × inv_h)`, clamped to ±[`CELL_LIMIT`].
+#[inline(always)]
+pub fn cell_of<R: Real>(x: R::V3, inv_h: R) -> [i32; 3] {
+    let lim = R::of(CELL_LIMIT);
+    R::comps(x).map(|c| (c * inv_h).floor().max(-lim).min(lim).to_i32().unwrap_or(0))
+}
+
+/// Hash bucket of a cell (Teschner et al., "Optimized Spatial Hashing for Collision Detection
+/// of Deformable Objects", VMV 2003: the primes 73856093, 19349663, 83492791), masked to a power
+/// of two.
+#[inline(always)]
+pub fn hash_cell(c: [i32; 3], table_size: u32) -> u32 {
+    ((c[0] as u32).wrapping_mul(73_856_093)
+        ^ (c[1] as u32).wrapping_mul(19_349_663)
+        ^ (c[2] as u32).wrapping_mul(83_492_791))
+        & (table_size - 1)
+}
+
+/// Writes the bucket of every sphere into `keys`: the hashed cell of its centre, or `table_size`
+/// for a large sphere (`radius > small_radius_max`).
+pub fn cell_keys<R: Real>(
+    position: &[R::V3],
+    radius: &[R],
+    small_radius_max: R,
+    inv_h: R,
+    table_size: u32,
+    keys: &mut [u32],
+) {
+    keys.par_iter_mut().enumerate().for_each(|(i, k)| {
+        *k = if radius[i] > small_radius_max {
+            table_size
+        } else {
+            hash_cell(cell_of::<R>(position[i], inv_h), table_size)
+        };
+    });
+}

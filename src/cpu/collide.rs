@@ -1,0 +1,513 @@
+//! Stage `collide`: narrow phase over the 27 neighbour cells, the large-sphere list and the planes.
+//! Twin of `shaders/collide.wgsl`.
+//!
+//! Every sphere visits its candidates and handles each pair *symmetrically*: both sides compute
+//! the same impulse (or force) from the same data, with the lower sphere id always playing `a`,
+//! so the two results are bitwise equal and opposite. Momentum balances without float atomics,
+//! and the result does not depend on which thread ran first.
+//!
+//! Impulse model (PHYSICS.md §1): a pair collides when its linear relative path within the step
+//! reaches contact while approaching (Nikulin's two inequalities, [`contact_fraction`]); the
+//! impulse acts at the contact instant τ, and the rest of the step `(1 − τ) dt` is travelled
+//! with the new velocity. A residual overlap is removed by moving positions only (no kinetic
+//! energy added), split by inverse mass. Spring–dashpot (§2.1): forces at the end-of-drift
+//! positions.
+//!
+//! Only *binary* collisions are resolved: summing several impulses computed from the same
+//! pre-collision velocities (Jacobi) does not conserve energy when a sphere meets two bodies in
+//! one step. So the impulse model runs two passes: [`earliest_events`] finds each sphere's
+//! first event in the step, and [`collide`] applies a pair's impulse only when each sphere is the
+//! other's earliest event (a plane's when it is the sphere's earliest). A deferred event is found
+//! again next step, as an approaching overlap or by a new time of impact.
+
+use crate::Real;
+use crate::physics::impulse::{normal_impulse, pair_restitution, plane_velocity_change};
+use crate::physics::spring_dashpot::{dashpot_coefficient, normal_force};
+use crate::physics::toi::{contact_fraction, plane_contact_fraction};
+use crate::scene::ContactModel;
+use rayon::prelude::*;
+
+use super::cell_keys::{cell_of, hash_cell};
+
+/// Fraction of a residual overlap removed per step by the position correction. Below 1 because
+/// a sphere with several overlapping neighbours gets every correction at once (Jacobi).
+pub const OVERLAP_RELAXATION: f64 = 0.5;
+
+/// What the contact stage sees of one sphere.
+#[derive(Clone, Copy, Debug)]
+pub struct Body<R: Real> {
+    /// Centre at the end of the drift, m.
+    pub x: R::V3,
+    /// Velocity after the first half kick, m/s.
+    pub v: R::V3,
+    /// Radius, m.
+    pub r: R,
+    /// Inverse mass, kg⁻¹ (0 = fixed).
+    pub w: R,
+    /// Restitution coefficient.
+    pub e: R,
+    /// Spring–dashpot damping ratio ζ for `e` (see `physics::spring_dashpot::damping_ratio`).
+    pub zeta: R,
+    /// Input id (index in the scene), which orders the pair.
+    pub id: u32,
+}
+
+/// A plane as the contact stage sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct PlaneBody<R: Real> {
+    /// A point on the plane, m.
+    pub point: R::V3,
+    /// Unit normal into the domain.
+    pub normal: R::V3,
+    /// Restitution coefficient.
+    pub e: R,
+    /// Damping ratio ζ for `e`.
+    pub zeta: R,
+}
+
+/// Uniform parameters of the contact stage.
+#[derive(Clone, Copy, Debug)]
+pub struct CollideParams<R: Real> {
+    /// Time step, s.
+    pub dt: R,
+    /// Contact law.
+    pub model: ContactModel,
+    /// Spring stiffness k_n, N/m.
+    pub stiffness: R,
+    /// Grid cell edge h, m, and its inverse.
+    pub cell_edge: R,
+    /// `1 / cell_edge`, m⁻¹.
+    pub inv_cell_edge: R,
+    /// Number of hash buckets.
+    pub table_size: u32,
+    /// Sorted index of the first large sphere; large spheres fill `[n_small, N)`.
+    pub n_small: u32,
+    /// Largest small-sphere radius, m.
+    pub small_radius_max: R,
+    /// Largest small-sphere speed this step, m/s.
+    pub small_speed_max: R,
+}
+
+/// Per-sphere result of the contact stage.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ContactOut<R: Real> {
+    /// Velocity change, m/s (impulse model).
+    pub dv: R::V3,
+    /// Position change, m (impulse model: rest-of-step travel and overlap removal).
+    pub dx: R::V3,
+    /// Contact force, N (spring–dashpot).
+    pub force: R::V3,
+    /// Spring energy of the contacts this sphere owns (lower id of the pair), J.
+    pub energy: R,
+    /// Contacts this sphere owns.
+    pub contacts: u32,
+    /// Collisions (impulses, or soft contacts begun this step) this sphere owns.
+    pub collisions: u32,
+}
+
+/// The outcome of one sphere pair, seen from `a` (the lower id); `b` gets the opposite.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PairResponse<R: Real> {
+    /// Unit normal from a to b.
+    pub n: R::V3,
+    /// Normal impulse J, N·s (impulse model).
+    pub impulse: R,
+    /// Time left in the step after the contact instant, `(1 − τ) dt`, s.
+    pub rest: R,
+    /// Fraction τ of the step at which the spheres touched (impulse model).
+    pub tau: R,
+    /// Residual overlap to remove when the impulse is applied, m, split by inverse mass.
+    pub push: R,
+    /// Residual overlap to remove when the impulse is deferred, m.
+    pub push_deferred: R,
+    /// Normal force magnitude on b along n, N (spring–dashpot).
+    pub force: R,
+    /// Elastic energy of the contact, J (spring–dashpot).
+    pub energy: R,
+    /// The spheres touch or overlap at the end of the step.
+    pub contact: bool,
+    /// An impulse was applied (or a soft contact began).
+    pub collision: bool,
+}
+
+/// Unit vector along `d`, or `fallback` when `d` is (nearly) zero.
+#[inline(always)]
+fn unit_or<R: Real>(d: R::V3, fallback: R::V3) -> R::V3 {
+    let l2 = R::norm2(d);
+    if l2 > R::min_positive_value() {
+        d / l2.sqrt()
+    } else {
+        fallback
+    }
+}
+
+/// Impulse-model response of a pair (PHYSICS.md §1, Nikulin's detection and return to the
+/// contact point). `a` must have the lower id.
+#[inline(always)]
+pub fn resolve_pair<R: Real>(a: &Body<R>, b: &Body<R>, dt: R) -> PairResponse<R> {
+    let mut out = PairResponse::<R>::default();
+    let wsum = a.w + b.w;
+    if wsum == R::zero() {
+        return out;
+    }
+    let radius_sum = a.r + b.r;
+    let d1 = b.x - a.x;
+    let dv = b.v - a.v;
+    let delta = dv * dt;
+    let d0 = d1 - delta;
+    let fallback = R::vec(R::one(), R::zero(), R::zero());
+    let (tau, n) = if R::norm2(d0) > radius_sum * radius_sum {
+        match contact_fraction::<R>(d0, delta, radius_sum) {
+            Some(tau) => (tau, unit_or::<R>(d0 + delta * tau, fallback)),
+            None => return out,
+        }
+    } else {
+        (R::zero(), unit_or::<R>(d1, fallback))
+    };
+    let dist1 = R::norm2(d1).sqrt();
+    out.contact = dist1 <= radius_sum;
+    out.n = n;
+    out.tau = tau;
+    out.rest = (R::one() - tau) * dt;
+    let u_n = -R::dot(dv, n);
+    if u_n > R::zero() {
+        out.impulse = normal_impulse(u_n, pair_restitution(a.e, b.e), a.w, b.w);
+        out.collision = true;
+    }
+    let relax = R::of(OVERLAP_RELAXATION);
+    let d1c = d1 + n * (out.impulse * wsum * out.rest);
+    out.push = (radius_sum - R::norm2(d1c).sqrt()).max(R::zero()) * relax;
+    out.push_deferred = (radius_sum - dist1).max(R::zero()) * relax;
+    out
+}
+
+/// Spring–dashpot response of a pair (PHYSICS.md §2.1) at the end-of-drift positions.
+/// `a` must have the lower id.
+#[inline(always)]
+pub fn pair_force<R: Real>(a: &Body<R>, b: &Body<R>, stiffness: R, dt: R) -> PairResponse<R> {
+    let mut out = PairResponse::<R>::default();
+    let wsum = a.w + b.w;
+    if wsum == R::zero() {
+        return out;
+    }
+    let radius_sum = a.r + b.r;
+    let d1 = b.x - a.x;
+    let dist2 = R::norm2(d1);
+    if dist2 > radius_sum * radius_sum {
+        return out;
+    }
+    let n = unit_or::<R>(d1, R::vec(R::one(), R::zero(), R::zero()));
+    let overlap = radius_sum - dist2.sqrt();
+    let dv = b.v - a.v;
+    let u_n = -R::dot(dv, n);
+    let c_n = dashpot_coefficient(a.zeta.max(b.zeta), stiffness, wsum);
+    out.n = n;
+    out.force = normal_force(stiffness, c_n, overlap, u_n);
+    out.energy = R::of(0.5) * stiffness * overlap * overlap;
+    out.contact = true;
+    // Began this step: apart at the start of the drift.
+    let d0 = d1 - dv * dt;
+    out.collision = R::norm2(d0) > radius_sum * radius_sum;
+    out
+}
+
+/// The earliest collision of a sphere within the step: fraction τ and partner.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Event<R: Real> {
+    /// Fraction of the step, in [0, 1]; `inf` for none.
+    pub tau: R,
+    /// Input id of the partner sphere, or [`PLANE_EVENT`]` | plane index`, or [`NO_EVENT`].
+    pub partner: u32,
+}
+
+/// Partner tag of a plane event (high bit set, low bits the plane index).
+pub const PLANE_EVENT: u32 = 0x8000_0000;
+/// Partner of a sphere with no event this step.
+pub const NO_EVENT: u32 = u32::MAX;
+
+impl<R: Real> Default for Event<R> {
+    fn default() -> Self {
+        Self {
+            tau: R::infinity(),
+            partner: NO_EVENT,
+        }
+    }
+}
+
+impl<R: Real> Event<R> {
+    /// Keeps the earlier of `self` and (tau, partner); ties go to the lower partner tag, so the
+    /// choice does not depend on visiting order.
+    #[inline(always)]
+    fn keep_earliest(&mut self, tau: R, partner: u32) {
+        if tau < self.tau || (tau == self.tau && partner < self.partner) {
+            *self = Self { tau, partner };
+        }
+    }
+}
+
+/// Adds the pair's effect on `me` (which is `a` when `me_is_a`) to `acc`; counts are added by
+/// `a` only, so each pair is counted once.
+#[inline(always)]
+fn apply<R: Real>(
+    acc: &mut ContactOut<R>,
+    p: &PairResponse<R>,
+    me: &Body<R>,
+    wsum: R,
+    me_is_a: bool,
+) {
+    let sign = if me_is_a { -R::one() } else { R::one() };
+    if p.impulse != R::zero() || p.push != R::zero() {
+        let dv = p.n * (sign * p.impulse * me.w);
+        acc.dv += dv;
+        acc.dx += dv * p.rest + p.n * (sign * p.push * me.w / wsum);
+    }
+    if p.force != R::zero() {
+        acc.force += p.n * (sign * p.force);
+    }
+    if me_is_a {
+        acc.energy += p.energy;
+        acc.contacts += p.contact as u32;
+        acc.collisions += p.collision as u32;
+    }
+}
+
+/// The pair (me, other) in canonical order: the lower id plays `a`.
+#[inline(always)]
+fn ordered<'a, R: Real>(me: &'a Body<R>, other: &'a Body<R>) -> (&'a Body<R>, &'a Body<R>, bool) {
+    if me.id < other.id {
+        (me, other, true)
+    } else {
+        (other, me, false)
+    }
+}
+
+/// Handles the pair (me, other) from `me`'s side. `mutual` says whether each is the other's
+/// earliest event (impulse model).
+#[inline(always)]
+fn visit<R: Real>(
+    acc: &mut ContactOut<R>,
+    me: &Body<R>,
+    other: &Body<R>,
+    mutual: bool,
+    params: &CollideParams<R>,
+) {
+    let (a, b, me_is_a) = ordered(me, other);
+    let mut p = match params.model {
+        ContactModel::Impulse => resolve_pair(a, b, params.dt),
+        ContactModel::SpringDashpot => pair_force(a, b, params.stiffness, params.dt),
+    };
+    if params.model == ContactModel::Impulse && !(p.collision && mutual) {
+        p.impulse = R::zero();
+        p.collision = false;
+        p.push = p.push_deferred;
+    }
+    apply(acc, &p, me, a.w + b.w, me_is_a);
+}
+
+/// Signed gap of a sphere to a plane at the end of the drift, `(x − o)·n − r`, m, and `v·n`.
+#[inline(always)]
+fn plane_gap<R: Real>(me: &Body<R>, plane: &PlaneBody<R>) -> (R, R) {
+    (
+        R::dot(me.x - plane.point, plane.normal) - me.r,
+        R::dot(me.v, plane.normal),
+    )
+}
+
+/// Fraction of the step at which a sphere meets a plane while approaching it, if it does.
+#[inline(always)]
+pub fn plane_event<R: Real>(me: &Body<R>, plane: &PlaneBody<R>, dt: R) -> Option<R> {
+    if me.w == R::zero() {
+        return None;
+    }
+    let (s1, vn) = plane_gap(me, plane);
+    if vn >= R::zero() {
+        return None;
+    }
+    let s0 = s1 - vn * dt;
+    if s0 > R::zero() {
+        (s1 <= R::zero()).then(|| plane_contact_fraction(s0, s1))
+    } else {
+        Some(R::zero())
+    }
+}
+
+/// Sphere–plane response (PHYSICS.md §1 for impulses, §2.1 for the spring–dashpot), added to
+/// `acc`. Planes are immovable; a sphere is returned to the plane at the contact instant, and a
+/// sphere below the plane is projected onto it (Nikulin eq. 9), so it slides instead of sinking.
+#[inline(always)]
+/// `earliest` says whether this plane is the sphere's earliest event (impulse model).
+#[inline(always)]
+pub fn plane_contact<R: Real>(
+    acc: &mut ContactOut<R>,
+    me: &Body<R>,
+    plane: &PlaneBody<R>,
+    earliest: bool,
+    params: &CollideParams<R>,
+) {
+    if me.w == R::zero() {
+        return;
+    }
+    let n = plane.normal;
+    let (s1, vn) = plane_gap(me, plane);
+    match params.model {
+        ContactModel::Impulse => {
+            if s1 > R::zero() && !earliest {
+                return;
+            }
+            let mut dv = R::zero3();
+            let mut dx = R::zero3();
+            if earliest {
+                let tau = plane_event(me, plane, params.dt).unwrap_or(R::zero());
+                dv = plane_velocity_change::<R>(me.v, n, pair_restitution(me.e, plane.e));
+                dx = dv * ((R::one() - tau) * params.dt);
+                acc.collisions += 1;
+            }
+            let s1c = s1 + R::dot(dx, n);
+            if s1c < R::zero() {
+                dx -= n * s1c;
+            }
+            acc.contacts += (s1 <= R::zero()) as u32;
+            acc.dv += dv;
+            acc.dx += dx;
+        }
+        ContactModel::SpringDashpot => {
+            if s1 > R::zero() {
+                return;
+            }
+            let overlap = -s1;
+            let c_n = dashpot_coefficient(me.zeta.max(plane.zeta), params.stiffness, me.w);
+            let f = normal_force(params.stiffness, c_n, overlap, -vn);
+            acc.force += n * f;
+            acc.energy += R::of(0.5) * params.stiffness * overlap * overlap;
+            acc.contacts += 1;
+            acc.collisions += (s1 - vn * params.dt > R::zero()) as u32;
+        }
+    }
+}
+
+/// Calls `f(j, other)` for every candidate partner of sorted sphere `i`: small spheres in the 27
+/// neighbour cells (or, for a large sphere, every cell its swept extent reaches), then every
+/// large sphere. Each candidate comes once; `i` itself is skipped.
+#[inline(always)]
+fn for_each_candidate<R: Real>(
+    i: usize,
+    bodies: &[Body<R>],
+    cell_start: &[u32],
+    counts: &[u32],
+    params: &CollideParams<R>,
+    mut f: impl FnMut(usize, &Body<R>),
+) {
+    let n_small = params.n_small as usize;
+    let (small, large) = bodies.split_at(n_small);
+    let me = &bodies[i];
+    let mut visit_cell = |c: [i32; 3]| {
+        let k = hash_cell(c, params.table_size) as usize;
+        let start = cell_start[k] as usize;
+        for (j, other) in small[start..start + counts[k] as usize].iter().enumerate() {
+            // Different cells may share a bucket: keep only this cell's spheres, so that no
+            // pair is seen twice.
+            if start + j != i && cell_of::<R>(other.x, params.inv_cell_edge) == c {
+                f(start + j, other);
+            }
+        }
+    };
+    if i < n_small {
+        let cell = cell_of::<R>(me.x, params.inv_cell_edge);
+        for dz in -1..=1 {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    visit_cell([cell[0] + dx, cell[1] + dy, cell[2] + dz]);
+                }
+            }
+        }
+    } else {
+        // A large sphere scans every cell its swept extent can reach, or every small sphere
+        // when that is fewer.
+        let reach = me.r
+            + params.small_radius_max
+            + (R::norm2(me.v).sqrt() + params.small_speed_max) * params.dt;
+        let reach3 = R::vec(reach, reach, reach);
+        let lo = cell_of::<R>(me.x - reach3, params.inv_cell_edge);
+        let hi = cell_of::<R>(me.x + reach3, params.inv_cell_edge);
+        let ncells: f64 = (0..3)
+            .map(|a| (hi[a] as i64 - lo[a] as i64 + 1) as f64)
+            .product();
+        if ncells > n_small as f64 {
+            for (j, other) in small.iter().enumerate() {
+                f(j, other);
+            }
+        } else {
+            for cz in lo[2]..=hi[2] {
+                for cy in lo[1]..=hi[1] {
+                    for cx in lo[0]..=hi[0] {
+                        visit_cell([cx, cy, cz]);
+                    }
+                }
+            }
+        }
+    }
+    for (j, other) in large.iter().enumerate() {
+        if n_small + j != i {
+            f(n_small + j, other);
+        }
+    }
+}
+
+/// First pass of the impulse model: each sphere's earliest collision in the step (sphere or
+/// plane), into `earliest` (sorted order). Same inputs as [`collide`].
+pub fn earliest_events<R: Real>(
+    bodies: &[Body<R>],
+    cell_start: &[u32],
+    counts: &[u32],
+    planes: &[PlaneBody<R>],
+    params: &CollideParams<R>,
+    earliest: &mut [Event<R>],
+) {
+    earliest.par_iter_mut().enumerate().for_each(|(i, ev)| {
+        *ev = Event::default();
+        let me = &bodies[i];
+        for_each_candidate(i, bodies, cell_start, counts, params, |_, other| {
+            let (a, b, _) = ordered(me, other);
+            let p = resolve_pair(a, b, params.dt);
+            if p.collision {
+                ev.keep_earliest(p.tau, other.id);
+            }
+        });
+        for (k, plane) in planes.iter().enumerate() {
+            if let Some(tau) = plane_event(me, plane, params.dt) {
+                ev.keep_earliest(tau, PLANE_EVENT | k as u32);
+            }
+        }
+    });
+}
+
+/// Runs the contact stage over all spheres (sorted by bucket: small spheres `[0, n_small)`, then
+/// the large ones). `cell_start[k]` and `counts[k]` give bucket k's range; `earliest` comes from
+/// [`earliest_events`] (impulse model; ignored, and may be empty, for the spring–dashpot).
+pub fn collide<R: Real>(
+    bodies: &[Body<R>],
+    cell_start: &[u32],
+    counts: &[u32],
+    planes: &[PlaneBody<R>],
+    earliest: &[Event<R>],
+    params: &CollideParams<R>,
+    out: &mut [ContactOut<R>],
+) {
+    let impulse = params.model == ContactModel::Impulse;
+    out.par_iter_mut().enumerate().for_each(|(i, acc)| {
+        *acc = ContactOut::default();
+        let me = &bodies[i];
+        let mine = if impulse {
+            earliest[i].partner
+        } else {
+            NO_EVENT
+        };
+        for_each_candidate(i, bodies, cell_start, counts, params, |j, other| {
+            let mutual = impulse && mine == other.id && earliest[j].partner == me.id;
+            visit(acc, me, other, mutual, params);
+        });
+        for (k, plane) in planes.iter().enumerate() {
+            plane_contact(acc, me, plane, mine == PLANE_EVENT | k as u32, params);
+        }
+    });
+}

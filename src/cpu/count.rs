@@ -1,0 +1,16 @@
+//! Stage `count`: spheres per bucket with u32 atomics. Twin of `shaders/count.wgsl`.
+
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Sets `counts[k]` to the number of spheres with key `k`; `counts` has `table_size + 1` entries
+/// (the last one counts the large spheres).
+pub fn count(keys: &[u32], counts: &mut [u32]) {
+    counts.fill(0);
+    // SAFETY: AtomicU32 has the size and alignment of u32, and `counts` is borrowed mutably,
+    // so nothing else reads it while the atomics are in use.
+    let atomic: &[AtomicU32] = unsafe { &*(counts as *mut [u32] as *const [AtomicU32]) };
+    keys.par_iter().for_each(|&k| {
+        atomic[k as usize].fetch_add(1, Ordering::Relaxed);
+    });
+}

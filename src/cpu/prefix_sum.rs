@@ -1,0 +1,36 @@
+//! Stage `prefix_sum`: exclusive prefix sum over the buckets, reduce-then-scan.
+//! Twin of `shaders/prefix_sum.wgsl` (entry points `reduce`, `scan_blocks`, `add_block_offsets`).
+//!
+//! Three passes, as on the GPU, where no forward-progress guarantee allows a single-pass
+//! decoupled look-back: (1) each block of [`SCAN_BLOCK`] entries reduces to one sum; (2) the block
+//! sums are scanned (recursively on the GPU); (3) each block scans itself and adds its offset.
+
+use rayon::prelude::*;
+
+/// Entries per block; the GPU's work-group size × items per thread.
+pub const SCAN_BLOCK: usize = 1024;
+
+/// `out[i] = Σ_{k<i} input[k]`; `out` has the length of `input`. Returns the total.
+pub fn prefix_sum(input: &[u32], out: &mut [u32]) -> u32 {
+    let block_sums: Vec<u32> = input
+        .par_chunks(SCAN_BLOCK)
+        .map(|b| b.iter().sum())
+        .collect();
+    let mut offsets = Vec::with_capacity(block_sums.len());
+    let mut total = 0u32;
+    for s in &block_sums {
+        offsets.push(total);
+        total += s;
+    }
+    out.par_chunks_mut(SCAN_BLOCK)
+        .zip(input.par_chunks(SCAN_BLOCK))
+        .zip(offsets.par_iter())
+        .for_each(|((o, i), &off)| {
+            let mut acc = off;
+            for (dst, &v) in o.iter_mut().zip(i) {
+                *dst = acc;
+                acc += v;
+            }
+        });
+    total
+}

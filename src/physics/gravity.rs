@@ -1,0 +1,38 @@
+//! Newtonian gravity, Plummer-softened (PHYSICS.md §3).
+
+use crate::Real;
+
+/// Acceleration of body i due to body j, m/s²:
+/// `a = G m_j d / (|d|² + ε²)^{3/2}` with `d = x_j − x_i` (m), `m_j` in kg, `g_const` = G in
+/// m³ kg⁻¹ s⁻², `eps2` = ε² in m². Returns zero when `|d|² + ε² = 0` (a body and itself).
+#[inline(always)]
+pub fn softened_acceleration<R: Real>(d: R::V3, m_j: R, g_const: R, eps2: R) -> R::V3 {
+    let r2 = R::dot(d, d) + eps2;
+    if r2 == R::zero() {
+        return R::zero3();
+    }
+    let inv_r = r2.sqrt().recip();
+    d * (g_const * m_j * inv_r * inv_r * inv_r)
+}
+
+/// Softened pair potential energy `U = −G m_i m_j / sqrt(r² + ε²)`, J (0 when r² + ε² = 0).
+#[inline(always)]
+pub fn pair_potential(r2: f64, m_i: f64, m_j: f64, g_const: f64, eps2: f64) -> f64 {
+    let s = r2 + eps2;
+    if s == 0.0 {
+        0.0
+    } else {
+        -g_const * m_i * m_j / s.sqrt()
+    }
+}
+
+/// Speed of a circular orbit of radius `r` (m) about a mass `m` (kg): `v = sqrt(G m / r)`, m/s.
+pub fn circular_speed(g_const: f64, m: f64, r: f64) -> f64 {
+    (g_const * m / r).sqrt()
+}
+
+/// Period of a circular orbit of radius `r` (m) about total mass `m` (kg):
+/// `T = 2π sqrt(r³ / (G m))`, s.
+pub fn circular_period(g_const: f64, m: f64, r: f64) -> f64 {
+    std::f64::consts::TAU * (r * r * r / (g_const * m)).sqrt()
+}

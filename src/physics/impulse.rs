@@ -1,0 +1,57 @@
+//! Instantaneous collisions with Newton's restitution (PHYSICS.md §1).
+//!
+//! Sources: B. Neumann, "The three-dimensional collision of two spheres" (2024), §§3–6;
+//! E. A. Nikulin, "Physical modeling of mechanical collisions in MathCAD", Trans. NNSTU 2024
+//! no. 2, eqs. (5)–(9).
+
+use crate::Real;
+
+/// Restitution coefficient of a pair: the smaller of the two (Nikulin).
+#[inline(always)]
+pub fn pair_restitution<R: Real>(e_a: R, e_b: R) -> R {
+    e_a.min(e_b)
+}
+
+/// Magnitude of the normal impulse J, N·s, of a binary collision (Nikulin eq. 8):
+/// `J = (1 + e) u_n / (w_a + w_b)`.
+///
+/// * `u_n` — normal approach speed `(v_a − v_b)·n`, m/s (> 0 when approaching);
+/// * `e` — restitution coefficient in [0, 1];
+/// * `w_a`, `w_b` — inverse masses, kg⁻¹ (0 for a fixed body; not both 0).
+///
+/// The velocities after are `v_a − J w_a n` and `v_b + J w_b n`: momentum is conserved exactly,
+/// kinetic energy too when `e = 1`, and tangential components are untouched (Neumann §5).
+#[inline(always)]
+pub fn normal_impulse<R: Real>(u_n: R, e: R, w_a: R, w_b: R) -> R {
+    (R::one() + e) * u_n / (w_a + w_b)
+}
+
+/// Velocity change of a sphere bouncing off an immovable plane with unit normal `n`, m/s
+/// (PHYSICS.md §1): `Δv = −(1 + e)(v·n) n` when `v·n < 0`, else zero.
+#[inline(always)]
+pub fn plane_velocity_change<R: Real>(v: R::V3, n: R::V3, e: R) -> R::V3 {
+    let vn = R::dot(v, n);
+    if vn < R::zero() {
+        n * (-(R::one() + e) * vn)
+    } else {
+        R::zero3()
+    }
+}
+
+/// Velocities `(v_a', v_b')` after a binary collision along unit normal `n` (from a to b), by
+/// [`normal_impulse`]; unchanged when the spheres separate. A reference for tests and tools.
+pub fn collide_velocities<R: Real>(
+    v_a: R::V3,
+    v_b: R::V3,
+    n: R::V3,
+    e: R,
+    w_a: R,
+    w_b: R,
+) -> (R::V3, R::V3) {
+    let u_n = R::dot(v_a - v_b, n);
+    if u_n <= R::zero() || w_a + w_b == R::zero() {
+        return (v_a, v_b);
+    }
+    let j = normal_impulse(u_n, e, w_a, w_b);
+    (v_a - n * (j * w_a), v_b + n * (j * w_b))
+}
