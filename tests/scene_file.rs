@@ -1,0 +1,644 @@
+//! Scene files: a complete file parses to the expected scene; every rejected case names the item
+//! and the reason.
+
+use glam::DVec3;
+use spheresim::scene::{CheckOptions, ContactModel, Material, Plane, SimParams};
+use spheresim::{Scene, SceneError};
+use std::f64::consts::PI;
+
+const FULL: &str = r#"
+[simulation]
+dt = 2e-4
+steps = 500
+gravity = [0.0, -9.81, 0.0]
+G = 6.674e-11
+softening = 0.01
+contact = "spring-dashpot"
+stiffness = 2e5
+drag = 0.5
+restitution = 0.9
+
+[[material]]
+name = "custom"
+restitution = 0.25
+density = 1000.0
+youngs_modulus = 1e9
+poisson_ratio = 0.4
+
+[[material]]
+name = "steel"          # overrides the preset's restitution only
+restitution = 0.6
+
+[[particle]]
+position = [0.0, -5.0, 0.0]
+velocity = [0.0, 20.0, 0.0]
+radius = 1.0
+mass = 2.0
+material = "steel"
+fixed = false
+
+[[particle]]
+position = [10.0, 0.0, 0.0]
+radius = 0.5
+material = "custom"
+restitution = 0.75
+
+[[particle]]
+position = [20.0, 0.0, 0.0]
+radius = 2.0
+fixed = true
+
+[[particle]]
+position = [30.0, 0.0, 0.0]
+radius = 0.1
+material = "glass"      # preset, no table
+
+[[block]]
+min = [100.0, 0.0, 0.0]
+count = [3, 2, 2]
+spacing = 0.02
+radius = 0.01
+velocity = [1.0, 0.0, 0.0]
+mass = 0.001
+jitter = 0.0
+
+[[block]]
+min = [200.0, 0.0, 0.0]
+count = [2, 1, 1]
+spacing = 1.0
+radius = 0.25
+material = "wood"
+restitution = 0.3
+jitter = 0.1
+seed = 7
+
+[[plane]]
+point = [0.0, -10.0, 0.0]
+normal = [0.0, 2.0, 0.0]
+restitution = 0.7
+
+[[plane]]
+point = [0.0, 0.0, -50.0]
+normal = [0.0, 0.0, 1.0]
+
+[[box_container]]
+min = [-300.0, -300.0, -300.0]
+max = [300.0, 300.0, 300.0]
+restitution = 0.8
+"#;
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1e-300)
+}
+
+#[test]
+fn full_file_parses_to_the_expected_scene() {
+    let s = Scene::from_toml_str(FULL, "full").unwrap();
+    assert_eq!(s.name, "full");
+
+    // [simulation]
+    assert_eq!(s.sim.dt, 2e-4);
+    assert_eq!(s.sim.steps, 500);
+    assert_eq!(s.sim.gravity, DVec3::new(0.0, -9.81, 0.0));
+    assert_eq!(s.sim.g_const, 6.674e-11);
+    assert_eq!(s.sim.softening, 0.01);
+    assert_eq!(s.sim.contact, ContactModel::SpringDashpot);
+    assert_eq!(s.sim.stiffness, 2e5);
+    assert_eq!(s.sim.drag, 0.5);
+    assert_eq!(s.sim.restitution, 0.9);
+
+    // Materials: user tables in order, then presets on first use.
+    let names: Vec<&str> = s.materials.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["custom", "steel", "glass", "wood"]);
+    assert_eq!(
+        s.materials[0],
+        Material {
+            name: "custom".into(),
+            restitution: 0.25,
+            density: 1000.0,
+            youngs_modulus: 1e9,
+            poisson_ratio: 0.4,
+        }
+    );
+    let steel = Material::steel();
+    assert_eq!(s.materials[1].restitution, 0.6);
+    assert_eq!(s.materials[1].density, steel.density);
+    assert_eq!(s.materials[1].youngs_modulus, steel.youngs_modulus);
+    assert_eq!(s.materials[1].poisson_ratio, steel.poisson_ratio);
+    assert_eq!(s.materials[2], Material::glass());
+    assert_eq!(s.materials[3], Material::wood());
+
+    // Particles first, in file order.
+    assert_eq!(s.spheres.len(), 4 + 12 + 2);
+    let p0 = &s.spheres[0];
+    assert_eq!(p0.position, DVec3::new(0.0, -5.0, 0.0));
+    assert_eq!(p0.velocity, DVec3::new(0.0, 20.0, 0.0));
+    assert_eq!((p0.radius, p0.mass), (1.0, 2.0));
+    assert_eq!(
+        (p0.restitution, p0.material, p0.fixed),
+        (0.6, Some(1), false)
+    );
+
+    let p1 = &s.spheres[1];
+    assert_eq!(p1.velocity, DVec3::ZERO);
+    assert!(close(p1.mass, 1000.0 * 4.0 / 3.0 * PI * 0.125));
+    assert_eq!((p1.restitution, p1.material), (0.75, Some(0)));
+
+    let p2 = &s.spheres[2];
+    assert!(p2.fixed);
+    assert_eq!(p2.mass, f64::INFINITY);
+    assert_eq!(p2.inverse_mass(), 0.0);
+    assert_eq!((p2.restitution, p2.material), (0.9, None));
+
+    let p3 = &s.spheres[3];
+    assert!(close(p3.mass, 2500.0 * 4.0 / 3.0 * PI * 1e-3));
+    assert_eq!((p3.restitution, p3.material), (15.0 / 16.0, Some(2)));
+
+    // First block: x fastest, then y, then z.
+    let block: Vec<DVec3> = s.spheres[4..16].iter().map(|s| s.position).collect();
+    let mut want = Vec::new();
+    for z in 0..2 {
+        for y in 0..2 {
+            for x in 0..3 {
+                want.push(
+                    DVec3::new(100.0, 0.0, 0.0) + DVec3::new(x as f64, y as f64, z as f64) * 0.02,
+                );
+            }
+        }
+    }
+    for (got, want) in block.iter().zip(&want) {
+        assert!((*got - *want).length() < 1e-12, "{got} vs {want}");
+    }
+    for b in &s.spheres[4..16] {
+        assert_eq!((b.radius, b.mass, b.restitution), (0.01, 0.001, 0.9));
+        assert_eq!((b.velocity, b.material, b.fixed), (DVec3::X, None, false));
+    }
+
+    // Second block: material mass, restitution override, jitter within ±0.1 × spacing.
+    for (k, b) in s.spheres[16..].iter().enumerate() {
+        assert!(close(b.mass, 700.0 * 4.0 / 3.0 * PI * 0.25f64.powi(3)));
+        assert_eq!((b.restitution, b.material), (0.3, Some(3)));
+        let lattice = DVec3::new(200.0 + k as f64, 0.0, 0.0);
+        let off = b.position - lattice;
+        assert!(off.abs().max_element() <= 0.1 + 1e-12, "{off}");
+        assert!(off.length() > 0.0, "jitter moved nothing");
+    }
+
+    // Planes: [[plane]]s in order (normalised, default restitution), then the box's six.
+    assert_eq!(s.planes.len(), 2 + 6);
+    assert_eq!(
+        s.planes[0],
+        Plane {
+            point: DVec3::new(0.0, -10.0, 0.0),
+            normal: DVec3::Y,
+            restitution: 0.7
+        }
+    );
+    assert_eq!(s.planes[1].restitution, 0.9);
+    let boxed = Scene::box_planes(DVec3::splat(-300.0), DVec3::splat(300.0), 0.8);
+    assert_eq!(s.planes[2..], boxed[..]);
+
+    s.check(&CheckOptions::default()).unwrap();
+}
+
+#[test]
+fn jitter_is_deterministic_and_seeded() {
+    let block = |seed: u64| {
+        let text = format!(
+            "[[block]]\nmin = [0, 0, 0]\ncount = [4, 4, 4]\nspacing = 1.0\nradius = 0.25\n\
+             mass = 1.0\njitter = 0.2\nseed = {seed}\n"
+        );
+        Scene::from_toml_str(&text, "j").unwrap().spheres
+    };
+    assert_eq!(block(3), block(3));
+    assert_ne!(block(3), block(4));
+}
+
+#[test]
+fn empty_tables_give_the_defaults() {
+    let s = Scene::from_toml_str(
+        "[simulation]\n[[particle]]\nposition = [0, 0, 0]\nradius = 1\nmass = 1\n",
+        "d",
+    )
+    .unwrap();
+    assert_eq!(s.sim, SimParams::default());
+    assert_eq!(s.spheres[0].restitution, 1.0);
+    assert!(s.materials.is_empty() && s.planes.is_empty());
+}
+
+#[test]
+fn load_names_the_scene_after_the_file_and_errors_name_the_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("drop_test.toml");
+    std::fs::write(
+        &path,
+        "[[particle]]\nposition = [0, 0, 0]\nradius = 1\nmass = 1\n",
+    )
+    .unwrap();
+    assert_eq!(Scene::load(&path).unwrap().name, "drop_test");
+
+    std::fs::write(
+        &path,
+        "[[particle]]\nposition = [0, 0, 0]\nradius = 1\nmas = 1\n",
+    )
+    .unwrap();
+    let msg = Scene::load(&path).unwrap_err().to_string();
+    assert!(msg.contains(&path.display().to_string()), "{msg}");
+    assert!(
+        msg.contains("line 4, column 1") && msg.contains("`mas`"),
+        "{msg}"
+    );
+
+    let missing = dir.path().join("nope.toml");
+    let err = Scene::load(&missing).unwrap_err();
+    assert!(matches!(err, SceneError::Io { .. }));
+    let msg = err.to_string();
+    assert!(
+        msg.contains("cannot read scene file") && msg.contains("nope.toml"),
+        "{msg}"
+    );
+}
+
+/// One particle of radius 1 and mass 1 at the origin, after `extra`.
+fn with_particle(extra: &str) -> String {
+    format!("{extra}\n[[particle]]\nposition = [0, 0, 0]\nradius = 1\nmass = 1\n")
+}
+
+/// Asserts that `text` is rejected with a message containing every one of `parts`.
+#[track_caller]
+fn rejects(text: &str, parts: &[&str]) {
+    let msg = match Scene::from_toml_str(text, "bad") {
+        Ok(s) => match s.check(&CheckOptions::default()) {
+            Ok(()) => panic!("accepted:\n{text}"),
+            Err(e) => e.to_string(),
+        },
+        Err(e) => e.to_string(),
+    };
+    for p in parts {
+        assert!(msg.contains(p), "message {msg:?} lacks {p:?}");
+    }
+}
+
+#[test]
+fn toml_syntax_errors_give_line_and_column() {
+    rejects(
+        "[simulation]\ndt = 1e-4\nsteps = = 3\n",
+        &["bad", "line 3, column 9"],
+    );
+    rejects("[[particle]\n", &["line 1, column"]);
+}
+
+#[test]
+fn unknown_keys_are_rejected_by_name() {
+    rejects(
+        &with_particle("[simulation]\ndtt = 1e-3"),
+        &["line 2", "unknown field `dtt`"],
+    );
+    rejects(
+        &with_particle("[simulation]\ng = 1.0"),
+        &["unknown field `g`"],
+    );
+    rejects(&with_particle("[sim]\ndt = 1.0"), &["unknown field `sim`"]);
+    rejects(
+        "[[particle]]\nposition = [0, 0, 0]\nradius = 1\nmass = 1\ncolour = 3\n",
+        &["line 5", "unknown field `colour`"],
+    );
+    rejects(
+        &with_particle("[[material]]\nname = \"steel\"\nhardness = 3"),
+        &["unknown field `hardness`"],
+    );
+    rejects(
+        "[[block]]\nmin = [0, 0, 0]\ncount = [1, 1, 1]\nspacing = 1\nradius = 0.1\nmass = 1\nfixed = true\n",
+        &["unknown field `fixed`"],
+    );
+    rejects(
+        &with_particle("[[plane]]\npoint = [0, 0, 0]\nnormal = [0, 1, 0]\nfriction = 0.2"),
+        &["unknown field `friction`"],
+    );
+    rejects(
+        &with_particle("[[box_container]]\nmin = [0, 0, 0]\nmax = [1, 1, 1]\nwall = 1"),
+        &["unknown field `wall`"],
+    );
+}
+
+#[test]
+fn wrong_types_and_missing_keys_are_located() {
+    rejects(
+        &with_particle("[simulation]\ncontact = \"hertzian\""),
+        &["line 2", "unknown variant `hertzian`", "impulse"],
+    );
+    rejects(
+        "[[particle]]\nposition = [0, 0]\nradius = 1\nmass = 1\n",
+        &["line 2", "length 2"],
+    );
+    rejects(
+        "[[particle]]\nposition = [0, 0, 0]\nradius = 1\nmass = 1\n\n\
+         [[particle]]\nposition = [5, 0, 0]\nmass = 1\n",
+        &["line 6", "missing field `radius`"],
+    );
+    rejects(
+        &with_particle("[simulation]\nsteps = -3"),
+        &["line 2", "-3"],
+    );
+}
+
+#[test]
+fn bad_simulation_values_are_rejected() {
+    let sim = |kv: &str| with_particle(&format!("[simulation]\n{kv}"));
+    rejects(
+        &sim("dt = 0"),
+        &["[simulation]", "dt must be positive and finite, got 0"],
+    );
+    rejects(
+        &sim("dt = -1e-3"),
+        &["[simulation]", "dt must be positive", "-0.001"],
+    );
+    rejects(
+        &sim("dt = nan"),
+        &["[simulation]", "dt must be positive", "NaN"],
+    );
+    rejects(
+        &sim("steps = 0"),
+        &["[simulation]", "steps must be at least 1, got 0"],
+    );
+    rejects(
+        &sim("gravity = [0, -inf, 0]"),
+        &["[simulation]", "gravity must be finite", "-inf"],
+    );
+    rejects(
+        &sim("G = -1.0"),
+        &["[simulation]", "G must be non-negative", "-1"],
+    );
+    rejects(
+        &sim("G = inf"),
+        &["[simulation]", "G must be non-negative and finite, got inf"],
+    );
+    rejects(
+        &sim("softening = -0.1"),
+        &["[simulation]", "softening must be non-negative"],
+    );
+    rejects(
+        &sim("stiffness = 0"),
+        &["[simulation]", "stiffness must be positive"],
+    );
+    rejects(
+        &sim("drag = -2"),
+        &["[simulation]", "drag must be non-negative", "-2"],
+    );
+    rejects(
+        &sim("restitution = 1.5"),
+        &["[simulation]", "restitution must be in [0, 1], got 1.5"],
+    );
+}
+
+#[test]
+fn bad_materials_are_rejected() {
+    let m = |r: f64, rho: f64, e: f64, nu: f64| {
+        with_particle(&format!(
+            "[[material]]\nname = \"m\"\nrestitution = {r}\ndensity = {rho}\n\
+             youngs_modulus = {e}\npoisson_ratio = {nu}\n"
+        ))
+    };
+    Scene::from_toml_str(&m(0.5, 1e3, 1e9, 0.3), "ok").unwrap();
+    rejects(
+        &m(1.2, 1e3, 1e9, 0.3),
+        &["material \"m\"", "restitution must be in [0, 1], got 1.2"],
+    );
+    rejects(
+        &m(0.5, 0.0, 1e9, 0.3),
+        &["material \"m\"", "density must be positive", "got 0"],
+    );
+    rejects(
+        &m(0.5, 1e3, -1.0, 0.3),
+        &["material \"m\"", "youngs_modulus must be positive"],
+    );
+    rejects(
+        &m(0.5, 1e3, 1e9, 0.6),
+        &[
+            "material \"m\"",
+            "poisson_ratio must be in (-1, 0.5], got 0.6",
+        ],
+    );
+    rejects(
+        &m(0.5, 1e3, 1e9, -1.0),
+        &["material \"m\"", "poisson_ratio", "got -1"],
+    );
+    rejects(
+        &with_particle("[[material]]\nname = \"m\"\nrestitution = 0.5\ndensity = 1000"),
+        &["material \"m\"", "missing key `youngs_modulus`", "steel"],
+    );
+    rejects(
+        &with_particle("[[material]]\nname = \"glass\"\n[[material]]\nname = \"glass\""),
+        &["material \"glass\" ([[material]] 1)", "defined twice"],
+    );
+}
+
+#[test]
+fn unknown_materials_are_rejected_with_the_known_ones() {
+    rejects(
+        "[[particle]]\nposition = [0, 0, 0]\nradius = 1\nmass = 1\n\n[[particle]]\nposition = [5, 0, 0]\n\
+         radius = 1\nmaterial = \"unobtainium\"\n",
+        &[
+            "material \"unobtainium\" (sphere 1)",
+            "unknown material; known: steel, glass, wood, ivory, rubber",
+        ],
+    );
+    rejects(
+        "[[material]]\nname = \"mine\"\nrestitution = 0.5\ndensity = 1\nyoungs_modulus = 1\n\
+         poisson_ratio = 0\n[[block]]\nmin = [0, 0, 0]\ncount = [2, 2, 2]\nspacing = 1\n\
+         radius = 0.1\nmaterial = \"foo\"\n",
+        &["material \"foo\" (block 0)", "known: mine, steel"],
+    );
+}
+
+#[test]
+fn bad_spheres_are_rejected_by_id() {
+    let two = |second: &str| {
+        format!(
+            "[[particle]]\nposition = [0, 0, 0]\nradius = 1\nmass = 1\n\n\
+             [[particle]]\n{second}\n"
+        )
+    };
+    rejects(
+        &two("position = [5, 0, 0]\nradius = -0.5\nmass = 1"),
+        &["sphere 1: radius must be positive and finite, got -0.5"],
+    );
+    rejects(
+        &two("position = [5, 0, 0]\nradius = nan\nmass = 1"),
+        &["sphere 1", "radius", "NaN"],
+    );
+    rejects(
+        &two("position = [5, 0, 0]\nradius = 1\nmass = 0"),
+        &["sphere 1: mass must be positive", "got 0"],
+    );
+    rejects(
+        &two("position = [5, 0, 0]\nradius = 1\nmass = inf"),
+        &["sphere 1: mass", "inf"],
+    );
+    rejects(
+        &two("position = [5, 0, 0]\nradius = 1"),
+        &["sphere 1", "no mass", "`mass`", "`material`"],
+    );
+    rejects(
+        &two("position = [inf, 0, 0]\nradius = 1\nmass = 1"),
+        &["sphere 1: position must be finite"],
+    );
+    rejects(
+        &two("position = [5, 0, 0]\nvelocity = [0, nan, 0]\nradius = 1\nmass = 1"),
+        &["sphere 1: velocity must be finite", "NaN"],
+    );
+    rejects(
+        &two("position = [5, 0, 0]\nradius = 1\nmass = 1\nrestitution = 1.2"),
+        &["sphere 1", "restitution must be in [0, 1], got 1.2"],
+    );
+    rejects(
+        &two("position = [5, 0, 0]\nradius = 1\nmass = 1\nrestitution = -0.1"),
+        &["sphere 1", "restitution must be in [0, 1], got -0.1"],
+    );
+    // A fixed sphere needs no mass.
+    Scene::from_toml_str(&two("position = [5, 0, 0]\nradius = 1\nfixed = true"), "ok").unwrap();
+}
+
+#[test]
+fn bad_blocks_are_rejected() {
+    let block = |kv: &str| {
+        format!("[[block]]\nmin = [0, 0, 0]\ncount = [2, 2, 2]\nradius = 0.1\nmass = 1\n{kv}\n")
+    };
+    rejects(
+        &block("spacing = 0"),
+        &["block 0", "spacing must be positive", "got 0"],
+    );
+    rejects(
+        &block("spacing = 1\njitter = -0.1"),
+        &["block 0", "jitter must be non-negative"],
+    );
+    rejects(
+        &block("spacing = 1\nrestitution = 2"),
+        &["block 0", "restitution must be in [0, 1], got 2"],
+    );
+    rejects(
+        "[[block]]\nmin = [0, 0, 0]\ncount = [100000, 100000, 100000]\nspacing = 1\n\
+         radius = 0.1\nmass = 1\n",
+        &[
+            "block 0",
+            "count [100000, 100000, 100000]",
+            "spheres supported",
+        ],
+    );
+    rejects(
+        "[[block]]\nmin = [0, 0, 0]\ncount = [2, 2, 2]\nspacing = 1\nradius = 0.1\n",
+        &["block 0", "no mass"],
+    );
+    // A block of zero spheres is fine as long as the scene has others.
+    let empty_block =
+        "[[block]]\nmin = [0, 0, 0]\ncount = [0, 1, 1]\nspacing = 1\nradius = 0.1\nmass = 1";
+    assert_eq!(
+        Scene::from_toml_str(&with_particle(empty_block), "ok")
+            .unwrap()
+            .spheres
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn bad_planes_and_boxes_are_rejected() {
+    rejects(
+        &with_particle(
+            "[[plane]]\npoint = [0, 0, 0]\nnormal = [0, 1, 0]\n\
+             [[plane]]\npoint = [0, 0, 0]\nnormal = [1, 0, 0]\n\
+             [[plane]]\npoint = [0, 0, 0]\nnormal = [0, 0, 0]",
+        ),
+        &["plane 2: normal has zero length"],
+    );
+    rejects(
+        &with_particle("[[plane]]\npoint = [0, 0, 0]\nnormal = [0, 1, 0]\nrestitution = 1.01"),
+        &["plane 0", "restitution must be in [0, 1], got 1.01"],
+    );
+    rejects(
+        &with_particle("[[plane]]\npoint = [0, nan, 0]\nnormal = [0, 1, 0]"),
+        &["plane 0", "point must be finite"],
+    );
+    rejects(
+        &with_particle("[[plane]]\npoint = [0, 0, 0]\nnormal = [0, inf, 0]"),
+        &["plane 0", "normal must be finite"],
+    );
+    rejects(
+        &with_particle("[[box_container]]\nmin = [0, 0, 0]\nmax = [1, 0, 1]"),
+        &["box_container 0", "min must be below max on every axis"],
+    );
+    rejects(
+        &with_particle("[[box_container]]\nmin = [0, 0, 0]\nmax = [1, 1, 1]\nrestitution = -1"),
+        &["box_container 0", "restitution must be in [0, 1], got -1"],
+    );
+    // Tiny normals are normalised, not rejected.
+    let s = Scene::from_toml_str(
+        &with_particle("[[plane]]\npoint = [0, 0, 0]\nnormal = [0, 1e-310, 0]"),
+        "tiny",
+    )
+    .unwrap();
+    assert_eq!(s.planes[0].normal, DVec3::Y);
+}
+
+#[test]
+fn empty_scenes_are_rejected() {
+    rejects("", &["scene has no spheres"]);
+    rejects(
+        "[[plane]]\npoint = [0, 0, 0]\nnormal = [0, 1, 0]\n",
+        &["scene has no spheres"],
+    );
+}
+
+#[test]
+fn deep_initial_overlaps_name_both_spheres_and_the_depth() {
+    let text = "[[particle]]\nposition = [-10, 0, 0]\nradius = 1\nmass = 1\n\
+                [[particle]]\nposition = [0, 0, 0]\nradius = 1\nmass = 1\n\
+                [[particle]]\nposition = [1.5, 0, 0]\nradius = 1\nmass = 1\n";
+    let s = Scene::from_toml_str(text, "o").unwrap();
+    let err = s.check(&CheckOptions::default()).unwrap_err();
+    match err {
+        SceneError::Overlap { a, b, depth, .. } => {
+            assert_eq!((a, b), (1, 2));
+            assert!((depth - 0.5).abs() < 1e-12);
+        }
+        e => panic!("{e}"),
+    }
+    rejects(
+        text,
+        &[
+            "spheres 1 and 2 overlap by 0.5 m",
+            "1% of the smaller radius",
+        ],
+    );
+    s.check(&CheckOptions {
+        allow_overlap: true,
+    })
+    .unwrap();
+
+    // Within 1 % of the smaller radius: fine. Fixed against fixed: fine.
+    let shallow = "[[particle]]\nposition = [0, 0, 0]\nradius = 1\nmass = 1\n\
+                   [[particle]]\nposition = [1.995, 0, 0]\nradius = 1\nmass = 1\n";
+    Scene::from_toml_str(shallow, "s")
+        .unwrap()
+        .check(&CheckOptions::default())
+        .unwrap();
+    let fixed = "[[particle]]\nposition = [0, 0, 0]\nradius = 1\nfixed = true\n\
+                 [[particle]]\nposition = [0.5, 0, 0]\nradius = 1\nfixed = true\n";
+    Scene::from_toml_str(fixed, "f")
+        .unwrap()
+        .check(&CheckOptions::default())
+        .unwrap();
+}
+
+#[test]
+fn overlapping_block_is_reported_at_its_first_pair() {
+    // Spacing 1.5 × radius: every neighbour overlaps; the first pair is (1, 2) after particle 0.
+    let text = with_particle(
+        "[[block]]\nmin = [10, 0, 0]\ncount = [20, 20, 20]\nspacing = 0.15\nradius = 0.1\nmass = 1",
+    );
+    let s = Scene::from_toml_str(&text, "b").unwrap();
+    match s.check(&CheckOptions::default()).unwrap_err() {
+        SceneError::Overlap { a, b, .. } => assert_eq!((a, b), (1, 2)),
+        e => panic!("{e}"),
+    }
+}
