@@ -1,1 +1,304 @@
-fn main() {}
+//! `spheresim` command line: run scenes, list built-in scenes.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use spheresim::output::{self, RunStats, SeriesWriter};
+use spheresim::scene::{CheckOptions, builtin};
+use spheresim::{Backend, Diagnostics, Precision, Scene, Simulation};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// GPU many-body sphere engine: contacts with restitution, gravity, leapfrog; CPU reference.
+#[derive(Parser, Debug)]
+#[command(name = "spheresim", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run a built-in scene or a scene file to completion.
+    Run(RunArgs),
+    /// List the built-in scenes.
+    Scenes,
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// Built-in scene name (see `spheresim scenes`) or path to a scene file (.toml).
+    scene: String,
+    /// Backend that steps the scene.
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    backend: Backend,
+    /// Number of steps (default: the scene's `steps`).
+    #[arg(long)]
+    steps: Option<u64>,
+    /// Time step in seconds (default: the scene's `dt`).
+    #[arg(long)]
+    dt: Option<f64>,
+    /// Number of spheres of a built-in scene (default: the scene's own).
+    #[arg(long)]
+    particles: Option<usize>,
+    /// Write the final state as CSV (`id,x,y,z,vx,vy,vz,radius,mass`, input order).
+    #[arg(long = "final", value_name = "FILE.csv")]
+    final_csv: Option<PathBuf>,
+    /// Directory for snapshots (CSV + legacy VTK + series.pvd) and diagnostics.csv.
+    #[arg(long, value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// Snapshot every K steps (with --output; default: steps / 20).
+    #[arg(long, value_name = "K")]
+    every: Option<u64>,
+    /// Write run statistics as JSON.
+    #[arg(long, value_name = "FILE")]
+    stats_json: Option<PathBuf>,
+    /// Arithmetic precision of the backend.
+    #[arg(long, value_enum, default_value_t = Precision::F32)]
+    precision: Precision,
+    /// Accept initial overlaps deeper than 1 % of the smaller radius.
+    #[arg(long)]
+    allow_overlap: bool,
+    /// No progress bar (the summary is still printed).
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+fn main() {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Scenes => {
+            print_scenes();
+            Ok(0)
+        }
+        Command::Run(args) => run(args),
+    };
+    match code {
+        Ok(c) => std::process::exit(c),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::exit(1);
+        }
+    }
+}
+
+fn print_scenes() {
+    for s in builtin::list() {
+        println!(
+            "{:<12} {:>9} spheres by default  {}",
+            s.name, s.default_particles, s.summary
+        );
+    }
+}
+
+/// Loads a built-in scene or a scene file and applies the command-line overrides.
+fn load_scene(args: &RunArgs) -> Result<Scene> {
+    let path = Path::new(&args.scene);
+    let is_file = args.scene.ends_with(".toml") || path.is_file();
+    let mut scene = if is_file {
+        if args.particles.is_some() {
+            bail!(
+                "--particles applies to built-in scenes only, not to the file {}",
+                args.scene
+            );
+        }
+        Scene::load(path)?
+    } else {
+        builtin::build(&args.scene, args.particles)?
+    };
+    if let Some(steps) = args.steps {
+        scene.sim.steps = steps;
+    }
+    if let Some(dt) = args.dt {
+        scene.sim.dt = dt;
+    }
+    scene.check(&CheckOptions {
+        allow_overlap: args.allow_overlap,
+    })?;
+    Ok(scene)
+}
+
+/// Relative change `(b − a)/|a|`, or absolute when `a` is zero.
+fn drift(a: f64, b: f64) -> f64 {
+    if a != 0.0 { (b - a) / a.abs() } else { b - a }
+}
+
+fn run(args: RunArgs) -> Result<i32> {
+    let scene = load_scene(&args)?;
+    // Every output path is checked before stepping starts, so a bad one costs nothing.
+    for p in [&args.final_csv, &args.stats_json].into_iter().flatten() {
+        output::check_writable_file(p)?;
+    }
+    if args.every.is_some() && args.output.is_none() {
+        bail!("--every needs --output DIR");
+    }
+    if args.every == Some(0) {
+        bail!("--every must be at least 1");
+    }
+    let steps = scene.sim.steps;
+    let every = args.every.unwrap_or((steps / 20).max(1));
+    let mut series = match &args.output {
+        Some(dir) => Some(SeriesWriter::new(dir)?),
+        None => None,
+    };
+
+    if args.backend == Backend::Auto {
+        eprintln!("notice: no GPU backend in this build; running on the CPU backend");
+    }
+    let setup = Instant::now();
+    let mut sim = Simulation::new(&scene, args.backend, args.precision)?;
+    let n = sim.particles();
+    eprintln!(
+        "{}: {} spheres, {} planes, {} steps of {} s ({} s simulated), {} contact, backend {} on {}, {}; set up in {:.2} s",
+        scene.name,
+        n,
+        scene.planes.len(),
+        steps,
+        scene.sim.dt,
+        steps as f64 * scene.sim.dt,
+        scene.sim.contact,
+        sim.backend(),
+        sim.adapter(),
+        args.precision,
+        setup.elapsed().as_secs_f64()
+    );
+
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst))
+            .context("installing the Ctrl-C handler")?;
+    }
+
+    let initial = sim.diagnostics();
+    let mut log: Vec<Diagnostics> = vec![initial];
+    if let Some(s) = series.as_mut() {
+        s.write(&sim.snapshot())?;
+        write_diagnostics_log(args.output.as_deref().unwrap(), &log)?;
+    }
+
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        let b = ProgressBar::new(steps);
+        b.set_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps  {per_sec}  eta {eta}",
+            )
+            .expect("valid template"),
+        );
+        b
+    };
+    // Step in chunks sized for about ten progress updates per second.
+    let mut chunk: u64 = 1;
+    let mut interrupted = false;
+    while sim.steps_done() < steps {
+        if stop.load(Ordering::SeqCst) {
+            interrupted = true;
+            break;
+        }
+        let done = sim.steps_done();
+        let next_snapshot = if series.is_some() {
+            (done / every + 1) * every
+        } else {
+            u64::MAX
+        };
+        let k = chunk.min(steps - done).min(next_snapshot - done);
+        let t0 = Instant::now();
+        if let Err(e) = sim.step(k) {
+            bar.abandon();
+            return Err(e.into());
+        }
+        let dt = t0.elapsed();
+        if dt < Duration::from_millis(50) {
+            chunk = (chunk * 2).min(1 << 20);
+        } else if dt > Duration::from_millis(200) && chunk > 1 {
+            chunk /= 2;
+        }
+        bar.set_position(sim.steps_done());
+        if let Some(s) = series.as_mut() {
+            let d = sim.steps_done();
+            if d % every == 0 || d == steps {
+                s.write(&sim.snapshot())?;
+                log.push(sim.diagnostics());
+                write_diagnostics_log(args.output.as_deref().unwrap(), &log)?;
+            }
+        }
+    }
+    bar.finish_and_clear();
+
+    let stats = sim.step_stats();
+    let fin = sim.diagnostics();
+    let e0 = initial.total_energy();
+    let e1 = fin.total_energy();
+    let p_scale = initial.momentum.length().max(1e-300);
+    println!(
+        "{} {} steps of {} spheres in {:.3} s: {:.3e} particle-steps/s (stepping only)",
+        if interrupted {
+            "interrupted after"
+        } else {
+            "ran"
+        },
+        stats.steps,
+        n,
+        stats.wall_seconds,
+        stats.particle_steps_per_second
+    );
+    println!(
+        "  energy: total {:.6e} -> {:.6e} J (drift {:+.3e}), kinetic {:.6e} -> {:.6e} J",
+        e0,
+        e1,
+        drift(e0, e1),
+        initial.kinetic,
+        fin.kinetic
+    );
+    println!(
+        "  momentum: [{:.6e}, {:.6e}, {:.6e}] -> [{:.6e}, {:.6e}, {:.6e}] kg m/s (change {:.3e} relative)",
+        initial.momentum.x,
+        initial.momentum.y,
+        initial.momentum.z,
+        fin.momentum.x,
+        fin.momentum.y,
+        fin.momentum.z,
+        (fin.momentum - initial.momentum).length() / p_scale
+    );
+    println!(
+        "  collisions: {} resolved, {} contacts now",
+        fin.collisions, fin.contacts
+    );
+
+    if let Some(path) = &args.final_csv {
+        output::write_csv(path, &sim.snapshot())?;
+        println!("  final state: {}", path.display());
+    }
+    if let Some(path) = &args.stats_json {
+        let st = RunStats::from_diagnostics(
+            &scene.name,
+            &sim.backend().to_string(),
+            &sim.adapter(),
+            &args.precision.to_string(),
+            n,
+            stats.steps,
+            scene.sim.dt,
+            stats.wall_seconds,
+            &initial,
+            &fin,
+            interrupted,
+        );
+        output::write_stats_json(path, &st)?;
+        println!("  stats: {}", path.display());
+    }
+    if let Some(dir) = &args.output {
+        println!("  snapshots: {}/series.pvd", dir.display());
+    }
+    Ok(if interrupted { 130 } else { 0 })
+}
+
+/// Rewrites `DIR/diagnostics.csv` (atomically) with one row per diagnostics sample.
+fn write_diagnostics_log(dir: &Path, log: &[Diagnostics]) -> Result<()> {
+    output::write_energy_log(&dir.join("diagnostics.csv"), log)?;
+    Ok(())
+}

@@ -73,6 +73,9 @@ pub trait Real:
     fn dot(a: Self::V3, b: Self::V3) -> Self;
     /// Cross product.
     fn cross(a: Self::V3, b: Self::V3) -> Self::V3;
+    /// `floor(self)` as an `i32`, saturating at the `i32` range (NaN gives 0). Truncation plus
+    /// a correction: no libm call on targets without a rounding instruction.
+    fn floor_i32(self) -> i32;
     /// The zero vector.
     fn zero3() -> Self::V3 {
         Self::V3::default()
@@ -119,6 +122,11 @@ impl Real for f32 {
     fn cross(a: Vec3, b: Vec3) -> Vec3 {
         a.cross(b)
     }
+    #[inline(always)]
+    fn floor_i32(self) -> i32 {
+        let t = self as i32;
+        if (t as f32) > self { t - 1 } else { t }
+    }
 }
 
 impl Real for f64 {
@@ -155,5 +163,10 @@ impl Real for f64 {
     #[inline(always)]
     fn cross(a: DVec3, b: DVec3) -> DVec3 {
         a.cross(b)
+    }
+    #[inline(always)]
+    fn floor_i32(self) -> i32 {
+        let t = self as i32;
+        if (t as f64) > self { t - 1 } else { t }
     }
 }

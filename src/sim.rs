@@ -165,6 +165,15 @@ impl Simulation {
         }
     }
 
+    /// Seconds spent per stage so far, named (CPU backend).
+    pub fn stage_seconds(&self) -> Vec<(&'static str, f64)> {
+        let t = match &self.engine {
+            Engine::Cpu32(b) => b.stage_seconds(),
+            Engine::Cpu64(b) => b.stage_seconds(),
+        };
+        crate::cpu::STAGES.iter().copied().zip(t).collect()
+    }
+
     /// Time spent in [`Simulation::step`] so far, and the throughput.
     pub fn step_stats(&self) -> StepStats {
         let secs = self.stepping.as_secs_f64();

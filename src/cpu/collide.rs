@@ -334,7 +334,6 @@ pub fn plane_event<R: Real>(me: &Body<R>, plane: &PlaneBody<R>, dt: R) -> Option
 /// Sphere–plane response (PHYSICS.md §1 for impulses, §2.1 for the spring–dashpot), added to
 /// `acc`. Planes are immovable; a sphere is returned to the plane at the contact instant, and a
 /// sphere below the plane is projected onto it (Nikulin eq. 9), so it slides instead of sinking.
-#[inline(always)]
 /// `earliest` says whether this plane is the sphere's earliest event (impulse model).
 #[inline(always)]
 pub fn plane_contact<R: Real>(
@@ -386,8 +385,9 @@ pub fn plane_contact<R: Real>(
 }
 
 /// Calls `f(j, other)` for every candidate partner of sorted sphere `i`: small spheres in the 27
-/// neighbour cells (or, for a large sphere, every cell its swept extent reaches), then every
-/// large sphere. Each candidate comes once; `i` itself is skipped.
+/// neighbour buckets (or, for a large sphere, every cell its swept extent reaches), then every
+/// large sphere. Each candidate comes at most once; `i` itself is skipped. Candidates may include
+/// spheres too far away to touch (hash aliasing), never miss one that can.
 #[inline(always)]
 fn for_each_candidate<R: Real>(
     i: usize,
@@ -412,11 +412,30 @@ fn for_each_candidate<R: Real>(
         }
     };
     if i < n_small {
+        // The 27 neighbour buckets, each visited once. A bucket may also hold spheres of a cell
+        // that is not a neighbour (hash aliasing); those are more than one cell edge away, so
+        // they cannot touch within the step and the pair functions reject them. This is cheaper
+        // than checking every candidate's cell.
         let cell = cell_of::<R>(me.x, params.inv_cell_edge);
+        let mut seen = [u32::MAX; 27];
+        let mut n_seen = 0;
         for dz in -1..=1 {
             for dy in -1..=1 {
                 for dx in -1..=1 {
-                    visit_cell([cell[0] + dx, cell[1] + dy, cell[2] + dz]);
+                    let c = [cell[0] + dx, cell[1] + dy, cell[2] + dz];
+                    let k = hash_cell(c, params.table_size);
+                    if seen[..n_seen].contains(&k) {
+                        continue;
+                    }
+                    seen[n_seen] = k;
+                    n_seen += 1;
+                    let start = cell_start[k as usize] as usize;
+                    let end = start + counts[k as usize] as usize;
+                    for (j, other) in small[start..end].iter().enumerate() {
+                        if start + j != i {
+                            f(start + j, other);
+                        }
+                    }
                 }
             }
         }

@@ -44,6 +44,16 @@ pub fn small_radius_max(radii: &[f64]) -> f64 {
     sorted[n_large..].first().copied().unwrap_or(median)
 }
 
+/// Names of the timed stages, in step order (see [`CpuBackend::stage_seconds`]).
+pub const STAGES: [&str; 6] = [
+    "integrate",
+    "binning",
+    "contacts",
+    "gravity",
+    "forces",
+    "check",
+];
+
 /// Uniform parameters of a scene, in the backend's precision.
 #[derive(Clone, Debug)]
 struct Params<R: Real> {
@@ -94,6 +104,7 @@ pub struct CpuBackend<R: Real> {
     contacts: u64,
     spring_energy: f64,
     cell_edge: R,
+    stage_seconds: [f64; 6],
 }
 
 impl<R: Real> CpuBackend<R> {
@@ -172,6 +183,7 @@ impl<R: Real> CpuBackend<R> {
             contacts: 0,
             spring_energy: 0.0,
             cell_edge: R::one(),
+            stage_seconds: [0.0; 6],
         };
         let vmax = b
             .velocity
@@ -212,6 +224,12 @@ impl<R: Real> CpuBackend<R> {
     /// Cell edge of the last binning, m.
     pub fn cell_edge(&self) -> f64 {
         self.cell_edge.f64()
+    }
+
+    /// Seconds spent in each stage of [`STAGES`] since set-up (binning = keys, count, prefix
+    /// sum, scatter and reordering).
+    pub fn stage_seconds(&self) -> [f64; 6] {
+        self.stage_seconds
     }
 
     /// Spheres in the large-sphere list.
@@ -345,6 +363,12 @@ impl<R: Real> CpuBackend<R> {
     /// first such sphere (lowest id).
     pub fn step(&mut self) -> Result<(), u32> {
         let dt = self.params.dt;
+        let mut clock = std::time::Instant::now();
+        let mut lap = |stage: usize, times: &mut [f64; 6]| {
+            let now = std::time::Instant::now();
+            times[stage] += (now - clock).as_secs_f64();
+            clock = now;
+        };
         let vmax = integrate::kick_drift::<R>(
             &mut self.position,
             &mut self.velocity,
@@ -354,7 +378,9 @@ impl<R: Real> CpuBackend<R> {
             self.small_radius_max,
             dt,
         );
+        lap(0, &mut self.stage_seconds);
         self.bin(vmax);
+        lap(1, &mut self.stage_seconds);
         let (contacts, energy, collisions) = self.contacts(vmax);
         self.contacts = contacts;
         self.spring_energy = energy;
@@ -369,9 +395,12 @@ impl<R: Real> CpuBackend<R> {
                     *v += c.dv;
                 });
         }
+        lap(2, &mut self.stage_seconds);
         self.forces();
+        lap(4, &mut self.stage_seconds);
         integrate::kick::<R>(&mut self.velocity, &self.acceleration, &self.inv_mass, dt);
         self.step += 1;
+        lap(0, &mut self.stage_seconds);
         let bad = (0..self.len())
             .into_par_iter()
             .filter(|&i| {
@@ -381,6 +410,7 @@ impl<R: Real> CpuBackend<R> {
             })
             .map(|i| self.id[i])
             .min();
+        lap(5, &mut self.stage_seconds);
         match bad {
             Some(id) => Err(id),
             None => Ok(()),
