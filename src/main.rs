@@ -38,7 +38,7 @@ struct RunArgs {
     #[arg(long)]
     steps: Option<u64>,
     /// Time step in seconds (default: the scene's `dt`).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     dt: Option<f64>,
     /// Number of spheres of a built-in scene (default: the scene's own).
     #[arg(long)]
@@ -46,7 +46,8 @@ struct RunArgs {
     /// Write the final state as CSV (`id,x,y,z,vx,vy,vz,radius,mass`, input order).
     #[arg(long = "final", value_name = "FILE.csv")]
     final_csv: Option<PathBuf>,
-    /// Directory for snapshots (CSV + legacy VTK + series.pvd) and diagnostics.csv.
+    /// Directory for snapshots: snapshot_{step:08}.csv, .vtk (legacy) and .vtp, the ParaView
+    /// series lists series.pvd (.vtp) and series.vtk.series (.vtk), and diagnostics.csv.
     #[arg(long, value_name = "DIR")]
     output: Option<PathBuf>,
     /// Snapshot every K steps (with --output; default: steps / 20).
@@ -141,7 +142,7 @@ fn run(args: RunArgs) -> Result<i32> {
     let steps = scene.sim.steps;
     let every = args.every.unwrap_or((steps / 20).max(1));
     let mut series = match &args.output {
-        Some(dir) => Some(SeriesWriter::new(dir)?),
+        Some(dir) => Some(SeriesWriter::new(dir)?.with_legacy_vtk(true)),
         None => None,
     };
 
@@ -234,7 +235,13 @@ fn run(args: RunArgs) -> Result<i32> {
     let fin = sim.diagnostics();
     let e0 = initial.total_energy();
     let e1 = fin.total_energy();
-    let p_scale = initial.momentum.length().max(1e-300);
+    let dp = (fin.momentum - initial.momentum).length();
+    let p0 = initial.momentum.length();
+    let dp_text = if p0 > 0.0 {
+        format!("change {:.3e} relative", dp / p0)
+    } else {
+        format!("change {dp:.3e} kg m/s")
+    };
     println!(
         "{} {} steps of {} spheres in {:.3} s: {:.3e} particle-steps/s (stepping only)",
         if interrupted {
@@ -248,7 +255,7 @@ fn run(args: RunArgs) -> Result<i32> {
         stats.particle_steps_per_second
     );
     println!(
-        "  energy: total {:.6e} -> {:.6e} J (drift {:+.3e}), kinetic {:.6e} -> {:.6e} J",
+        "  energy: total {:.6e} -> {:.6e} J (change {:+.3e} relative), kinetic {:.6e} -> {:.6e} J",
         e0,
         e1,
         drift(e0, e1),
@@ -256,14 +263,13 @@ fn run(args: RunArgs) -> Result<i32> {
         fin.kinetic
     );
     println!(
-        "  momentum: [{:.6e}, {:.6e}, {:.6e}] -> [{:.6e}, {:.6e}, {:.6e}] kg m/s (change {:.3e} relative)",
+        "  momentum: [{:.6e}, {:.6e}, {:.6e}] -> [{:.6e}, {:.6e}, {:.6e}] kg m/s ({dp_text})",
         initial.momentum.x,
         initial.momentum.y,
         initial.momentum.z,
         fin.momentum.x,
         fin.momentum.y,
         fin.momentum.z,
-        (fin.momentum - initial.momentum).length() / p_scale
     );
     println!(
         "  collisions: {} resolved, {} contacts now",

@@ -478,13 +478,18 @@ fn series_with_legacy_vtk_adds_vtk_files() {
     let dir = tempfile::tempdir().unwrap();
     let mut series = SeriesWriter::new(dir.path()).unwrap().with_legacy_vtk(true);
     series.write(&simple_snapshot(5, 0.5, 2)).unwrap();
+    series.write(&simple_snapshot(10, 1.0, 2)).unwrap();
     assert_eq!(
         listing(dir.path()),
         [
             "series.pvd",
+            "series.vtk.series",
             "snapshot_00000005.csv",
             "snapshot_00000005.vtk",
-            "snapshot_00000005.vtp"
+            "snapshot_00000005.vtp",
+            "snapshot_00000010.csv",
+            "snapshot_00000010.vtk",
+            "snapshot_00000010.vtp"
         ]
     );
     let pvd = fs::read_to_string(dir.path().join("series.pvd")).unwrap();
@@ -492,6 +497,16 @@ fn series_with_legacy_vtk_adds_vtk_files() {
         !pvd.contains(".vtk\""),
         "legacy files are not listed: {pvd}"
     );
+    // ParaView's JSON file series lists the legacy files with their times.
+    let text = fs::read_to_string(dir.path().join("series.vtk.series")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["file-series-version"], "1.0");
+    let files = v["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2);
+    assert_eq!(files[0]["name"], "snapshot_00000005.vtk");
+    assert_eq!(files[0]["time"], 0.5);
+    assert_eq!(files[1]["name"], "snapshot_00000010.vtk");
+    assert_eq!(files[1]["time"], 1.0);
 }
 
 #[test]

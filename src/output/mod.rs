@@ -36,5 +36,6 @@ pub use energy::{ENERGY_LOG_HEADER, write_energy_log};
 pub use error::OutputError;
 pub use stats::{RunStats, write_stats_json};
 pub use vtk::{
-    PVD_FILE_NAME, SeriesEntry, SeriesWriter, snapshot_file_name, write_pvd, write_vtk, write_vtp,
+    PVD_FILE_NAME, SeriesEntry, SeriesWriter, VTK_SERIES_FILE_NAME, snapshot_file_name, write_pvd,
+    write_vtk, write_vtk_series, write_vtp,
 };

@@ -34,6 +34,9 @@
 //! * `series.pvd`: the ParaView collection listing every `.vtp` written so far with its time
 //!   (`timestep` = simulated time in s), rewritten atomically after each snapshot's files are
 //!   complete, so it never lists a missing or partial file. Open this one in ParaView.
+//! * `series.vtk.series`: with legacy VTK, ParaView's JSON file-series format (ParaView ≥ 5.5)
+//!   listing the `.vtk` files with their times, rewritten the same way; ParaView opens it as one
+//!   time series of legacy files.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -45,6 +48,9 @@ use crate::Snapshot;
 
 /// File name of the ParaView collection in a series directory.
 pub const PVD_FILE_NAME: &str = "series.pvd";
+
+/// File name of the ParaView file-series list of the legacy `.vtk` snapshots.
+pub const VTK_SERIES_FILE_NAME: &str = "series.vtk.series";
 
 /// Name of the snapshot file for `step` with extension `ext` (no dot):
 /// `snapshot_{step:08}.{ext}`, e.g. `snapshot_00000100.vtp`.
@@ -285,6 +291,28 @@ pub fn write_pvd(path: &Path, entries: &[SeriesEntry]) -> Result<(), OutputError
     })
 }
 
+/// Writes ParaView's JSON file-series list (`{"file-series-version": "1.0", "files":
+/// [{"name": …, "time": …}]}`) of the entries' legacy `.vtk` files, atomically. Entries without a
+/// `.vtk` file are left out.
+///
+/// # Errors
+/// [`OutputError::Write`] naming `path` when it cannot be written.
+pub fn write_vtk_series(path: &Path, entries: &[SeriesEntry]) -> Result<(), OutputError> {
+    let files: Vec<serde_json::Value> = entries
+        .iter()
+        .filter_map(|e| {
+            e.vtk
+                .as_ref()
+                .map(|name| serde_json::json!({ "name": name, "time": e.time }))
+        })
+        .collect();
+    let doc = serde_json::json!({ "file-series-version": "1.0", "files": files });
+    write_atomic(path, |w| {
+        serde_json::to_writer_pretty(&mut *w, &doc).map_err(io::Error::other)?;
+        w.write_all(b"\n")
+    })
+}
+
 fn xml_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('"', "&quot;")
@@ -327,8 +355,8 @@ impl SeriesWriter {
         })
     }
 
-    /// Also writes a legacy `snapshot_{step:08}.vtk` per snapshot (not listed in the `.pvd`,
-    /// which cannot list legacy files). Off by default.
+    /// Also writes a legacy `snapshot_{step:08}.vtk` per snapshot, listed in
+    /// `series.vtk.series` (the `.pvd` cannot list legacy files). Off by default.
     pub fn with_legacy_vtk(mut self, on: bool) -> Self {
         self.legacy_vtk = on;
         self
@@ -373,6 +401,9 @@ impl SeriesWriter {
         match self.entries.binary_search_by_key(&snap.step, |e| e.step) {
             Ok(i) => self.entries[i] = entry,
             Err(i) => self.entries.insert(i, entry),
+        }
+        if self.legacy_vtk {
+            write_vtk_series(&self.dir.join(VTK_SERIES_FILE_NAME), &self.entries)?;
         }
         write_pvd(&self.pvd_path(), &self.entries)
     }
