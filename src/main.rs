@@ -275,6 +275,13 @@ fn run(args: RunArgs) -> Result<i32> {
         "  collisions: {} resolved, {} contacts now",
         fin.collisions, fin.contacts
     );
+    let stages: Vec<String> = sim
+        .stage_seconds()
+        .iter()
+        .filter(|(_, t)| *t > 0.0)
+        .map(|(name, t)| format!("{name} {t:.2} s"))
+        .collect();
+    println!("  time by stage: {}", stages.join(", "));
 
     if let Some(path) = &args.final_csv {
         output::write_csv(path, &sim.snapshot())?;

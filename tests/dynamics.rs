@@ -325,3 +325,80 @@ fn spring_dashpot_binary_restitution_matches_e() {
         }
     }
 }
+
+#[test]
+fn sphere_pressed_on_a_plane_slides_instead_of_sinking() {
+    // e = 0, gravity pressing it down, sliding along x: no friction, so vx is kept.
+    let sim_params = SimParams {
+        gravity: DVec3::new(0.0, -9.81, 0.0),
+        ..params(1e-3, 2000)
+    };
+    let s = scene(
+        vec![sphere(
+            DVec3::new(0.0, 0.1, 0.0),
+            DVec3::new(1.0, 0.0, 0.0),
+            0.1,
+            1.0,
+            0.0,
+        )],
+        vec![plane(DVec3::ZERO, DVec3::new(0.0, 1.0, 0.0), 0.0)],
+        sim_params,
+    );
+    let mut sim = spheresim::Simulation::new(&s, spheresim::Backend::Cpu, Precision::F64).unwrap();
+    for _ in 0..2000 {
+        sim.step(1).unwrap();
+        let p = sim.snapshot().position[0];
+        assert!(p.y > 0.1 - 1e-9, "sank to {}", p.y);
+    }
+    let snap = sim.snapshot();
+    assert!(
+        (snap.velocity[0].x - 1.0).abs() < 1e-12,
+        "{:?}",
+        snap.velocity[0]
+    );
+    assert!(
+        (snap.position[0].x - 2.0).abs() < 1e-9,
+        "{:?}",
+        snap.position[0]
+    );
+    assert!(
+        snap.velocity[0].y.abs() < 9.81 * 1e-3,
+        "{:?}",
+        snap.velocity[0]
+    );
+}
+
+#[test]
+fn runs_are_bitwise_reproducible() {
+    for name in ["box-gas", "wall-break"] {
+        let s = spheresim::scene::builtin::build(name, Some(3000)).unwrap();
+        let mut sims: Vec<_> = (0..2)
+            .map(|_| {
+                spheresim::Simulation::new(&s, spheresim::Backend::Cpu, Precision::F32).unwrap()
+            })
+            .collect();
+        for sim in &mut sims {
+            sim.step(60).unwrap();
+        }
+        let (a, b) = (sims[0].snapshot(), sims[1].snapshot());
+        assert!(a == b, "{name}: two runs differ");
+        assert_eq!(sims[0].diagnostics(), sims[1].diagnostics());
+    }
+}
+
+#[test]
+fn orbits_conserve_angular_momentum_and_energy() {
+    let mut s = spheresim::scene::builtin::build("orbits", Some(300)).unwrap();
+    s.sim.steps = 300;
+    let mut sim = spheresim::Simulation::new(&s, spheresim::Backend::Cpu, Precision::F64).unwrap();
+    let d0 = sim.diagnostics();
+    sim.step(s.sim.steps).unwrap();
+    let d1 = sim.diagnostics();
+    let l0 = d0.angular_momentum.length();
+    assert!((d1.angular_momentum - d0.angular_momentum).length() < 1e-10 * l0);
+    assert!(
+        rel(d1.total_energy(), d0.total_energy(), 1.0) < 1e-6,
+        "{d0:?} {d1:?}"
+    );
+    assert!(d0.potential_gravity < 0.0);
+}
