@@ -146,11 +146,11 @@ fn run(args: RunArgs) -> Result<i32> {
         None => None,
     };
 
-    if args.backend == Backend::Auto {
-        eprintln!("notice: no GPU backend in this build; running on the CPU backend");
-    }
     let setup = Instant::now();
     let mut sim = Simulation::new(&scene, args.backend, args.precision)?;
+    if let Some(notice) = sim.notice() {
+        eprintln!("notice: {notice}");
+    }
     let n = sim.particles();
     eprintln!(
         "{}: {} spheres, {} planes, {} steps of {} s ({} s simulated), {} contact, backend {} on {}, {}; set up in {:.2} s",

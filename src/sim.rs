@@ -1,17 +1,17 @@
 //! Backend-independent simulation driver.
 
 use crate::cpu::CpuBackend;
+use crate::gpu::{GpuBackend, GpuError, GpuOptions};
 use crate::{Diagnostics, Precision, Scene, Snapshot};
 
 /// Which engine steps the scene (`--backend`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
-    /// The GPU when an adapter exists, else the CPU (default). Without a GPU backend in this
-    /// build, always the CPU.
+    /// The GPU when an adapter exists, else the CPU with a notice (default).
     #[default]
     Auto,
-    /// wgpu compute shaders (not in this build yet).
+    /// wgpu compute shaders, f32.
     Gpu,
     /// The CPU reference backend.
     Cpu,
@@ -54,6 +54,9 @@ pub enum SimError {
         /// Why.
         reason: String,
     },
+    /// The GPU backend failed to start (no adapter, scene too large, …).
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
 }
 
 /// Wall-clock accounting of stepping (excluding loading and output).
@@ -70,6 +73,7 @@ pub struct StepStats {
 enum Engine {
     Cpu32(Box<CpuBackend<f32>>),
     Cpu64(Box<CpuBackend<f64>>),
+    Gpu(Box<GpuBackend>),
 }
 
 /// A running simulation on one backend. Create with [`Simulation::new`] from a checked scene.
@@ -79,26 +83,68 @@ pub struct Simulation {
     dt: f64,
     particles: usize,
     stepping: std::time::Duration,
+    notice: Option<String>,
 }
 
 impl Simulation {
     /// Sets up `scene` (which must have passed [`Scene::check`]) on `backend` in `precision`.
     ///
-    /// `Backend::Auto` resolves to the CPU in this build. Errors: [`SimError::Unavailable`] for
-    /// the GPU and event backends, which later issues add.
+    /// `Backend::Auto` takes the GPU when an adapter opens (and the precision is f32), else the
+    /// CPU, and leaves a [`Simulation::notice`] saying so.
+    ///
+    /// # Errors
+    /// [`SimError::Gpu`] when the GPU backend was asked for and cannot run the scene (no adapter,
+    /// too large); [`SimError::Unavailable`] for the event backend and for f64 on the GPU.
     pub fn new(scene: &Scene, backend: Backend, precision: Precision) -> Result<Self, SimError> {
-        let backend = match backend {
-            Backend::Auto | Backend::Cpu => Backend::Cpu,
-            other => {
+        Self::with_gpu_options(scene, backend, precision, GpuOptions::default())
+    }
+
+    /// As [`Simulation::new`], with options for the GPU backend.
+    pub fn with_gpu_options(
+        scene: &Scene,
+        backend: Backend,
+        precision: Precision,
+        gpu: GpuOptions,
+    ) -> Result<Self, SimError> {
+        let mut notice = None;
+        let (engine, backend) = match backend {
+            Backend::Event => {
                 return Err(SimError::Unavailable {
-                    backend: other,
-                    reason: "this build has only the CPU reference backend".into(),
+                    backend,
+                    reason: "the event-driven solver is not in this build yet".into(),
                 });
             }
-        };
-        let engine = match precision {
-            Precision::F32 => Engine::Cpu32(Box::new(CpuBackend::new(scene))),
-            Precision::F64 => Engine::Cpu64(Box::new(CpuBackend::new(scene))),
+            Backend::Gpu if precision == Precision::F64 => {
+                return Err(SimError::Unavailable {
+                    backend,
+                    reason: "the GPU backend computes in f32; use --precision f32 or --backend cpu"
+                        .into(),
+                });
+            }
+            Backend::Gpu => (
+                Engine::Gpu(Box::new(GpuBackend::new(scene, gpu)?)),
+                Backend::Gpu,
+            ),
+            Backend::Auto if precision == Precision::F32 => match GpuBackend::new(scene, gpu) {
+                Ok(g) => (Engine::Gpu(Box::new(g)), Backend::Gpu),
+                Err(e) => {
+                    notice = Some(format!("GPU backend unavailable ({e}); running on the CPU"));
+                    (
+                        Engine::Cpu32(Box::new(CpuBackend::new(scene))),
+                        Backend::Cpu,
+                    )
+                }
+            },
+            Backend::Auto | Backend::Cpu => match precision {
+                Precision::F32 => (
+                    Engine::Cpu32(Box::new(CpuBackend::new(scene))),
+                    Backend::Cpu,
+                ),
+                Precision::F64 => (
+                    Engine::Cpu64(Box::new(CpuBackend::new(scene))),
+                    Backend::Cpu,
+                ),
+            },
         };
         Ok(Self {
             engine,
@@ -106,7 +152,13 @@ impl Simulation {
             dt: scene.sim.dt,
             particles: scene.spheres.len(),
             stepping: std::time::Duration::ZERO,
+            notice,
         })
+    }
+
+    /// Why `Backend::Auto` did not take the GPU, if it did not.
+    pub fn notice(&self) -> Option<&str> {
+        self.notice.as_deref()
     }
 
     /// The backend actually running (never `Auto`).
@@ -116,7 +168,10 @@ impl Simulation {
 
     /// The device the backend runs on, e.g. the CPU's core count.
     pub fn adapter(&self) -> String {
-        format!("CPU ({} threads)", rayon::current_num_threads())
+        match &self.engine {
+            Engine::Gpu(g) => g.adapter_name(),
+            _ => format!("CPU ({} threads)", rayon::current_num_threads()),
+        }
     }
 
     /// Number of spheres.
@@ -128,10 +183,16 @@ impl Simulation {
     pub fn step(&mut self, n: u64) -> Result<(), SimError> {
         let t0 = std::time::Instant::now();
         let dt = self.dt;
-        let result = (0..n).try_for_each(|_| match &mut self.engine {
-            Engine::Cpu32(b) => b.step().map_err(|id| (b.steps_done(), id)),
-            Engine::Cpu64(b) => b.step().map_err(|id| (b.steps_done(), id)),
-        });
+        let result = match &mut self.engine {
+            Engine::Cpu32(b) => {
+                (0..n).try_for_each(|_| b.step().map_err(|id| (b.steps_done(), id)))
+            }
+            Engine::Cpu64(b) => {
+                (0..n).try_for_each(|_| b.step().map_err(|id| (b.steps_done(), id)))
+            }
+            // Many steps per submission; returns once the GPU has finished them.
+            Engine::Gpu(g) => g.step(n),
+        };
         self.stepping += t0.elapsed();
         result.map_err(|(step, sphere)| SimError::NonFinite { step, sphere, dt })
     }
@@ -141,6 +202,7 @@ impl Simulation {
         match &self.engine {
             Engine::Cpu32(b) => b.steps_done(),
             Engine::Cpu64(b) => b.steps_done(),
+            Engine::Gpu(g) => g.steps_done(),
         }
     }
 
@@ -154,6 +216,7 @@ impl Simulation {
         match &self.engine {
             Engine::Cpu32(b) => b.diagnostics(),
             Engine::Cpu64(b) => b.diagnostics(),
+            Engine::Gpu(g) => g.diagnostics(),
         }
     }
 
@@ -162,6 +225,7 @@ impl Simulation {
         match &self.engine {
             Engine::Cpu32(b) => b.snapshot(),
             Engine::Cpu64(b) => b.snapshot(),
+            Engine::Gpu(g) => g.snapshot(),
         }
     }
 
@@ -170,6 +234,7 @@ impl Simulation {
         let t = match &self.engine {
             Engine::Cpu32(b) => b.stage_seconds(),
             Engine::Cpu64(b) => b.stage_seconds(),
+            Engine::Gpu(_) => return Vec::new(),
         };
         crate::cpu::STAGES.iter().copied().zip(t).collect()
     }

@@ -1,0 +1,40 @@
+// End of a step: stop on a non-finite sphere (CpuBackend::step's check) and count collisions.
+
+struct GridView {
+    speed_max_bits: u32,
+    cell_edge: f32,
+    inv_cell_edge: f32,
+    small_speed_max: f32,
+    step: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> vel: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> ids: array<u32>;
+@group(0) @binding(4) var<storage, read> contact_counts: array<vec2<u32>>;
+@group(0) @binding(5) var<storage, read> grid: GridView;
+@group(0) @binding(6) var<storage, read_write> status: Status;
+
+const F32_MAX: f32 = 3.40282347e38;
+
+@compute @workgroup_size(256)
+fn check(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    let c = contact_counts[i].y;
+    if c > 0u {
+        atomicAdd(&status.collisions, c);
+    }
+    // NaN fails every comparison, so this is false for NaN and for ±inf.
+    let ok = all(abs(pos[i].xyz) <= vec3<f32>(F32_MAX)) && all(abs(vel[i].xyz) <= vec3<f32>(F32_MAX));
+    if !ok && atomicLoad(&status.first_bad_step) >= grid.step {
+        atomicMin(&status.first_bad_step, grid.step);
+        atomicMin(&status.bad_id, ids[i]);
+    }
+}

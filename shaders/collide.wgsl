@@ -1,0 +1,481 @@
+// Stage `collide`: narrow phase over the 27 neighbour buckets, the large-sphere list and the
+// planes. Twin of src/cpu/collide.rs: entry points `earliest_events` and `collide`, functions
+// with the Rust names. Every pair is computed from both sides from the same data with the lower
+// id as `a`, so the two results are bitwise opposite: momentum balances without float atomics.
+
+// Grid (common.wgsl) without the atomic, for read-only binding.
+struct GridView {
+    speed_max_bits: u32,
+    cell_edge: f32,
+    inv_cell_edge: f32,
+    small_speed_max: f32,
+    step: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;     // xyz, radius
+@group(0) @binding(2) var<storage, read> vel: array<vec4<f32>>;     // xyz, inverse mass
+@group(0) @binding(3) var<storage, read> props: array<vec4<f32>>;   // restitution, zeta, -, -
+@group(0) @binding(4) var<storage, read> ids: array<u32>;
+@group(0) @binding(5) var<storage, read> grid: GridView;
+@group(0) @binding(6) var<storage, read> cell_start: array<u32>;    // table_size + 1
+@group(0) @binding(7) var<storage, read> counts: array<u32>;        // table_size + 1
+@group(0) @binding(8) var<storage, read> planes: array<Plane>;
+@group(0) @binding(9) var<storage, read_write> earliest: array<vec2<u32>>;  // tau bits, partner
+@group(0) @binding(10) var<storage, read_write> contact: array<vec4<f32>>;  // 2 per sphere
+@group(0) @binding(11) var<storage, read_write> contact_counts: array<vec2<u32>>; // contacts, collisions
+
+const MODEL_IMPULSE: u32 = 0u;
+const PLANE_EVENT: u32 = 0x80000000u;  // cpu::collide::PLANE_EVENT
+const NO_EVENT: u32 = 0xffffffffu;     // cpu::collide::NO_EVENT
+const TAU_NONE: f32 = 3.0e38;          // stands for the CPU's infinity (never a valid τ)
+const PASS_EARLIEST: u32 = 0u;
+const PASS_COLLIDE: u32 = 1u;
+
+// cpu::collide::Body
+struct Body {
+    x: vec3<f32>,
+    r: f32,
+    v: vec3<f32>,
+    w: f32,
+    e: f32,
+    zeta: f32,
+    id: u32,
+}
+
+fn load_body(i: u32) -> Body {
+    let p = pos[i];
+    let v = vel[i];
+    let m = props[i];
+    return Body(p.xyz, p.w, v.xyz, v.w, m.x, m.y, ids[i]);
+}
+
+// cpu::collide::PairResponse
+struct PairResponse {
+    n: vec3<f32>,
+    impulse: f32,
+    rest: f32,
+    tau: f32,
+    push: f32,
+    push_deferred: f32,
+    force: f32,
+    energy: f32,
+    contact: bool,
+    collision: bool,
+}
+
+fn no_response() -> PairResponse {
+    return PairResponse(vec3<f32>(0.0), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, false, false);
+}
+
+// cpu::collide::ContactOut, plus the sphere's earliest event of the first pass.
+struct Acc {
+    dv: vec3<f32>,
+    dx: vec3<f32>,
+    force: vec3<f32>,
+    energy: f32,
+    contacts: u32,
+    collisions: u32,
+    ev_tau: f32,
+    ev_partner: u32,
+}
+
+fn dot3(a: vec3<f32>, b: vec3<f32>) -> f32 {
+    // real::Real::dot writes the sum out in this order.
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+
+// physics::impulse::pair_restitution
+fn pair_restitution(e_a: f32, e_b: f32) -> f32 {
+    return min(e_a, e_b);
+}
+
+// physics::impulse::normal_impulse
+fn normal_impulse(u_n: f32, e: f32, w_a: f32, w_b: f32) -> f32 {
+    return (1.0 + e) * u_n / (w_a + w_b);
+}
+
+// physics::impulse::plane_velocity_change
+fn plane_velocity_change(v: vec3<f32>, n: vec3<f32>, e: f32) -> vec3<f32> {
+    let vn = dot3(v, n);
+    if vn < 0.0 {
+        return n * (-(1.0 + e) * vn);
+    }
+    return vec3<f32>(0.0);
+}
+
+// physics::toi::contact_fraction; returns -1 for None.
+fn contact_fraction(d0: vec3<f32>, delta: vec3<f32>, radius_sum: f32) -> f32 {
+    let c = dot3(d0, d0) - radius_sum * radius_sum;
+    let b = dot3(d0, delta);
+    let a = dot3(delta, delta);
+    if c <= 0.0 || b >= 0.0 || a == 0.0 {
+        return -1.0;
+    }
+    let disc = b * b - a * c;
+    if disc < 0.0 {
+        return -1.0;
+    }
+    let tau = c / (-b + sqrt(disc));
+    if tau <= 1.0 {
+        return tau;
+    }
+    return -1.0;
+}
+
+// physics::toi::plane_contact_fraction
+fn plane_contact_fraction(s0: f32, s1: f32) -> f32 {
+    return min(s0 / (s0 - s1), 1.0);
+}
+
+// physics::spring_dashpot::dashpot_coefficient
+fn dashpot_coefficient(zeta: f32, k_n: f32, inverse_mass_sum: f32) -> f32 {
+    return 2.0 * zeta * sqrt(k_n / inverse_mass_sum);
+}
+
+// physics::spring_dashpot::normal_force
+fn normal_force(k_n: f32, c_n: f32, overlap: f32, u_n: f32) -> f32 {
+    if overlap <= 0.0 {
+        return 0.0;
+    }
+    return max(k_n * overlap + c_n * u_n, 0.0);
+}
+
+// cpu::collide::unit_or
+fn unit_or(d: vec3<f32>, fallback: vec3<f32>) -> vec3<f32> {
+    let l2 = dot3(d, d);
+    if l2 > 1.17549435e-38 {
+        return d / sqrt(l2);
+    }
+    return fallback;
+}
+
+// cpu::collide::resolve_pair (impulse model; a has the lower id)
+fn resolve_pair(a: Body, b: Body, dt: f32) -> PairResponse {
+    var out = no_response();
+    let wsum = a.w + b.w;
+    if wsum == 0.0 {
+        return out;
+    }
+    let radius_sum = a.r + b.r;
+    let d1 = b.x - a.x;
+    let dv = b.v - a.v;
+    let delta = dv * dt;
+    let d0 = d1 - delta;
+    let fallback = vec3<f32>(1.0, 0.0, 0.0);
+    var tau = 0.0;
+    var n = vec3<f32>(0.0);
+    if dot3(d0, d0) > radius_sum * radius_sum {
+        tau = contact_fraction(d0, delta, radius_sum);
+        if tau < 0.0 {
+            return out;
+        }
+        n = unit_or(d0 + delta * tau, fallback);
+    } else {
+        n = unit_or(d1, fallback);
+    }
+    let dist1 = sqrt(dot3(d1, d1));
+    out.contact = dist1 <= radius_sum;
+    out.n = n;
+    out.tau = tau;
+    out.rest = (1.0 - tau) * dt;
+    let u_n = -dot3(dv, n);
+    if u_n > 0.0 {
+        out.impulse = normal_impulse(u_n, pair_restitution(a.e, b.e), a.w, b.w);
+        out.collision = true;
+    }
+    let relax = params.overlap_relaxation;
+    let d1c = d1 + n * (out.impulse * wsum * out.rest);
+    out.push = max(radius_sum - sqrt(dot3(d1c, d1c)), 0.0) * relax;
+    out.push_deferred = max(radius_sum - dist1, 0.0) * relax;
+    return out;
+}
+
+// cpu::collide::pair_force (spring–dashpot; a has the lower id)
+fn pair_force(a: Body, b: Body, stiffness: f32, dt: f32) -> PairResponse {
+    var out = no_response();
+    let wsum = a.w + b.w;
+    if wsum == 0.0 {
+        return out;
+    }
+    let radius_sum = a.r + b.r;
+    let d1 = b.x - a.x;
+    let dist2 = dot3(d1, d1);
+    if dist2 > radius_sum * radius_sum {
+        return out;
+    }
+    let n = unit_or(d1, vec3<f32>(1.0, 0.0, 0.0));
+    let overlap = radius_sum - sqrt(dist2);
+    let dv = b.v - a.v;
+    let u_n = -dot3(dv, n);
+    let c_n = dashpot_coefficient(max(a.zeta, b.zeta), stiffness, wsum);
+    out.n = n;
+    out.force = normal_force(stiffness, c_n, overlap, u_n);
+    out.energy = 0.5 * stiffness * overlap * overlap;
+    out.contact = true;
+    let d0 = d1 - dv * dt;
+    out.collision = dot3(d0, d0) > radius_sum * radius_sum;
+    return out;
+}
+
+// cpu::collide::apply
+fn apply(acc: ptr<function, Acc>, p: PairResponse, me: Body, wsum: f32, me_is_a: bool) {
+    let sign = select(1.0, -1.0, me_is_a);
+    if p.impulse != 0.0 || p.push != 0.0 {
+        let dv = p.n * (sign * p.impulse * me.w);
+        (*acc).dv += dv;
+        (*acc).dx += dv * p.rest + p.n * (sign * p.push * me.w / wsum);
+    }
+    if p.force != 0.0 {
+        (*acc).force += p.n * (sign * p.force);
+    }
+    if me_is_a {
+        (*acc).energy += p.energy;
+        (*acc).contacts += select(0u, 1u, p.contact);
+        (*acc).collisions += select(0u, 1u, p.collision);
+    }
+}
+
+// cpu::collide::visit
+fn visit(acc: ptr<function, Acc>, me: Body, other: Body, mutual: bool) {
+    let me_is_a = me.id < other.id;
+    var a = other;
+    var b = me;
+    if me_is_a {
+        a = me;
+        b = other;
+    }
+    var p: PairResponse;
+    if params.model == MODEL_IMPULSE {
+        p = resolve_pair(a, b, params.dt);
+        if !(p.collision && mutual) {
+            p.impulse = 0.0;
+            p.collision = false;
+            p.push = p.push_deferred;
+        }
+    } else {
+        p = pair_force(a, b, params.stiffness, params.dt);
+    }
+    apply(acc, p, me, a.w + b.w, me_is_a);
+}
+
+// cpu::collide::Event::keep_earliest
+fn keep_earliest(acc: ptr<function, Acc>, tau: f32, partner: u32) {
+    if tau < (*acc).ev_tau || (tau == (*acc).ev_tau && partner < (*acc).ev_partner) {
+        (*acc).ev_tau = tau;
+        (*acc).ev_partner = partner;
+    }
+}
+
+// One candidate pair (me, other at sorted index j) for the given pass.
+fn handle(acc: ptr<function, Acc>, phase: u32, me: Body, mine: u32, j: u32, other: Body) {
+    if phase == PASS_EARLIEST {
+        var a = other;
+        var b = me;
+        if me.id < other.id {
+            a = me;
+            b = other;
+        }
+        let p = resolve_pair(a, b, params.dt);
+        if p.collision {
+            keep_earliest(acc, p.tau, other.id);
+        }
+    } else {
+        let mutual = params.model == MODEL_IMPULSE && mine == other.id && earliest[j].y == me.id;
+        visit(acc, me, other, mutual);
+    }
+}
+
+// Spheres of bucket k that lie in cell c (large spheres' scan: buckets may alias cells).
+fn handle_cell_checked(acc: ptr<function, Acc>, phase: u32, i: u32, me: Body, mine: u32, c: vec3<i32>) {
+    let k = hash_cell(c, params.table_size);
+    let start = cell_start[k];
+    let end = start + counts[k];
+    for (var j = start; j < end; j++) {
+        if j != i && all(cell_of(pos[j].xyz, grid.inv_cell_edge) == c) {
+            handle(acc, phase, me, mine, j, load_body(j));
+        }
+    }
+}
+
+// cpu::collide::for_each_candidate followed by the pass's pair handling.
+fn scan_candidates(acc: ptr<function, Acc>, phase: u32, i: u32, me: Body, mine: u32) {
+    let n_small = params.n_small;
+    if i < n_small {
+        let cell = cell_of(me.x, grid.inv_cell_edge);
+        var seen: array<u32, 27>;
+        var n_seen = 0u;
+        for (var dz = -1; dz <= 1; dz++) {
+            for (var dy = -1; dy <= 1; dy++) {
+                for (var dx = -1; dx <= 1; dx++) {
+                    let k = hash_cell(cell + vec3<i32>(dx, dy, dz), params.table_size);
+                    var dup = false;
+                    for (var s = 0u; s < n_seen; s++) {
+                        if seen[s] == k {
+                            dup = true;
+                        }
+                    }
+                    if dup {
+                        continue;
+                    }
+                    seen[n_seen] = k;
+                    n_seen += 1u;
+                    let start = cell_start[k];
+                    let end = start + counts[k];
+                    for (var j = start; j < end; j++) {
+                        if j != i {
+                            handle(acc, phase, me, mine, j, load_body(j));
+                        }
+                    }
+                }
+            }
+        }
+    } else {
+        let reach = me.r + params.small_radius_max
+            + (sqrt(dot3(me.v, me.v)) + grid.small_speed_max) * params.dt;
+        let lo = cell_of(me.x - vec3<f32>(reach), grid.inv_cell_edge);
+        let hi = cell_of(me.x + vec3<f32>(reach), grid.inv_cell_edge);
+        let span = vec3<f32>(hi - lo) + vec3<f32>(1.0);
+        if span.x * span.y * span.z > f32(n_small) {
+            for (var j = 0u; j < n_small; j++) {
+                handle(acc, phase, me, mine, j, load_body(j));
+            }
+        } else {
+            for (var cz = lo.z; cz <= hi.z; cz++) {
+                for (var cy = lo.y; cy <= hi.y; cy++) {
+                    for (var cx = lo.x; cx <= hi.x; cx++) {
+                        handle_cell_checked(acc, phase, i, me, mine, vec3<i32>(cx, cy, cz));
+                    }
+                }
+            }
+        }
+    }
+    for (var j = n_small; j < params.n; j++) {
+        if j != i {
+            handle(acc, phase, me, mine, j, load_body(j));
+        }
+    }
+}
+
+// cpu::collide::plane_gap
+fn plane_gap(me: Body, plane: Plane) -> vec2<f32> {
+    return vec2<f32>(dot3(me.x - plane.point, plane.normal) - me.r, dot3(me.v, plane.normal));
+}
+
+// cpu::collide::plane_event; returns -1 for None.
+fn plane_event(me: Body, plane: Plane, dt: f32) -> f32 {
+    if me.w == 0.0 {
+        return -1.0;
+    }
+    let g = plane_gap(me, plane);
+    let s1 = g.x;
+    let vn = g.y;
+    if vn >= 0.0 {
+        return -1.0;
+    }
+    let s0 = s1 - vn * dt;
+    if s0 > 0.0 {
+        if s1 <= 0.0 {
+            return plane_contact_fraction(s0, s1);
+        }
+        return -1.0;
+    }
+    return 0.0;
+}
+
+// cpu::collide::plane_contact
+fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, is_earliest: bool) {
+    if me.w == 0.0 {
+        return;
+    }
+    let n = plane.normal;
+    let g = plane_gap(me, plane);
+    let s1 = g.x;
+    let vn = g.y;
+    if params.model == MODEL_IMPULSE {
+        if s1 > 0.0 && !is_earliest {
+            return;
+        }
+        var dv = vec3<f32>(0.0);
+        var dx = vec3<f32>(0.0);
+        if is_earliest {
+            var tau = plane_event(me, plane, params.dt);
+            if tau < 0.0 {
+                tau = 0.0;
+            }
+            dv = plane_velocity_change(me.v, n, pair_restitution(me.e, plane.e));
+            dx = dv * ((1.0 - tau) * params.dt);
+            (*acc).collisions += 1u;
+        }
+        let s1c = s1 + dot3(dx, n);
+        if s1c < 0.0 {
+            dx -= n * s1c;
+        }
+        (*acc).contacts += select(0u, 1u, s1 <= 0.0);
+        (*acc).dv += dv;
+        (*acc).dx += dx;
+    } else {
+        if s1 > 0.0 {
+            return;
+        }
+        let overlap = -s1;
+        let c_n = dashpot_coefficient(max(me.zeta, plane.zeta), params.stiffness, me.w);
+        let f = normal_force(params.stiffness, c_n, overlap, -vn);
+        (*acc).force += n * f;
+        (*acc).energy += 0.5 * params.stiffness * overlap * overlap;
+        (*acc).contacts += 1u;
+        (*acc).collisions += select(0u, 1u, s1 - vn * params.dt > 0.0);
+    }
+}
+
+fn new_acc() -> Acc {
+    return Acc(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0u, 0u, TAU_NONE, NO_EVENT);
+}
+
+// cpu::collide::earliest_events
+@compute @workgroup_size(256)
+fn earliest_events(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    let me = load_body(i);
+    var acc = new_acc();
+    scan_candidates(&acc, PASS_EARLIEST, i, me, NO_EVENT);
+    for (var k = 0u; k < params.n_planes; k++) {
+        let tau = plane_event(me, planes[k], params.dt);
+        if tau >= 0.0 {
+            keep_earliest(&acc, tau, PLANE_EVENT | k);
+        }
+    }
+    earliest[i] = vec2<u32>(bitcast<u32>(acc.ev_tau), acc.ev_partner);
+}
+
+// cpu::collide::collide
+@compute @workgroup_size(256)
+fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    let me = load_body(i);
+    var mine = NO_EVENT;
+    if params.model == MODEL_IMPULSE {
+        mine = earliest[i].y;
+    }
+    var acc = new_acc();
+    scan_candidates(&acc, PASS_COLLIDE, i, me, mine);
+    for (var k = 0u; k < params.n_planes; k++) {
+        plane_contact(&acc, me, planes[k], mine == (PLANE_EVENT | k));
+    }
+    if params.model == MODEL_IMPULSE {
+        contact[2u * i] = vec4<f32>(acc.dv, acc.energy);
+    } else {
+        contact[2u * i] = vec4<f32>(acc.force, acc.energy);
+    }
+    contact[2u * i + 1u] = vec4<f32>(acc.dx, 0.0);
+    contact_counts[i] = vec2<u32>(acc.contacts, acc.collisions);
+}

@@ -1,0 +1,79 @@
+// Shared by every compute stage (prepended to each stage's source by src/gpu/pipelines.rs).
+// Each function names the Rust function it mirrors; constants equal the Rust ones.
+
+// Work-group size of every 1-D stage (src/gpu/mod.rs: WORKGROUP_SIZE).
+const WG: u32 = 256u;
+
+// Uniform parameters of a step (src/gpu/buffers.rs: Params; field order and padding matter).
+struct Params {
+    gravity: vec3<f32>,      // m/s²
+    dt: f32,                 // s
+    n: u32,                  // spheres
+    n_small: u32,            // small spheres, sorted first
+    table_size: u32,         // hash buckets (power of two); the large spheres' key is table_size
+    n_planes: u32,
+    small_radius_max: f32,   // m
+    g_const: f32,            // m³ kg⁻¹ s⁻²
+    eps2: f32,               // m², softening²
+    drag: f32,               // N·s/m²
+    stiffness: f32,          // N/m
+    model: u32,              // 0 impulse, 1 spring–dashpot
+    overlap_relaxation: f32, // cpu::collide::OVERLAP_RELAXATION
+    dispatch_x: u32,         // threads along x of a 2-D dispatch (work-groups × WG)
+}
+
+// Grid parameters computed on the GPU each step (src/gpu/buffers.rs: Grid).
+struct Grid {
+    speed_max_bits: atomic<u32>, // bits of the largest small-sphere speed², m²/s² (≥ 0 floats order as u32)
+    cell_edge: f32,              // m
+    inv_cell_edge: f32,          // 1/m
+    small_speed_max: f32,        // m/s
+    step: u32,                   // steps done; grid_params advances it (set-up starts it at u32 max)
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+// Non-finite detection and the collision counter (src/gpu/buffers.rs: Status).
+struct Status {
+    first_bad_step: atomic<u32>, // first step with a NaN or infinite sphere (u32 max: none)
+    bad_id: atomic<u32>,         // lowest input id of such a sphere at that step
+    collisions: atomic<u32>,     // collisions since the host last read and cleared it
+    pad: u32,
+}
+
+// A plane (src/cpu/collide.rs: PlaneBody).
+struct Plane {
+    point: vec3<f32>,
+    e: f32,
+    normal: vec3<f32>,
+    zeta: f32,
+}
+
+// Linear thread index of a possibly 2-D dispatch (DESIGN.md: 2-D dispatch when one dimension
+// would exceed the adapter's limit).
+fn linear_index(gid: vec3<u32>, dispatch_x: u32) -> u32 {
+    return gid.x + gid.y * dispatch_x;
+}
+
+// Mirrors cpu::cell_keys::CELL_LIMIT.
+const CELL_LIMIT: f32 = 1073741824.0;
+
+// Mirrors cpu::cell_keys::cell_of (clamp, then floor).
+fn cell_of(x: vec3<f32>, inv_h: f32) -> vec3<i32> {
+    return vec3<i32>(floor(clamp(x * inv_h, vec3<f32>(-CELL_LIMIT), vec3<f32>(CELL_LIMIT))));
+}
+
+// Mirrors cpu::cell_keys::morton_in_block.
+fn spread2(v: i32) -> u32 {
+    let u = u32(v & 3);
+    return (u & 1u) | ((u & 2u) << 2u);
+}
+
+// Mirrors cpu::cell_keys::hash_cell (blocks of 4³ cells hashed with Teschner's primes, the
+// cell's Morton index inside its block in the low 6 bits).
+fn hash_cell(c: vec3<i32>, table_size: u32) -> u32 {
+    let block = (u32(c.x >> 2u) * 73856093u) ^ (u32(c.y >> 2u) * 19349663u) ^ (u32(c.z >> 2u) * 83492791u);
+    let local = spread2(c.x) | (spread2(c.y) << 1u) | (spread2(c.z) << 2u);
+    return ((block << 6u) | local) & (table_size - 1u);
+}

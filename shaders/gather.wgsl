@@ -1,0 +1,29 @@
+// The gather half of stage `scatter`: dst[new] = src[perm[new]] for every state array.
+// Twin of src/cpu/scatter.rs::gather.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> perm: array<u32>;
+@group(0) @binding(2) var<storage, read> src_pos: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> src_vel: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> src_acc: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> src_props: array<vec4<f32>>;  // e, zeta, -, -
+@group(0) @binding(6) var<storage, read> src_id: array<u32>;
+@group(0) @binding(7) var<storage, read_write> dst_pos: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read_write> dst_vel: array<vec4<f32>>;
+@group(0) @binding(9) var<storage, read_write> dst_acc: array<vec4<f32>>;
+@group(0) @binding(10) var<storage, read_write> dst_props: array<vec4<f32>>;
+@group(0) @binding(11) var<storage, read_write> dst_id: array<u32>;
+
+@compute @workgroup_size(256)
+fn gather(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let j = linear_index(gid, params.dispatch_x);
+    if j >= params.n {
+        return;
+    }
+    let i = perm[j];
+    dst_pos[j] = src_pos[i];
+    dst_vel[j] = src_vel[i];
+    dst_acc[j] = src_acc[i];
+    dst_props[j] = src_props[i];
+    dst_id[j] = src_id[i];
+}

@@ -1,0 +1,70 @@
+// Stage `gravity`: mutual attraction by softened direct sum, tiled through work-group memory
+// (L. Nyland, M. Harris, J. Prins, "Fast N-Body Simulation with CUDA", GPU Gems 3 ch. 31).
+// Twin of src/cpu/gravity.rs: j runs over tiles of TILE bodies in ascending order, so the terms
+// are added in the CPU's order.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;       // xyz
+@group(0) @binding(2) var<storage, read> acc: array<vec4<f32>>;       // w: gravitating mass (0 if none)
+@group(0) @binding(3) var<storage, read_write> a_mutual: array<vec4<f32>>;  // xyz m/s², w potential J
+
+// With the potential energy per body, ½ Σ_j U_ij (diagnostics only).
+override WITH_POTENTIAL: bool = false;
+
+const TILE: u32 = 256u;  // = WG = cpu::gravity::TILE
+var<workgroup> tile: array<vec4<f32>, 256>;
+
+// physics::gravity::softened_acceleration
+fn softened_acceleration(d: vec3<f32>, m_j: f32, g_const: f32, eps2: f32) -> vec3<f32> {
+    let r2 = d.x * d.x + d.y * d.y + d.z * d.z + eps2;
+    if r2 == 0.0 {
+        return vec3<f32>(0.0);
+    }
+    let inv_r = 1.0 / sqrt(r2);
+    return d * (g_const * m_j * inv_r * inv_r * inv_r);
+}
+
+@compute @workgroup_size(256)
+fn gravity(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    // No early return: every thread helps load the tiles (barriers need uniform control flow).
+    let i = linear_index(gid, params.dispatch_x);
+    let in_range = i < params.n;
+    var xi = vec3<f32>(0.0);
+    var mi = 0.0;
+    if in_range {
+        xi = pos[i].xyz;
+        mi = acc[i].w;
+    }
+    var a = vec3<f32>(0.0);
+    var u = 0.0;
+    let n_tiles = (params.n + TILE - 1u) / TILE;
+    for (var t = 0u; t < n_tiles; t++) {
+        let j_load = t * TILE + lid;
+        if j_load < params.n {
+            tile[lid] = vec4<f32>(pos[j_load].xyz, acc[j_load].w);
+        } else {
+            tile[lid] = vec4<f32>(0.0);
+        }
+        workgroupBarrier();
+        let count = min(TILE, params.n - t * TILE);
+        for (var k = 0u; k < count; k++) {
+            let j = t * TILE + k;
+            let b = tile[k];
+            if j != i && b.w != 0.0 {
+                let d = b.xyz - xi;
+                a += softened_acceleration(d, b.w, params.g_const, params.eps2);
+                if WITH_POTENTIAL {
+                    // physics::gravity::pair_potential, half per body
+                    let s = d.x * d.x + d.y * d.y + d.z * d.z + params.eps2;
+                    if s > 0.0 {
+                        u -= 0.5 * params.g_const * mi * b.w / sqrt(s);
+                    }
+                }
+            }
+        }
+        workgroupBarrier();
+    }
+    if in_range {
+        a_mutual[i] = vec4<f32>(a, u);
+    }
+}

@@ -1,0 +1,100 @@
+// Stage `integrate`: kick–drift–kick leapfrog. Twin of src/cpu/integrate.rs.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;   // xyz m, w radius m
+@group(0) @binding(2) var<storage, read_write> vel: array<vec4<f32>>;   // xyz m/s, w inverse mass 1/kg
+@group(0) @binding(3) var<storage, read_write> acc: array<vec4<f32>>;   // xyz m/s², w mass kg
+@group(0) @binding(4) var<storage, read_write> grid: Grid;
+@group(0) @binding(5) var<storage, read> contact: array<vec4<f32>>;     // 2 per sphere: dv | force, dx | energy
+@group(0) @binding(6) var<storage, read> a_mutual: array<vec4<f32>>;
+
+// Mirrors cpu::integrate::kick_drift: v += a dt/2, x += v dt; records the largest small-sphere
+// speed² for the grid.
+@compute @workgroup_size(256)
+fn kick_drift(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    let v4 = vel[i];
+    if v4.w == 0.0 {
+        return;
+    }
+    let p4 = pos[i];
+    let v = v4.xyz + acc[i].xyz * (params.dt * 0.5);
+    vel[i] = vec4<f32>(v, v4.w);
+    pos[i] = vec4<f32>(p4.xyz + v * params.dt, p4.w);
+    if p4.w <= params.small_radius_max {
+        atomicMax(&grid.speed_max_bits, bitcast<u32>(dot(v, v)));
+    }
+}
+
+// Records the largest small-sphere speed² without moving anything (set-up: the CPU computes the
+// same maximum in CpuBackend::new).
+@compute @workgroup_size(256)
+fn measure_speed(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    let v4 = vel[i];
+    if pos[i].w <= params.small_radius_max {
+        atomicMax(&grid.speed_max_bits, bitcast<u32>(dot(v4.xyz, v4.xyz)));
+    }
+}
+
+// Mirrors cpu::integrate::kick: v += a dt/2.
+@compute @workgroup_size(256)
+fn kick(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    let v4 = vel[i];
+    if v4.w == 0.0 {
+        return;
+    }
+    vel[i] = vec4<f32>(v4.xyz + acc[i].xyz * (params.dt * 0.5), v4.w);
+}
+
+// Mirrors the impulse-model update of CpuBackend::step: x += dx, v += dv from the contact stage.
+@compute @workgroup_size(256)
+fn apply_contacts(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    let dv = contact[2u * i].xyz;
+    let dx = contact[2u * i + 1u].xyz;
+    let p4 = pos[i];
+    let v4 = vel[i];
+    pos[i] = vec4<f32>(p4.xyz + dx, p4.w);
+    vel[i] = vec4<f32>(v4.xyz + dv, v4.w);
+}
+
+// Mirrors cpu::integrate::accelerations: g + w (contact force + Stokes drag) + mutual gravity.
+// The contact force is used by the spring–dashpot only (it is zero for impulses).
+@compute @workgroup_size(256)
+fn accelerations(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    let v4 = vel[i];
+    let a4 = acc[i];
+    let w = v4.w;
+    if w == 0.0 {
+        acc[i] = vec4<f32>(0.0, 0.0, 0.0, a4.w);
+        return;
+    }
+    // physics::drag::stokes_drag
+    var f = v4.xyz * (-params.drag * pos[i].w);
+    if params.model == 1u {
+        f += contact[2u * i].xyz;
+    }
+    var a = params.gravity + f * w;
+    if params.g_const > 0.0 {
+        a += a_mutual[i].xyz;
+    }
+    acc[i] = vec4<f32>(a, a4.w);
+}

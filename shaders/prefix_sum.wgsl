@@ -1,0 +1,91 @@
+// Stage `prefix_sum`: exclusive prefix sum, reduce-then-scan over blocks of SCAN_BLOCK entries.
+// Twin of src/cpu/prefix_sum.rs. WGSL gives no forward-progress guarantee between work-groups,
+// so there is no single-pass decoupled look-back: the driver runs `reduce` level by level up to
+// one block, scans that block, then `add_block_offsets` back down.
+
+struct ScanParams {
+    len: u32,        // entries at this level
+    dispatch_x: u32, // threads along x (work-groups × WG)
+}
+
+@group(0) @binding(0) var<uniform> sp: ScanParams;
+@group(0) @binding(1) var<storage, read_write> data: array<u32>;        // this level, scanned in place
+@group(0) @binding(2) var<storage, read_write> block_sums: array<u32>;  // the level above
+
+const ITEMS: u32 = 4u;            // entries per thread
+const SCAN_BLOCK: u32 = 1024u;    // WG × ITEMS, = cpu::prefix_sum::SCAN_BLOCK
+
+var<workgroup> shared_sums: array<u32, 256>;
+
+// Exclusive scan of shared_sums[0..256] in place (Hillis–Steele on the work-group), returning
+// the total.
+fn workgroup_exclusive_scan(lid: u32, value: u32) -> u32 {
+    shared_sums[lid] = value;
+    workgroupBarrier();
+    var offset = 1u;
+    loop {
+        if offset >= WG {
+            break;
+        }
+        var add = 0u;
+        if lid >= offset {
+            add = shared_sums[lid - offset];
+        }
+        workgroupBarrier();
+        shared_sums[lid] += add;
+        workgroupBarrier();
+        offset = offset * 2u;
+    }
+    let inclusive = shared_sums[lid];
+    let total = shared_sums[WG - 1u];
+    workgroupBarrier();
+    shared_sums[lid] = inclusive - value;
+    workgroupBarrier();
+    return total;
+}
+
+fn block_index(wid: vec3<u32>) -> u32 {
+    return wid.x + wid.y * (sp.dispatch_x / WG);
+}
+
+// block_sums[b] = Σ data[b·SCAN_BLOCK ..][..SCAN_BLOCK].
+@compute @workgroup_size(256)
+fn reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let b = block_index(wid);
+    let base = b * SCAN_BLOCK + lid * ITEMS;
+    var s = 0u;
+    for (var k = 0u; k < ITEMS; k++) {
+        if base + k < sp.len {
+            s += data[base + k];
+        }
+    }
+    let total = workgroup_exclusive_scan(lid, s);
+    if lid == 0u {
+        block_sums[b] = total;
+    }
+}
+
+// Exclusive scan of each block of `data` in place, adding block_sums[b] (the scanned sums of
+// the blocks before it) to every entry.
+@compute @workgroup_size(256)
+fn scan_blocks(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let b = block_index(wid);
+    let base = b * SCAN_BLOCK + lid * ITEMS;
+    var v: array<u32, 4>;
+    var s = 0u;
+    for (var k = 0u; k < ITEMS; k++) {
+        v[k] = 0u;
+        if base + k < sp.len {
+            v[k] = data[base + k];
+        }
+        s += v[k];
+    }
+    workgroup_exclusive_scan(lid, s);
+    var acc = shared_sums[lid] + block_sums[b];
+    for (var k = 0u; k < ITEMS; k++) {
+        if base + k < sp.len {
+            data[base + k] = acc;
+        }
+        acc += v[k];
+    }
+}

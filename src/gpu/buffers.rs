@@ -1,0 +1,132 @@
+//! GPU-side data: uniform and small structs (layouts match `shaders/common.wgsl`), the sphere
+//! state, and the memory estimate made before anything is allocated.
+
+use bytemuck::{Pod, Zeroable};
+
+/// Uniform parameters of a step (`Params` in common.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct Params {
+    /// Uniform field, m/s².
+    pub gravity: [f32; 3],
+    /// Time step, s.
+    pub dt: f32,
+    /// Spheres.
+    pub n: u32,
+    /// Small spheres (sorted first).
+    pub n_small: u32,
+    /// Hash buckets.
+    pub table_size: u32,
+    /// Planes.
+    pub n_planes: u32,
+    /// Largest small radius, m.
+    pub small_radius_max: f32,
+    /// G, m³ kg⁻¹ s⁻².
+    pub g_const: f32,
+    /// ε², m².
+    pub eps2: f32,
+    /// Stokes k_c, N·s/m².
+    pub drag: f32,
+    /// k_n, N/m.
+    pub stiffness: f32,
+    /// 0 impulse, 1 spring–dashpot.
+    pub model: u32,
+    /// `cpu::collide::OVERLAP_RELAXATION`.
+    pub overlap_relaxation: f32,
+    /// Threads along x of a per-sphere dispatch.
+    pub dispatch_x: u32,
+}
+
+/// Grid parameters of the current step (`Grid` in common.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct Grid {
+    /// Bits of the largest small-sphere speed², m²/s².
+    pub speed_max_bits: u32,
+    /// Cell edge, m.
+    pub cell_edge: f32,
+    /// 1 / cell edge, m⁻¹.
+    pub inv_cell_edge: f32,
+    /// Largest small-sphere speed, m/s.
+    pub small_speed_max: f32,
+    /// Steps done (u32::MAX before set-up).
+    pub step: u32,
+    /// Padding.
+    pub pad: [u32; 3],
+}
+
+/// Non-finite detection and collision counter (`Status` in common.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Pod, Zeroable)]
+pub struct Status {
+    /// First step with a non-finite sphere, u32::MAX for none.
+    pub first_bad_step: u32,
+    /// Its lowest input id.
+    pub bad_id: u32,
+    /// Collisions since the last read.
+    pub collisions: u32,
+    /// Padding.
+    pub pad: u32,
+}
+
+impl Default for Status {
+    fn default() -> Self {
+        Self {
+            first_bad_step: u32::MAX,
+            bad_id: u32::MAX,
+            collisions: 0,
+            pad: 0,
+        }
+    }
+}
+
+/// A plane (`Plane` in common.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct PlaneGpu {
+    /// A point on the plane, m.
+    pub point: [f32; 3],
+    /// Restitution.
+    pub e: f32,
+    /// Unit normal into the domain.
+    pub normal: [f32; 3],
+    /// Damping ratio ζ.
+    pub zeta: f32,
+}
+
+/// Parameters of one prefix-sum level (`ScanParams` in prefix_sum.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct ScanParams {
+    /// Entries at this level.
+    pub len: u32,
+    /// Threads along x.
+    pub dispatch_x: u32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 2],
+}
+
+/// Bytes per sphere of each per-sphere buffer, by name: what a scene needs before allocation.
+/// The hash table adds `2 × 4 × (table_size + 1)` bytes.
+pub const PER_SPHERE: [(&str, u64); 12] = [
+    ("position ×2", 32),
+    ("velocity ×2", 32),
+    ("acceleration ×2", 32),
+    ("properties ×2", 32),
+    ("ids ×2", 8),
+    ("keys", 4),
+    ("slots", 4),
+    ("arrival order", 4),
+    ("permutation", 4),
+    ("earliest events", 8),
+    ("contact results", 32),
+    ("contact counts + mutual gravity", 24),
+];
+
+/// Largest single binding per sphere: the contact results, 2 × vec4<f32>.
+pub const LARGEST_BINDING_PER_SPHERE: u64 = 32;
+
+/// Estimated device memory for `n` spheres with `table_size` buckets, bytes.
+pub fn memory_estimate(n: u64, table_size: u64) -> u64 {
+    PER_SPHERE.iter().map(|(_, b)| b * n).sum::<u64>() + 8 * (table_size + 1)
+}

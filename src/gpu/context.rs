@@ -1,0 +1,70 @@
+//! wgpu instance, adapter, device and queue.
+
+use super::GpuError;
+
+/// The GPU a backend runs on.
+pub struct GpuContext {
+    /// Logical device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// What the adapter says of itself.
+    pub info: wgpu::AdapterInfo,
+    /// The limits the device was created with: the adapter's own, not WebGPU's defaults
+    /// (128 MiB per storage binding, 65 535 work-groups per dimension).
+    pub limits: wgpu::Limits,
+    /// Whether timestamp queries are available.
+    pub timestamps: bool,
+}
+
+impl GpuContext {
+    /// Opens the adapter chosen by the environment: `WGPU_BACKEND` (e.g. `vulkan`, `metal`,
+    /// `dx12`, `gl`) restricts the backends, `WGPU_ADAPTER_NAME` picks the first adapter whose name
+    /// contains it (case-insensitive); otherwise the high-performance default.
+    ///
+    /// # Errors
+    /// [`GpuError::NoAdapter`] when no adapter is found, [`GpuError::Device`] when the device
+    /// cannot be created.
+    pub fn new() -> Result<Self, GpuError> {
+        pollster::block_on(Self::new_async())
+    }
+
+    async fn new_async() -> Result<Self, GpuError> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = wgpu::util::initialize_adapter_from_env_or_default(&instance, None)
+            .await
+            .map_err(|e| GpuError::NoAdapter(format!("{e}")))?;
+        let info = adapter.get_info();
+        let limits = adapter.limits();
+        let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        let mut required_features = wgpu::Features::empty();
+        if timestamps {
+            required_features |= wgpu::Features::TIMESTAMP_QUERY;
+        }
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("spheresim"),
+                required_features,
+                required_limits: limits.clone(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| GpuError::Device(format!("{e}")))?;
+        Ok(Self {
+            device,
+            queue,
+            info,
+            limits,
+            timestamps,
+        })
+    }
+
+    /// "name (backend, device type)", e.g. `llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)`.
+    pub fn adapter_name(&self) -> String {
+        format!(
+            "{} ({:?}, {:?})",
+            self.info.name, self.info.backend, self.info.device_type
+        )
+    }
+}

@@ -1,0 +1,839 @@
+//! GPU backend: the step of DESIGN.md in WGSL compute shaders through wgpu.
+//!
+//! Stages have the names of `src/cpu/` and `shaders/`: integrate → cell_keys → count →
+//! prefix_sum → scatter (place, rank, gather) → collide → gravity → integrate, then `check`.
+//! Sphere state lives on the GPU in two sets of buffers (the scatter gathers from one into the
+//! other each step); many steps are recorded per submission, and data comes back only for
+//! snapshots, diagnostics, and a 16-byte status per submission (collisions, non-finite states).
+
+pub mod buffers;
+pub mod context;
+pub mod pipelines;
+pub mod stages;
+
+use crate::cpu::collide::OVERLAP_RELAXATION;
+use crate::cpu::{cell_keys::table_size, prefix_sum::SCAN_BLOCK, small_radius_max};
+use crate::physics::spring_dashpot::damping_ratio;
+use crate::scene::{ContactModel, Scene};
+use crate::{Diagnostics, Snapshot};
+use buffers::{Grid, Params, PlaneGpu, ScanParams, Status};
+use bytemuck::{Pod, cast_slice};
+pub use context::GpuContext;
+use glam::DVec3;
+use stages::Stages;
+use wgpu::util::DeviceExt;
+
+/// Threads per work-group of every per-sphere stage (`WG` in common.wgsl).
+pub const WORKGROUP_SIZE: u32 = 256;
+
+/// Steps recorded into one submission at most.
+pub const STEPS_PER_SUBMIT: u64 = 32;
+
+/// Errors of the GPU backend.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    /// No adapter could be opened.
+    #[error(
+        "no GPU adapter found ({0}); on a machine without a GPU install Mesa's lavapipe \
+         (Debian: mesa-vulkan-drivers) or use --backend cpu"
+    )]
+    NoAdapter(String),
+    /// The device could not be created.
+    #[error("cannot create the GPU device: {0}")]
+    Device(String),
+    /// A buffer would exceed one of the adapter's limits.
+    #[error(
+        "scene too large for adapter {adapter}: the {buffer} buffer needs {need} bytes for {spheres} \
+         spheres, over the adapter's {limit_name} of {limit} bytes; at most {fits} spheres fit"
+    )]
+    TooLarge {
+        /// Adapter name.
+        adapter: String,
+        /// Which buffer.
+        buffer: &'static str,
+        /// Its size, bytes.
+        need: u64,
+        /// Spheres in the scene.
+        spheres: usize,
+        /// Limit name, e.g. `max_storage_buffer_binding_size`.
+        limit_name: &'static str,
+        /// Limit, bytes.
+        limit: u64,
+        /// Spheres that would fit under it.
+        fits: u64,
+    },
+}
+
+/// Options of [`GpuBackend::new`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GpuOptions {
+    /// Lower the work-groups per dispatch dimension below the adapter's limit (tests use this to
+    /// exercise 2-D dispatches on small scenes).
+    pub max_workgroups_per_dim: Option<u32>,
+}
+
+/// Work-group counts `(x, y)` for `groups` work-groups under `max` per dimension.
+pub fn dispatch_dims(groups: u32, max: u32) -> (u32, u32) {
+    if groups <= max {
+        (groups.max(1), 1)
+    } else {
+        (max, groups.div_ceil(max))
+    }
+}
+
+struct StateSet {
+    pos: wgpu::Buffer,
+    vel: wgpu::Buffer,
+    acc: wgpu::Buffer,
+    props: wgpu::Buffer,
+    id: wgpu::Buffer,
+}
+
+struct ScanLevel {
+    len: u32,
+    dims: (u32, u32),
+    /// The level's entries (level 0: the cell-start table).
+    bind_reduce: Option<wgpu::BindGroup>,
+    bind_scan: wgpu::BindGroup,
+}
+
+/// Bind groups of every stage for one parity of the state sets.
+struct Binds {
+    integrate: wgpu::BindGroup,
+    cell_keys: wgpu::BindGroup,
+    gather: wgpu::BindGroup,
+    collide: wgpu::BindGroup,
+    gravity: wgpu::BindGroup,
+    check: wgpu::BindGroup,
+    diagnostics: wgpu::BindGroup,
+}
+
+/// The GPU backend in f32.
+pub struct GpuBackend {
+    ctx: GpuContext,
+    stages: Stages,
+    n: u32,
+    table_size: u32,
+    dims: (u32, u32),
+    model: ContactModel,
+    g_on: bool,
+    dt: f64,
+    gravity: DVec3,
+    grid_buf: wgpu::Buffer,
+    status_buf: wgpu::Buffer,
+    state: [StateSet; 2],
+    counts: wgpu::Buffer,
+    cell_start: wgpu::Buffer,
+    contact: wgpu::Buffer,
+    a_mutual: wgpu::Buffer,
+    partial_f: wgpu::Buffer,
+    partial_u: wgpu::Buffer,
+    n_groups: u32,
+    bind_count: wgpu::BindGroup,
+    bind_scatter: wgpu::BindGroup,
+    scan: Vec<ScanLevel>,
+    binds: [Binds; 2],
+    cur: usize,
+    steps_done: u64,
+    collisions: u64,
+    radius_input: Vec<f64>,
+    mass_input: Vec<f64>,
+}
+
+fn storage(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: size.max(16),
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+fn init_storage<T: Pod>(device: &wgpu::Device, label: &str, data: &[T]) -> wgpu::Buffer {
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents: cast_slice(data),
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
+    })
+}
+
+fn uniform<T: Pod>(device: &wgpu::Device, label: &str, data: &T) -> wgpu::Buffer {
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents: bytemuck::bytes_of(data),
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    })
+}
+
+impl GpuBackend {
+    /// Sets up a checked scene on the adapter the environment selects (see [`GpuContext::new`]).
+    ///
+    /// # Errors
+    /// [`GpuError::NoAdapter`], [`GpuError::Device`], or [`GpuError::TooLarge`] (checked before
+    /// any sphere buffer is allocated).
+    pub fn new(scene: &Scene, opts: GpuOptions) -> Result<Self, GpuError> {
+        let ctx = GpuContext::new()?;
+        Self::with_context(ctx, scene, opts)
+    }
+
+    /// As [`GpuBackend::new`] on an open context.
+    pub fn with_context(
+        ctx: GpuContext,
+        scene: &Scene,
+        opts: GpuOptions,
+    ) -> Result<Self, GpuError> {
+        let n = scene.spheres.len();
+        let ts = table_size(n);
+        Self::check_fits(&ctx, n, ts)?;
+        let device = &ctx.device;
+        let sim = &scene.sim;
+        let radii: Vec<f64> = scene.spheres.iter().map(|s| s.radius).collect();
+        let r_small = small_radius_max(&radii);
+        let n_large = radii.iter().filter(|&&r| r > r_small).count();
+        let spring = sim.contact == ContactModel::SpringDashpot;
+        let zeta_of = |e: f64| if spring { damping_ratio(e) as f32 } else { 0.0 };
+        let max_dim = opts
+            .max_workgroups_per_dim
+            .unwrap_or(u32::MAX)
+            .min(ctx.limits.max_compute_workgroups_per_dimension);
+        let n_groups = (n as u32).div_ceil(WORKGROUP_SIZE);
+        let dims = dispatch_dims(n_groups, max_dim);
+        let params = Params {
+            gravity: sim.gravity.as_vec3().to_array(),
+            dt: sim.dt as f32,
+            n: n as u32,
+            n_small: (n - n_large) as u32,
+            table_size: ts,
+            n_planes: scene.planes.len() as u32,
+            small_radius_max: r_small as f32,
+            g_const: sim.g_const as f32,
+            eps2: (sim.softening * sim.softening) as f32,
+            drag: sim.drag as f32,
+            stiffness: sim.stiffness as f32,
+            model: spring as u32,
+            overlap_relaxation: OVERLAP_RELAXATION as f32,
+            dispatch_x: dims.0 * WORKGROUP_SIZE,
+        };
+
+        let pos: Vec<[f32; 4]> = scene
+            .spheres
+            .iter()
+            .map(|s| {
+                let p = s.position.as_vec3();
+                [p.x, p.y, p.z, s.radius as f32]
+            })
+            .collect();
+        let vel: Vec<[f32; 4]> = scene
+            .spheres
+            .iter()
+            .map(|s| {
+                let v = if s.fixed {
+                    glam::Vec3::ZERO
+                } else {
+                    s.velocity.as_vec3()
+                };
+                [v.x, v.y, v.z, s.inverse_mass() as f32]
+            })
+            .collect();
+        let acc: Vec<[f32; 4]> = scene
+            .spheres
+            .iter()
+            .map(|s| {
+                let m = if s.mass.is_finite() {
+                    s.mass as f32
+                } else {
+                    0.0
+                };
+                [0.0, 0.0, 0.0, m]
+            })
+            .collect();
+        let props: Vec<[f32; 4]> = scene
+            .spheres
+            .iter()
+            .map(|s| [s.restitution as f32, zeta_of(s.restitution), 0.0, 0.0])
+            .collect();
+        let ids: Vec<u32> = (0..n as u32).collect();
+        let state = [
+            StateSet {
+                pos: init_storage(device, "position A", &pos),
+                vel: init_storage(device, "velocity A", &vel),
+                acc: init_storage(device, "acceleration A", &acc),
+                props: init_storage(device, "properties A", &props),
+                id: init_storage(device, "ids A", &ids),
+            },
+            StateSet {
+                pos: storage(device, "position B", 16 * n as u64),
+                vel: storage(device, "velocity B", 16 * n as u64),
+                acc: storage(device, "acceleration B", 16 * n as u64),
+                props: storage(device, "properties B", 16 * n as u64),
+                id: storage(device, "ids B", 4 * n as u64),
+            },
+        ];
+        let planes: Vec<PlaneGpu> = if scene.planes.is_empty() {
+            vec![PlaneGpu::default()]
+        } else {
+            scene
+                .planes
+                .iter()
+                .map(|p| PlaneGpu {
+                    point: p.point.as_vec3().to_array(),
+                    e: p.restitution as f32,
+                    normal: p.normal.as_vec3().to_array(),
+                    zeta: zeta_of(p.restitution),
+                })
+                .collect()
+        };
+        let params_buf = uniform(device, "params", &params);
+        let grid_buf = init_storage(
+            device,
+            "grid",
+            &[Grid {
+                step: u32::MAX,
+                ..Default::default()
+            }],
+        );
+        let status_buf = init_storage(device, "status", &[Status::default()]);
+        let planes_buf = init_storage(device, "planes", &planes);
+        let nn = n as u64;
+        let table_bytes = 4 * (ts as u64 + 1);
+        let keys = storage(device, "keys", 4 * nn);
+        let counts = storage(device, "counts", table_bytes);
+        let cell_start = storage(device, "cell start", table_bytes);
+        let slot = storage(device, "slots", 4 * nn);
+        let arrival = storage(device, "arrival", 4 * nn);
+        let perm = storage(device, "permutation", 4 * nn);
+        let earliest = storage(device, "earliest events", 8 * nn);
+        let contact = storage(device, "contact results", 32 * nn);
+        let contact_counts = storage(device, "contact counts", 8 * nn);
+        let a_mutual = storage(device, "mutual gravity", 16 * nn);
+        // One partial per dispatched work-group, padding ones of a 2-D dispatch included.
+        let groups = (dims.0 * dims.1) as u64;
+        let partial_f = storage(device, "diagnostics partials", 48 * groups);
+        let partial_u = storage(device, "diagnostics counts", 8 * groups);
+
+        let stages = Stages::new(device);
+
+        // Prefix-sum levels: level 0 scans the cell-start table in place; each level above
+        // holds the block sums of the one below, up to a single block.
+        let zero = init_storage(device, "scan zero", &[0u32; 4]);
+        let mut scan = Vec::new();
+        let mut level_buf = cell_start.clone();
+        let mut len = ts + 1;
+        loop {
+            let blocks = len.div_ceil(SCAN_BLOCK as u32);
+            let ldims = dispatch_dims(blocks, max_dim);
+            let sp = uniform(
+                device,
+                "scan params",
+                &ScanParams {
+                    len,
+                    dispatch_x: ldims.0 * WORKGROUP_SIZE,
+                    pad: [0; 2],
+                },
+            );
+            let m = &stages.prefix_sum.module;
+            if blocks == 1 {
+                let bind_scan = m.bind(device, &[(0, &sp), (1, &level_buf), (2, &zero)]);
+                scan.push(ScanLevel {
+                    len,
+                    dims: ldims,
+                    bind_reduce: None,
+                    bind_scan,
+                });
+                break;
+            }
+            let sums = storage(device, "scan block sums", 4 * blocks as u64);
+            let bind = m.bind(device, &[(0, &sp), (1, &level_buf), (2, &sums)]);
+            scan.push(ScanLevel {
+                len,
+                dims: ldims,
+                bind_reduce: Some(bind.clone()),
+                bind_scan: bind,
+            });
+            level_buf = sums;
+            len = blocks;
+        }
+
+        let binds_for = |c: usize| {
+            let (s, o) = (&state[c], &state[1 - c]);
+            Binds {
+                integrate: stages.integrate.module.bind(
+                    device,
+                    &[
+                        (0, &params_buf),
+                        (1, &s.pos),
+                        (2, &s.vel),
+                        (3, &s.acc),
+                        (4, &grid_buf),
+                        (5, &contact),
+                        (6, &a_mutual),
+                    ],
+                ),
+                cell_keys: stages.cell_keys.module.bind(
+                    device,
+                    &[(0, &params_buf), (1, &s.pos), (2, &grid_buf), (3, &keys)],
+                ),
+                gather: stages.gather.module.bind(
+                    device,
+                    &[
+                        (0, &params_buf),
+                        (1, &perm),
+                        (2, &s.pos),
+                        (3, &s.vel),
+                        (4, &s.acc),
+                        (5, &s.props),
+                        (6, &s.id),
+                        (7, &o.pos),
+                        (8, &o.vel),
+                        (9, &o.acc),
+                        (10, &o.props),
+                        (11, &o.id),
+                    ],
+                ),
+                collide: stages.collide.module.bind(
+                    device,
+                    &[
+                        (0, &params_buf),
+                        (1, &s.pos),
+                        (2, &s.vel),
+                        (3, &s.props),
+                        (4, &s.id),
+                        (5, &grid_buf),
+                        (6, &cell_start),
+                        (7, &counts),
+                        (8, &planes_buf),
+                        (9, &earliest),
+                        (10, &contact),
+                        (11, &contact_counts),
+                    ],
+                ),
+                gravity: stages.gravity.module.bind(
+                    device,
+                    &[(0, &params_buf), (1, &s.pos), (2, &s.acc), (3, &a_mutual)],
+                ),
+                check: stages.check.module.bind(
+                    device,
+                    &[
+                        (0, &params_buf),
+                        (1, &s.pos),
+                        (2, &s.vel),
+                        (3, &s.id),
+                        (4, &contact_counts),
+                        (5, &grid_buf),
+                        (6, &status_buf),
+                    ],
+                ),
+                diagnostics: stages.diagnostics.module.bind(
+                    device,
+                    &[
+                        (0, &params_buf),
+                        (1, &s.pos),
+                        (2, &s.vel),
+                        (3, &s.acc),
+                        (4, &contact),
+                        (5, &contact_counts),
+                        (6, &partial_f),
+                        (7, &partial_u),
+                    ],
+                ),
+            }
+        };
+        let binds = [binds_for(0), binds_for(1)];
+        let bind_count = stages.count.module.bind(
+            device,
+            &[(0, &params_buf), (1, &keys), (2, &counts), (3, &slot)],
+        );
+        let bind_scatter = stages.scatter.module.bind(
+            device,
+            &[
+                (0, &params_buf),
+                (1, &keys),
+                (2, &cell_start),
+                (3, &slot),
+                (4, &arrival),
+                (5, &perm),
+            ],
+        );
+
+        let mut b = Self {
+            ctx,
+            stages,
+            n: n as u32,
+            table_size: ts,
+            dims,
+            model: sim.contact,
+            g_on: sim.g_const > 0.0,
+            dt: sim.dt,
+            gravity: sim.gravity,
+            grid_buf,
+            status_buf,
+            state,
+            counts,
+            cell_start,
+            contact,
+            a_mutual,
+            partial_f,
+            partial_u,
+            n_groups,
+            bind_count,
+            bind_scatter,
+            scan,
+            binds,
+            cur: 0,
+            steps_done: 0,
+            collisions: 0,
+            radius_input: radii,
+            mass_input: scene.spheres.iter().map(|s| s.mass).collect(),
+        };
+        b.initialise();
+        Ok(b)
+    }
+
+    fn check_fits(ctx: &GpuContext, n: usize, ts: u32) -> Result<(), GpuError> {
+        let binding = ctx.limits.max_storage_buffer_binding_size as u64;
+        let max_buffer = ctx.limits.max_buffer_size;
+        let limit = binding.min(max_buffer);
+        let limit_name = if binding <= max_buffer {
+            "max_storage_buffer_binding_size"
+        } else {
+            "max_buffer_size"
+        };
+        let per = buffers::LARGEST_BINDING_PER_SPHERE;
+        let need = per * n as u64;
+        if need > limit {
+            return Err(GpuError::TooLarge {
+                adapter: ctx.adapter_name(),
+                buffer: "contact results",
+                need,
+                spheres: n,
+                limit_name,
+                limit,
+                fits: limit / per,
+            });
+        }
+        let table = 4 * (ts as u64 + 1);
+        if table > limit {
+            return Err(GpuError::TooLarge {
+                adapter: ctx.adapter_name(),
+                buffer: "hash table",
+                need: table,
+                spheres: n,
+                limit_name,
+                limit,
+                fits: limit / 16,
+            });
+        }
+        log::info!(
+            "GPU memory estimate for {n} spheres: {:.1} MiB",
+            buffers::memory_estimate(n as u64, ts as u64) as f64 / 1048576.0
+        );
+        Ok(())
+    }
+
+    /// The adapter, e.g. `llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)`.
+    pub fn adapter_name(&self) -> String {
+        self.ctx.adapter_name()
+    }
+
+    /// Work-groups per dispatch along x and y of the per-sphere stages.
+    pub fn dispatch(&self) -> (u32, u32) {
+        self.dims
+    }
+
+    fn dispatch_spheres(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        pipeline: &wgpu::ComputePipeline,
+        bg: &wgpu::BindGroup,
+    ) {
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, bg, &[]);
+        pass.dispatch_workgroups(self.dims.0, self.dims.1, 1);
+    }
+
+    /// Stages cell_keys, count, prefix_sum, scatter: sorts the state from set `cur` into the
+    /// other set, which becomes current. `first` is the speed pass to run first.
+    fn record_binning(&mut self, enc: &mut wgpu::CommandEncoder, first: &str) {
+        let c = self.cur;
+        enc.clear_buffer(&self.grid_buf, 0, Some(4));
+        enc.clear_buffer(&self.counts, 0, None);
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("integrate + cell_keys + count"),
+                timestamp_writes: None,
+            });
+            pass.push_debug_group(if first == "kick_drift" {
+                "integrate::kick_drift"
+            } else {
+                "integrate::measure_speed"
+            });
+            self.dispatch_spheres(
+                &mut pass,
+                self.stages.integrate.pipeline(first),
+                &self.binds[c].integrate,
+            );
+            pass.pop_debug_group();
+            pass.push_debug_group("cell_keys");
+            pass.set_pipeline(self.stages.cell_keys.pipeline("grid_params"));
+            pass.set_bind_group(0, &self.binds[c].cell_keys, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+            self.dispatch_spheres(
+                &mut pass,
+                self.stages.cell_keys.pipeline("cell_keys"),
+                &self.binds[c].cell_keys,
+            );
+            pass.pop_debug_group();
+            pass.push_debug_group("count");
+            self.dispatch_spheres(
+                &mut pass,
+                self.stages.count.pipeline("count"),
+                &self.bind_count,
+            );
+            pass.pop_debug_group();
+        }
+        enc.copy_buffer_to_buffer(
+            &self.counts,
+            0,
+            &self.cell_start,
+            0,
+            4 * (self.table_size as u64 + 1),
+        );
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("prefix_sum + scatter"),
+                timestamp_writes: None,
+            });
+            pass.push_debug_group("prefix_sum");
+            for level in &self.scan {
+                if let Some(bg) = &level.bind_reduce {
+                    pass.set_pipeline(self.stages.prefix_sum.pipeline("reduce"));
+                    pass.set_bind_group(0, bg, &[]);
+                    pass.dispatch_workgroups(level.dims.0, level.dims.1, 1);
+                }
+            }
+            for level in self.scan.iter().rev() {
+                let _ = level.len;
+                pass.set_pipeline(self.stages.prefix_sum.pipeline("scan_blocks"));
+                pass.set_bind_group(0, &level.bind_scan, &[]);
+                pass.dispatch_workgroups(level.dims.0, level.dims.1, 1);
+            }
+            pass.pop_debug_group();
+            pass.push_debug_group("scatter");
+            self.dispatch_spheres(
+                &mut pass,
+                self.stages.scatter.pipeline("place"),
+                &self.bind_scatter,
+            );
+            self.dispatch_spheres(
+                &mut pass,
+                self.stages.scatter.pipeline("rank"),
+                &self.bind_scatter,
+            );
+            self.dispatch_spheres(
+                &mut pass,
+                self.stages.gather.pipeline("gather"),
+                &self.binds[c].gather,
+            );
+            pass.pop_debug_group();
+        }
+        self.cur = 1 - c;
+    }
+
+    /// Stages collide (and, for impulses, applying them unless `init`), gravity, accelerations,
+    /// and the second kick with the check unless `init`.
+    fn record_forces(&self, enc: &mut wgpu::CommandEncoder, init: bool) {
+        let b = &self.binds[self.cur];
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("collide + gravity + integrate"),
+            timestamp_writes: None,
+        });
+        pass.push_debug_group("collide");
+        if self.model == ContactModel::Impulse {
+            self.dispatch_spheres(
+                &mut pass,
+                self.stages.collide.pipeline("earliest_events"),
+                &b.collide,
+            );
+        }
+        self.dispatch_spheres(
+            &mut pass,
+            self.stages.collide.pipeline("collide"),
+            &b.collide,
+        );
+        if self.model == ContactModel::Impulse && !init {
+            self.dispatch_spheres(
+                &mut pass,
+                self.stages.integrate.pipeline("apply_contacts"),
+                &b.integrate,
+            );
+        }
+        pass.pop_debug_group();
+        if self.g_on {
+            pass.push_debug_group("gravity");
+            self.dispatch_spheres(
+                &mut pass,
+                self.stages.gravity.pipeline("gravity"),
+                &b.gravity,
+            );
+            pass.pop_debug_group();
+        }
+        pass.push_debug_group("integrate");
+        self.dispatch_spheres(
+            &mut pass,
+            self.stages.integrate.pipeline("accelerations"),
+            &b.integrate,
+        );
+        if !init {
+            self.dispatch_spheres(
+                &mut pass,
+                self.stages.integrate.pipeline("kick"),
+                &b.integrate,
+            );
+        }
+        pass.pop_debug_group();
+        if !init {
+            pass.push_debug_group("check");
+            self.dispatch_spheres(&mut pass, self.stages.check.pipeline("check"), &b.check);
+            pass.pop_debug_group();
+        }
+    }
+
+    fn initialise(&mut self) {
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        self.record_binning(&mut enc, "measure_speed");
+        self.record_forces(&mut enc, true);
+        self.ctx.queue.submit([enc.finish()]);
+    }
+
+    /// Advances `k` steps in submissions of at most [`STEPS_PER_SUBMIT`]. On a non-finite state,
+    /// returns `(step, sphere id)` of the first.
+    pub fn step(&mut self, k: u64) -> Result<(), (u64, u32)> {
+        let mut left = k;
+        while left > 0 {
+            let m = left.min(STEPS_PER_SUBMIT);
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            for _ in 0..m {
+                self.record_binning(&mut enc, "kick_drift");
+                self.record_forces(&mut enc, false);
+            }
+            self.ctx.queue.submit([enc.finish()]);
+            self.steps_done += m;
+            left -= m;
+            let status: Status = self.read(&self.status_buf, 16)[0];
+            self.collisions += status.collisions as u64;
+            self.ctx
+                .queue
+                .write_buffer(&self.status_buf, 8, bytemuck::bytes_of(&0u32));
+            if status.first_bad_step != u32::MAX {
+                return Err((status.first_bad_step as u64, status.bad_id));
+            }
+        }
+        Ok(())
+    }
+
+    /// Steps completed.
+    pub fn steps_done(&self) -> u64 {
+        self.steps_done
+    }
+
+    /// Copies `size` bytes of `src` back to the host.
+    fn read<T: Pod>(&self, src: &wgpu::Buffer, size: u64) -> Vec<T> {
+        let device = &self.ctx.device;
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("read-back"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(src, 0, &staging, 0, size);
+        self.ctx.queue.submit([enc.finish()]);
+        let slice = staging.slice(..);
+        slice.map_async(wgpu::MapMode::Read, |r| r.expect("map read-back buffer"));
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("GPU device lost while waiting");
+        let data = cast_slice::<u8, T>(&slice.get_mapped_range().expect("mapped range")).to_vec();
+        staging.unmap();
+        data
+    }
+
+    /// The state in input order, widened to f64.
+    pub fn snapshot(&self) -> Snapshot {
+        let n = self.n as usize;
+        let s = &self.state[self.cur];
+        let pos: Vec<[f32; 4]> = self.read(&s.pos, 16 * n as u64);
+        let vel: Vec<[f32; 4]> = self.read(&s.vel, 16 * n as u64);
+        let ids: Vec<u32> = self.read(&s.id, 4 * n as u64);
+        let mut snap = Snapshot {
+            step: self.steps_done,
+            time: self.steps_done as f64 * self.dt,
+            position: vec![DVec3::ZERO; n],
+            velocity: vec![DVec3::ZERO; n],
+            radius: self.radius_input.clone(),
+            mass: self.mass_input.clone(),
+        };
+        for i in 0..n {
+            let id = ids[i] as usize;
+            snap.position[id] = DVec3::new(pos[i][0] as f64, pos[i][1] as f64, pos[i][2] as f64);
+            snap.velocity[id] = DVec3::new(vel[i][0] as f64, vel[i][1] as f64, vel[i][2] as f64);
+        }
+        snap
+    }
+
+    /// Diagnostics of the current state: work-group partial sums, added here in f64 in order.
+    pub fn diagnostics(&self) -> Diagnostics {
+        let b = &self.binds[self.cur];
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("diagnostics"),
+                timestamp_writes: None,
+            });
+            pass.push_debug_group("diagnostics");
+            self.dispatch_spheres(
+                &mut pass,
+                self.stages.diagnostics.pipeline("diagnostics"),
+                &b.diagnostics,
+            );
+            if self.g_on {
+                self.dispatch_spheres(
+                    &mut pass,
+                    self.stages.gravity.pipeline("gravity_potential"),
+                    &b.gravity,
+                );
+            }
+            pass.pop_debug_group();
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        let groups = (self.dims.0 * self.dims.1) as usize;
+        let pf: Vec<[f32; 4]> = self.read(&self.partial_f, 48 * groups as u64);
+        let pu: Vec<[u32; 2]> = self.read(&self.partial_u, 8 * groups as u64);
+        let _ = self.n_groups;
+        let mut d = Diagnostics {
+            step: self.steps_done,
+            time: self.steps_done as f64 * self.dt,
+            collisions: self.collisions,
+            ..Default::default()
+        };
+        for g in 0..groups {
+            let (a, p, l) = (pf[3 * g], pf[3 * g + 1], pf[3 * g + 2]);
+            d.kinetic += a[0] as f64;
+            d.potential_uniform += a[1] as f64;
+            d.potential_spring += a[2] as f64;
+            d.momentum += DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64);
+            d.angular_momentum += DVec3::new(l[0] as f64, l[1] as f64, l[2] as f64);
+            d.contacts += pu[g][0] as u64;
+        }
+        if self.g_on {
+            let am: Vec<[f32; 4]> = self.read(&self.a_mutual, 16 * self.n as u64);
+            d.potential_gravity = am.iter().map(|a| a[3] as f64).sum();
+        }
+        let _ = (self.gravity, &self.contact);
+        d
+    }
+}
