@@ -13,15 +13,21 @@
 //! energy added), split by inverse mass. Spring–dashpot (§2.1): forces at the end-of-drift
 //! positions.
 //!
-//! Only *binary* collisions are resolved: summing several impulses computed from the same
-//! pre-collision velocities (Jacobi) does not conserve energy when a sphere meets two bodies in
-//! one step. So the impulse model runs two passes: [`earliest_events`] finds each sphere's
-//! first event in the step, and [`collide`] applies a pair's impulse only when each sphere is the
-//! other's earliest event (a plane's when it is the sphere's earliest). A deferred event is found
-//! again next step, as an approaching overlap or by a new time of impact.
+//! Summing several impulses computed from the same pre-collision velocities (Jacobi) does not
+//! conserve energy when a sphere meets two movable bodies in one step. So the impulse model
+//! resolves a step in rounds. [`MATCHING_ROUNDS`] × [`Round::Matching`]: [`earliest_events`]
+//! finds each sphere's first event from the current velocities, and a pair's impulse is applied
+//! only when each sphere is the other's earliest (fixed spheres and planes, whose velocity never
+//! changes, always agree) — binary collisions, exact. Then [`Round::Final`]: every collision
+//! still pending is applied (Jacobi), so no contact is ever starved, overlaps are pushed apart
+//! and spheres projected onto the planes. In a dilute gas a sphere rarely has three events in one
+//! step, so energy stays exact to rounding; in dense packings the final round keeps every contact
+//! served.
 
 use crate::Real;
-use crate::physics::impulse::{normal_impulse, pair_restitution, plane_velocity_change};
+use crate::physics::impulse::{
+    effective_restitution, normal_impulse, pair_restitution, plane_velocity_change,
+};
 use crate::physics::spring_dashpot::{dashpot_coefficient, normal_force};
 use crate::physics::toi::{contact_fraction, plane_contact_fraction};
 use crate::scene::ContactModel;
@@ -50,6 +56,31 @@ pub struct Body<R: Real> {
     pub zeta: R,
     /// Input id (index in the scene), which orders the pair.
     pub id: u32,
+    /// Grid cell at binning time. Every round of the step finds candidates from these cells,
+    /// not from positions moved since, so both sides of a pair always see each other.
+    pub cell: [i32; 3],
+}
+
+/// Cell range `[lo, hi]` (inclusive) a large sphere's swept extent covers, fixed at binning
+/// time; see [`large_box`].
+pub type CellBox = ([i32; 3], [i32; 3]);
+
+/// The cells a large sphere can reach this step: its radius plus the largest small radius plus
+/// both speeds times dt, around its centre at binning time.
+#[inline(always)]
+pub fn large_box<R: Real>(x: R::V3, v: R::V3, r: R, params: &CollideParams<R>) -> CellBox {
+    let reach =
+        r + params.small_radius_max + (R::norm2(v).sqrt() + params.small_speed_max) * params.dt;
+    let reach3 = R::vec(reach, reach, reach);
+    (
+        cell_of::<R>(x - reach3, params.inv_cell_edge),
+        cell_of::<R>(x + reach3, params.inv_cell_edge),
+    )
+}
+
+#[inline(always)]
+fn in_box(c: [i32; 3], b: &CellBox) -> bool {
+    (0..3).all(|k| b.0[k] <= c[k] && c[k] <= b.1[k])
 }
 
 /// A plane as the contact stage sees it.
@@ -86,6 +117,24 @@ pub struct CollideParams<R: Real> {
     pub small_radius_max: R,
     /// Largest small-sphere speed this step, m/s.
     pub small_speed_max: R,
+    /// Approach speed below which a contact is resting (e = 0), m/s; see
+    /// `physics::impulse::effective_restitution`.
+    pub resting_speed: R,
+}
+
+/// Matching rounds of the impulse model per step, before the final round. Two: an event
+/// deferred in the first (its partner had an earlier one) is then resolved exactly in the
+/// second, and only a sphere with three or more events in one step reaches the final round.
+pub const MATCHING_ROUNDS: usize = 2;
+
+/// Which resolution round of the impulse model a [`collide`] pass is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Round {
+    /// Only mutual-earliest (binary) collisions; no pushes, no contact counts.
+    Matching,
+    /// Every pending collision, then overlap pushes, plane projection and contact counts. The
+    /// spring–dashpot model has only this round.
+    Final,
 }
 
 /// Per-sphere result of the contact stage.
@@ -116,10 +165,8 @@ pub struct PairResponse<R: Real> {
     pub rest: R,
     /// Fraction τ of the step at which the spheres touched (impulse model).
     pub tau: R,
-    /// Residual overlap to remove when the impulse is applied, m, split by inverse mass.
+    /// Residual overlap to remove after the impulse, m, split by inverse mass.
     pub push: R,
-    /// Residual overlap to remove when the impulse is deferred, m.
-    pub push_deferred: R,
     /// Normal force magnitude on b along n, N (spring–dashpot).
     pub force: R,
     /// Elastic energy of the contact, J (spring–dashpot).
@@ -144,7 +191,7 @@ fn unit_or<R: Real>(d: R::V3, fallback: R::V3) -> R::V3 {
 /// Impulse-model response of a pair (PHYSICS.md §1, Nikulin's detection and return to the
 /// contact point). `a` must have the lower id.
 #[inline(always)]
-pub fn resolve_pair<R: Real>(a: &Body<R>, b: &Body<R>, dt: R) -> PairResponse<R> {
+pub fn resolve_pair<R: Real>(a: &Body<R>, b: &Body<R>, dt: R, resting_speed: R) -> PairResponse<R> {
     let mut out = PairResponse::<R>::default();
     let wsum = a.w + b.w;
     if wsum == R::zero() {
@@ -157,10 +204,13 @@ pub fn resolve_pair<R: Real>(a: &Body<R>, b: &Body<R>, dt: R) -> PairResponse<R>
     let d0 = d1 - delta;
     let fallback = R::vec(R::one(), R::zero(), R::zero());
     let (tau, n) = if R::norm2(d0) > radius_sum * radius_sum {
-        match contact_fraction::<R>(d0, delta, radius_sum) {
-            Some(tau) => (tau, unit_or::<R>(d0 + delta * tau, fallback)),
+        let tau = match contact_fraction::<R>(d0, delta, radius_sum) {
+            Some(tau) => tau,
+            // Apart at the start, touching at the end: the root is in [0, 1] but rounded past it.
+            None if R::norm2(d1) <= radius_sum * radius_sum => R::one(),
             None => return out,
-        }
+        };
+        (tau, unit_or::<R>(d0 + delta * tau, fallback))
     } else {
         (R::zero(), unit_or::<R>(d1, fallback))
     };
@@ -171,13 +221,12 @@ pub fn resolve_pair<R: Real>(a: &Body<R>, b: &Body<R>, dt: R) -> PairResponse<R>
     out.rest = (R::one() - tau) * dt;
     let u_n = -R::dot(dv, n);
     if u_n > R::zero() {
-        out.impulse = normal_impulse(u_n, pair_restitution(a.e, b.e), a.w, b.w);
+        let e = effective_restitution(pair_restitution(a.e, b.e), u_n, resting_speed);
+        out.impulse = normal_impulse(u_n, e, a.w, b.w);
         out.collision = true;
     }
-    let relax = R::of(OVERLAP_RELAXATION);
     let d1c = d1 + n * (out.impulse * wsum * out.rest);
-    out.push = (radius_sum - R::norm2(d1c).sqrt()).max(R::zero()) * relax;
-    out.push_deferred = (radius_sum - dist1).max(R::zero()) * relax;
+    out.push = (radius_sum - R::norm2(d1c).sqrt()).max(R::zero()) * R::of(OVERLAP_RELAXATION);
     out
 }
 
@@ -235,11 +284,14 @@ impl<R: Real> Default for Event<R> {
 }
 
 impl<R: Real> Event<R> {
-    /// Keeps the earlier of `self` and (tau, partner); ties go to the lower partner tag, so the
-    /// choice does not depend on visiting order.
+    /// Keeps the earlier of `self` and (tau, partner). Ties go to planes first (a resting
+    /// sphere's floor before its neighbours), then to the lower id, so the choice does not depend
+    /// on visiting order.
     #[inline(always)]
     fn keep_earliest(&mut self, tau: R, partner: u32) {
-        if tau < self.tau || (tau == self.tau && partner < self.partner) {
+        if tau < self.tau
+            || (tau == self.tau && (partner ^ PLANE_EVENT) < (self.partner ^ PLANE_EVENT))
+        {
             *self = Self { tau, partner };
         }
     }
@@ -281,27 +333,38 @@ fn ordered<'a, R: Real>(me: &'a Body<R>, other: &'a Body<R>) -> (&'a Body<R>, &'
     }
 }
 
-/// Handles the pair (me, other) from `me`'s side. `mutual` says whether each is the other's
-/// earliest event (impulse model).
+/// Handles the pair (me, other) from `me`'s side in `round`. `mutual` says whether each is the
+/// other's earliest event (used by the matching round).
 #[inline(always)]
 fn visit<R: Real>(
     acc: &mut ContactOut<R>,
     me: &Body<R>,
     other: &Body<R>,
+    round: Round,
     mutual: bool,
     params: &CollideParams<R>,
 ) {
     let (a, b, me_is_a) = ordered(me, other);
     let mut p = match params.model {
-        ContactModel::Impulse => resolve_pair(a, b, params.dt),
+        ContactModel::Impulse => resolve_pair(a, b, params.dt, params.resting_speed),
         ContactModel::SpringDashpot => pair_force(a, b, params.stiffness, params.dt),
     };
-    if params.model == ContactModel::Impulse && !(p.collision && mutual) {
-        p.impulse = R::zero();
-        p.collision = false;
-        p.push = p.push_deferred;
+    if round == Round::Matching {
+        if !(p.collision && mutual) {
+            p.impulse = R::zero();
+            p.collision = false;
+        }
+        p.push = R::zero();
+        p.contact = false;
     }
     apply(acc, &p, me, a.w + b.w, me_is_a);
+}
+
+/// Whether a pair's impulse is binary this step: each sphere is the other's earliest event, or
+/// is fixed (a fixed sphere's velocity never changes, so it can take any number of impulses).
+#[inline(always)]
+fn is_mutual<R: Real>(me: &Body<R>, mine: u32, other: &Body<R>, theirs: u32) -> bool {
+    (me.w == R::zero() || mine == other.id) && (other.w == R::zero() || theirs == me.id)
 }
 
 /// Signed gap of a sphere to a plane at the end of the drift, `(x − o)·n − r`, m, and `v·n`.
@@ -332,14 +395,16 @@ pub fn plane_event<R: Real>(me: &Body<R>, plane: &PlaneBody<R>, dt: R) -> Option
 }
 
 /// Sphere–plane response (PHYSICS.md §1 for impulses, §2.1 for the spring–dashpot), added to
-/// `acc`. Planes are immovable; a sphere is returned to the plane at the contact instant, and a
-/// sphere below the plane is projected onto it (Nikulin eq. 9), so it slides instead of sinking.
-/// `earliest` says whether this plane is the sphere's earliest event (impulse model).
+/// `acc`. Planes are immovable. Impulse model: in the matching round the impulse acts when the
+/// plane is the sphere's `earliest` event, in the final round whenever the sphere reaches the
+/// plane approaching it; it acts at the contact instant and the sphere travels the rest of the
+/// step with its new velocity. Projection onto the plane is [`project_onto_planes`].
 #[inline(always)]
 pub fn plane_contact<R: Real>(
     acc: &mut ContactOut<R>,
     me: &Body<R>,
     plane: &PlaneBody<R>,
+    round: Round,
     earliest: bool,
     params: &CollideParams<R>,
 ) {
@@ -350,24 +415,26 @@ pub fn plane_contact<R: Real>(
     let (s1, vn) = plane_gap(me, plane);
     match params.model {
         ContactModel::Impulse => {
-            if s1 > R::zero() && !earliest {
-                return;
-            }
-            let mut dv = R::zero3();
-            let mut dx = R::zero3();
-            if earliest {
-                let tau = plane_event(me, plane, params.dt).unwrap_or(R::zero());
-                dv = plane_velocity_change::<R>(me.v, n, pair_restitution(me.e, plane.e));
-                dx = dv * ((R::one() - tau) * params.dt);
+            let event = plane_event(me, plane, params.dt);
+            let act = match round {
+                Round::Matching => earliest,
+                Round::Final => event.is_some(),
+            };
+            if act {
+                let tau = event.unwrap_or(R::zero());
+                let e = effective_restitution(
+                    pair_restitution(me.e, plane.e),
+                    -vn,
+                    params.resting_speed,
+                );
+                let dv = plane_velocity_change::<R>(me.v, n, e);
+                acc.dv += dv;
+                acc.dx += dv * ((R::one() - tau) * params.dt);
                 acc.collisions += 1;
             }
-            let s1c = s1 + R::dot(dx, n);
-            if s1c < R::zero() {
-                dx -= n * s1c;
+            if round == Round::Final {
+                acc.contacts += (s1 <= R::zero()) as u32;
             }
-            acc.contacts += (s1 <= R::zero()) as u32;
-            acc.dv += dv;
-            acc.dx += dx;
         }
         ContactModel::SpringDashpot => {
             if s1 > R::zero() {
@@ -384,14 +451,47 @@ pub fn plane_contact<R: Real>(
     }
 }
 
+/// Last act of the impulse model's final round: a sphere that would end below a plane is put
+/// back on it (Nikulin eq. 9), and a velocity still pointing into the plane gets the plane's
+/// impulse law (with e = 0 that is the projection of eq. 9: it slides instead of sinking).
+/// Applied to the sphere's accumulated position and velocity changes, after every pair push.
+#[inline(always)]
+pub fn project_onto_planes<R: Real>(
+    acc: &mut ContactOut<R>,
+    me: &Body<R>,
+    planes: &[PlaneBody<R>],
+    resting_speed: R,
+) {
+    if me.w == R::zero() {
+        return;
+    }
+    for plane in planes {
+        let n = plane.normal;
+        let s = R::dot(me.x + acc.dx - plane.point, n) - me.r;
+        if s < R::zero() {
+            acc.dx -= n * s;
+            let v = me.v + acc.dv;
+            let e = effective_restitution(
+                pair_restitution(me.e, plane.e),
+                -R::dot(v, n),
+                resting_speed,
+            );
+            acc.dv += plane_velocity_change::<R>(v, n, e);
+        }
+    }
+}
+
 /// Calls `f(j, other)` for every candidate partner of sorted sphere `i`: small spheres in the 27
-/// neighbour buckets (or, for a large sphere, every cell its swept extent reaches), then every
-/// large sphere. Each candidate comes at most once; `i` itself is skipped. Candidates may include
-/// spheres too far away to touch (hash aliasing), never miss one that can.
+/// neighbour buckets of its binned cell, or, for a large sphere, in the cells of its box; large
+/// spheres (a small sphere takes a large one only when its cell lies in that one's box). Each
+/// candidate comes at most once; `i` itself is skipped. The relation is symmetric: j is a
+/// candidate of i exactly when i is one of j, or the pair is too far apart to touch (hash
+/// aliasing). `boxes[k]` is the box of large sphere `n_small + k`.
 #[inline(always)]
 fn for_each_candidate<R: Real>(
     i: usize,
     bodies: &[Body<R>],
+    boxes: &[CellBox],
     cell_start: &[u32],
     counts: &[u32],
     params: &CollideParams<R>,
@@ -400,23 +500,12 @@ fn for_each_candidate<R: Real>(
     let n_small = params.n_small as usize;
     let (small, large) = bodies.split_at(n_small);
     let me = &bodies[i];
-    let mut visit_cell = |c: [i32; 3]| {
-        let k = hash_cell(c, params.table_size) as usize;
-        let start = cell_start[k] as usize;
-        for (j, other) in small[start..start + counts[k] as usize].iter().enumerate() {
-            // Different cells may share a bucket: keep only this cell's spheres, so that no
-            // pair is seen twice.
-            if start + j != i && cell_of::<R>(other.x, params.inv_cell_edge) == c {
-                f(start + j, other);
-            }
-        }
-    };
     if i < n_small {
         // The 27 neighbour buckets, each visited once. A bucket may also hold spheres of a cell
         // that is not a neighbour (hash aliasing); those are more than one cell edge away, so
         // they cannot touch within the step and the pair functions reject them. This is cheaper
         // than checking every candidate's cell.
-        let cell = cell_of::<R>(me.x, params.inv_cell_edge);
+        let cell = me.cell;
         let mut seen = [u32::MAX; 27];
         let mut n_seen = 0;
         for dz in -1..=1 {
@@ -439,35 +528,46 @@ fn for_each_candidate<R: Real>(
                 }
             }
         }
+        for (k, other) in large.iter().enumerate() {
+            if in_box(cell, &boxes[k]) {
+                f(n_small + k, other);
+            }
+        }
     } else {
-        // A large sphere scans every cell its swept extent can reach, or every small sphere
-        // when that is fewer.
-        let reach = me.r
-            + params.small_radius_max
-            + (R::norm2(me.v).sqrt() + params.small_speed_max) * params.dt;
-        let reach3 = R::vec(reach, reach, reach);
-        let lo = cell_of::<R>(me.x - reach3, params.inv_cell_edge);
-        let hi = cell_of::<R>(me.x + reach3, params.inv_cell_edge);
+        let b = &boxes[i - n_small];
         let ncells: f64 = (0..3)
-            .map(|a| (hi[a] as i64 - lo[a] as i64 + 1) as f64)
+            .map(|a| (b.1[a] as i64 - b.0[a] as i64 + 1) as f64)
             .product();
         if ncells > n_small as f64 {
+            // Fewer spheres than cells: test every small sphere's cell against the box.
             for (j, other) in small.iter().enumerate() {
-                f(j, other);
+                if in_box(other.cell, b) {
+                    f(j, other);
+                }
             }
         } else {
-            for cz in lo[2]..=hi[2] {
-                for cy in lo[1]..=hi[1] {
-                    for cx in lo[0]..=hi[0] {
-                        visit_cell([cx, cy, cz]);
+            for cz in b.0[2]..=b.1[2] {
+                for cy in b.0[1]..=b.1[1] {
+                    for cx in b.0[0]..=b.1[0] {
+                        let c = [cx, cy, cz];
+                        let k = hash_cell(c, params.table_size) as usize;
+                        let start = cell_start[k] as usize;
+                        let end = start + counts[k] as usize;
+                        // Buckets alias cells: take only this cell's spheres, so none comes twice.
+                        for (j, other) in small[start..end].iter().enumerate() {
+                            if other.cell == c {
+                                f(start + j, other);
+                            }
+                        }
                     }
                 }
             }
         }
-    }
-    for (j, other) in large.iter().enumerate() {
-        if n_small + j != i {
-            f(n_small + j, other);
+        // Large–large pairs: always (both sides test every large sphere).
+        for (k, other) in large.iter().enumerate() {
+            if n_small + k != i {
+                f(n_small + k, other);
+            }
         }
     }
 }
@@ -476,6 +576,7 @@ fn for_each_candidate<R: Real>(
 /// plane), into `earliest` (sorted order). Same inputs as [`collide`].
 pub fn earliest_events<R: Real>(
     bodies: &[Body<R>],
+    boxes: &[CellBox],
     cell_start: &[u32],
     counts: &[u32],
     planes: &[PlaneBody<R>],
@@ -485,9 +586,13 @@ pub fn earliest_events<R: Real>(
     earliest.par_iter_mut().enumerate().for_each(|(i, ev)| {
         *ev = Event::default();
         let me = &bodies[i];
-        for_each_candidate(i, bodies, cell_start, counts, params, |_, other| {
+        if me.w == R::zero() {
+            // Fixed: agrees to every impulse (see `is_mutual`).
+            return;
+        }
+        for_each_candidate(i, bodies, boxes, cell_start, counts, params, |_, other| {
             let (a, b, _) = ordered(me, other);
-            let p = resolve_pair(a, b, params.dt);
+            let p = resolve_pair(a, b, params.dt, params.resting_speed);
             if p.collision {
                 ev.keep_earliest(p.tau, other.id);
             }
@@ -500,15 +605,19 @@ pub fn earliest_events<R: Real>(
     });
 }
 
-/// Runs the contact stage over all spheres (sorted by bucket: small spheres `[0, n_small)`, then
-/// the large ones). `cell_start[k]` and `counts[k]` give bucket k's range; `earliest` comes from
-/// [`earliest_events`] (impulse model; ignored, and may be empty, for the spring–dashpot).
+/// Runs one round of the contact stage over all spheres (sorted by bucket: small spheres
+/// `[0, n_small)`, then the large ones). `cell_start[k]` and `counts[k]` give bucket k's range;
+/// `earliest` comes from [`earliest_events`] (read in the matching round only; may be empty for
+/// the final round).
+#[allow(clippy::too_many_arguments)]
 pub fn collide<R: Real>(
     bodies: &[Body<R>],
+    boxes: &[CellBox],
     cell_start: &[u32],
     counts: &[u32],
     planes: &[PlaneBody<R>],
     earliest: &[Event<R>],
+    round: Round,
     params: &CollideParams<R>,
     out: &mut [ContactOut<R>],
 ) {
@@ -516,17 +625,28 @@ pub fn collide<R: Real>(
     out.par_iter_mut().enumerate().for_each(|(i, acc)| {
         *acc = ContactOut::default();
         let me = &bodies[i];
-        let mine = if impulse {
+        let mine = if round == Round::Matching {
             earliest[i].partner
         } else {
             NO_EVENT
         };
-        for_each_candidate(i, bodies, cell_start, counts, params, |j, other| {
-            let mutual = impulse && mine == other.id && earliest[j].partner == me.id;
-            visit(acc, me, other, mutual, params);
+        for_each_candidate(i, bodies, boxes, cell_start, counts, params, |j, other| {
+            let mutual =
+                round == Round::Matching && is_mutual(me, mine, other, earliest[j].partner);
+            visit(acc, me, other, round, mutual, params);
         });
         for (k, plane) in planes.iter().enumerate() {
-            plane_contact(acc, me, plane, mine == PLANE_EVENT | k as u32, params);
+            plane_contact(
+                acc,
+                me,
+                plane,
+                round,
+                mine == PLANE_EVENT | k as u32,
+                params,
+            );
+        }
+        if impulse && round == Round::Final {
+            project_onto_planes(acc, me, planes, params.resting_speed);
         }
     });
 }

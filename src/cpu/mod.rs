@@ -17,7 +17,7 @@ pub mod scatter;
 use crate::physics::spring_dashpot::damping_ratio;
 use crate::scene::{ContactModel, Scene};
 use crate::{Diagnostics, Real, Snapshot};
-use collide::{Body, CollideParams, ContactOut, Event, PlaneBody};
+use collide::{Body, CellBox, CollideParams, ContactOut, Event, PlaneBody, Round};
 use glam::DVec3;
 use rayon::prelude::*;
 
@@ -58,6 +58,7 @@ pub const STAGES: [&str; 6] = [
 #[derive(Clone, Debug)]
 struct Params<R: Real> {
     dt: R,
+    resting_speed: R,
     gravity: R::V3,
     g_const: R,
     eps2: R,
@@ -93,6 +94,8 @@ pub struct CpuBackend<R: Real> {
     cell_start: Vec<u32>,
     perm: Vec<u32>,
     bodies: Vec<Body<R>>,
+    cells: Vec<[i32; 3]>,
+    boxes: Vec<CellBox>,
     contact: Vec<ContactOut<R>>,
     earliest: Vec<Event<R>>,
     force: Vec<R::V3>,
@@ -114,7 +117,12 @@ impl<R: Real> CpuBackend<R> {
         let n = scene.spheres.len();
         let radii: Vec<f64> = scene.spheres.iter().map(|s| s.radius).collect();
         let small_max = small_radius_max(&radii);
-        let n_large = radii.iter().filter(|&&r| r > small_max).count();
+        // Classified in the backend's precision, as the stages compare (f64 radii that differ
+        // may round to the same f32).
+        let n_large = radii
+            .iter()
+            .filter(|&&r| R::of(r) > R::of(small_max))
+            .count();
         let sim = &scene.sim;
         let ts = cell_keys::table_size(n);
         let zeta_of = |e: f64| match sim.contact {
@@ -124,6 +132,7 @@ impl<R: Real> CpuBackend<R> {
         let mut b = Self {
             params: Params {
                 dt: R::of(sim.dt),
+                resting_speed: R::of(crate::physics::impulse::resting_speed(sim.gravity, sim.dt)),
                 gravity: R::v3(sim.gravity),
                 g_const: R::of(sim.g_const),
                 eps2: R::of(sim.softening * sim.softening),
@@ -173,6 +182,8 @@ impl<R: Real> CpuBackend<R> {
             cell_start: vec![0; ts as usize + 1],
             perm: vec![0; n],
             bodies: Vec::with_capacity(n),
+            cells: Vec::with_capacity(n),
+            boxes: Vec::new(),
             contact: vec![ContactOut::default(); n],
             earliest: vec![Event::default(); n],
             force: Vec::new(),
@@ -194,7 +205,7 @@ impl<R: Real> CpuBackend<R> {
             .reduce(R::zero, |a, b| a.max(b))
             .sqrt();
         b.bin(vmax);
-        let cout = b.contacts(vmax);
+        let cout = b.contacts(vmax, true);
         b.contacts = cout.0;
         b.spring_energy = cout.1;
         b.forces();
@@ -268,10 +279,17 @@ impl<R: Real> CpuBackend<R> {
         permute(&mut self.restitution, perm);
         permute(&mut self.zeta, perm);
         permute(&mut self.id, perm);
+        // Cells (and large spheres' boxes) at binning time, used by every contact round.
+        self.cells.clear();
+        self.cells.par_extend(
+            self.position
+                .par_iter()
+                .map(|&x| cell_keys::cell_of::<R>(x, inv_h)),
+        );
     }
 
-    /// Stage `collide` into `self.contact`; returns (contacts, spring energy, collisions).
-    fn contacts(&mut self, small_speed_max: R) -> (u64, f64, u64) {
+    /// Refreshes the contact stage's view of the spheres from the state arrays.
+    fn load_bodies(&mut self) {
         let n = self.len();
         self.bodies.clear();
         self.bodies.par_extend((0..n).into_par_iter().map(|i| Body {
@@ -282,7 +300,14 @@ impl<R: Real> CpuBackend<R> {
             e: self.restitution[i],
             zeta: self.zeta[i],
             id: self.id[i],
+            cell: self.cells[i],
         }));
+    }
+
+    /// Stage `collide` (both rounds for impulses, applied to the state unless `init`);
+    /// returns (contacts, spring energy, collisions). At set-up (`init`) only the final round
+    /// runs, for the contact counts and spring forces, and nothing is applied.
+    fn contacts(&mut self, small_speed_max: R, init: bool) -> (u64, f64, u64) {
         let params = CollideParams {
             dt: self.params.dt,
             model: self.params.model,
@@ -293,26 +318,78 @@ impl<R: Real> CpuBackend<R> {
             n_small: self.n_small,
             small_radius_max: self.small_radius_max,
             small_speed_max,
+            resting_speed: self.params.resting_speed,
         };
-        if self.params.model == ContactModel::Impulse {
+        let impulse = self.params.model == ContactModel::Impulse;
+        let mut collisions = 0;
+        let n_small = self.n_small as usize;
+        self.boxes = (n_small..self.len())
+            .map(|i| {
+                collide::large_box(self.position[i], self.velocity[i], self.radius[i], &params)
+            })
+            .collect();
+        self.load_bodies();
+        for _ in 0..if impulse && !init {
+            collide::MATCHING_ROUNDS
+        } else {
+            0
+        } {
             collide::earliest_events(
                 &self.bodies,
+                &self.boxes,
                 &self.cell_start,
                 &self.counts,
                 &self.planes,
                 &params,
                 &mut self.earliest,
             );
+            collide::collide(
+                &self.bodies,
+                &self.boxes,
+                &self.cell_start,
+                &self.counts,
+                &self.planes,
+                &self.earliest,
+                Round::Matching,
+                &params,
+                &mut self.contact,
+            );
+            collisions += self.sum_contacts().2;
+            self.apply_contacts();
+            self.load_bodies();
         }
         collide::collide(
             &self.bodies,
+            &self.boxes,
             &self.cell_start,
             &self.counts,
             &self.planes,
             &self.earliest,
+            Round::Final,
             &params,
             &mut self.contact,
         );
+        let (contacts, energy, c) = self.sum_contacts();
+        if impulse && !init {
+            self.apply_contacts();
+        }
+        (contacts, energy, collisions + c)
+    }
+
+    /// Impulse model: `x += dx`, `v += dv` from the contact stage.
+    fn apply_contacts(&mut self) {
+        self.position
+            .par_iter_mut()
+            .zip(self.velocity.par_iter_mut())
+            .zip(self.contact.par_iter())
+            .for_each(|((x, v), c)| {
+                *x += c.dx;
+                *v += c.dv;
+            });
+    }
+
+    /// (contacts, spring energy, collisions) summed over the contact results in fixed blocks.
+    fn sum_contacts(&self) -> (u64, f64, u64) {
         self.contact
             .par_chunks(CHUNK)
             .map(|c| {
@@ -381,20 +458,10 @@ impl<R: Real> CpuBackend<R> {
         lap(0, &mut self.stage_seconds);
         self.bin(vmax);
         lap(1, &mut self.stage_seconds);
-        let (contacts, energy, collisions) = self.contacts(vmax);
+        let (contacts, energy, collisions) = self.contacts(vmax, false);
         self.contacts = contacts;
         self.spring_energy = energy;
         self.collisions += collisions;
-        if self.params.model == ContactModel::Impulse {
-            self.position
-                .par_iter_mut()
-                .zip(self.velocity.par_iter_mut())
-                .zip(self.contact.par_iter())
-                .for_each(|((x, v), c)| {
-                    *x += c.dx;
-                    *v += c.dv;
-                });
-        }
         lap(2, &mut self.stage_seconds);
         self.forces();
         lap(4, &mut self.stage_seconds);

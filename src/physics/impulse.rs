@@ -12,6 +12,25 @@ pub fn pair_restitution<R: Real>(e_a: R, e_b: R) -> R {
     e_a.min(e_b)
 }
 
+/// Restitution of a contact approaching at `u_n` (m/s): `e`, or 0 for a *resting* contact,
+/// one approaching slower than `resting_speed` (m/s).
+///
+/// A sphere resting on another under gravity approaches it by about |g| dt every step (the
+/// half kicks); reflecting that with e > 0 makes stacks micro-bounce forever ("ghost"
+/// velocities). Below the threshold the contact is treated as perfectly inelastic along the
+/// normal, as rigid-body engines do (Box2D's velocity threshold, Bullet's restitution
+/// threshold). The engine uses `resting_speed = 2 |g| dt` ([`resting_speed`]).
+#[inline(always)]
+pub fn effective_restitution<R: Real>(e: R, u_n: R, resting_speed: R) -> R {
+    if u_n < resting_speed { R::zero() } else { e }
+}
+
+/// Approach speed below which a contact counts as resting, m/s: `2 |g| dt` for a uniform field
+/// `g` (m/s²) and step `dt` (s). Zero without a uniform field.
+pub fn resting_speed(gravity: glam::DVec3, dt: f64) -> f64 {
+    2.0 * gravity.length() * dt
+}
+
 /// Magnitude of the normal impulse J, N·s, of a binary collision (Nikulin eq. 8):
 /// `J = (1 + e) u_n / (w_a + w_b)`.
 ///
