@@ -4,6 +4,9 @@
 @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> grid: Grid;
 @group(0) @binding(3) var<storage, read_write> keys: array<u32>;
+@group(0) @binding(4) var<storage, read> vel: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> cells: array<vec4<i32>>;      // binned cell
+@group(0) @binding(6) var<storage, read_write> boxes: array<vec4<i32>>;      // 2 per large sphere
 
 // One thread: mirrors cpu::cell_keys::cell_edge from the speed² that kick_drift recorded.
 @compute @workgroup_size(1)
@@ -28,5 +31,25 @@ fn cell_keys(@builtin(global_invocation_id) gid: vec3<u32>) {
         keys[i] = params.table_size;
     } else {
         keys[i] = hash_cell(cell_of(p.xyz, grid.inv_cell_edge), params.table_size);
+    }
+}
+
+// After the scatter: every sphere's cell at binning time, and each large sphere's box
+// (CpuBackend::bin's cells, cpu::collide::large_box). Every contact round uses these.
+@compute @workgroup_size(256)
+fn bin_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    let p = pos[i];
+    cells[i] = vec4<i32>(cell_of(p.xyz, grid.inv_cell_edge), 0);
+    if i >= params.n_small {
+        let v = vel[i].xyz;
+        let reach = p.w + params.small_radius_max
+            + (sqrt(v.x * v.x + v.y * v.y + v.z * v.z) + grid.small_speed_max) * params.dt;
+        let k = 2u * (i - params.n_small);
+        boxes[k] = vec4<i32>(cell_of(p.xyz - vec3<f32>(reach), grid.inv_cell_edge), 0);
+        boxes[k + 1u] = vec4<i32>(cell_of(p.xyz + vec3<f32>(reach), grid.inv_cell_edge), 0);
     }
 }

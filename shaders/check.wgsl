@@ -21,8 +21,9 @@ struct GridView {
 
 const F32_MAX: f32 = 3.40282347e38;
 
+// After each contact round: adds the round's collisions to the counter the host reads.
 @compute @workgroup_size(256)
-fn check(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn tally(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
     if i >= params.n {
         return;
@@ -30,6 +31,14 @@ fn check(@builtin(global_invocation_id) gid: vec3<u32>) {
     let c = contact_counts[i].y;
     if c > 0u {
         atomicAdd(&status.collisions, c);
+    }
+}
+
+@compute @workgroup_size(256)
+fn check(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
     }
     // NaN fails every comparison, so this is false for NaN and for ±inf.
     let ok = all(abs(pos[i].xyz) <= vec3<f32>(F32_MAX)) && all(abs(vel[i].xyz) <= vec3<f32>(F32_MAX));

@@ -1,7 +1,8 @@
 // Stage `collide`: narrow phase over the 27 neighbour buckets, the large-sphere list and the
-// planes. Twin of src/cpu/collide.rs: entry points `earliest_events` and `collide`, functions
-// with the Rust names. Every pair is computed from both sides from the same data with the lower
-// id as `a`, so the two results are bitwise opposite: momentum balances without float atomics.
+// planes. Twin of src/cpu/collide.rs: entry points `earliest_events` and `collide` (the round is
+// the override FINAL: false = Round::Matching, true = Round::Final), functions with the Rust
+// names. Every pair is computed from both sides from the same data with the lower id as `a`, so
+// the two results are bitwise opposite: momentum balances without float atomics.
 
 // Grid (common.wgsl) without the atomic, for read-only binding.
 struct GridView {
@@ -27,6 +28,11 @@ struct GridView {
 @group(0) @binding(9) var<storage, read_write> earliest: array<vec2<u32>>;  // tau bits, partner
 @group(0) @binding(10) var<storage, read_write> contact: array<vec4<f32>>;  // 2 per sphere
 @group(0) @binding(11) var<storage, read_write> contact_counts: array<vec2<u32>>; // contacts, collisions
+@group(0) @binding(12) var<storage, read> cells: array<vec4<i32>>;   // binned cell
+@group(0) @binding(13) var<storage, read> boxes: array<vec4<i32>>;   // 2 per large sphere
+
+// Round of `collide`: false = cpu::collide::Round::Matching, true = Round::Final.
+override FINAL: bool = true;
 
 const MODEL_IMPULSE: u32 = 0u;
 const PLANE_EVENT: u32 = 0x80000000u;  // cpu::collide::PLANE_EVENT
@@ -44,13 +50,14 @@ struct Body {
     e: f32,
     zeta: f32,
     id: u32,
+    cell: vec3<i32>,
 }
 
 fn load_body(i: u32) -> Body {
     let p = pos[i];
     let v = vel[i];
     let m = props[i];
-    return Body(p.xyz, p.w, v.xyz, v.w, m.x, m.y, ids[i]);
+    return Body(p.xyz, p.w, v.xyz, v.w, m.x, m.y, ids[i], cells[i].xyz);
 }
 
 // cpu::collide::PairResponse
@@ -60,7 +67,6 @@ struct PairResponse {
     rest: f32,
     tau: f32,
     push: f32,
-    push_deferred: f32,
     force: f32,
     energy: f32,
     contact: bool,
@@ -68,7 +74,7 @@ struct PairResponse {
 }
 
 fn no_response() -> PairResponse {
-    return PairResponse(vec3<f32>(0.0), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, false, false);
+    return PairResponse(vec3<f32>(0.0), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, false, false);
 }
 
 // cpu::collide::ContactOut, plus the sphere's earliest event of the first pass.
@@ -96,6 +102,14 @@ fn pair_restitution(e_a: f32, e_b: f32) -> f32 {
 // physics::impulse::normal_impulse
 fn normal_impulse(u_n: f32, e: f32, w_a: f32, w_b: f32) -> f32 {
     return (1.0 + e) * u_n / (w_a + w_b);
+}
+
+// physics::impulse::effective_restitution
+fn effective_restitution(e: f32, u_n: f32, resting_speed: f32) -> f32 {
+    if u_n < resting_speed {
+        return 0.0;
+    }
+    return e;
 }
 
 // physics::impulse::plane_velocity_change
@@ -154,7 +168,7 @@ fn unit_or(d: vec3<f32>, fallback: vec3<f32>) -> vec3<f32> {
 }
 
 // cpu::collide::resolve_pair (impulse model; a has the lower id)
-fn resolve_pair(a: Body, b: Body, dt: f32) -> PairResponse {
+fn resolve_pair(a: Body, b: Body, dt: f32, resting_speed: f32) -> PairResponse {
     var out = no_response();
     let wsum = a.w + b.w;
     if wsum == 0.0 {
@@ -171,7 +185,12 @@ fn resolve_pair(a: Body, b: Body, dt: f32) -> PairResponse {
     if dot3(d0, d0) > radius_sum * radius_sum {
         tau = contact_fraction(d0, delta, radius_sum);
         if tau < 0.0 {
-            return out;
+            // Apart at the start, touching at the end: the root rounded past 1.
+            if dot3(d1, d1) <= radius_sum * radius_sum {
+                tau = 1.0;
+            } else {
+                return out;
+            }
         }
         n = unit_or(d0 + delta * tau, fallback);
     } else {
@@ -184,13 +203,12 @@ fn resolve_pair(a: Body, b: Body, dt: f32) -> PairResponse {
     out.rest = (1.0 - tau) * dt;
     let u_n = -dot3(dv, n);
     if u_n > 0.0 {
-        out.impulse = normal_impulse(u_n, pair_restitution(a.e, b.e), a.w, b.w);
+        let e = effective_restitution(pair_restitution(a.e, b.e), u_n, resting_speed);
+        out.impulse = normal_impulse(u_n, e, a.w, b.w);
         out.collision = true;
     }
-    let relax = params.overlap_relaxation;
     let d1c = d1 + n * (out.impulse * wsum * out.rest);
-    out.push = max(radius_sum - sqrt(dot3(d1c, d1c)), 0.0) * relax;
-    out.push_deferred = max(radius_sum - dist1, 0.0) * relax;
+    out.push = max(radius_sum - sqrt(dot3(d1c, d1c)), 0.0) * params.overlap_relaxation;
     return out;
 }
 
@@ -250,21 +268,31 @@ fn visit(acc: ptr<function, Acc>, me: Body, other: Body, mutual: bool) {
     }
     var p: PairResponse;
     if params.model == MODEL_IMPULSE {
-        p = resolve_pair(a, b, params.dt);
+        p = resolve_pair(a, b, params.dt, params.resting_speed);
+    } else {
+        p = pair_force(a, b, params.stiffness, params.dt);
+    }
+    if !FINAL {
         if !(p.collision && mutual) {
             p.impulse = 0.0;
             p.collision = false;
-            p.push = p.push_deferred;
         }
-    } else {
-        p = pair_force(a, b, params.stiffness, params.dt);
+        p.push = 0.0;
+        p.contact = false;
     }
     apply(acc, p, me, a.w + b.w, me_is_a);
 }
 
+// cpu::collide::is_mutual
+fn is_mutual(me: Body, mine: u32, other: Body, theirs: u32) -> bool {
+    return (me.w == 0.0 || mine == other.id) && (other.w == 0.0 || theirs == me.id);
+}
+
 // cpu::collide::Event::keep_earliest
 fn keep_earliest(acc: ptr<function, Acc>, tau: f32, partner: u32) {
-    if tau < (*acc).ev_tau || (tau == (*acc).ev_tau && partner < (*acc).ev_partner) {
+    // Ties: planes first, then lower ids.
+    if tau < (*acc).ev_tau
+        || (tau == (*acc).ev_tau && (partner ^ PLANE_EVENT) < ((*acc).ev_partner ^ PLANE_EVENT)) {
         (*acc).ev_tau = tau;
         (*acc).ev_partner = partner;
     }
@@ -279,33 +307,28 @@ fn handle(acc: ptr<function, Acc>, phase: u32, me: Body, mine: u32, j: u32, othe
             a = me;
             b = other;
         }
-        let p = resolve_pair(a, b, params.dt);
+        let p = resolve_pair(a, b, params.dt, params.resting_speed);
         if p.collision {
             keep_earliest(acc, p.tau, other.id);
         }
     } else {
-        let mutual = params.model == MODEL_IMPULSE && mine == other.id && earliest[j].y == me.id;
+        var mutual = false;
+        if !FINAL {
+            mutual = is_mutual(me, mine, other, earliest[j].y);
+        }
         visit(acc, me, other, mutual);
     }
 }
 
-// Spheres of bucket k that lie in cell c (large spheres' scan: buckets may alias cells).
-fn handle_cell_checked(acc: ptr<function, Acc>, phase: u32, i: u32, me: Body, mine: u32, c: vec3<i32>) {
-    let k = hash_cell(c, params.table_size);
-    let start = cell_start[k];
-    let end = start + counts[k];
-    for (var j = start; j < end; j++) {
-        if j != i && all(cell_of(pos[j].xyz, grid.inv_cell_edge) == c) {
-            handle(acc, phase, me, mine, j, load_body(j));
-        }
-    }
+fn in_box(c: vec3<i32>, k: u32) -> bool {
+    return all(boxes[2u * k].xyz <= c) && all(c <= boxes[2u * k + 1u].xyz);
 }
 
 // cpu::collide::for_each_candidate followed by the pass's pair handling.
 fn scan_candidates(acc: ptr<function, Acc>, phase: u32, i: u32, me: Body, mine: u32) {
     let n_small = params.n_small;
     if i < n_small {
-        let cell = cell_of(me.x, grid.inv_cell_edge);
+        let cell = me.cell;
         var seen: array<u32, 27>;
         var n_seen = 0u;
         for (var dz = -1; dz <= 1; dz++) {
@@ -333,29 +356,43 @@ fn scan_candidates(acc: ptr<function, Acc>, phase: u32, i: u32, me: Body, mine: 
                 }
             }
         }
+        for (var j = n_small; j < params.n; j++) {
+            if in_box(cell, j - n_small) {
+                handle(acc, phase, me, mine, j, load_body(j));
+            }
+        }
     } else {
-        let reach = me.r + params.small_radius_max
-            + (sqrt(dot3(me.v, me.v)) + grid.small_speed_max) * params.dt;
-        let lo = cell_of(me.x - vec3<f32>(reach), grid.inv_cell_edge);
-        let hi = cell_of(me.x + vec3<f32>(reach), grid.inv_cell_edge);
+        let kb = i - n_small;
+        let lo = boxes[2u * kb].xyz;
+        let hi = boxes[2u * kb + 1u].xyz;
         let span = vec3<f32>(hi - lo) + vec3<f32>(1.0);
         if span.x * span.y * span.z > f32(n_small) {
             for (var j = 0u; j < n_small; j++) {
-                handle(acc, phase, me, mine, j, load_body(j));
+                if in_box(cells[j].xyz, kb) {
+                    handle(acc, phase, me, mine, j, load_body(j));
+                }
             }
         } else {
             for (var cz = lo.z; cz <= hi.z; cz++) {
                 for (var cy = lo.y; cy <= hi.y; cy++) {
                     for (var cx = lo.x; cx <= hi.x; cx++) {
-                        handle_cell_checked(acc, phase, i, me, mine, vec3<i32>(cx, cy, cz));
+                        let c = vec3<i32>(cx, cy, cz);
+                        let k = hash_cell(c, params.table_size);
+                        let start = cell_start[k];
+                        let end = start + counts[k];
+                        for (var j = start; j < end; j++) {
+                            if all(cells[j].xyz == c) {
+                                handle(acc, phase, me, mine, j, load_body(j));
+                            }
+                        }
                     }
                 }
             }
         }
-    }
-    for (var j = n_small; j < params.n; j++) {
-        if j != i {
-            handle(acc, phase, me, mine, j, load_body(j));
+        for (var j = n_small; j < params.n; j++) {
+            if j != i {
+                handle(acc, phase, me, mine, j, load_body(j));
+            }
         }
     }
 }
@@ -396,27 +433,22 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, is_earliest: b
     let s1 = g.x;
     let vn = g.y;
     if params.model == MODEL_IMPULSE {
-        if s1 > 0.0 && !is_earliest {
-            return;
+        let event = plane_event(me, plane, params.dt);
+        var act = is_earliest;
+        if FINAL {
+            act = event >= 0.0;
         }
-        var dv = vec3<f32>(0.0);
-        var dx = vec3<f32>(0.0);
-        if is_earliest {
-            var tau = plane_event(me, plane, params.dt);
-            if tau < 0.0 {
-                tau = 0.0;
-            }
-            dv = plane_velocity_change(me.v, n, pair_restitution(me.e, plane.e));
-            dx = dv * ((1.0 - tau) * params.dt);
+        if act {
+            let tau = max(event, 0.0);
+            let e = effective_restitution(pair_restitution(me.e, plane.e), -vn, params.resting_speed);
+            let dv = plane_velocity_change(me.v, n, e);
+            (*acc).dv += dv;
+            (*acc).dx += dv * ((1.0 - tau) * params.dt);
             (*acc).collisions += 1u;
         }
-        let s1c = s1 + dot3(dx, n);
-        if s1c < 0.0 {
-            dx -= n * s1c;
+        if FINAL {
+            (*acc).contacts += select(0u, 1u, s1 <= 0.0);
         }
-        (*acc).contacts += select(0u, 1u, s1 <= 0.0);
-        (*acc).dv += dv;
-        (*acc).dx += dx;
     } else {
         if s1 > 0.0 {
             return;
@@ -428,6 +460,24 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, is_earliest: b
         (*acc).energy += 0.5 * params.stiffness * overlap * overlap;
         (*acc).contacts += 1u;
         (*acc).collisions += select(0u, 1u, s1 - vn * params.dt > 0.0);
+    }
+}
+
+// cpu::collide::project_onto_planes
+fn project_onto_planes(acc: ptr<function, Acc>, me: Body) {
+    if me.w == 0.0 {
+        return;
+    }
+    for (var k = 0u; k < params.n_planes; k++) {
+        let plane = planes[k];
+        let n = plane.normal;
+        let s = dot3(me.x + (*acc).dx - plane.point, n) - me.r;
+        if s < 0.0 {
+            (*acc).dx -= n * s;
+            let v = me.v + (*acc).dv;
+            let e = effective_restitution(pair_restitution(me.e, plane.e), -dot3(v, n), params.resting_speed);
+            (*acc).dv += plane_velocity_change(v, n, e);
+        }
     }
 }
 
@@ -444,6 +494,11 @@ fn earliest_events(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let me = load_body(i);
     var acc = new_acc();
+    if me.w == 0.0 {
+        // Fixed: agrees to every impulse (is_mutual).
+        earliest[i] = vec2<u32>(bitcast<u32>(TAU_NONE), NO_EVENT);
+        return;
+    }
     scan_candidates(&acc, PASS_EARLIEST, i, me, NO_EVENT);
     for (var k = 0u; k < params.n_planes; k++) {
         let tau = plane_event(me, planes[k], params.dt);
@@ -454,7 +509,7 @@ fn earliest_events(@builtin(global_invocation_id) gid: vec3<u32>) {
     earliest[i] = vec2<u32>(bitcast<u32>(acc.ev_tau), acc.ev_partner);
 }
 
-// cpu::collide::collide
+// cpu::collide::collide, one round (FINAL).
 @compute @workgroup_size(256)
 fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
@@ -463,13 +518,23 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let me = load_body(i);
     var mine = NO_EVENT;
-    if params.model == MODEL_IMPULSE {
+    if !FINAL {
         mine = earliest[i].y;
     }
     var acc = new_acc();
+    if !FINAL && mine == NO_EVENT && me.w != 0.0 {
+        // Without an event of its own no pair of this sphere is mutual: nothing to do.
+        contact[2u * i] = vec4<f32>(0.0);
+        contact[2u * i + 1u] = vec4<f32>(0.0);
+        contact_counts[i] = vec2<u32>(0u);
+        return;
+    }
     scan_candidates(&acc, PASS_COLLIDE, i, me, mine);
     for (var k = 0u; k < params.n_planes; k++) {
         plane_contact(&acc, me, planes[k], mine == (PLANE_EVENT | k));
+    }
+    if FINAL && params.model == MODEL_IMPULSE {
+        project_onto_planes(&acc, me);
     }
     if params.model == MODEL_IMPULSE {
         contact[2u * i] = vec4<f32>(acc.dv, acc.energy);

@@ -20,6 +20,10 @@ struct Params {
     model: u32,              // 0 impulse, 1 spring–dashpot
     overlap_relaxation: f32, // cpu::collide::OVERLAP_RELAXATION
     dispatch_x: u32,         // threads along x of a 2-D dispatch (work-groups × WG)
+    resting_speed: f32,      // m/s, physics::impulse::resting_speed
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 // Grid parameters computed on the GPU each step (src/gpu/buffers.rs: Grid).

@@ -25,7 +25,7 @@ fn kick_drift(@builtin(global_invocation_id) gid: vec3<u32>) {
     vel[i] = vec4<f32>(v, v4.w);
     pos[i] = vec4<f32>(p4.xyz + v * params.dt, p4.w);
     if p4.w <= params.small_radius_max {
-        atomicMax(&grid.speed_max_bits, bitcast<u32>(dot(v, v)));
+        atomicMax(&grid.speed_max_bits, bitcast<u32>(v.x * v.x + v.y * v.y + v.z * v.z));
     }
 }
 
@@ -39,7 +39,7 @@ fn measure_speed(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let v4 = vel[i];
     if pos[i].w <= params.small_radius_max {
-        atomicMax(&grid.speed_max_bits, bitcast<u32>(dot(v4.xyz, v4.xyz)));
+        atomicMax(&grid.speed_max_bits, bitcast<u32>(v4.x * v4.x + v4.y * v4.y + v4.z * v4.z));
     }
 }
 

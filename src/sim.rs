@@ -8,7 +8,8 @@ use crate::{Diagnostics, Precision, Scene, Snapshot};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
-    /// The GPU when an adapter exists, else the CPU with a notice (default).
+    /// The GPU when a hardware adapter exists, else the CPU with a notice (default). A software
+    /// adapter (lavapipe) is used only when `WGPU_ADAPTER_NAME` names it.
     #[default]
     Auto,
     /// wgpu compute shaders, f32.
@@ -125,16 +126,43 @@ impl Simulation {
                 Engine::Gpu(Box::new(GpuBackend::new(scene, gpu)?)),
                 Backend::Gpu,
             ),
-            Backend::Auto if precision == Precision::F32 => match GpuBackend::new(scene, gpu) {
-                Ok(g) => (Engine::Gpu(Box::new(g)), Backend::Gpu),
-                Err(e) => {
-                    notice = Some(format!("GPU backend unavailable ({e}); running on the CPU"));
+            Backend::Auto if precision == Precision::F32 => {
+                let cpu = |notice: &mut Option<String>, why: String| {
+                    *notice = Some(why);
                     (
                         Engine::Cpu32(Box::new(CpuBackend::new(scene))),
                         Backend::Cpu,
                     )
+                };
+                match crate::gpu::GpuContext::new() {
+                    // A software rasteriser is slower than the CPU backend on the same cores:
+                    // take it only when the user names it (WGPU_ADAPTER_NAME) or asks for
+                    // --backend gpu.
+                    Ok(ctx)
+                        if ctx.is_software() && std::env::var_os("WGPU_ADAPTER_NAME").is_none() =>
+                    {
+                        cpu(
+                            &mut notice,
+                            format!(
+                                "the only GPU adapter is a software one ({}); running on the CPU \
+                                 backend (--backend gpu runs on it anyway)",
+                                ctx.adapter_name()
+                            ),
+                        )
+                    }
+                    Ok(ctx) => match GpuBackend::with_context(ctx, scene, gpu) {
+                        Ok(g) => (Engine::Gpu(Box::new(g)), Backend::Gpu),
+                        Err(e) => cpu(
+                            &mut notice,
+                            format!("GPU backend unavailable ({e}); running on the CPU"),
+                        ),
+                    },
+                    Err(e) => cpu(
+                        &mut notice,
+                        format!("GPU backend unavailable ({e}); running on the CPU"),
+                    ),
                 }
-            },
+            }
             Backend::Auto | Backend::Cpu => match precision {
                 Precision::F32 => (
                     Engine::Cpu32(Box::new(CpuBackend::new(scene))),
@@ -237,6 +265,15 @@ impl Simulation {
             Engine::Gpu(_) => return Vec::new(),
         };
         crate::cpu::STAGES.iter().copied().zip(t).collect()
+    }
+
+    /// The integer outputs of the last binning (CPU f32/f64 or GPU), for exact comparisons.
+    pub fn binning_state(&self) -> crate::cpu::BinningState {
+        match &self.engine {
+            Engine::Cpu32(b) => b.binning_state(),
+            Engine::Cpu64(b) => b.binning_state(),
+            Engine::Gpu(g) => g.binning_state(),
+        }
     }
 
     /// Time spent in [`Simulation::step`] so far, and the throughput.

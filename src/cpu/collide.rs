@@ -572,8 +572,8 @@ fn for_each_candidate<R: Real>(
     }
 }
 
-/// First pass of the impulse model: each sphere's earliest collision in the step (sphere or
-/// plane), into `earliest` (sorted order). Same inputs as [`collide`].
+/// Start of a matching round: each sphere's earliest collision in the step (sphere or plane),
+/// from the current velocities, into `earliest` (sorted order). Same inputs as [`collide`].
 pub fn earliest_events<R: Real>(
     bodies: &[Body<R>],
     boxes: &[CellBox],
@@ -630,6 +630,10 @@ pub fn collide<R: Real>(
         } else {
             NO_EVENT
         };
+        if round == Round::Matching && mine == NO_EVENT && me.w != R::zero() {
+            // Without an event of its own no pair of this sphere is mutual: nothing to do.
+            return;
+        }
         for_each_candidate(i, bodies, boxes, cell_start, counts, params, |j, other| {
             let mutual =
                 round == Round::Matching && is_mutual(me, mine, other, earliest[j].partner);

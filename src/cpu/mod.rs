@@ -44,6 +44,21 @@ pub fn small_radius_max(radii: &[f64]) -> f64 {
     sorted[n_large..].first().copied().unwrap_or(median)
 }
 
+/// Integer outputs of the binning stages, for comparing backends exactly: `keys` (input to the
+/// sort, in the order before it), `counts` and `cell_start` (`table_size + 1` each), and the
+/// input ids in sorted order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BinningState {
+    /// Bucket of each sphere, in the order before the sort.
+    pub keys: Vec<u32>,
+    /// Spheres per bucket.
+    pub counts: Vec<u32>,
+    /// Exclusive prefix sum of `counts`.
+    pub cell_start: Vec<u32>,
+    /// Input ids in sorted order.
+    pub ids: Vec<u32>,
+}
+
 /// Names of the timed stages, in step order (see [`CpuBackend::stage_seconds`]).
 pub const STAGES: [&str; 6] = [
     "integrate",
@@ -237,6 +252,16 @@ impl<R: Real> CpuBackend<R> {
         self.cell_edge.f64()
     }
 
+    /// The integer outputs of the last binning.
+    pub fn binning_state(&self) -> BinningState {
+        BinningState {
+            keys: self.keys.clone(),
+            counts: self.counts.clone(),
+            cell_start: self.cell_start.clone(),
+            ids: self.id.clone(),
+        }
+    }
+
     /// Seconds spent in each stage of [`STAGES`] since set-up (binning = keys, count, prefix
     /// sum, scatter and reordering).
     pub fn stage_seconds(&self) -> [f64; 6] {
@@ -329,11 +354,12 @@ impl<R: Real> CpuBackend<R> {
             })
             .collect();
         self.load_bodies();
-        for _ in 0..if impulse && !init {
+        let rounds = if impulse && !init {
             collide::MATCHING_ROUNDS
         } else {
             0
-        } {
+        };
+        for _ in 0..rounds {
             collide::earliest_events(
                 &self.bodies,
                 &self.boxes,

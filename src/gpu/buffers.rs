@@ -35,6 +35,10 @@ pub struct Params {
     pub overlap_relaxation: f32,
     /// Threads along x of a per-sphere dispatch.
     pub dispatch_x: u32,
+    /// Approach speed below which a contact is resting, m/s.
+    pub resting_speed: f32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 3],
 }
 
 /// Grid parameters of the current step (`Grid` in common.wgsl).
@@ -108,7 +112,8 @@ pub struct ScanParams {
 
 /// Bytes per sphere of each per-sphere buffer, by name: what a scene needs before allocation.
 /// The hash table adds `2 × 4 × (table_size + 1)` bytes.
-pub const PER_SPHERE: [(&str, u64); 12] = [
+pub const PER_SPHERE: [(&str, u64); 13] = [
+    ("binned cells", 16),
     ("position ×2", 32),
     ("velocity ×2", 32),
     ("acceleration ×2", 32),

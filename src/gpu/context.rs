@@ -60,6 +60,12 @@ impl GpuContext {
         })
     }
 
+    /// Whether the adapter is a software rasteriser (Mesa's lavapipe, WARP, SwiftShader: device
+    /// type `Cpu`).
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
     /// "name (backend, device type)", e.g. `llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)`.
     pub fn adapter_name(&self) -> String {
         format!(

@@ -11,7 +11,7 @@ pub mod context;
 pub mod pipelines;
 pub mod stages;
 
-use crate::cpu::collide::OVERLAP_RELAXATION;
+use crate::cpu::collide::{MATCHING_ROUNDS, OVERLAP_RELAXATION};
 use crate::cpu::{cell_keys::table_size, prefix_sum::SCAN_BLOCK, small_radius_max};
 use crate::physics::spring_dashpot::damping_ratio;
 use crate::scene::{ContactModel, Scene};
@@ -70,6 +70,9 @@ pub struct GpuOptions {
     /// Lower the work-groups per dispatch dimension below the adapter's limit (tests use this to
     /// exercise 2-D dispatches on small scenes).
     pub max_workgroups_per_dim: Option<u32>,
+    /// Lower the largest buffer binding below the adapter's limit, bytes (tests use this to
+    /// exercise the too-large error).
+    pub max_binding_size: Option<u64>,
 }
 
 /// Work-group counts `(x, y)` for `groups` work-groups under `max` per dimension.
@@ -90,7 +93,6 @@ struct StateSet {
 }
 
 struct ScanLevel {
-    len: u32,
     dims: (u32, u32),
     /// The level's entries (level 0: the cell-start table).
     bind_reduce: Option<wgpu::BindGroup>,
@@ -118,17 +120,15 @@ pub struct GpuBackend {
     model: ContactModel,
     g_on: bool,
     dt: f64,
-    gravity: DVec3,
     grid_buf: wgpu::Buffer,
     status_buf: wgpu::Buffer,
     state: [StateSet; 2],
+    keys: wgpu::Buffer,
     counts: wgpu::Buffer,
     cell_start: wgpu::Buffer,
-    contact: wgpu::Buffer,
     a_mutual: wgpu::Buffer,
     partial_f: wgpu::Buffer,
     partial_u: wgpu::Buffer,
-    n_groups: u32,
     bind_count: wgpu::BindGroup,
     bind_scatter: wgpu::BindGroup,
     scan: Vec<ScanLevel>,
@@ -188,12 +188,16 @@ impl GpuBackend {
     ) -> Result<Self, GpuError> {
         let n = scene.spheres.len();
         let ts = table_size(n);
-        Self::check_fits(&ctx, n, ts)?;
+        Self::check_fits(&ctx, n, ts, opts.max_binding_size)?;
         let device = &ctx.device;
         let sim = &scene.sim;
         let radii: Vec<f64> = scene.spheres.iter().map(|s| s.radius).collect();
         let r_small = small_radius_max(&radii);
-        let n_large = radii.iter().filter(|&&r| r > r_small).count();
+        // Classified in f32, as the shaders compare.
+        let n_large = radii
+            .iter()
+            .filter(|&&r| (r as f32) > (r_small as f32))
+            .count();
         let spring = sim.contact == ContactModel::SpringDashpot;
         let zeta_of = |e: f64| if spring { damping_ratio(e) as f32 } else { 0.0 };
         let max_dim = opts
@@ -217,6 +221,8 @@ impl GpuBackend {
             model: spring as u32,
             overlap_relaxation: OVERLAP_RELAXATION as f32,
             dispatch_x: dims.0 * WORKGROUP_SIZE,
+            resting_speed: crate::physics::impulse::resting_speed(sim.gravity, sim.dt) as f32,
+            pad: [0; 3],
         };
 
         let pos: Vec<[f32; 4]> = scene
@@ -310,6 +316,8 @@ impl GpuBackend {
         let contact = storage(device, "contact results", 32 * nn);
         let contact_counts = storage(device, "contact counts", 8 * nn);
         let a_mutual = storage(device, "mutual gravity", 16 * nn);
+        let cells = storage(device, "binned cells", 16 * nn);
+        let boxes = storage(device, "large-sphere boxes", 32 * n_large.max(1) as u64);
         // One partial per dispatched work-group, padding ones of a 2-D dispatch included.
         let groups = (dims.0 * dims.1) as u64;
         let partial_f = storage(device, "diagnostics partials", 48 * groups);
@@ -339,7 +347,6 @@ impl GpuBackend {
             if blocks == 1 {
                 let bind_scan = m.bind(device, &[(0, &sp), (1, &level_buf), (2, &zero)]);
                 scan.push(ScanLevel {
-                    len,
                     dims: ldims,
                     bind_reduce: None,
                     bind_scan,
@@ -349,7 +356,6 @@ impl GpuBackend {
             let sums = storage(device, "scan block sums", 4 * blocks as u64);
             let bind = m.bind(device, &[(0, &sp), (1, &level_buf), (2, &sums)]);
             scan.push(ScanLevel {
-                len,
                 dims: ldims,
                 bind_reduce: Some(bind.clone()),
                 bind_scan: bind,
@@ -375,7 +381,15 @@ impl GpuBackend {
                 ),
                 cell_keys: stages.cell_keys.module.bind(
                     device,
-                    &[(0, &params_buf), (1, &s.pos), (2, &grid_buf), (3, &keys)],
+                    &[
+                        (0, &params_buf),
+                        (1, &s.pos),
+                        (2, &grid_buf),
+                        (3, &keys),
+                        (4, &s.vel),
+                        (5, &cells),
+                        (6, &boxes),
+                    ],
                 ),
                 gather: stages.gather.module.bind(
                     device,
@@ -409,6 +423,8 @@ impl GpuBackend {
                         (9, &earliest),
                         (10, &contact),
                         (11, &contact_counts),
+                        (12, &cells),
+                        (13, &boxes),
                     ],
                 ),
                 gravity: stages.gravity.module.bind(
@@ -468,17 +484,15 @@ impl GpuBackend {
             model: sim.contact,
             g_on: sim.g_const > 0.0,
             dt: sim.dt,
-            gravity: sim.gravity,
             grid_buf,
             status_buf,
             state,
+            keys,
             counts,
             cell_start,
-            contact,
             a_mutual,
             partial_f,
             partial_u,
-            n_groups,
             bind_count,
             bind_scatter,
             scan,
@@ -493,8 +507,16 @@ impl GpuBackend {
         Ok(b)
     }
 
-    fn check_fits(ctx: &GpuContext, n: usize, ts: u32) -> Result<(), GpuError> {
-        let binding = ctx.limits.max_storage_buffer_binding_size as u64;
+    fn check_fits(
+        ctx: &GpuContext,
+        n: usize,
+        ts: u32,
+        lowered: Option<u64>,
+    ) -> Result<(), GpuError> {
+        let binding = ctx
+            .limits
+            .max_storage_buffer_binding_size
+            .min(lowered.unwrap_or(u64::MAX));
         let max_buffer = ctx.limits.max_buffer_size;
         let limit = binding.min(max_buffer);
         let limit_name = if binding <= max_buffer {
@@ -616,7 +638,6 @@ impl GpuBackend {
                 }
             }
             for level in self.scan.iter().rev() {
-                let _ = level.len;
                 pass.set_pipeline(self.stages.prefix_sum.pipeline("scan_blocks"));
                 pass.set_bind_group(0, &level.bind_scan, &[]);
                 pass.dispatch_workgroups(level.dims.0, level.dims.1, 1);
@@ -643,33 +664,57 @@ impl GpuBackend {
         self.cur = 1 - c;
     }
 
-    /// Stages collide (and, for impulses, applying them unless `init`), gravity, accelerations,
-    /// and the second kick with the check unless `init`.
+    /// Stages collide (impulses: [`MATCHING_ROUNDS`] matching rounds and the final round,
+    /// applied unless `init`; spring–dashpot: the final round), gravity, accelerations, and the
+    /// second kick with the check unless `init`. Mirrors `CpuBackend::contacts` and `forces`.
     fn record_forces(&self, enc: &mut wgpu::CommandEncoder, init: bool) {
         let b = &self.binds[self.cur];
+        let impulse = self.model == ContactModel::Impulse;
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("collide + gravity + integrate"),
             timestamp_writes: None,
         });
+        pass.push_debug_group("cell_keys::bin_cells");
+        self.dispatch_spheres(
+            &mut pass,
+            self.stages.cell_keys.pipeline("bin_cells"),
+            &b.cell_keys,
+        );
+        pass.pop_debug_group();
         pass.push_debug_group("collide");
-        if self.model == ContactModel::Impulse {
+        let rounds = if impulse && !init { MATCHING_ROUNDS } else { 0 };
+        for _ in 0..rounds {
             self.dispatch_spheres(
                 &mut pass,
                 self.stages.collide.pipeline("earliest_events"),
                 &b.collide,
             );
-        }
-        self.dispatch_spheres(
-            &mut pass,
-            self.stages.collide.pipeline("collide"),
-            &b.collide,
-        );
-        if self.model == ContactModel::Impulse && !init {
+            self.dispatch_spheres(
+                &mut pass,
+                self.stages.collide.pipeline("collide_matching"),
+                &b.collide,
+            );
+            self.dispatch_spheres(&mut pass, self.stages.check.pipeline("tally"), &b.check);
             self.dispatch_spheres(
                 &mut pass,
                 self.stages.integrate.pipeline("apply_contacts"),
                 &b.integrate,
             );
+        }
+        self.dispatch_spheres(
+            &mut pass,
+            self.stages.collide.pipeline("collide_final"),
+            &b.collide,
+        );
+        if !init {
+            self.dispatch_spheres(&mut pass, self.stages.check.pipeline("tally"), &b.check);
+            if impulse {
+                self.dispatch_spheres(
+                    &mut pass,
+                    self.stages.integrate.pipeline("apply_contacts"),
+                    &b.integrate,
+                );
+            }
         }
         pass.pop_debug_group();
         if self.g_on {
@@ -762,6 +807,18 @@ impl GpuBackend {
         data
     }
 
+    /// The integer outputs of the last binning (same layout as the CPU's, for exact comparison).
+    pub fn binning_state(&self) -> crate::cpu::BinningState {
+        let n = self.n as u64;
+        let t = self.table_size as u64 + 1;
+        crate::cpu::BinningState {
+            keys: self.read(&self.keys, 4 * n),
+            counts: self.read(&self.counts, 4 * t),
+            cell_start: self.read(&self.cell_start, 4 * t),
+            ids: self.read(&self.state[self.cur].id, 4 * n),
+        }
+    }
+
     /// The state in input order, widened to f64.
     pub fn snapshot(&self) -> Snapshot {
         let n = self.n as usize;
@@ -813,7 +870,6 @@ impl GpuBackend {
         let groups = (self.dims.0 * self.dims.1) as usize;
         let pf: Vec<[f32; 4]> = self.read(&self.partial_f, 48 * groups as u64);
         let pu: Vec<[u32; 2]> = self.read(&self.partial_u, 8 * groups as u64);
-        let _ = self.n_groups;
         let mut d = Diagnostics {
             step: self.steps_done,
             time: self.steps_done as f64 * self.dt,
@@ -833,7 +889,6 @@ impl GpuBackend {
             let am: Vec<[f32; 4]> = self.read(&self.a_mutual, 16 * self.n as u64);
             d.potential_gravity = am.iter().map(|a| a[3] as f64).sum();
         }
-        let _ = (self.gravity, &self.contact);
         d
     }
 }

@@ -125,7 +125,7 @@ impl Module {
             module: &self.module,
             entry_point: Some(entry),
             compilation_options: wgpu::PipelineCompilationOptions {
-                constants: constants,
+                constants,
                 ..Default::default()
             },
             cache: None,

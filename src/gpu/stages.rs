@@ -57,7 +57,7 @@ pub struct Stages {
     pub scatter: Stage,
     /// `gather.wgsl`.
     pub gather: Stage,
-    /// `collide.wgsl`: earliest_events, collide.
+    /// `collide.wgsl`: earliest_events, collide_matching and collide_final (override FINAL).
     pub collide: Stage,
     /// `gravity.wgsl`: gravity, and `gravity_potential` (WITH_POTENTIAL).
     pub gravity: Stage,
@@ -99,7 +99,11 @@ impl Stages {
                 device,
                 "cell_keys",
                 src("cell_keys"),
-                &[("grid_params", none), ("cell_keys", none)],
+                &[
+                    ("grid_params", none),
+                    ("cell_keys", none),
+                    ("bin_cells", none),
+                ],
             ),
             count: Stage::new(device, "count", src("count"), &[("count", none)]),
             prefix_sum: Stage::new(
@@ -115,14 +119,27 @@ impl Stages {
                 &[("place", none), ("rank", none)],
             ),
             gather: Stage::new(device, "gather", src("gather"), &[("gather", none)]),
-            collide: Stage::new(
-                device,
-                "collide",
-                src("collide"),
-                &[("earliest_events", none), ("collide", none)],
-            ),
+            collide: {
+                let module = Module::new(device, "collide", &source(src("collide")));
+                let earliest = module.pipeline(device, "earliest_events", none);
+                let matching = module.pipeline(device, "collide", &[("FINAL", 0.0)]);
+                let last = module.pipeline(device, "collide", &[("FINAL", 1.0)]);
+                Stage {
+                    module,
+                    pipelines: vec![
+                        ("earliest_events", earliest),
+                        ("collide_matching", matching),
+                        ("collide_final", last),
+                    ],
+                }
+            },
             gravity,
-            check: Stage::new(device, "check", src("check"), &[("check", none)]),
+            check: Stage::new(
+                device,
+                "check",
+                src("check"),
+                &[("tally", none), ("check", none)],
+            ),
             diagnostics: Stage::new(device, "diagnostics", DIAGNOSTICS, &[("diagnostics", none)]),
         }
     }
