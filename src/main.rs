@@ -281,7 +281,9 @@ fn run(args: RunArgs) -> Result<i32> {
         .filter(|(_, t)| *t > 0.0)
         .map(|(name, t)| format!("{name} {t:.2} s"))
         .collect();
-    println!("  time by stage: {}", stages.join(", "));
+    if !stages.is_empty() {
+        println!("  time by stage: {}", stages.join(", "));
+    }
 
     if let Some(path) = &args.final_csv {
         output::write_csv(path, &sim.snapshot())?;

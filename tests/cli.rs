@@ -390,3 +390,67 @@ fn ctrl_c_stops_between_steps_and_leaves_whole_files() {
         assert_eq!(text.lines().count(), 2001);
     }
 }
+
+/// True when wgpu finds an adapter; without one, fails under CI=true, else skips with a reason.
+fn gpu_available() -> bool {
+    match spheresim::gpu::GpuContext::new() {
+        Ok(_) => true,
+        Err(e) => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("CI=true and no GPU adapter: {e}");
+            }
+            eprintln!("SKIPPED: no GPU adapter ({e})");
+            false
+        }
+    }
+}
+
+#[test]
+fn gpu_backend_writes_the_same_final_state_as_the_cpu() {
+    if !gpu_available() {
+        return;
+    }
+    let outs = Outs::new();
+    for backend in ["gpu", "cpu"] {
+        let o = run(&[
+            "run",
+            "two-spheres",
+            "--particles",
+            "6",
+            "--steps",
+            "500",
+            "--dt",
+            "1e-3",
+            "--backend",
+            backend,
+            "-q",
+            "--final",
+            &outs.s(&format!("{backend}.csv")),
+            "--stats-json",
+            &outs.s(&format!("{backend}.json")),
+        ]);
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+    }
+    let (g, c) = (
+        fs::read_to_string(outs.path("gpu.csv")).unwrap(),
+        fs::read_to_string(outs.path("cpu.csv")).unwrap(),
+    );
+    assert_eq!(g, c, "final states differ");
+    let stats: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(outs.path("gpu.json")).unwrap()).unwrap();
+    assert_eq!(stats["backend"], "gpu");
+    assert!(
+        stats["adapter"]
+            .as_str()
+            .is_some_and(|a| !a.starts_with("CPU (")),
+        "{stats}"
+    );
+    assert_eq!(stats["collisions"], 3);
+}
+
+#[test]
+fn gpu_in_f64_is_refused_clearly() {
+    let o = run(&["run", "bounce", "--backend", "gpu", "--precision", "f64"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("f32"), "{}", stderr(&o));
+}
