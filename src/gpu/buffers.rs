@@ -128,7 +128,7 @@ pub const PER_SPHERE: [(&str, u64); 13] = [
     ("contact counts + mutual gravity", 24),
 ];
 
-/// Largest single binding per sphere: the contact results, 2 × vec4<f32>.
+/// Largest single binding per sphere: the contact results, 2 × `vec4<f32>`.
 pub const LARGEST_BINDING_PER_SPHERE: u64 = 32;
 
 /// Estimated device memory for `n` spheres with `table_size` buckets, bytes.
