@@ -1,16 +1,5 @@
 // End of a step: stop on a non-finite sphere (CpuBackend::step's check) and count collisions.
 
-struct GridView {
-    speed_max_bits: u32,
-    cell_edge: f32,
-    inv_cell_edge: f32,
-    small_speed_max: f32,
-    step: u32,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> vel: array<vec4<f32>>;

@@ -4,17 +4,6 @@
 // names. Every pair is computed from both sides from the same data with the lower id as `a`, so
 // the two results are bitwise opposite: momentum balances without float atomics.
 
-// Grid (common.wgsl) without the atomic, for read-only binding.
-struct GridView {
-    speed_max_bits: u32,
-    cell_edge: f32,
-    inv_cell_edge: f32,
-    small_speed_max: f32,
-    step: u32,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
-}
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;     // xyz, radius

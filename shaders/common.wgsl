@@ -38,6 +38,18 @@ struct Grid {
     pad2: u32,
 }
 
+// Grid without the atomic, for read-only binding.
+struct GridView {
+    speed_max_bits: u32,
+    cell_edge: f32,
+    inv_cell_edge: f32,
+    small_speed_max: f32,
+    step: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
 // Non-finite detection and the collision counter (src/gpu/buffers.rs: Status).
 struct Status {
     first_bad_step: atomic<u32>, // first step with a NaN or infinite sphere (u32 max: none)
