@@ -19,8 +19,9 @@ pub struct GpuContext {
 
 impl GpuContext {
     /// Opens the adapter chosen by the environment: `WGPU_BACKEND` (e.g. `vulkan`, `metal`,
-    /// `dx12`, `gl`) restricts the backends, `WGPU_ADAPTER_NAME` picks the first adapter whose name
-    /// contains it (case-insensitive); otherwise the high-performance default.
+    /// `dx12`, `gl`) restricts the backends (default: Vulkan, Metal, DX12), `WGPU_ADAPTER_NAME`
+    /// picks the first adapter whose name contains it (case-insensitive); otherwise the
+    /// high-performance default.
     ///
     /// # Errors
     /// [`GpuError::NoAdapter`] when no adapter is found, [`GpuError::Device`] when the device
@@ -30,8 +31,13 @@ impl GpuContext {
     }
 
     async fn new_async() -> Result<Self, GpuError> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        if std::env::var_os("WGPU_BACKEND").is_none() {
+            // Vulkan, Metal, DX12 (and browser WebGPU). The GL backend is for old hardware, and
+            // probing it on a machine without a display only prints EGL errors.
+            desc.backends = wgpu::Backends::PRIMARY;
+        }
+        let instance = wgpu::Instance::new(desc);
         let adapter = wgpu::util::initialize_adapter_from_env_or_default(&instance, None)
             .await
             .map_err(|e| GpuError::NoAdapter(format!("{e}")))?;
