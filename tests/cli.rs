@@ -454,3 +454,18 @@ fn gpu_in_f64_is_refused_clearly() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("f32"), "{}", stderr(&o));
 }
+
+#[test]
+fn unknown_adapter_name_is_an_error_not_a_panic() {
+    let o = bin()
+        .args(["run", "bounce", "--backend", "gpu", "--steps", "1"])
+        .env("WGPU_ADAPTER_NAME", "no-such-adapter-xyz")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("no-such-adapter-xyz") && !err.contains("panicked"),
+        "{err}"
+    );
+}

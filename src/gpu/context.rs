@@ -37,10 +37,33 @@ impl GpuContext {
             // probing it on a machine without a display only prints EGL errors.
             desc.backends = wgpu::Backends::PRIMARY;
         }
+        let desc_backends = desc.backends;
         let instance = wgpu::Instance::new(desc);
-        let adapter = wgpu::util::initialize_adapter_from_env_or_default(&instance, None)
-            .await
-            .map_err(|e| GpuError::NoAdapter(format!("{e}")))?;
+        let adapter =
+            match std::env::var("WGPU_ADAPTER_NAME") {
+                // Matched here rather than by wgpu's helper, which panics when nothing matches.
+                Ok(wanted) => {
+                    let wanted_lc = wanted.to_lowercase();
+                    let adapters = instance.enumerate_adapters(desc_backends).await;
+                    let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+                    adapters
+                    .into_iter()
+                    .find(|a| a.get_info().name.to_lowercase().contains(&wanted_lc))
+                    .ok_or_else(|| {
+                        GpuError::NoAdapter(format!(
+                            "WGPU_ADAPTER_NAME={wanted:?} matches none of the adapters found: {}",
+                            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                        ))
+                    })?
+                }
+                Err(_) => instance
+                    .request_adapter(&wgpu::RequestAdapterOptions {
+                        power_preference: wgpu::PowerPreference::HighPerformance,
+                        ..Default::default()
+                    })
+                    .await
+                    .map_err(|e| GpuError::NoAdapter(format!("{e}")))?,
+            };
         let info = adapter.get_info();
         let limits = adapter.limits();
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
