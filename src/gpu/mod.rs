@@ -7,8 +7,16 @@
 //! snapshots, diagnostics, and a 16-byte status per submission (collisions, non-finite states).
 
 pub mod buffers;
+pub mod cell_keys;
+pub mod collide;
 pub mod context;
+pub mod count;
+pub mod diagnostics;
+pub mod gravity;
+pub mod integrate;
 pub mod pipelines;
+pub mod prefix_sum;
+pub mod scatter;
 pub mod stages;
 
 use crate::cpu::collide::{MATCHING_ROUNDS, OVERLAP_RELAXATION};

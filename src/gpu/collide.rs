@@ -1,0 +1,17 @@
+//! Stage `collide`: earliest events, matching rounds (override FINAL = false) and the final round.
+//! Shader `shaders/collide.wgsl`; CPU twin `src/cpu/collide.rs`.
+
+use super::stages::Stage;
+
+/// Compiles `shaders/collide.wgsl` and its entry points.
+pub fn new(device: &wgpu::Device) -> Stage {
+    Stage::new(
+        device,
+        "collide",
+        &[
+            ("earliest_events", &[]),
+            ("collide_matching", &[("FINAL", 0.0)]),
+            ("collide_final", &[("FINAL", 1.0)]),
+        ],
+    )
+}

@@ -1,0 +1,14 @@
+//! Stage `scatter`: stable counting-sort scatter (place, rank) and the gather of all state.
+//! Shader `shaders/scatter.wgsl` and `gather.wgsl`; CPU twin `src/cpu/scatter.rs`.
+
+use super::stages::Stage;
+
+/// Stage `scatter`: `place` and `rank` from `shaders/scatter.wgsl`.
+pub fn new(device: &wgpu::Device) -> Stage {
+    Stage::new(device, "scatter", &[("place", &[]), ("rank", &[])])
+}
+
+/// The gather half of the stage, `shaders/gather.wgsl`.
+pub fn gather(device: &wgpu::Device) -> Stage {
+    Stage::new(device, "gather", &[("gather", &[])])
+}
