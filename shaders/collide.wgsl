@@ -14,7 +14,7 @@
 @group(0) @binding(6) var<storage, read> cell_start: array<u32>;    // table_size + 1
 @group(0) @binding(7) var<storage, read> counts: array<u32>;        // table_size + 1
 @group(0) @binding(8) var<storage, read> planes: array<Plane>;
-@group(0) @binding(9) var<storage, read_write> earliest: array<vec2<u32>>;  // tau bits, partner
+@group(0) @binding(9) var<storage, read_write> earliest: array<vec4<u32>>;  // tau bits, partner, count, -
 @group(0) @binding(10) var<storage, read_write> contact: array<vec4<f32>>;  // 2 per sphere
 @group(0) @binding(11) var<storage, read_write> contact_counts: array<vec2<u32>>; // contacts, collisions
 @group(0) @binding(12) var<storage, read> cells: array<vec4<i32>>;   // binned cell
@@ -76,6 +76,7 @@ struct Acc {
     collisions: u32,
     ev_tau: f32,
     ev_partner: u32,
+    ev_count: u32,
 }
 
 fn dot3(a: vec3<f32>, b: vec3<f32>) -> f32 {
@@ -156,8 +157,8 @@ fn unit_or(d: vec3<f32>, fallback: vec3<f32>) -> vec3<f32> {
     return fallback;
 }
 
-// cpu::collide::resolve_pair (impulse model; a has the lower id)
-fn resolve_pair(a: Body, b: Body, dt: f32, resting_speed: f32) -> PairResponse {
+// cpu::collide::resolve_pair (impulse model; a has the lower id; k_a, k_b mass splitting)
+fn resolve_pair(a: Body, b: Body, dt: f32, resting_speed: f32, k_a: f32, k_b: f32) -> PairResponse {
     var out = no_response();
     let wsum = a.w + b.w;
     if wsum == 0.0 {
@@ -193,7 +194,7 @@ fn resolve_pair(a: Body, b: Body, dt: f32, resting_speed: f32) -> PairResponse {
     let u_n = -dot3(dv, n);
     if u_n > 0.0 {
         let e = effective_restitution(pair_restitution(a.e, b.e), u_n, resting_speed);
-        out.impulse = normal_impulse(u_n, e, a.w, b.w);
+        out.impulse = normal_impulse(u_n, e, k_a * a.w, k_b * b.w);
         out.collision = true;
     }
     let d1c = d1 + n * (out.impulse * wsum * out.rest);
@@ -247,17 +248,21 @@ fn apply(acc: ptr<function, Acc>, p: PairResponse, me: Body, wsum: f32, me_is_a:
 }
 
 // cpu::collide::visit
-fn visit(acc: ptr<function, Acc>, me: Body, other: Body, mutual: bool) {
+fn visit(acc: ptr<function, Acc>, me: Body, other: Body, mutual: bool, k_me: f32, k_other: f32) {
     let me_is_a = me.id < other.id;
     var a = other;
     var b = me;
+    var k_a = k_other;
+    var k_b = k_me;
     if me_is_a {
         a = me;
         b = other;
+        k_a = k_me;
+        k_b = k_other;
     }
     var p: PairResponse;
     if params.model == MODEL_IMPULSE {
-        p = resolve_pair(a, b, params.dt, params.resting_speed);
+        p = resolve_pair(a, b, params.dt, params.resting_speed, k_a, k_b);
     } else {
         p = pair_force(a, b, params.stiffness, params.dt);
     }
@@ -279,6 +284,7 @@ fn is_mutual(me: Body, mine: u32, other: Body, theirs: u32) -> bool {
 
 // cpu::collide::Event::keep_earliest
 fn keep_earliest(acc: ptr<function, Acc>, tau: f32, partner: u32) {
+    (*acc).ev_count += 1u;
     // Ties: planes first, then lower ids.
     if tau < (*acc).ev_tau
         || (tau == (*acc).ev_tau && (partner ^ PLANE_EVENT) < ((*acc).ev_partner ^ PLANE_EVENT)) {
@@ -286,6 +292,9 @@ fn keep_earliest(acc: ptr<function, Acc>, tau: f32, partner: u32) {
         (*acc).ev_partner = partner;
     }
 }
+
+// Sorted index of the sphere this invocation handles (for its mass-splitting count).
+var<private> me_index: u32;
 
 // One candidate pair (me, other at sorted index j) for the given pass.
 fn handle(acc: ptr<function, Acc>, phase: u32, me: Body, mine: u32, j: u32, other: Body) {
@@ -296,16 +305,21 @@ fn handle(acc: ptr<function, Acc>, phase: u32, me: Body, mine: u32, j: u32, othe
             a = me;
             b = other;
         }
-        let p = resolve_pair(a, b, params.dt, params.resting_speed);
+        let p = resolve_pair(a, b, params.dt, params.resting_speed, 1.0, 1.0);
         if p.collision {
             keep_earliest(acc, p.tau, other.id);
         }
     } else {
         var mutual = false;
+        var k_me = 1.0;
+        var k_other = 1.0;
         if !FINAL {
             mutual = is_mutual(me, mine, other, earliest[j].y);
+        } else if params.model == MODEL_IMPULSE {
+            k_me = f32(max(earliest[me_index].z, 1u));
+            k_other = f32(max(earliest[j].z, 1u));
         }
-        visit(acc, me, other, mutual);
+        visit(acc, me, other, mutual, k_me, k_other);
     }
 }
 
@@ -413,7 +427,7 @@ fn plane_event(me: Body, plane: Plane, dt: f32) -> f32 {
 }
 
 // cpu::collide::plane_contact
-fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, is_earliest: bool) {
+fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, is_earliest: bool, k_me: f32) {
     if me.w == 0.0 {
         return;
     }
@@ -430,7 +444,7 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, is_earliest: b
         if act {
             let tau = max(event, 0.0);
             let e = effective_restitution(pair_restitution(me.e, plane.e), -vn, params.resting_speed);
-            let dv = plane_velocity_change(me.v, n, e);
+            let dv = plane_velocity_change(me.v, n, e) / k_me;
             (*acc).dv += dv;
             (*acc).dx += dv * ((1.0 - tau) * params.dt);
             (*acc).collisions += 1u;
@@ -471,7 +485,7 @@ fn project_onto_planes(acc: ptr<function, Acc>, me: Body) {
 }
 
 fn new_acc() -> Acc {
-    return Acc(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0u, 0u, TAU_NONE, NO_EVENT);
+    return Acc(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0u, 0u, TAU_NONE, NO_EVENT, 0u);
 }
 
 // cpu::collide::earliest_events
@@ -485,7 +499,7 @@ fn earliest_events(@builtin(global_invocation_id) gid: vec3<u32>) {
     var acc = new_acc();
     if me.w == 0.0 {
         // Fixed: agrees to every impulse (is_mutual).
-        earliest[i] = vec2<u32>(bitcast<u32>(TAU_NONE), NO_EVENT);
+        earliest[i] = vec4<u32>(bitcast<u32>(TAU_NONE), NO_EVENT, 0u, 0u);
         return;
     }
     scan_candidates(&acc, PASS_EARLIEST, i, me, NO_EVENT);
@@ -495,7 +509,7 @@ fn earliest_events(@builtin(global_invocation_id) gid: vec3<u32>) {
             keep_earliest(&acc, tau, PLANE_EVENT | k);
         }
     }
-    earliest[i] = vec2<u32>(bitcast<u32>(acc.ev_tau), acc.ev_partner);
+    earliest[i] = vec4<u32>(bitcast<u32>(acc.ev_tau), acc.ev_partner, acc.ev_count, 0u);
 }
 
 // cpu::collide::collide, one round (FINAL).
@@ -506,6 +520,7 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let me = load_body(i);
+    me_index = i;
     var mine = NO_EVENT;
     if !FINAL {
         mine = earliest[i].y;
@@ -519,8 +534,12 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     scan_candidates(&acc, PASS_COLLIDE, i, me, mine);
+    var k_me = 1.0;
+    if FINAL && params.model == MODEL_IMPULSE {
+        k_me = f32(max(earliest[i].z, 1u));
+    }
     for (var k = 0u; k < params.n_planes; k++) {
-        plane_contact(&acc, me, planes[k], mine == (PLANE_EVENT | k));
+        plane_contact(&acc, me, planes[k], mine == (PLANE_EVENT | k), k_me);
     }
     if FINAL && params.model == MODEL_IMPULSE {
         project_onto_planes(&acc, me);

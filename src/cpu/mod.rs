@@ -384,6 +384,18 @@ impl<R: Real> CpuBackend<R> {
             self.apply_contacts();
             self.load_bodies();
         }
+        if impulse && !init {
+            // Pending collisions per sphere: the mass-splitting factors of the final round.
+            collide::earliest_events(
+                &self.bodies,
+                &self.boxes,
+                &self.cell_start,
+                &self.counts,
+                &self.planes,
+                &params,
+                &mut self.earliest,
+            );
+        }
         collide::collide(
             &self.bodies,
             &self.boxes,

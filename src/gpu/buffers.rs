@@ -123,7 +123,7 @@ pub const PER_SPHERE: [(&str, u64); 13] = [
     ("slots", 4),
     ("arrival order", 4),
     ("permutation", 4),
-    ("earliest events", 8),
+    ("earliest events", 16),
     ("contact results", 32),
     ("contact counts + mutual gravity", 24),
 ];

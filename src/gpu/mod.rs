@@ -320,7 +320,7 @@ impl GpuBackend {
         let slot = storage(device, "slots", 4 * nn);
         let arrival = storage(device, "arrival", 4 * nn);
         let perm = storage(device, "permutation", 4 * nn);
-        let earliest = storage(device, "earliest events", 8 * nn);
+        let earliest = storage(device, "earliest events", 16 * nn);
         let contact = storage(device, "contact results", 32 * nn);
         let contact_counts = storage(device, "contact counts", 8 * nn);
         let a_mutual = storage(device, "mutual gravity", 16 * nn);
@@ -707,6 +707,14 @@ impl GpuBackend {
                 &mut pass,
                 self.stages.integrate.pipeline("apply_contacts"),
                 &b.integrate,
+            );
+        }
+        if impulse && !init {
+            // Pending collisions per sphere: the final round's mass-splitting factors.
+            self.dispatch_spheres(
+                &mut pass,
+                self.stages.collide.pipeline("earliest_events"),
+                &b.collide,
             );
         }
         self.dispatch_spheres(
