@@ -360,42 +360,39 @@ impl<R: Real> CpuBackend<R> {
             0
         };
         for _ in 0..rounds {
-            collide::earliest_events(
-                &self.bodies,
-                &self.boxes,
-                &self.cell_start,
-                &self.counts,
-                &self.planes,
-                &params,
-                &mut self.earliest,
-            );
-            collide::collide(
-                &self.bodies,
-                &self.boxes,
-                &self.cell_start,
-                &self.counts,
-                &self.planes,
-                &self.earliest,
-                Round::Matching,
-                &params,
-                &mut self.contact,
-            );
+            self.earliest_events(&params);
+            self.collide(Round::Matching, &params);
             collisions += self.sum_contacts().2;
             self.apply_contacts();
             self.load_bodies();
         }
         if impulse && !init {
             // Pending collisions per sphere: the mass-splitting factors of the final round.
-            collide::earliest_events(
-                &self.bodies,
-                &self.boxes,
-                &self.cell_start,
-                &self.counts,
-                &self.planes,
-                &params,
-                &mut self.earliest,
-            );
+            self.earliest_events(&params);
         }
+        self.collide(Round::Final, &params);
+        let (contacts, energy, c) = self.sum_contacts();
+        if impulse && !init {
+            self.apply_contacts();
+        }
+        (contacts, energy, collisions + c)
+    }
+
+    /// Stage `collide`, earliest events, into `self.earliest`.
+    fn earliest_events(&mut self, params: &CollideParams<R>) {
+        collide::earliest_events(
+            &self.bodies,
+            &self.boxes,
+            &self.cell_start,
+            &self.counts,
+            &self.planes,
+            params,
+            &mut self.earliest,
+        );
+    }
+
+    /// Stage `collide`, one round, into `self.contact`.
+    fn collide(&mut self, round: Round, params: &CollideParams<R>) {
         collide::collide(
             &self.bodies,
             &self.boxes,
@@ -403,15 +400,10 @@ impl<R: Real> CpuBackend<R> {
             &self.counts,
             &self.planes,
             &self.earliest,
-            Round::Final,
-            &params,
+            round,
+            params,
             &mut self.contact,
         );
-        let (contacts, energy, c) = self.sum_contacts();
-        if impulse && !init {
-            self.apply_contacts();
-        }
-        (contacts, energy, collisions + c)
     }
 
     /// Impulse model: `x += dx`, `v += dv` from the contact stage.
