@@ -15,6 +15,7 @@
 //! println!("{:?}", sim.diagnostics());
 //! ```
 
+pub mod bench;
 pub mod cpu;
 pub mod diagnostics;
 pub mod gpu;

@@ -25,6 +25,53 @@ enum Command {
     Run(RunArgs),
     /// List the built-in scenes.
     Scenes,
+    /// Time built-in scenes on the GPU and CPU backends and print a comparison table.
+    Bench(BenchArgs),
+}
+
+/// `spheresim bench`: see `spheresim::bench`.
+#[derive(Args, Debug)]
+struct BenchArgs {
+    /// Built-in scenes, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "wall-break,box-gas,orbits"
+    )]
+    scenes: Vec<String>,
+    /// Sphere counts, comma-separated; `1e5` and `100000` both work.
+    #[arg(long, value_delimiter = ',', default_value = "1e3,1e4,1e5,1e6", value_parser = parse_count)]
+    particles: Vec<usize>,
+    /// Backends, comma-separated: gpu, cpu (every core), cpu1 (one thread).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "gpu,cpu")]
+    backends: Vec<spheresim::bench::BenchBackend>,
+    /// Timed steps per repeat.
+    #[arg(long, default_value_t = 10)]
+    steps: u64,
+    /// Timed repeats (the table gives their median, min and max).
+    #[arg(long, default_value_t = 3)]
+    repeats: usize,
+    /// Untimed warm-up steps before the repeats.
+    #[arg(long, default_value_t = 2)]
+    warmup: u64,
+    /// Skip a configuration predicted (from the previous count) to take longer than this, s.
+    #[arg(long, default_value_t = 300.0)]
+    budget_seconds: f64,
+    /// Also write the rows as JSON (a list of objects).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+/// A sphere count: a positive integer, also written like `1e6`.
+fn parse_count(s: &str) -> Result<usize, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number"))?;
+    if !(v >= 1.0 && v.fract() == 0.0 && v <= 1e12) {
+        return Err(format!("`{s}` is not a whole number of spheres ≥ 1"));
+    }
+    Ok(v as usize)
 }
 
 #[derive(Args, Debug)]
@@ -76,6 +123,7 @@ fn main() {
             Ok(0)
         }
         Command::Run(args) => run(args),
+        Command::Bench(args) => bench(args),
     };
     match code {
         Ok(c) => std::process::exit(c),
@@ -310,6 +358,62 @@ fn run(args: RunArgs) -> Result<i32> {
         println!("  snapshots: {}/series.pvd", dir.display());
     }
     Ok(if interrupted { 130 } else { 0 })
+}
+
+fn bench(args: BenchArgs) -> Result<i32> {
+    use spheresim::bench::{self, BenchConfig, Progress};
+    let cfg = BenchConfig {
+        scenes: args.scenes,
+        particles: args.particles,
+        backends: args.backends,
+        steps: args.steps,
+        repeats: args.repeats,
+        warmup: args.warmup,
+        budget_seconds: args.budget_seconds,
+    };
+    bench::check(&cfg).map_err(anyhow::Error::msg)?;
+    if let Some(p) = &args.json {
+        output::check_writable_file(p)?;
+    }
+    let total = (cfg.scenes.len() * cfg.particles.len() * cfg.backends.len()) as u64;
+    eprintln!(
+        "spheresim bench {}: {} configurations, {} warm-up + {} × {} timed steps each",
+        env!("CARGO_PKG_VERSION"),
+        total,
+        cfg.warmup,
+        cfg.repeats,
+        cfg.steps
+    );
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .expect("valid template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    let rows = bench::run(&cfg, |p| match p {
+        Progress::Start {
+            scene,
+            particles,
+            backend,
+        } => bar.set_message(format!("{scene} N={particles} {backend}")),
+        Progress::Done(row) => {
+            bar.inc(1);
+            if let Some(e) = &row.error {
+                bar.println(format!(
+                    "{} N={} {}: {e}",
+                    row.scene, row.particles_requested, row.backend
+                ));
+            }
+        }
+    });
+    bar.finish_and_clear();
+    print!("{}", bench::table(&rows));
+    if let Some(p) = &args.json {
+        let text = serde_json::to_string_pretty(&rows).context("serialising the bench rows")?;
+        output::write_atomic(p, |w| w.write_all(text.as_bytes()))?;
+        println!("rows: {}", p.display());
+    }
+    Ok(0)
 }
 
 /// Rewrites `DIR/diagnostics.csv` (atomically) with one row per diagnostics sample.

@@ -58,6 +58,58 @@ pub enum SimError {
     /// The GPU backend failed to start (no adapter, scene too large, …).
     #[error(transparent)]
     Gpu(#[from] GpuError),
+    /// The CPU backend would need more memory than the machine has available.
+    #[error(
+        "scene too large for this machine: the CPU backend needs about {need} bytes for \
+         {spheres} spheres, over the {available} bytes available (MemAvailable); at most about \
+         {fits} spheres fit"
+    )]
+    TooLarge {
+        /// Spheres in the scene.
+        spheres: usize,
+        /// Estimated bytes ([`CpuBackend::memory_estimate`]).
+        need: u64,
+        /// Bytes the operating system reports available.
+        available: u64,
+        /// Spheres that would fit.
+        fits: u64,
+    },
+}
+
+/// Bytes the OS reports available to new allocations (Linux `MemAvailable`); `None` elsewhere.
+fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The CPU engine for `scene`, refused before allocation when its estimated memory exceeds what
+/// the machine has available.
+fn cpu_engine(scene: &Scene, precision: Precision) -> Result<Engine, SimError> {
+    let n = scene.spheres.len();
+    let estimate = |n: usize| match precision {
+        Precision::F32 => CpuBackend::<f32>::memory_estimate(n),
+        Precision::F64 => CpuBackend::<f64>::memory_estimate(n),
+    };
+    let need = estimate(n);
+    log::info!(
+        "CPU memory estimate for {n} spheres: {:.1} MiB",
+        need as f64 / 1048576.0
+    );
+    if let Some(available) = available_memory().filter(|&a| need > a) {
+        let per = need.div_ceil(n.max(1) as u64).max(1);
+        return Err(SimError::TooLarge {
+            spheres: n,
+            need,
+            available,
+            fits: available / per,
+        });
+    }
+    Ok(match precision {
+        Precision::F32 => Engine::Cpu32(Box::new(CpuBackend::new(scene))),
+        Precision::F64 => Engine::Cpu64(Box::new(CpuBackend::new(scene))),
+    })
 }
 
 /// Wall-clock accounting of stepping (excluding loading and output).
@@ -129,10 +181,7 @@ impl Simulation {
             Backend::Auto if precision == Precision::F32 => {
                 let cpu = |notice: &mut Option<String>, why: String| {
                     *notice = Some(why);
-                    (
-                        Engine::Cpu32(Box::new(CpuBackend::new(scene))),
-                        Backend::Cpu,
-                    )
+                    Ok::<_, SimError>((cpu_engine(scene, precision)?, Backend::Cpu))
                 };
                 match crate::gpu::GpuContext::new() {
                     // A software rasteriser is slower than the CPU backend on the same cores:
@@ -148,31 +197,22 @@ impl Simulation {
                                  backend (--backend gpu runs on it anyway)",
                                 ctx.adapter_name()
                             ),
-                        )
+                        )?
                     }
                     Ok(ctx) => match GpuBackend::with_context(ctx, scene, gpu) {
                         Ok(g) => (Engine::Gpu(Box::new(g)), Backend::Gpu),
                         Err(e) => cpu(
                             &mut notice,
                             format!("GPU backend unavailable ({e}); running on the CPU"),
-                        ),
+                        )?,
                     },
                     Err(e) => cpu(
                         &mut notice,
                         format!("GPU backend unavailable ({e}); running on the CPU"),
-                    ),
+                    )?,
                 }
             }
-            Backend::Auto | Backend::Cpu => match precision {
-                Precision::F32 => (
-                    Engine::Cpu32(Box::new(CpuBackend::new(scene))),
-                    Backend::Cpu,
-                ),
-                Precision::F64 => (
-                    Engine::Cpu64(Box::new(CpuBackend::new(scene))),
-                    Backend::Cpu,
-                ),
-            },
+            Backend::Auto | Backend::Cpu => (cpu_engine(scene, precision)?, Backend::Cpu),
         };
         Ok(Self {
             engine,
@@ -198,7 +238,10 @@ impl Simulation {
     pub fn adapter(&self) -> String {
         match &self.engine {
             Engine::Gpu(g) => g.adapter_name(),
-            _ => format!("CPU ({} threads)", rayon::current_num_threads()),
+            _ => match rayon::current_num_threads() {
+                1 => "CPU (1 thread)".to_string(),
+                t => format!("CPU ({t} threads)"),
+            },
         }
     }
 
@@ -257,14 +300,25 @@ impl Simulation {
         }
     }
 
-    /// Seconds spent per stage so far, named (CPU backend).
+    /// Seconds spent per stage so far, named as [`crate::cpu::STAGES`]: wall-clock on the CPU
+    /// backend (always on), GPU time from timestamp queries on the GPU backend once
+    /// [`Simulation::set_profiling`] turned them on; empty otherwise.
     pub fn stage_seconds(&self) -> Vec<(&'static str, f64)> {
         let t = match &self.engine {
             Engine::Cpu32(b) => b.stage_seconds(),
             Engine::Cpu64(b) => b.stage_seconds(),
-            Engine::Gpu(_) => return Vec::new(),
+            Engine::Gpu(g) => return g.stage_seconds(),
         };
         crate::cpu::STAGES.iter().copied().zip(t).collect()
+    }
+
+    /// Turns per-stage timing on or off and returns whether per-stage times are available: always
+    /// on the CPU backend; on the GPU backend when the adapter has timestamp queries.
+    pub fn set_profiling(&mut self, on: bool) -> bool {
+        match &mut self.engine {
+            Engine::Gpu(g) => g.set_profiling(on),
+            _ => true,
+        }
     }
 
     /// The integer outputs of the last binning (CPU f32/f64 or GPU), for exact comparisons.

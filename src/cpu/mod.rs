@@ -237,6 +237,23 @@ impl<R: Real> CpuBackend<R> {
         self.position.is_empty()
     }
 
+    /// Estimated heap memory of the backend for `n` spheres, bytes: every per-sphere array at
+    /// its element size, and the hash table (`table_size(n) + 1` counts and starts). Large-sphere
+    /// boxes and planes are not counted (at most 256 boxes).
+    pub fn memory_estimate(n: usize) -> u64 {
+        use std::mem::size_of;
+        let per_sphere = 5 * size_of::<R::V3>() // position, velocity, acceleration, force, a_mutual
+            + 5 * size_of::<R>() // radius, mass, inverse mass, restitution, damping ratio
+            + 3 * size_of::<u32>() // id, keys, permutation
+            + 2 * size_of::<f64>() // radius and mass as given
+            + size_of::<collide::Body<R>>()
+            + size_of::<[i32; 3]>()
+            + size_of::<collide::ContactOut<R>>()
+            + size_of::<collide::Event<R>>();
+        let table = 2 * 4 * (cell_keys::table_size(n) as u64 + 1);
+        per_sphere as u64 * n as u64 + table
+    }
+
     /// Steps completed.
     pub fn steps_done(&self) -> u64 {
         self.step
@@ -438,6 +455,12 @@ impl<R: Real> CpuBackend<R> {
 
     /// Stages `gravity` and the force sum: fills `acceleration` from the current state.
     fn forces(&mut self) {
+        self.mutual_gravity();
+        self.accelerations();
+    }
+
+    /// Stage gravity (when G > 0): mutual accelerations into `a_mutual`.
+    fn mutual_gravity(&mut self) {
         let n = self.len();
         if self.params.g_const > R::zero() {
             self.a_mutual.resize(n, R::zero3());
@@ -449,6 +472,10 @@ impl<R: Real> CpuBackend<R> {
                 &mut self.a_mutual,
             );
         }
+    }
+
+    /// Accelerations from contact forces, mutual gravity, uniform gravity and drag.
+    fn accelerations(&mut self) {
         self.force.clear();
         if self.params.model == ContactModel::SpringDashpot {
             self.force
@@ -493,7 +520,9 @@ impl<R: Real> CpuBackend<R> {
         self.spring_energy = energy;
         self.collisions += collisions;
         lap(2, &mut self.stage_seconds);
-        self.forces();
+        self.mutual_gravity();
+        lap(3, &mut self.stage_seconds);
+        self.accelerations();
         lap(4, &mut self.stage_seconds);
         integrate::kick::<R>(&mut self.velocity, &self.acceleration, &self.inv_mass, dt);
         self.step += 1;

@@ -16,6 +16,7 @@ pub mod gravity;
 pub mod integrate;
 pub mod pipelines;
 pub mod prefix_sum;
+mod profiler;
 pub mod scatter;
 pub mod stages;
 
@@ -28,6 +29,7 @@ use buffers::{Grid, Params, PlaneGpu, ScanParams, Status};
 use bytemuck::{Pod, cast_slice};
 pub use context::GpuContext;
 use glam::DVec3;
+use profiler::{Profiler, stage};
 use stages::Stages;
 use wgpu::util::DeviceExt;
 
@@ -69,6 +71,21 @@ pub enum GpuError {
         limit: u64,
         /// Spheres that would fit under it.
         fits: u64,
+    },
+    /// The device ran out of memory while the scene's buffers were allocated.
+    #[error(
+        "scene too large for adapter {adapter}: allocating about {need} bytes of buffers for \
+         {spheres} spheres ran out of device memory ({detail})"
+    )]
+    OutOfMemory {
+        /// Adapter name.
+        adapter: String,
+        /// Estimated bytes ([`buffers::memory_estimate`]).
+        need: u64,
+        /// Spheres in the scene.
+        spheres: usize,
+        /// wgpu's message.
+        detail: String,
     },
 }
 
@@ -146,6 +163,7 @@ pub struct GpuBackend {
     collisions: u64,
     radius_input: Vec<f64>,
     mass_input: Vec<f64>,
+    profiler: Option<Profiler>,
 }
 
 fn storage(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
@@ -271,6 +289,9 @@ impl GpuBackend {
             .map(|s| [s.restitution as f32, zeta_of(s.restitution), 0.0, 0.0])
             .collect();
         let ids: Vec<u32> = (0..n as u32).collect();
+        // The binding limits were checked above; the device may still run out of memory as a
+        // whole, which wgpu reports as an error, not a failed allocation.
+        let oom_scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let state = [
             StateSet {
                 pos: init_storage(device, "position A", &pos),
@@ -483,6 +504,14 @@ impl GpuBackend {
             ],
         );
 
+        if let Some(e) = pollster::block_on(oom_scope.pop()) {
+            return Err(GpuError::OutOfMemory {
+                adapter: ctx.adapter_name(),
+                need: buffers::memory_estimate(n as u64, ts as u64),
+                spheres: n,
+                detail: e.to_string(),
+            });
+        }
         let mut b = Self {
             ctx,
             stages,
@@ -510,6 +539,7 @@ impl GpuBackend {
             collisions: 0,
             radius_input: radii,
             mass_input: scene.spheres.iter().map(|s| s.mass).collect(),
+            profiler: None,
         };
         b.initialise();
         Ok(b)
@@ -585,6 +615,20 @@ impl GpuBackend {
         pass.dispatch_workgroups(self.dims.0, self.dims.1, 1);
     }
 
+    /// Begins a compute pass of stage group `stage` (an index into [`crate::cpu::STAGES`]), with
+    /// timestamp writes when profiling.
+    fn pass<'e>(
+        &self,
+        enc: &'e mut wgpu::CommandEncoder,
+        label: &'static str,
+        stage: usize,
+    ) -> wgpu::ComputePass<'e> {
+        enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: self.profiler.as_ref().and_then(|p| p.writes(stage)),
+        })
+    }
+
     /// Stages cell_keys, count, prefix_sum, scatter: sorts the state from set `cur` into the
     /// other set, which becomes current. `first` is the speed pass to run first.
     fn record_binning(&mut self, enc: &mut wgpu::CommandEncoder, first: &str) {
@@ -592,10 +636,7 @@ impl GpuBackend {
         enc.clear_buffer(&self.grid_buf, 0, Some(4));
         enc.clear_buffer(&self.counts, 0, None);
         {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("integrate + cell_keys + count"),
-                timestamp_writes: None,
-            });
+            let mut pass = self.pass(enc, "integrate", stage::INTEGRATE);
             pass.push_debug_group(if first == "kick_drift" {
                 "integrate::kick_drift"
             } else {
@@ -607,6 +648,9 @@ impl GpuBackend {
                 &self.binds[c].integrate,
             );
             pass.pop_debug_group();
+        }
+        {
+            let mut pass = self.pass(enc, "cell_keys + count", stage::BINNING);
             pass.push_debug_group("cell_keys");
             pass.set_pipeline(self.stages.cell_keys.pipeline("grid_params"));
             pass.set_bind_group(0, &self.binds[c].cell_keys, &[]);
@@ -633,10 +677,7 @@ impl GpuBackend {
             4 * (self.table_size as u64 + 1),
         );
         {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("prefix_sum + scatter"),
-                timestamp_writes: None,
-            });
+            let mut pass = self.pass(enc, "prefix_sum + scatter", stage::BINNING);
             pass.push_debug_group("prefix_sum");
             for level in &self.scan {
                 if let Some(bg) = &level.bind_reduce {
@@ -675,65 +716,69 @@ impl GpuBackend {
     /// Stages collide (impulses: [`MATCHING_ROUNDS`] matching rounds and the final round,
     /// applied unless `init`; spring–dashpot: the final round), gravity, accelerations, and the
     /// second kick with the check unless `init`. Mirrors `CpuBackend::contacts` and `forces`.
+    /// One compute pass per stage group, so that each can be timed.
     fn record_forces(&self, enc: &mut wgpu::CommandEncoder, init: bool) {
         let b = &self.binds[self.cur];
         let impulse = self.model == ContactModel::Impulse;
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("collide + gravity + integrate"),
-            timestamp_writes: None,
-        });
-        pass.push_debug_group("cell_keys::bin_cells");
-        self.dispatch_spheres(
-            &mut pass,
-            self.stages.cell_keys.pipeline("bin_cells"),
-            &b.cell_keys,
-        );
-        pass.pop_debug_group();
-        pass.push_debug_group("collide");
-        let rounds = if impulse && !init { MATCHING_ROUNDS } else { 0 };
-        for _ in 0..rounds {
+        {
+            let mut pass = self.pass(enc, "cell_keys::bin_cells", stage::BINNING);
+            pass.push_debug_group("cell_keys::bin_cells");
             self.dispatch_spheres(
                 &mut pass,
-                self.stages.collide.pipeline("earliest_events"),
-                &b.collide,
+                self.stages.cell_keys.pipeline("bin_cells"),
+                &b.cell_keys,
             );
-            self.dispatch_spheres(
-                &mut pass,
-                self.stages.collide.pipeline("collide_matching"),
-                &b.collide,
-            );
-            self.dispatch_spheres(&mut pass, self.stages.check.pipeline("tally"), &b.check);
-            self.dispatch_spheres(
-                &mut pass,
-                self.stages.integrate.pipeline("apply_contacts"),
-                &b.integrate,
-            );
+            pass.pop_debug_group();
         }
-        if impulse && !init {
-            // Pending collisions per sphere: the final round's mass-splitting factors.
-            self.dispatch_spheres(
-                &mut pass,
-                self.stages.collide.pipeline("earliest_events"),
-                &b.collide,
-            );
-        }
-        self.dispatch_spheres(
-            &mut pass,
-            self.stages.collide.pipeline("collide_final"),
-            &b.collide,
-        );
-        if !init {
-            self.dispatch_spheres(&mut pass, self.stages.check.pipeline("tally"), &b.check);
-            if impulse {
+        {
+            let mut pass = self.pass(enc, "collide", stage::CONTACTS);
+            pass.push_debug_group("collide");
+            let rounds = if impulse && !init { MATCHING_ROUNDS } else { 0 };
+            for _ in 0..rounds {
+                self.dispatch_spheres(
+                    &mut pass,
+                    self.stages.collide.pipeline("earliest_events"),
+                    &b.collide,
+                );
+                self.dispatch_spheres(
+                    &mut pass,
+                    self.stages.collide.pipeline("collide_matching"),
+                    &b.collide,
+                );
+                self.dispatch_spheres(&mut pass, self.stages.check.pipeline("tally"), &b.check);
                 self.dispatch_spheres(
                     &mut pass,
                     self.stages.integrate.pipeline("apply_contacts"),
                     &b.integrate,
                 );
             }
+            if impulse && !init {
+                // Pending collisions per sphere: the final round's mass-splitting factors.
+                self.dispatch_spheres(
+                    &mut pass,
+                    self.stages.collide.pipeline("earliest_events"),
+                    &b.collide,
+                );
+            }
+            self.dispatch_spheres(
+                &mut pass,
+                self.stages.collide.pipeline("collide_final"),
+                &b.collide,
+            );
+            if !init {
+                self.dispatch_spheres(&mut pass, self.stages.check.pipeline("tally"), &b.check);
+                if impulse {
+                    self.dispatch_spheres(
+                        &mut pass,
+                        self.stages.integrate.pipeline("apply_contacts"),
+                        &b.integrate,
+                    );
+                }
+            }
+            pass.pop_debug_group();
         }
-        pass.pop_debug_group();
         if self.g_on {
+            let mut pass = self.pass(enc, "gravity", stage::GRAVITY);
             pass.push_debug_group("gravity");
             self.dispatch_spheres(
                 &mut pass,
@@ -742,21 +787,28 @@ impl GpuBackend {
             );
             pass.pop_debug_group();
         }
-        pass.push_debug_group("integrate");
-        self.dispatch_spheres(
-            &mut pass,
-            self.stages.integrate.pipeline("accelerations"),
-            &b.integrate,
-        );
-        if !init {
+        {
+            let mut pass = self.pass(enc, "integrate::accelerations", stage::FORCES);
+            pass.push_debug_group("integrate::accelerations");
             self.dispatch_spheres(
                 &mut pass,
-                self.stages.integrate.pipeline("kick"),
+                self.stages.integrate.pipeline("accelerations"),
                 &b.integrate,
             );
+            pass.pop_debug_group();
         }
-        pass.pop_debug_group();
         if !init {
+            {
+                let mut pass = self.pass(enc, "integrate::kick", stage::INTEGRATE);
+                pass.push_debug_group("integrate::kick");
+                self.dispatch_spheres(
+                    &mut pass,
+                    self.stages.integrate.pipeline("kick"),
+                    &b.integrate,
+                );
+                pass.pop_debug_group();
+            }
+            let mut pass = self.pass(enc, "check", stage::CHECK);
             pass.push_debug_group("check");
             self.dispatch_spheres(&mut pass, self.stages.check.pipeline("check"), &b.check);
             pass.pop_debug_group();
@@ -781,10 +833,21 @@ impl GpuBackend {
                 self.record_binning(&mut enc, "kick_drift");
                 self.record_forces(&mut enc, false);
             }
+            let queries = self.profiler.as_ref().map_or(0, |p| p.pending());
+            if let Some(p) = self.profiler.as_ref().filter(|_| queries > 0) {
+                enc.resolve_query_set(&p.query_set, 0..queries, &p.resolve, 0);
+            }
             self.ctx.queue.submit([enc.finish()]);
             self.steps_done += m;
             left -= m;
+            // Blocks until the submission is done: stepping is timed to completion.
             let status: Status = self.read(&self.status_buf, 16)[0];
+            if let Some(p) = &self.profiler {
+                if queries > 0 {
+                    let ticks: Vec<u64> = self.read(&p.resolve, 8 * queries as u64);
+                    self.profiler.as_mut().expect("profiler").accumulate(&ticks);
+                }
+            }
             self.collisions += status.collisions as u64;
             self.ctx
                 .queue
@@ -799,6 +862,27 @@ impl GpuBackend {
     /// Steps completed.
     pub fn steps_done(&self) -> u64 {
         self.steps_done
+    }
+
+    /// Turns per-stage timing by timestamp queries on or off; returns whether it is on (never
+    /// without the adapter feature `TIMESTAMP_QUERY`). Costs a little: each pass writes two
+    /// timestamps and every submission resolves them.
+    pub fn set_profiling(&mut self, on: bool) -> bool {
+        if !on || !self.ctx.timestamps {
+            self.profiler = None;
+        } else if self.profiler.is_none() {
+            self.profiler = Some(Profiler::new(&self.ctx.device, &self.ctx.queue));
+        }
+        self.profiler.is_some()
+    }
+
+    /// GPU seconds per stage group since profiling was turned on, named as
+    /// [`crate::cpu::STAGES`]; empty when profiling is off.
+    pub fn stage_seconds(&self) -> Vec<(&'static str, f64)> {
+        match &self.profiler {
+            Some(p) => crate::cpu::STAGES.iter().copied().zip(p.totals).collect(),
+            None => Vec::new(),
+        }
     }
 
     /// Copies `size` bytes of `src` back to the host.

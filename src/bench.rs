@@ -1,0 +1,469 @@
+//! `spheresim bench`: timed runs of built-in scenes on each backend, GPU against CPU.
+//!
+//! Each configuration (scene × sphere count × backend) is set up, warmed up, then stepped
+//! `repeats` times for `steps` steps each; every timed run ends when the backend has finished
+//! the work (the GPU backend waits for its submissions), so ms/step is time to completion, not
+//! to submission. Per-stage times come from one extra profiled run: GPU timestamp queries where
+//! the adapter has them (`TIMESTAMP_QUERY`), wall-clock stage timers on the CPU.
+
+use crate::cpu::CpuBackend;
+use crate::scene::builtin;
+use crate::{Backend, Precision, Simulation};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// A backend as `spheresim bench` runs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BenchBackend {
+    /// The GPU backend (wgpu compute shaders, f32).
+    Gpu,
+    /// The CPU reference backend on every core (rayon's global pool), f32.
+    Cpu,
+    /// The CPU reference backend on one thread: the baseline for the parallel speedup.
+    Cpu1,
+}
+
+impl std::fmt::Display for BenchBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BenchBackend::Gpu => "gpu",
+            BenchBackend::Cpu => "cpu",
+            BenchBackend::Cpu1 => "cpu1",
+        })
+    }
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct BenchConfig {
+    /// Built-in scene names (default: wall-break, box-gas, orbits).
+    pub scenes: Vec<String>,
+    /// Sphere counts (default: 10³, 10⁴, 10⁵, 10⁶).
+    pub particles: Vec<usize>,
+    /// Backends (default: gpu, cpu).
+    pub backends: Vec<BenchBackend>,
+    /// Timed steps per repeat (default: `10`).
+    pub steps: u64,
+    /// Timed repeats (default: `3`).
+    pub repeats: usize,
+    /// Untimed steps before the repeats (default: `2`): first-use costs (pipeline compilation,
+    /// page faults) stay out of the figures.
+    pub warmup: u64,
+    /// Seconds one configuration may take, estimated from the previous sphere count of the same
+    /// scene and backend; a configuration predicted to take longer is skipped, and its row says
+    /// so (default: `300`).
+    pub budget_seconds: f64,
+}
+
+impl Default for BenchConfig {
+    fn default() -> Self {
+        Self {
+            scenes: vec!["wall-break".into(), "box-gas".into(), "orbits".into()],
+            particles: vec![1_000, 10_000, 100_000, 1_000_000],
+            backends: vec![BenchBackend::Gpu, BenchBackend::Cpu],
+            steps: 10,
+            repeats: 3,
+            warmup: 2,
+            budget_seconds: 300.0,
+        }
+    }
+}
+
+/// One measured (or skipped) configuration. JSON keys are a contract (DESIGN.md, issue 5):
+/// `scene`, `particles`, `backend`, `adapter`, `ms_per_step_median`,
+/// `particle_steps_per_second` at least.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct BenchRow {
+    /// Built-in scene name.
+    pub scene: String,
+    /// Spheres actually built (a lattice scene may round the requested count).
+    pub particles: usize,
+    /// The requested count.
+    pub particles_requested: usize,
+    /// `gpu`, `cpu` or `cpu1`.
+    pub backend: String,
+    /// The device: GPU adapter name, or `CPU (k threads)`.
+    pub adapter: String,
+    /// Timed steps per repeat.
+    pub steps: u64,
+    /// Timed repeats.
+    pub repeats: usize,
+    /// Median over the repeats of wall-clock milliseconds per step, to completion.
+    pub ms_per_step_median: f64,
+    /// Fastest repeat, ms/step.
+    pub ms_per_step_min: f64,
+    /// Slowest repeat, ms/step.
+    pub ms_per_step_max: f64,
+    /// Spheres × steps per second at the median.
+    pub particle_steps_per_second: f64,
+    /// GPU rows: CPU ms/step ÷ GPU ms/step for the same scene and count, when both ran.
+    pub speedup_vs_cpu: Option<f64>,
+    /// `cpu` rows: one-thread ms/step ÷ all-thread ms/step, when `cpu1` ran too.
+    pub speedup_vs_one_thread: Option<f64>,
+    /// Estimated memory of the backend per sphere, bytes (GPU: device buffers; CPU: heap arrays).
+    pub memory_bytes_per_sphere: f64,
+    /// Per-stage milliseconds per step, named as the CPU's stages (`integrate`, `binning`,
+    /// `contacts`, `gravity`, `forces`, `check`); empty when unavailable.
+    pub stage_ms_per_step: BTreeMap<String, f64>,
+    /// Where the stage times come from: `timestamp queries`, `wall clock`, or why there are none.
+    pub stage_timing: String,
+    /// Mutual-gravity pair interactions per second, N(N−1) per step, for scenes with G > 0.
+    pub gravity_interactions_per_second: Option<f64>,
+    /// `gravity stage` (timed alone) or `whole step` (an under-estimate of the stage's rate).
+    pub gravity_interactions_timing: Option<String>,
+    /// Why this configuration was not measured (skipped or failed), else `None`.
+    pub error: Option<String>,
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        0.5 * (v[m - 1] + v[m])
+    }
+}
+
+/// Runs one configuration on the current rayon pool.
+fn measure(
+    cfg: &BenchConfig,
+    scene_name: &str,
+    requested: usize,
+    backend: BenchBackend,
+) -> Result<BenchRow, String> {
+    let scene = builtin::build(scene_name, Some(requested)).map_err(|e| e.to_string())?;
+    let n = scene.spheres.len();
+    let b = match backend {
+        BenchBackend::Gpu => Backend::Gpu,
+        BenchBackend::Cpu | BenchBackend::Cpu1 => Backend::Cpu,
+    };
+    let mut sim = Simulation::new(&scene, b, Precision::F32).map_err(|e| e.to_string())?;
+    let fail = |e: crate::SimError| e.to_string();
+    sim.step(cfg.warmup).map_err(fail)?;
+
+    let stage_before = sim.stage_seconds();
+    let mut ms = Vec::with_capacity(cfg.repeats);
+    for _ in 0..cfg.repeats {
+        let t = Instant::now();
+        sim.step(cfg.steps).map_err(fail)?;
+        ms.push(t.elapsed().as_secs_f64() * 1e3 / cfg.steps as f64);
+    }
+    let (lo, hi) = (
+        ms.iter().copied().fold(f64::INFINITY, f64::min),
+        ms.iter().copied().fold(0.0, f64::max),
+    );
+    let med = median(&mut ms);
+
+    // Stage times: on the CPU the timers run during the timed repeats; on the GPU one more run
+    // with timestamp queries, kept out of the figures above because the queries cost a little.
+    let (stage_ms, stage_timing) = match backend {
+        BenchBackend::Gpu => {
+            if sim.set_profiling(true) {
+                sim.step(cfg.steps).map_err(fail)?;
+                let s = sim.stage_seconds();
+                sim.set_profiling(false);
+                (
+                    s.iter()
+                        .map(|(k, t)| (k.to_string(), t * 1e3 / cfg.steps as f64))
+                        .collect(),
+                    "timestamp queries".to_string(),
+                )
+            } else {
+                (
+                    BTreeMap::new(),
+                    "none: the adapter has no timestamp queries (whole step only)".to_string(),
+                )
+            }
+        }
+        _ => {
+            let after = sim.stage_seconds();
+            let k = (cfg.steps * cfg.repeats as u64) as f64;
+            (
+                after
+                    .iter()
+                    .zip(&stage_before)
+                    .map(|((name, t1), (_, t0))| (name.to_string(), (t1 - t0) * 1e3 / k))
+                    .collect(),
+                "wall clock".to_string(),
+            )
+        }
+    };
+    let memory = match backend {
+        BenchBackend::Gpu => crate::gpu::buffers::memory_estimate(
+            n as u64,
+            crate::cpu::cell_keys::table_size(n) as u64,
+        ),
+        _ => CpuBackend::<f32>::memory_estimate(n),
+    };
+    let (gravity_ips, gravity_timing) = if scene.sim.g_const > 0.0 && n > 1 {
+        let pairs = n as f64 * (n - 1) as f64;
+        match stage_ms.get("gravity") {
+            Some(g) if *g > 0.0 => (Some(pairs / (g * 1e-3)), Some("gravity stage".into())),
+            _ => (Some(pairs / (med * 1e-3)), Some("whole step".into())),
+        }
+    } else {
+        (None, None)
+    };
+    Ok(BenchRow {
+        scene: scene_name.to_string(),
+        particles: n,
+        particles_requested: requested,
+        backend: backend.to_string(),
+        adapter: sim.adapter(),
+        steps: cfg.steps,
+        repeats: cfg.repeats,
+        ms_per_step_median: med,
+        ms_per_step_min: lo,
+        ms_per_step_max: hi,
+        particle_steps_per_second: n as f64 / (med * 1e-3),
+        speedup_vs_cpu: None,
+        speedup_vs_one_thread: None,
+        memory_bytes_per_sphere: memory as f64 / n.max(1) as f64,
+        stage_ms_per_step: stage_ms,
+        stage_timing,
+        gravity_interactions_per_second: gravity_ips,
+        gravity_interactions_timing: gravity_timing,
+        error: None,
+    })
+}
+
+/// Checks the configuration before anything runs.
+///
+/// # Errors
+/// A message naming the offending item: an unknown scene, zero steps or repeats, an empty list,
+/// a sphere count of zero.
+pub fn check(cfg: &BenchConfig) -> Result<(), String> {
+    let known = builtin::names();
+    for s in &cfg.scenes {
+        if !known.contains(&s.as_str()) {
+            return Err(format!(
+                "--scenes: unknown built-in scene `{s}`; known scenes: {}",
+                known.join(", ")
+            ));
+        }
+    }
+    if cfg.scenes.is_empty() || cfg.particles.is_empty() || cfg.backends.is_empty() {
+        return Err("--scenes, --particles and --backends each need at least one value".into());
+    }
+    if cfg.particles.contains(&0) {
+        return Err("--particles: a sphere count must be at least 1".into());
+    }
+    if cfg.steps == 0 || cfg.repeats == 0 {
+        return Err("--steps and --repeats must be at least 1".into());
+    }
+    if cfg.budget_seconds.is_nan() || cfg.budget_seconds <= 0.0 {
+        return Err("--budget-seconds must be positive".into());
+    }
+    Ok(())
+}
+
+/// Runs every configuration in order (scene, then count, then backend) and returns one row
+/// each, then fills in the speedups. `progress` is told each configuration before it starts
+/// and each row when it is done.
+///
+/// A configuration that cannot run (no adapter, too large, predicted over the time budget,
+/// non-finite state) gives a row with `error` set instead of figures; the others still run.
+pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -> Vec<BenchRow> {
+    let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build();
+    let mut rows: Vec<BenchRow> = Vec::new();
+    for scene in &cfg.scenes {
+        let gravity = builtin::build(scene, Some(2)).is_ok_and(|s| s.sim.g_const > 0.0);
+        for &n in &cfg.particles {
+            for &backend in &cfg.backends {
+                progress(Progress::Start {
+                    scene,
+                    particles: n,
+                    backend,
+                });
+                // Predict from the last measured count of this scene and backend: O(N) per step,
+                // O(N²) with mutual gravity.
+                let prev = rows.iter().rev().find(|r| {
+                    r.scene == *scene && r.backend == backend.to_string() && r.error.is_none()
+                });
+                let predicted = prev.map(|r| {
+                    let ratio = n as f64 / r.particles_requested as f64;
+                    let per_step =
+                        r.ms_per_step_median * 1e-3 * if gravity { ratio * ratio } else { ratio };
+                    per_step * (cfg.warmup + cfg.steps * (cfg.repeats as u64 + 1)) as f64
+                });
+                let row = match predicted {
+                    Some(t) if t > cfg.budget_seconds => Err(format!(
+                        "skipped: predicted {t:.0} s > --budget-seconds {}",
+                        cfg.budget_seconds
+                    )),
+                    _ => match (backend, &one_thread) {
+                        (BenchBackend::Cpu1, Ok(pool)) => {
+                            pool.install(|| measure(cfg, scene, n, backend))
+                        }
+                        (BenchBackend::Cpu1, Err(e)) => Err(format!("no one-thread pool: {e}")),
+                        _ => measure(cfg, scene, n, backend),
+                    },
+                };
+                let row = row.unwrap_or_else(|e| BenchRow {
+                    scene: scene.clone(),
+                    particles_requested: n,
+                    backend: backend.to_string(),
+                    error: Some(e),
+                    ..Default::default()
+                });
+                progress(Progress::Done(&row));
+                rows.push(row);
+            }
+        }
+    }
+    fill_speedups(&mut rows);
+    rows
+}
+
+/// What [`run`] reports as it goes.
+#[derive(Debug)]
+pub enum Progress<'a> {
+    /// A configuration starts.
+    Start {
+        /// Scene name.
+        scene: &'a str,
+        /// Requested sphere count.
+        particles: usize,
+        /// Backend.
+        backend: BenchBackend,
+    },
+    /// A configuration finished (or was skipped).
+    Done(&'a BenchRow),
+}
+
+fn fill_speedups(rows: &mut [BenchRow]) {
+    let ms = |rows: &[BenchRow], scene: &str, n: usize, b: &str| {
+        rows.iter()
+            .find(|r| {
+                r.scene == scene
+                    && r.particles_requested == n
+                    && r.backend == b
+                    && r.error.is_none()
+            })
+            .map(|r| r.ms_per_step_median)
+    };
+    for i in 0..rows.len() {
+        if rows[i].error.is_some() {
+            continue;
+        }
+        let (scene, n) = (rows[i].scene.clone(), rows[i].particles_requested);
+        let cpu = ms(rows, &scene, n, "cpu");
+        let cpu1 = ms(rows, &scene, n, "cpu1");
+        let me = rows[i].ms_per_step_median;
+        match rows[i].backend.as_str() {
+            "gpu" => rows[i].speedup_vs_cpu = cpu.map(|c| c / me),
+            "cpu" => rows[i].speedup_vs_one_thread = cpu1.map(|c| c / me),
+            _ => {}
+        }
+    }
+}
+
+fn si(x: f64) -> String {
+    format!("{x:.3e}")
+}
+
+/// The results as a plain-text table: one line per configuration, the devices, then per-stage
+/// times where measured.
+pub fn table(rows: &[BenchRow]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<11} {:>9} {:<5} {:>31} {:>12} {:>11} {:>9}",
+        "scene", "N", "back", "ms/step median (min–max)", "p-steps/s", "speedup", "B/sphere"
+    );
+    for r in rows {
+        if let Some(e) = &r.error {
+            let _ = writeln!(
+                out,
+                "{:<11} {:>9} {:<5} {}",
+                r.scene, r.particles_requested, r.backend, e
+            );
+            continue;
+        }
+        let speedup = match (r.speedup_vs_cpu, r.speedup_vs_one_thread) {
+            (Some(s), _) => format!("{s:.2}×CPU"),
+            (_, Some(s)) => format!("{s:.2}×1thr"),
+            _ => "–".into(),
+        };
+        let timing = format!(
+            "{:.3} ({:.3}–{:.3})",
+            r.ms_per_step_median, r.ms_per_step_min, r.ms_per_step_max
+        );
+        let _ = writeln!(
+            out,
+            "{:<11} {:>9} {:<5} {:>31} {:>12} {:>11} {:>9.0}",
+            r.scene,
+            r.particles,
+            r.backend,
+            timing,
+            si(r.particle_steps_per_second),
+            speedup,
+            r.memory_bytes_per_sphere
+        );
+    }
+    let mut devices: Vec<(String, String)> = rows
+        .iter()
+        .filter(|r| r.error.is_none())
+        .map(|r| (r.backend.clone(), r.adapter.clone()))
+        .collect();
+    devices.dedup();
+    devices.sort();
+    devices.dedup();
+    let _ = writeln!(out, "\ndevices:");
+    for (b, a) in devices {
+        let _ = writeln!(out, "  {b:<5} {a}");
+    }
+    let staged: Vec<&BenchRow> = rows.iter().filter(|r| r.error.is_none()).collect();
+    if !staged.is_empty() {
+        let names = crate::cpu::STAGES;
+        let _ = write!(
+            out,
+            "\nper-stage ms/step\n{:<11} {:>9} {:<5}",
+            "scene", "N", "back"
+        );
+        for s in names {
+            let _ = write!(out, " {s:>10}");
+        }
+        let _ = writeln!(out, "  source");
+        for r in staged {
+            let _ = write!(out, "{:<11} {:>9} {:<5}", r.scene, r.particles, r.backend);
+            for s in names {
+                match r.stage_ms_per_step.get(s) {
+                    Some(t) => {
+                        let _ = write!(out, " {t:>10.3}");
+                    }
+                    None => {
+                        let _ = write!(out, " {:>10}", "–");
+                    }
+                }
+            }
+            let _ = writeln!(out, "  {}", r.stage_timing);
+        }
+    }
+    let gravity: Vec<&BenchRow> = rows
+        .iter()
+        .filter(|r| r.gravity_interactions_per_second.is_some())
+        .collect();
+    if !gravity.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nmutual gravity (direct sum, N(N−1) interactions per step)"
+        );
+        for r in gravity {
+            let _ = writeln!(
+                out,
+                "{:<11} {:>9} {:<5} {:>12} interactions/s ({})",
+                r.scene,
+                r.particles,
+                r.backend,
+                si(r.gravity_interactions_per_second.unwrap_or(0.0)),
+                r.gravity_interactions_timing.as_deref().unwrap_or("")
+            );
+        }
+    }
+    out
+}

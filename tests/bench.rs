@@ -1,0 +1,273 @@
+//! `spheresim bench` and the per-stage timers behind it: the table and JSON contract, rejected
+//! input, and that GPU timestamp profiling does not change the simulation. No timing is asserted
+//! beyond "positive and finite": speeds are measured by the benchmark, not tested.
+
+use spheresim::bench::{self, BenchBackend, BenchConfig};
+use spheresim::gpu::GpuContext;
+use spheresim::scene::builtin;
+use spheresim::{Backend, Precision, Simulation};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_spheresim"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("spawn spheresim")
+}
+
+/// True when a GPU adapter opens. Without one: fails under CI, else prints why and skips.
+fn gpu_available() -> bool {
+    match GpuContext::new() {
+        Ok(ctx) => {
+            eprintln!("GPU tests on {}", ctx.adapter_name());
+            true
+        }
+        Err(e) => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("CI=true and no GPU adapter: {e}");
+            }
+            eprintln!("SKIPPED: no GPU adapter ({e})");
+            false
+        }
+    }
+}
+
+fn positive(x: f64) -> bool {
+    x.is_finite() && x > 0.0
+}
+
+#[test]
+fn json_rows_have_the_contract_keys_and_consistent_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("bench.json");
+    let o = run(&[
+        "bench",
+        "--scenes",
+        "box-gas,orbits",
+        "--particles",
+        "3e2",
+        "--backends",
+        "cpu,cpu1",
+        "--steps",
+        "2",
+        "--repeats",
+        "3",
+        "--warmup",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        for key in [
+            "scene",
+            "particles",
+            "backend",
+            "adapter",
+            "ms_per_step_median",
+            "particle_steps_per_second",
+        ] {
+            assert!(r.get(key).is_some(), "row lacks {key}: {r}");
+        }
+        assert!(r["error"].is_null(), "{r}");
+        let n = r["particles"].as_f64().unwrap();
+        let (lo, med, hi) = (
+            r["ms_per_step_min"].as_f64().unwrap(),
+            r["ms_per_step_median"].as_f64().unwrap(),
+            r["ms_per_step_max"].as_f64().unwrap(),
+        );
+        assert!(positive(lo) && lo <= med && med <= hi, "{r}");
+        // particle-steps/s is N over the median step time, not an independent number.
+        let ps = r["particle_steps_per_second"].as_f64().unwrap();
+        assert!((ps - n / (med * 1e-3)).abs() <= 1e-9 * ps, "{r}");
+        assert!(r["memory_bytes_per_sphere"].as_f64().unwrap() > 0.0);
+        // Stage times are measured during the timed repeats: they add up to at most the
+        // timed wall clock and are not all zero.
+        let stages = r["stage_ms_per_step"].as_object().unwrap();
+        let sum: f64 = stages.values().map(|v| v.as_f64().unwrap()).sum();
+        assert!(positive(sum) && sum <= hi * 1.01, "{r}");
+    }
+    let cpu = rows.iter().find(|r| r["backend"] == "cpu").unwrap();
+    let cpu1 = rows.iter().find(|r| r["backend"] == "cpu1").unwrap();
+    assert_eq!(cpu1["adapter"], "CPU (1 thread)");
+    let s = cpu["speedup_vs_one_thread"].as_f64().unwrap();
+    let expect =
+        cpu1["ms_per_step_median"].as_f64().unwrap() / cpu["ms_per_step_median"].as_f64().unwrap();
+    assert!((s - expect).abs() <= 1e-12 * expect);
+    // Mutual gravity reports interactions/s for orbits only, N(N−1) over the gravity stage.
+    for r in &rows {
+        let g = &r["gravity_interactions_per_second"];
+        if r["scene"] == "orbits" {
+            let n = r["particles"].as_f64().unwrap();
+            let t = r["stage_ms_per_step"]["gravity"].as_f64().unwrap();
+            assert!(positive(t), "{r}");
+            let ips = g.as_f64().unwrap();
+            assert!((ips - n * (n - 1.0) / (t * 1e-3)).abs() <= 1e-9 * ips);
+        } else {
+            assert!(g.is_null(), "{r}");
+        }
+    }
+    // The table names every configuration and the devices.
+    assert!(out.contains("box-gas") && out.contains("orbits") && out.contains("CPU (1 thread)"));
+    assert!(out.contains("per-stage ms/step") && out.contains("interactions/s"));
+}
+
+#[test]
+fn rejected_input_names_the_item_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("b.json");
+    let j = json.to_str().unwrap();
+    // Exit status 2: rejected by the argument parser; 1: by the configuration check.
+    let cases: [(&[&str], &str, i32); 6] = [
+        (&["--scenes", "nope"], "unknown built-in scene `nope`", 1),
+        (
+            &["--particles", "0"],
+            "`0` is not a whole number of spheres",
+            2,
+        ),
+        (&["--particles", "12.5"], "`12.5` is not a whole number", 2),
+        (&["--particles", "lots"], "`lots` is not a number", 2),
+        (
+            &["--steps", "0"],
+            "--steps and --repeats must be at least 1",
+            1,
+        ),
+        (&["--backends", "tpu"], "invalid value 'tpu'", 2),
+    ];
+    for (args, msg, code) in cases {
+        let mut all = vec!["bench", "--json", j];
+        all.extend_from_slice(args);
+        let o = run(&all);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {err}");
+        assert!(err.contains(msg), "{args:?}: {err}");
+        assert!(!json.exists(), "{args:?} wrote {j}");
+    }
+    let o = run(&[
+        "bench",
+        "--scenes",
+        "box-gas",
+        "--particles",
+        "100",
+        "--json",
+        "/nonexistent-dir/b.json",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("/nonexistent-dir"), "{err}");
+    // Refused before any configuration ran.
+    assert!(!err.contains("configurations"), "{err}");
+}
+
+#[test]
+fn a_configuration_over_the_budget_is_skipped_and_says_so() {
+    let cfg = BenchConfig {
+        scenes: vec!["orbits".into()],
+        particles: vec![200, 200_000],
+        backends: vec![BenchBackend::Cpu],
+        steps: 1,
+        repeats: 1,
+        warmup: 0,
+        // 200 spheres take well under a second; 200 000 with O(N²) gravity are predicted at
+        // 10⁶ times that.
+        budget_seconds: 5.0,
+    };
+    bench::check(&cfg).unwrap();
+    let rows = bench::run(&cfg, |_| {});
+    assert!(rows[0].error.is_none(), "{:?}", rows[0]);
+    let e = rows[1].error.as_deref().unwrap();
+    assert!(
+        e.starts_with("skipped: predicted") && e.contains("--budget-seconds 5"),
+        "{e}"
+    );
+    assert!(bench::table(&rows).contains("skipped: predicted"));
+}
+
+#[test]
+fn gpu_rows_have_stage_times_from_timestamps_and_a_speedup() {
+    if !gpu_available() {
+        return;
+    }
+    let cfg = BenchConfig {
+        scenes: vec!["orbits".into()],
+        particles: vec![300],
+        backends: vec![BenchBackend::Gpu, BenchBackend::Cpu],
+        steps: 2,
+        repeats: 2,
+        warmup: 1,
+        budget_seconds: 60.0,
+    };
+    let rows = bench::run(&cfg, |_| {});
+    let gpu = &rows[0];
+    assert!(gpu.error.is_none(), "{gpu:?}");
+    let ctx = GpuContext::new().unwrap();
+    assert_eq!(gpu.adapter, ctx.adapter_name());
+    let s = gpu.speedup_vs_cpu.unwrap();
+    assert!((s - rows[1].ms_per_step_median / gpu.ms_per_step_median).abs() <= 1e-12 * s);
+    if ctx.timestamps {
+        assert_eq!(gpu.stage_timing, "timestamp queries");
+        for stage in [
+            "integrate",
+            "binning",
+            "contacts",
+            "gravity",
+            "forces",
+            "check",
+        ] {
+            assert!(positive(gpu.stage_ms_per_step[stage]), "{stage}: {gpu:?}");
+        }
+        assert_eq!(
+            gpu.gravity_interactions_timing.as_deref(),
+            Some("gravity stage")
+        );
+    } else {
+        assert!(gpu.stage_ms_per_step.is_empty());
+        assert!(gpu.stage_timing.starts_with("none"));
+    }
+}
+
+#[test]
+fn gpu_profiling_does_not_change_the_trajectory() {
+    if !gpu_available() {
+        return;
+    }
+    let scene = builtin::build("box-gas", Some(400)).unwrap();
+    let mut plain = Simulation::new(&scene, Backend::Gpu, Precision::F32).unwrap();
+    let mut timed = Simulation::new(&scene, Backend::Gpu, Precision::F32).unwrap();
+    let on = timed.set_profiling(true);
+    plain.step(40).unwrap();
+    timed.step(40).unwrap();
+    let (a, b) = (plain.snapshot(), timed.snapshot());
+    assert_eq!(a.position, b.position);
+    assert_eq!(a.velocity, b.velocity);
+    let stages = timed.stage_seconds();
+    if on {
+        assert_eq!(stages.len(), 6);
+        let by = |k: &str| stages.iter().find(|(n, _)| *n == k).unwrap().1;
+        assert!(positive(by("contacts")) && positive(by("binning")));
+        assert_eq!(by("gravity"), 0.0, "box-gas has no mutual gravity pass");
+        assert!(plain.stage_seconds().is_empty());
+        timed.set_profiling(false);
+        assert!(timed.stage_seconds().is_empty());
+    }
+}
+
+#[test]
+fn cpu_stage_timers_put_mutual_gravity_in_the_gravity_stage() {
+    let scene = builtin::build("orbits", Some(500)).unwrap();
+    let mut sim = Simulation::new(&scene, Backend::Cpu, Precision::F32).unwrap();
+    sim.step(3).unwrap();
+    let st = sim.stage_seconds();
+    let by = |k: &str| st.iter().find(|(n, _)| *n == k).unwrap().1;
+    // The O(N²) direct sum dominates the O(N) accelerations.
+    assert!(by("gravity") > by("forces"), "{st:?}");
+}
