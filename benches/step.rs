@@ -1,23 +1,33 @@
-//! Criterion benches of the CPU reference step (`cargo bench`): whole steps by scene and sphere
-//! count, and mutual gravity alone (throughput in interactions).
+//! Criterion benches (`cargo bench`): whole steps by backend, scene and sphere count, and mutual
+//! gravity alone (throughput in pair interactions). GPU groups run on the adapter wgpu finds
+//! (Mesa's lavapipe on a machine without a GPU: slow, so the sizes are small); without one they
+//! print why and are left out. `spheresim bench` covers larger sizes and per-stage times.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use spheresim::cpu::gravity::gravity as cpu_gravity;
+use spheresim::gpu::{GpuBackend, GpuContext, GpuOptions};
 use spheresim::scene::builtin;
 use spheresim::{Backend, Precision, Simulation};
 use std::hint::black_box;
 
-fn step(c: &mut Criterion) {
-    let mut g = c.benchmark_group("cpu_step");
+fn gpu_adapter() -> bool {
+    match GpuContext::new() {
+        Ok(_) => true,
+        Err(e) => {
+            eprintln!("GPU benches left out: {e}");
+            false
+        }
+    }
+}
+
+fn step(c: &mut Criterion, backend: Backend, group: &str, sizes: &[(&str, usize)]) {
+    let mut g = c.benchmark_group(group);
     g.sample_size(10);
-    for (scene, n) in [
-        ("box-gas", 10_000),
-        ("box-gas", 100_000),
-        ("wall-break", 10_000),
-        ("wall-break", 100_000),
-    ] {
+    for &(scene, n) in sizes {
         let s = builtin::build(scene, Some(n)).expect("built-in scene");
-        let mut sim = Simulation::new(&s, Backend::Cpu, Precision::F32).expect("cpu backend");
+        let mut sim = Simulation::new(&s, backend, Precision::F32).expect("backend");
         g.throughput(Throughput::Elements(s.spheres.len() as u64));
+        // `step` returns when the work is done (the GPU backend waits for its submission).
         g.bench_function(BenchmarkId::new(scene, n), |b| {
             b.iter(|| sim.step(black_box(1)).expect("finite"))
         });
@@ -25,20 +35,56 @@ fn step(c: &mut Criterion) {
     g.finish();
 }
 
+fn cpu_step(c: &mut Criterion) {
+    step(
+        c,
+        Backend::Cpu,
+        "cpu_step",
+        &[
+            ("box-gas", 10_000),
+            ("box-gas", 100_000),
+            ("wall-break", 10_000),
+            ("wall-break", 100_000),
+        ],
+    );
+}
+
+fn gpu_step(c: &mut Criterion) {
+    if gpu_adapter() {
+        step(
+            c,
+            Backend::Gpu,
+            "gpu_step",
+            &[("box-gas", 10_000), ("wall-break", 10_000)],
+        );
+    }
+}
+
+/// The direct sum alone: the CPU stage function, and the GPU stage dispatched by itself.
 fn gravity(c: &mut Criterion) {
-    let mut g = c.benchmark_group("cpu_gravity");
+    let mut g = c.benchmark_group("gravity");
     g.sample_size(10);
+    let gpu = gpu_adapter();
     for n in [1_000, 4_000] {
         let s = builtin::build("orbits", Some(n)).expect("built-in scene");
-        let mut sim = Simulation::new(&s, Backend::Cpu, Precision::F32).expect("cpu backend");
-        // One step is dominated by the N(N−1) pair interactions of the direct sum.
+        let n = s.spheres.len();
         g.throughput(Throughput::Elements((n * (n - 1)) as u64));
-        g.bench_function(BenchmarkId::new("orbits", n), |b| {
-            b.iter(|| sim.step(black_box(1)).expect("finite"))
+        let pos: Vec<glam::Vec3> = s.spheres.iter().map(|p| p.position.as_vec3()).collect();
+        let mass: Vec<f32> = s.spheres.iter().map(|p| p.mass as f32).collect();
+        let (gc, eps2) = (s.sim.g_const as f32, (s.sim.softening * s.sim.softening) as f32);
+        let mut a = vec![glam::Vec3::ZERO; n];
+        g.bench_function(BenchmarkId::new("cpu", n), |b| {
+            b.iter(|| cpu_gravity::<f32>(black_box(&pos), &mass, gc, eps2, &mut a))
         });
+        if gpu {
+            let mut backend = GpuBackend::new(&s, GpuOptions::default()).expect("GPU backend");
+            g.bench_function(BenchmarkId::new("gpu", n), |b| {
+                b.iter(|| assert!(backend.gravity_only(1)))
+            });
+        }
     }
     g.finish();
 }
 
-criterion_group!(benches, step, gravity);
+criterion_group!(benches, cpu_step, gpu_step, gravity);
 criterion_main!(benches);

@@ -876,6 +876,35 @@ impl GpuBackend {
         self.profiler.is_some()
     }
 
+    /// Runs only the mutual-gravity stage `k` times on the current positions, in one submission,
+    /// and waits for it to finish: a benchmark of the tiled direct sum, N(N−1) interactions per
+    /// run. The state does not change (the stage recomputes the same accelerations). Returns
+    /// `false`, running nothing, when the scene has no mutual gravity (G = 0).
+    pub fn gravity_only(&mut self, k: u32) -> bool {
+        if !self.g_on {
+            return false;
+        }
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = self.pass(&mut enc, "gravity", stage::GRAVITY);
+            pass.push_debug_group("gravity");
+            for _ in 0..k {
+                self.dispatch_spheres(
+                    &mut pass,
+                    self.stages.gravity.pipeline("gravity"),
+                    &self.binds[self.cur].gravity,
+                );
+            }
+            pass.pop_debug_group();
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        self.ctx
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("GPU device lost while waiting");
+        true
+    }
+
     /// GPU seconds per stage group since profiling was turned on, named as
     /// [`crate::cpu::STAGES`]; empty when profiling is off.
     pub fn stage_seconds(&self) -> Vec<(&'static str, f64)> {
