@@ -71,7 +71,10 @@ fn gravity(c: &mut Criterion) {
         g.throughput(Throughput::Elements((n * (n - 1)) as u64));
         let pos: Vec<glam::Vec3> = s.spheres.iter().map(|p| p.position.as_vec3()).collect();
         let mass: Vec<f32> = s.spheres.iter().map(|p| p.mass as f32).collect();
-        let (gc, eps2) = (s.sim.g_const as f32, (s.sim.softening * s.sim.softening) as f32);
+        let (gc, eps2) = (
+            s.sim.g_const as f32,
+            (s.sim.softening * s.sim.softening) as f32,
+        );
         let mut a = vec![glam::Vec3::ZERO; n];
         g.bench_function(BenchmarkId::new("cpu", n), |b| {
             b.iter(|| cpu_gravity::<f32>(black_box(&pos), &mass, gc, eps2, &mut a))

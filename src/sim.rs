@@ -84,28 +84,42 @@ fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// The CPU engine for `scene`, refused before allocation when its estimated memory exceeds what
-/// the machine has available.
-fn cpu_engine(scene: &Scene, precision: Precision) -> Result<Engine, SimError> {
-    let n = scene.spheres.len();
-    let estimate = |n: usize| match precision {
+/// Checks that the CPU backend's estimated memory for `n` spheres in `precision`
+/// ([`CpuBackend::memory_estimate`]) fits in `available` bytes (`None`: unknown, accepted).
+///
+/// # Errors
+/// [`SimError::TooLarge`] with the estimate, the bytes available and the spheres that would fit.
+pub fn check_cpu_memory(
+    n: usize,
+    precision: Precision,
+    available: Option<u64>,
+) -> Result<(), SimError> {
+    let need = match precision {
         Precision::F32 => CpuBackend::<f32>::memory_estimate(n),
         Precision::F64 => CpuBackend::<f64>::memory_estimate(n),
     };
-    let need = estimate(n);
     log::info!(
         "CPU memory estimate for {n} spheres: {:.1} MiB",
         need as f64 / 1048576.0
     );
-    if let Some(available) = available_memory().filter(|&a| need > a) {
-        let per = need.div_ceil(n.max(1) as u64).max(1);
-        return Err(SimError::TooLarge {
-            spheres: n,
-            need,
-            available,
-            fits: available / per,
-        });
+    match available {
+        Some(available) if need > available => {
+            let per = need.div_ceil(n.max(1) as u64).max(1);
+            Err(SimError::TooLarge {
+                spheres: n,
+                need,
+                available,
+                fits: available / per,
+            })
+        }
+        _ => Ok(()),
     }
+}
+
+/// The CPU engine for `scene`, refused before allocation when its estimated memory exceeds what
+/// the machine has available.
+fn cpu_engine(scene: &Scene, precision: Precision) -> Result<Engine, SimError> {
+    check_cpu_memory(scene.spheres.len(), precision, available_memory())?;
     Ok(match precision {
         Precision::F32 => Engine::Cpu32(Box::new(CpuBackend::new(scene))),
         Precision::F64 => Engine::Cpu64(Box::new(CpuBackend::new(scene))),

@@ -271,3 +271,33 @@ fn cpu_stage_timers_put_mutual_gravity_in_the_gravity_stage() {
     // The O(N²) direct sum dominates the O(N) accelerations.
     assert!(by("gravity") > by("forces"), "{st:?}");
 }
+
+#[test]
+fn cpu_memory_check_refuses_with_the_numbers() {
+    use spheresim::SimError;
+    use spheresim::sim::check_cpu_memory;
+    check_cpu_memory(1_000_000, Precision::F32, None).unwrap();
+    check_cpu_memory(1_000_000, Precision::F32, Some(1 << 40)).unwrap();
+    let e = check_cpu_memory(1_000_000, Precision::F64, Some(100_000_000)).unwrap_err();
+    let SimError::TooLarge {
+        spheres,
+        need,
+        available,
+        fits,
+    } = e
+    else {
+        panic!("{e}")
+    };
+    assert_eq!((spheres, available), (1_000_000, 100_000_000));
+    // f64 state: at least 5 three-vectors and 5 scalars per sphere, 160 bytes.
+    assert!(need > 160_000_000, "{need}");
+    assert!(
+        fits < 1_000_000 && fits * need / 1_000_000 <= available,
+        "{fits}"
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains("1000000 spheres") && msg.contains("100000000 bytes"),
+        "{msg}"
+    );
+}
