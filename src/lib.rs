@@ -17,6 +17,7 @@
 
 pub mod cpu;
 pub mod diagnostics;
+pub mod event;
 pub mod gpu;
 pub mod output;
 pub mod physics;

@@ -59,6 +59,10 @@ struct RunArgs {
     /// Arithmetic precision of the backend.
     #[arg(long, value_enum, default_value_t = Precision::F32)]
     precision: Precision,
+    /// Digits of π for the built-in scene pi-blocks: the heavy sphere weighs 100^(D−1) times
+    /// the light one (1 to 8; default: 3). Only with pi-blocks.
+    #[arg(long, value_name = "D")]
+    digits: Option<u32>,
     /// Accept initial overlaps deeper than 1 % of the smaller radius.
     #[arg(long)]
     allow_overlap: bool,
@@ -107,9 +111,20 @@ fn load_scene(args: &RunArgs) -> Result<Scene> {
             );
         }
         Scene::load(path)?
+    } else if let Some(d) = args.digits.filter(|_| args.scene == "pi-blocks") {
+        if args.particles.is_some_and(|n| n != 2) {
+            bail!("--particles: pi-blocks has exactly 2 spheres; its size is set by --digits");
+        }
+        builtin::pi_blocks(d)?
     } else {
         builtin::build(&args.scene, args.particles)?
     };
+    if args.digits.is_some() && (is_file || args.scene != "pi-blocks") {
+        bail!(
+            "--digits applies to the built-in scene pi-blocks only, not to {}",
+            args.scene
+        );
+    }
     if let Some(steps) = args.steps {
         scene.sim.steps = steps;
     }
@@ -152,6 +167,12 @@ fn run(args: RunArgs) -> Result<i32> {
         eprintln!("notice: {notice}");
     }
     let n = sim.particles();
+    // The event-driven solver computes in f64 whatever --precision says.
+    let precision = if sim.backend() == Backend::Event {
+        Precision::F64
+    } else {
+        args.precision
+    };
     eprintln!(
         "{}: {} spheres, {} planes, {} steps of {} s ({} s simulated), {} contact, backend {} on {}, {}; set up in {:.2} s",
         scene.name,
@@ -163,7 +184,7 @@ fn run(args: RunArgs) -> Result<i32> {
         scene.sim.contact,
         sim.backend(),
         sim.adapter(),
-        args.precision,
+        precision,
         setup.elapsed().as_secs_f64()
     );
 
@@ -294,7 +315,7 @@ fn run(args: RunArgs) -> Result<i32> {
             &scene.name,
             &sim.backend().to_string(),
             &sim.adapter(),
-            &args.precision.to_string(),
+            &precision.to_string(),
             n,
             stats.steps,
             scene.sim.dt,
