@@ -232,7 +232,11 @@ impl Simulation {
                     if let Some(id) = ev.step()? {
                         let step = ev.steps_done();
                         self.stepping += t0.elapsed();
-                        return Err(SimError::NonFinite { step, sphere: id, dt });
+                        return Err(SimError::NonFinite {
+                            step,
+                            sphere: id,
+                            dt,
+                        });
                     }
                 }
                 Ok(())

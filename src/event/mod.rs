@@ -454,7 +454,11 @@ impl EventBackend {
                 continue; // superseded by a newer prediction for i
             }
             count += 1;
-            same_instant = if ev.t == self.time { same_instant + 1 } else { 0 };
+            same_instant = if ev.t == self.time {
+                same_instant + 1
+            } else {
+                0
+            };
             let limit = if count > MAX_EVENTS_PER_STEP {
                 Some(("within one step", MAX_EVENTS_PER_STEP))
             } else if same_instant > MAX_EVENTS_AT_ONE_INSTANT {
@@ -479,7 +483,8 @@ impl EventBackend {
             // Compact: keep one entry per sphere (its latest prediction).
             if self.queue.len() > 4 * self.len() + 64 {
                 let counter = &self.counter;
-                self.queue.retain(|Reverse(e)| counter[e.i as usize] == e.ci);
+                self.queue
+                    .retain(|Reverse(e)| counter[e.i as usize] == e.ci);
             }
         }
         self.time = self.time.max(t_end);
