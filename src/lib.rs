@@ -25,6 +25,7 @@ pub mod real;
 pub mod scene;
 pub mod sim;
 pub mod state;
+pub mod validate;
 
 pub use diagnostics::Diagnostics;
 pub use real::{Precision, Real};

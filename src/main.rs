@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use spheresim::output::{self, RunStats, SeriesWriter};
 use spheresim::scene::{CheckOptions, builtin};
-use spheresim::{Backend, Diagnostics, Precision, Scene, Simulation};
+use spheresim::{Backend, Diagnostics, Precision, Scene, Simulation, validate};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,6 +25,8 @@ enum Command {
     Run(RunArgs),
     /// List the built-in scenes.
     Scenes,
+    /// Run validation cases against exact and analytic answers; exits 1 on any failure.
+    Validate(ValidateArgs),
 }
 
 #[derive(Args, Debug)]
@@ -71,6 +73,23 @@ struct RunArgs {
     quiet: bool,
 }
 
+#[derive(Args, Debug)]
+struct ValidateArgs {
+    /// Backends to validate. Without a GPU adapter, `gpu` fails; `all` reports GPU cases as
+    /// unavailable and passes on the rest, unless CI=true, where it fails.
+    #[arg(long, value_enum, default_value_t = validate::Which::All)]
+    backend: validate::Which,
+    /// Cases to run (default: all; see --list).
+    #[arg(value_name = "CASE")]
+    cases: Vec<String>,
+    /// List the cases and exit.
+    #[arg(long)]
+    list: bool,
+    /// Also write every row as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let cli = Cli::parse();
@@ -80,6 +99,7 @@ fn main() {
             Ok(0)
         }
         Command::Run(args) => run(args),
+        Command::Validate(args) => run_validate(args),
     };
     match code {
         Ok(c) => std::process::exit(c),
@@ -337,4 +357,64 @@ fn run(args: RunArgs) -> Result<i32> {
 fn write_diagnostics_log(dir: &Path, log: &[Diagnostics]) -> Result<()> {
     output::write_energy_log(&dir.join("diagnostics.csv"), log)?;
     Ok(())
+}
+
+/// `spheresim validate`: runs the cases, prints the table, exits 1 on any failure.
+fn run_validate(args: ValidateArgs) -> Result<i32> {
+    if args.list {
+        for c in validate::CASES {
+            let backends: Vec<String> = c.backends.iter().map(|b| b.to_string()).collect();
+            println!("{:<20} [{}]  {}", c.name, backends.join(","), c.description);
+        }
+        return Ok(0);
+    }
+    let plan = validate::plan(args.backend, &args.cases).map_err(anyhow::Error::msg)?;
+    if plan.is_empty() {
+        bail!("no selected case runs on --backend {:?}", args.backend);
+    }
+    if let Some(p) = &args.json {
+        output::check_writable_file(p)?;
+    }
+    let mut reports = Vec::new();
+    for (case, backend) in plan {
+        let t0 = Instant::now();
+        let rep = validate::run_case(case, backend);
+        eprintln!(
+            "{:<20} {:<6} {:>7.2} s  {}",
+            case.name,
+            backend,
+            t0.elapsed().as_secs_f64(),
+            match &rep.result {
+                Ok(_) if rep.passed() => "pass",
+                Err(validate::CaseError::Unavailable(_)) => "unavailable",
+                _ => "FAIL",
+            }
+        );
+        reports.push(rep);
+    }
+    print!("{}", validate::table(&reports));
+    if let Some(p) = &args.json {
+        let rows = validate::rows(&reports);
+        output::write_atomic(p, |w| {
+            serde_json::to_writer_pretty(&mut *w, &rows)?;
+            writeln!(w)
+        })?;
+    }
+    let t = validate::tally(&reports);
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let unavailable_fails = t.unavailable > 0 && validate::unavailable_fails(args.backend, ci);
+    println!(
+        "{} passed, {} failed, {} unavailable{}",
+        t.passed,
+        t.failed,
+        t.unavailable,
+        if t.unavailable == 0 {
+            ""
+        } else if unavailable_fails {
+            " (an unavailable backend is a failure with --backend gpu, or under CI=true)"
+        } else {
+            " (SKIPPED: not counted as passed)"
+        }
+    );
+    Ok(if t.failed > 0 || unavailable_fails { 1 } else { 0 })
 }
