@@ -416,5 +416,9 @@ fn run_validate(args: ValidateArgs) -> Result<i32> {
             " (SKIPPED: not counted as passed)"
         }
     );
-    Ok(if t.failed > 0 || unavailable_fails { 1 } else { 0 })
+    Ok(if t.failed > 0 || unavailable_fails {
+        1
+    } else {
+        0
+    })
 }

@@ -406,7 +406,8 @@ impl EventBackend {
         self.advance(j);
         let n = (self.x[j] - self.x[i]).normalize_or_zero();
         // TC model: elastic when either (movable) sphere collided within TC_DURATION.
-        let recent = |k: usize| self.inv_mass[k] > 0.0 && self.time - self.last_time[k] < TC_DURATION;
+        let recent =
+            |k: usize| self.inv_mass[k] > 0.0 && self.time - self.last_time[k] < TC_DURATION;
         let e = if recent(i) || recent(j) {
             1.0
         } else {

@@ -5,7 +5,7 @@ use std::f64::consts::{PI, TAU};
 
 use glam::DVec3;
 
-use super::{Case, CaseError, Row, fixed, finish, plane, scene, small_builtin, sphere, start};
+use super::{Case, CaseError, Row, finish, fixed, plane, scene, small_builtin, sphere, start};
 use crate::Backend;
 use crate::physics::GRAVITATIONAL_CONSTANT as G;
 use crate::physics::gravity::circular_period;
@@ -167,7 +167,10 @@ fn binary(backend: Backend, b_y: f64) -> Result<Vec<Row>, CaseError> {
         let gpu = if e == 0.0 && b_y != 0.0 { 5e-4 } else { 1e-5 };
         let tolerance = tol(backend, 1e-12, 1e-6, gpu);
         let (a2, b2) = neumann(1.0, ratio, va, vb, n, e);
-        for (who, want, got) in [("a", a2, snap.velocity[2 * k]), ("b", b2, snap.velocity[2 * k + 1])] {
+        for (who, want, got) in [
+            ("a", a2, snap.velocity[2 * k]),
+            ("b", b2, snap.velocity[2 * k + 1]),
+        ] {
             rows.push(vector_row(
                 format!("|v_{who}'| m/s, e={e} m_b/m_a={ratio}"),
                 want,
@@ -223,9 +226,27 @@ fn fixed_obstacle(backend: Backend) -> Result<Vec<Row>, CaseError> {
         .length()
         .max((snap.position[4] - s.spheres[4].position).length());
     Ok(vec![
-        vector_row("|v'| m/s, head-on at fixed sphere".into(), head_on, snap.velocity[0], 2.0, t),
-        vector_row("|v'| m/s, oblique at fixed sphere".into(), oblique, snap.velocity[3], 2.0, t),
-        vector_row("|v'| m/s, at plane".into(), off_plane, snap.velocity[2], 2.0, t),
+        vector_row(
+            "|v'| m/s, head-on at fixed sphere".into(),
+            head_on,
+            snap.velocity[0],
+            2.0,
+            t,
+        ),
+        vector_row(
+            "|v'| m/s, oblique at fixed sphere".into(),
+            oblique,
+            snap.velocity[3],
+            2.0,
+            t,
+        ),
+        vector_row(
+            "|v'| m/s, at plane".into(),
+            off_plane,
+            snap.velocity[2],
+            2.0,
+            t,
+        ),
         // A fixed sphere must not move at all.
         Row::new("fixed spheres' displacement m", 0.0, moved, 1.0, 0.0),
     ])
@@ -291,15 +312,13 @@ fn gas_energy(backend: Backend) -> Result<Vec<Row>, CaseError> {
     // remains. Event and CPU f64: 1e-9 over thousands of collisions (rounding ~1e-16 each).
     // GPU f32: ~1e-7 per collision, random signs, a few thousand collisions: ~1e-5.
     let t = tol(backend, 1e-9, 1e-9, 1e-4);
-    Ok(vec![
-        Row::new(
-            format!("kinetic energy J after {} collisions", d1.collisions),
-            d0.kinetic,
-            d1.kinetic,
-            d0.kinetic,
-            t,
-        ),
-    ])
+    Ok(vec![Row::new(
+        format!("kinetic energy J after {} collisions", d1.collisions),
+        d0.kinetic,
+        d1.kinetic,
+        d0.kinetic,
+        t,
+    )])
 }
 
 fn wall_break_momentum(backend: Backend) -> Result<Vec<Row>, CaseError> {
@@ -335,7 +354,15 @@ fn orbit_samples(
     s: &crate::Scene,
     backend: Backend,
     every: u64,
-) -> Result<(Vec<(f64, f64)>, Vec<f64>, crate::Diagnostics, crate::Diagnostics), CaseError> {
+) -> Result<
+    (
+        Vec<(f64, f64)>,
+        Vec<f64>,
+        crate::Diagnostics,
+        crate::Diagnostics,
+    ),
+    CaseError,
+> {
     let mut sim = start(s, backend)?;
     let d0 = sim.diagnostics();
     let (mut angles, mut radii) = (vec![(0.0, 0.0)], Vec::new());
@@ -369,8 +396,20 @@ fn circular_orbit(backend: Backend) -> Result<Vec<Row>, CaseError> {
     let s = scene(
         "circular-orbit",
         vec![
-            sphere(DVec3::new(-r * fb, 0.0, 0.0), DVec3::new(0.0, 0.0, v * fb), 1.0, m_big, 1.0),
-            sphere(DVec3::new(r * fs, 0.0, 0.0), DVec3::new(0.0, 0.0, -v * fs), 0.05, m_small, 1.0),
+            sphere(
+                DVec3::new(-r * fb, 0.0, 0.0),
+                DVec3::new(0.0, 0.0, v * fb),
+                1.0,
+                m_big,
+                1.0,
+            ),
+            sphere(
+                DVec3::new(r * fs, 0.0, 0.0),
+                DVec3::new(0.0, 0.0, -v * fs),
+                0.05,
+                m_small,
+                1.0,
+            ),
         ],
         vec![],
         period / steps_per_orbit as f64,
@@ -411,8 +450,20 @@ fn kepler_ellipse(backend: Backend) -> Result<Vec<Row>, CaseError> {
     let s = scene(
         "kepler-ellipse",
         vec![
-            sphere(DVec3::new(-r0 * f1, 0.0, 0.0), DVec3::new(0.0, 0.0, v_rel * f1), 1.0, m1, 1.0),
-            sphere(DVec3::new(r0 * f2, 0.0, 0.0), DVec3::new(0.0, 0.0, -v_rel * f2), 0.5, m2, 1.0),
+            sphere(
+                DVec3::new(-r0 * f1, 0.0, 0.0),
+                DVec3::new(0.0, 0.0, v_rel * f1),
+                1.0,
+                m1,
+                1.0,
+            ),
+            sphere(
+                DVec3::new(r0 * f2, 0.0, 0.0),
+                DVec3::new(0.0, 0.0, -v_rel * f2),
+                0.5,
+                m2,
+                1.0,
+            ),
         ],
         vec![],
         period / steps_per_orbit as f64,
@@ -434,7 +485,13 @@ fn kepler_ellipse(backend: Backend) -> Result<Vec<Row>, CaseError> {
         _ => (1e-5, 1e-10, 1e-4),
     };
     Ok(vec![
-        Row::new("total energy J", energy, d1.total_energy(), energy.abs(), te),
+        Row::new(
+            "total energy J",
+            energy,
+            d1.total_energy(),
+            energy.abs(),
+            te,
+        ),
         Row::new(
             "|angular momentum| kg m^2/s",
             ang_mom,
@@ -442,7 +499,13 @@ fn kepler_ellipse(backend: Backend) -> Result<Vec<Row>, CaseError> {
             ang_mom,
             tl,
         ),
-        Row::new("period s (Kepler's third law)", period, two / 2.0, period, tp),
+        Row::new(
+            "period s (Kepler's third law)",
+            period,
+            two / 2.0,
+            period,
+            tp,
+        ),
     ])
 }
 
@@ -552,7 +615,13 @@ fn gpu_vs_cpu(backend: Backend) -> Result<Vec<Row>, CaseError> {
     // the few collisions in 100 steps: 1e-4 of a radius, 1e-4 m/s. Collision counts agree
     // exactly unless rounding flips a grazing contact, which this scene does not have.
     Ok(vec![
-        Row::new("collisions (CPU's count)", dc.collisions as f64, dg.collisions as f64, 1.0, 0.0),
+        Row::new(
+            "collisions (CPU's count)",
+            dc.collisions as f64,
+            dg.collisions as f64,
+            1.0,
+            0.0,
+        ),
         Row::new("max |x_gpu - x_cpu| / radius", 0.0, dx, 0.01, 1e-4),
         Row::new("max |v_gpu - v_cpu| m/s", 0.0, dv, 1.0, 1e-4),
         Row::new("kinetic energy J", dc.kinetic, dg.kinetic, dc.kinetic, 1e-5),

@@ -233,7 +233,8 @@ pub fn scene(
 
 /// A small built-in scene with `steps` steps.
 pub fn small_builtin(name: &str, particles: usize, steps: u64) -> Result<Scene, CaseError> {
-    let mut s = builtin::build(name, Some(particles)).map_err(|e| CaseError::Failed(e.to_string()))?;
+    let mut s =
+        builtin::build(name, Some(particles)).map_err(|e| CaseError::Failed(e.to_string()))?;
     s.sim.steps = steps;
     Ok(s)
 }
@@ -285,7 +286,12 @@ pub fn table(reports: &[Report]) -> String {
                     CaseError::Unavailable(w) => ("unavailable", w),
                     CaseError::Failed(w) => ("FAIL", w),
                 };
-                notes.push(format!("[{}] {} on {}: {why}", notes.len() + 1, rep.case, rep.backend));
+                notes.push(format!(
+                    "[{}] {} on {}: {why}",
+                    notes.len() + 1,
+                    rep.case,
+                    rep.backend
+                ));
                 lines.push([
                     rep.case.into(),
                     rep.backend.to_string(),
@@ -354,7 +360,9 @@ impl Which {
         self == Which::All
             || matches!(
                 (self, backend),
-                (Which::Cpu, Backend::Cpu) | (Which::Gpu, Backend::Gpu) | (Which::Event, Backend::Event)
+                (Which::Cpu, Backend::Cpu)
+                    | (Which::Gpu, Backend::Gpu)
+                    | (Which::Event, Backend::Event)
             )
     }
 }
