@@ -103,7 +103,7 @@ fn unavailable_backends_fail_when_asked_for_or_under_ci() {
         result: Err(CaseError::Unavailable("no adapter".into())),
     };
     assert!(!rep.passed(), "an unavailable run never counts as passed");
-    let t = validate::tally(&[rep.clone()]);
+    let t = validate::tally(std::slice::from_ref(&rep));
     assert_eq!((t.passed, t.failed, t.unavailable), (0, 0, 1));
     let table = validate::table(&[rep]);
     assert!(

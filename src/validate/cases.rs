@@ -349,22 +349,19 @@ fn time_at_angle(samples: &[(f64, f64)], target: f64) -> Option<f64> {
     })
 }
 
-/// Samples `(t, unwrapped angle, |separation|)` of body 1 about body 0 every `every` steps.
-fn orbit_samples(
-    s: &crate::Scene,
-    backend: Backend,
-    every: u64,
-) -> Result<
-    (
-        Vec<(f64, f64)>,
-        Vec<f64>,
-        crate::Diagnostics,
-        crate::Diagnostics,
-    ),
-    CaseError,
-> {
+/// What [`orbit_samples`] measured.
+struct OrbitRun {
+    /// `(t, unwrapped polar angle)` of body 1 about body 0, s and rad.
+    angles: Vec<(f64, f64)>,
+    /// Separation at each sample, m.
+    radii: Vec<f64>,
+    /// Diagnostics at the end.
+    last: crate::Diagnostics,
+}
+
+/// Steps `s` on `backend`, sampling body 1 about body 0 every `every` steps.
+fn orbit_samples(s: &crate::Scene, backend: Backend, every: u64) -> Result<OrbitRun, CaseError> {
     let mut sim = start(s, backend)?;
-    let d0 = sim.diagnostics();
     let (mut angles, mut radii) = (vec![(0.0, 0.0)], Vec::new());
     let mut last = 0.0f64;
     let mut turns = 0.0;
@@ -381,8 +378,11 @@ fn orbit_samples(
         last = a;
         angles.push((sim.time(), a + turns));
     }
-    let d1 = sim.diagnostics();
-    Ok((angles, radii, d0, d1))
+    Ok(OrbitRun {
+        angles,
+        radii,
+        last: sim.diagnostics(),
+    })
 }
 
 fn circular_orbit(backend: Backend) -> Result<Vec<Row>, CaseError> {
@@ -416,10 +416,14 @@ fn circular_orbit(backend: Backend) -> Result<Vec<Row>, CaseError> {
         (2.2 * steps_per_orbit as f64) as u64,
         |p| p.g_const = G,
     );
-    let (angles, radii, _, _) = orbit_samples(&s, backend, 20)?;
-    let two = time_at_angle(&angles, 2.0 * TAU)
+    let run = orbit_samples(&s, backend, 20)?;
+    let two = time_at_angle(&run.angles, 2.0 * TAU)
         .ok_or_else(|| CaseError::Failed("the body did not complete two orbits".into()))?;
-    let drift = radii.iter().map(|x| (x - r).abs() / r).fold(0.0, f64::max);
+    let drift = run
+        .radii
+        .iter()
+        .map(|x| (x - r).abs() / r)
+        .fold(0.0, f64::max);
     // Leapfrog's phase error on a circular orbit is (ω dt)²/24 relative per period
     // (≈ 4e-7 at 2000 steps per orbit); the angle interpolation between samples 1/100 orbit
     // apart is exact for uniform rotation. f64: 1e-5; f32: positions carry 1e-7 relative
@@ -470,8 +474,9 @@ fn kepler_ellipse(backend: Backend) -> Result<Vec<Row>, CaseError> {
         (2.1 * steps_per_orbit as f64) as u64,
         |p| p.g_const = G,
     );
-    let (angles, _, _, d1) = orbit_samples(&s, backend, 10)?;
-    let two = time_at_angle(&angles, 2.0 * TAU)
+    let run = orbit_samples(&s, backend, 10)?;
+    let d1 = run.last;
+    let two = time_at_angle(&run.angles, 2.0 * TAU)
         .ok_or_else(|| CaseError::Failed("the bodies did not complete two orbits".into()))?;
     // Leapfrog's energy error is bounded and O((dt/t_peri)²), t_peri = r_p / v_p the time
     // scale at periapsis (≈ 1/110 of the period here, 36 steps): ~1e-4 at the periapsis passage,
