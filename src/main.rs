@@ -382,7 +382,7 @@ fn run_validate(args: ValidateArgs) -> Result<i32> {
         eprintln!(
             "{:<20} {:<6} {:>7.2} s  {}",
             case.name,
-            backend,
+            backend.to_string(),
             t0.elapsed().as_secs_f64(),
             match &rep.result {
                 Ok(_) if rep.passed() => "pass",
