@@ -241,7 +241,7 @@ pub fn small_builtin(name: &str, particles: usize, steps: u64) -> Result<Scene, 
 
 /// Formats a value for the table: integers as integers, else 7 significant digits.
 pub fn format_value(x: f64) -> String {
-    if x.is_finite() && x == x.trunc() && x.abs() < 1e15 {
+    if x.is_finite() && x == x.trunc() && x.abs() < 1e9 {
         format!("{x:.0}")
     } else if x != 0.0 && (x.abs() < 1e-3 || x.abs() >= 1e7) {
         format!("{x:.6e}")
