@@ -627,7 +627,13 @@ fn gpu_vs_cpu(backend: Backend) -> Result<Vec<Row>, CaseError> {
             1.0,
             0.0,
         ),
-        Row::new("max |x_gpu - x_cpu| m (error per radius)", 0.0, dx, 0.01, 1e-4),
+        Row::new(
+            "max |x_gpu - x_cpu| m (error per radius)",
+            0.0,
+            dx,
+            0.01,
+            1e-4,
+        ),
         Row::new("max |v_gpu - v_cpu| m/s", 0.0, dv, 1.0, 1e-4),
         Row::new("kinetic energy J", dc.kinetic, dg.kinetic, dc.kinetic, 1e-5),
     ])
