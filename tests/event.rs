@@ -290,3 +290,164 @@ fn collapse_between_spheres_stops_with_a_clear_error() {
         "{x:?}"
     );
 }
+
+/// The quartic contact time against dense sampling of the separation.
+#[test]
+fn accelerated_contact_time_is_the_first_entering_root() {
+    use spheresim::physics::toi::contact_time_accelerated;
+    let cases = [
+        // Falling onto a fixed sphere below: |d| = R first at t = sqrt(2 h / g).
+        (
+            DVec3::new(0.0, -1.6, 0.0),
+            DVec3::ZERO,
+            DVec3::new(0.0, 9.81, 0.0),
+            0.6,
+        ),
+        // Thrown up past a sphere, grazing none, then falling back onto it.
+        (
+            DVec3::new(0.3, -0.5, 0.0),
+            DVec3::new(0.0, 3.0, 0.0),
+            DVec3::new(0.0, 9.81, 0.0),
+            0.35,
+        ),
+        // Oblique, sideways drift.
+        (
+            DVec3::new(1.0, -2.0, 0.5),
+            DVec3::new(-0.5, 1.0, -0.25),
+            DVec3::new(0.0, 0.5, 0.0),
+            0.5,
+        ),
+    ];
+    for (dx, dv, da, r) in cases {
+        let d = |t: f64| (dx + dv * t + 0.5 * da * t * t).length() - r;
+        // First sign change on a fine grid.
+        let mut first = None;
+        let h = 1e-5;
+        for k in 0..1_000_000 {
+            let t = k as f64 * h;
+            if d(t) > 0.0 && d(t + h) <= 0.0 {
+                first = Some(t);
+                break;
+            }
+        }
+        let got = contact_time_accelerated(dx, dv, da, r);
+        match (first, got) {
+            (Some(a), Some(b)) => {
+                assert!((a - b).abs() <= 2.0 * h, "{dx:?}: grid {a}, quartic {b}")
+            }
+            (a, b) => panic!("{dx:?}: grid {a:?}, quartic {b:?}"),
+        }
+    }
+    let t = contact_time_accelerated(
+        DVec3::new(0.0, -1.6, 0.0),
+        DVec3::ZERO,
+        DVec3::new(0.0, 9.81, 0.0),
+        0.6,
+    )
+    .unwrap();
+    assert!((t - (2.0f64 / 9.81).sqrt()).abs() < 1e-12, "{t}");
+    // Moving apart with the field pulling them further apart: never.
+    assert_eq!(
+        contact_time_accelerated(
+            DVec3::new(0.0, 1.0, 0.0),
+            DVec3::new(0.0, 1.0, 0.0),
+            DVec3::new(0.0, 1.0, 0.0),
+            0.5
+        ),
+        None
+    );
+}
+
+#[test]
+fn plane_contact_time_follows_the_parabola() {
+    use spheresim::physics::toi::plane_contact_time;
+    // Dropped from 1 m: sqrt(2/9.81).
+    let t = plane_contact_time(1.0, 0.0, -9.81).unwrap();
+    assert!((t - (2.0f64 / 9.81).sqrt()).abs() < 1e-15);
+    // Thrown up at 2 m/s from the plane: back after 2 u / g.
+    let t = plane_contact_time(0.0, 2.0, -9.81).unwrap();
+    assert!((t - 4.0 / 9.81).abs() < 1e-15);
+    // Uniform motion towards it, and away from it.
+    assert_eq!(plane_contact_time(3.0, -1.5, 0.0), Some(2.0));
+    assert_eq!(plane_contact_time(3.0, 1.5, 0.0), None);
+    // Touching, no normal speed, pressed on: now.
+    assert_eq!(plane_contact_time(0.0, 0.0, -9.81), Some(0.0));
+    assert_eq!(plane_contact_time(-1e-17, 0.0, -9.81), Some(0.0));
+    // Field pushing away and moving away: never.
+    assert_eq!(plane_contact_time(0.5, 0.1, 1.0), None);
+}
+
+/// A sphere dropped onto a fixed sphere (different accelerations: the quartic) rebounds at
+/// e times the impact speed sqrt(2 g h), at the time sqrt(2 h / g).
+#[test]
+fn drop_onto_a_fixed_sphere_under_gravity() {
+    let (g, h, e) = (9.81, 1.0, 0.5);
+    let s = scene(
+        vec![
+            fixed(DVec3::ZERO, 0.5),
+            sphere(DVec3::new(0.0, 0.6 + h, 0.0), DVec3::ZERO, 0.1, 1.0, e),
+        ],
+        vec![],
+        SimParams {
+            gravity: DVec3::new(0.0, -g, 0.0),
+            ..params(1e-3, 600)
+        },
+    );
+    let mut sim = event(&s);
+    let t_hit = (2.0 * h / g).sqrt();
+    sim.step(600).unwrap();
+    let snap = sim.snapshot();
+    // After the bounce: v = e sqrt(2 g h) − g (t − t_hit), ballistic.
+    let t = sim.time();
+    let want_v = e * (2.0 * g * h).sqrt() - g * (t - t_hit);
+    assert!(
+        (snap.velocity[1].y - want_v).abs() < 1e-12,
+        "{} vs {want_v}",
+        snap.velocity[1].y
+    );
+    assert_eq!(snap.velocity[1].x, 0.0);
+    assert_eq!(sim.diagnostics().collisions, 1);
+}
+
+/// Elastic spheres landing on spheres resting on an elastic floor, off-centre: resting contacts
+/// begin and end, pairs with different accelerations meet (the quartic), and the total energy
+/// stays exact.
+#[test]
+fn elastic_spheres_falling_onto_resting_ones_keep_energy() {
+    let mut spheres = Vec::new();
+    for k in 0..4 {
+        let x = 0.5 * k as f64;
+        spheres.push(sphere(DVec3::new(x, 0.1, 0.0), DVec3::ZERO, 0.1, 1.0, 1.0));
+        spheres.push(sphere(
+            DVec3::new(x + 0.07, 1.0 + 0.2 * k as f64, 0.03),
+            DVec3::ZERO,
+            0.1,
+            2.0,
+            1.0,
+        ));
+    }
+    let s = scene(
+        spheres,
+        vec![plane(DVec3::ZERO, DVec3::Y, 1.0)],
+        SimParams {
+            gravity: DVec3::new(0.0, -9.81, 0.0),
+            ..params(1e-3, 2000)
+        },
+    );
+    let mut sim = event(&s);
+    let e0 = sim.diagnostics().total_energy();
+    for _ in 0..20 {
+        sim.step(100).unwrap();
+        let snap = sim.snapshot();
+        for (i, x) in snap.position.iter().enumerate() {
+            assert!(x.y >= 0.1 - 1e-9, "sphere {i} in the floor: {x:?}");
+            for y in &snap.position[i + 1..] {
+                assert!((*y - *x).length() >= 0.2 - 1e-9, "overlap");
+            }
+        }
+    }
+    let d = sim.diagnostics();
+    assert!(d.collisions >= 8, "{d:?}");
+    let de = (d.total_energy() - e0).abs() / e0.abs();
+    assert!(de < 1e-9, "energy drift {de:e}");
+}
