@@ -322,11 +322,11 @@ impl EventBackend {
         self.t0[i] = self.time;
     }
 
-    /// Time from now until spheres `i` and `j` first touch, s.
-    fn pair_time(&self, i: usize, j: usize) -> Option<f64> {
-        let (xi, vi) = self.state_at(i, self.time);
+    /// Time from now until spheres `i` and `j` first touch, s; `(xi, vi, ai)` is sphere i's
+    /// position, velocity and acceleration now.
+    fn pair_time(&self, i: usize, (xi, vi, ai): (DVec3, DVec3, DVec3), j: usize) -> Option<f64> {
         let (xj, vj) = self.state_at(j, self.time);
-        let da = self.accel(j) - self.accel(i);
+        let da = self.accel(j) - ai;
         let (dx, dv) = (xj - xi, vj - vi);
         let r = self.radius[i] + self.radius[j];
         if da == DVec3::ZERO {
@@ -360,6 +360,8 @@ impl EventBackend {
             (Some(t), _) => best = Some((t, partner)),
             (None, _) => {}
         };
+        let (xi, vi) = self.state_at(i, self.time);
+        let ai = self.accel(i);
         for j in 0..self.len() {
             if j == i {
                 continue;
@@ -368,9 +370,12 @@ impl EventBackend {
             // (same acceleration), is separating or sliding: it cannot meet again.
             let just_met = self.last[i] == Some(Partner::Sphere(j as u32))
                 && self.last[j] == Some(Partner::Sphere(i as u32))
-                && self.accel(i) == self.accel(j);
+                && ai == self.accel(j);
             if !just_met {
-                consider(self.pair_time(i, j), Partner::Sphere(j as u32));
+                consider(
+                    self.pair_time(i, (xi, vi, ai), j),
+                    Partner::Sphere(j as u32),
+                );
             }
         }
         for p in 0..self.planes.len() {
