@@ -359,66 +359,8 @@ fn write_diagnostics_log(dir: &Path, log: &[Diagnostics]) -> Result<()> {
     Ok(())
 }
 
-/// `spheresim validate`: runs the cases, prints the table, exits 1 on any failure.
+/// `spheresim validate`: the driver lives in the library ([`validate::run_cli`]).
 fn run_validate(args: ValidateArgs) -> Result<i32> {
-    if args.list {
-        for c in validate::CASES {
-            let backends: Vec<String> = c.backends.iter().map(|b| b.to_string()).collect();
-            println!("{:<20} [{}]  {}", c.name, backends.join(","), c.description);
-        }
-        return Ok(0);
-    }
-    let plan = validate::plan(args.backend, &args.cases).map_err(anyhow::Error::msg)?;
-    if plan.is_empty() {
-        bail!("no selected case runs on --backend {:?}", args.backend);
-    }
-    if let Some(p) = &args.json {
-        output::check_writable_file(p)?;
-    }
-    let mut reports = Vec::new();
-    for (case, backend) in plan {
-        let t0 = Instant::now();
-        let rep = validate::run_case(case, backend);
-        eprintln!(
-            "{:<20} {:<6} {:>7.2} s  {}",
-            case.name,
-            backend.to_string(),
-            t0.elapsed().as_secs_f64(),
-            match &rep.result {
-                Ok(_) if rep.passed() => "pass",
-                Err(validate::CaseError::Unavailable(_)) => "unavailable",
-                _ => "FAIL",
-            }
-        );
-        reports.push(rep);
-    }
-    print!("{}", validate::table(&reports));
-    if let Some(p) = &args.json {
-        let rows = validate::rows(&reports);
-        output::write_atomic(p, |w| {
-            serde_json::to_writer_pretty(&mut *w, &rows)?;
-            writeln!(w)
-        })?;
-    }
-    let t = validate::tally(&reports);
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    let unavailable_fails = t.unavailable > 0 && validate::unavailable_fails(args.backend, ci);
-    println!(
-        "{} passed, {} failed, {} unavailable{}",
-        t.passed,
-        t.failed,
-        t.unavailable,
-        if t.unavailable == 0 {
-            ""
-        } else if unavailable_fails {
-            " (an unavailable backend is a failure with --backend gpu, or under CI=true)"
-        } else {
-            " (SKIPPED: not counted as passed)"
-        }
-    );
-    Ok(if t.failed > 0 || unavailable_fails {
-        1
-    } else {
-        0
-    })
+    validate::run_cli(args.backend, &args.cases, args.list, args.json.as_deref())
+        .map_err(anyhow::Error::msg)
 }

@@ -426,3 +426,86 @@ pub fn rows(reports: &[Report]) -> Vec<Row> {
         .cloned()
         .collect()
 }
+
+/// `spheresim validate`: runs the selected cases on the selected backends, printing one
+/// progress line per run to standard error, then the [`table`] and a tally to standard output;
+/// with `json`, also writes every row there (atomically). With `list`, prints the cases instead.
+///
+/// Returns the exit status: 0 when every row passed, 1 when any failed or a backend was
+/// unavailable where that counts as failure ([`unavailable_fails`]; `CI=true` read from the
+/// environment).
+///
+/// # Errors
+/// An unknown case name, a selection that runs nothing, or an unwritable `json` path (checked
+/// before anything runs).
+pub fn run_cli(
+    which: Which,
+    cases: &[String],
+    list: bool,
+    json: Option<&std::path::Path>,
+) -> Result<i32, String> {
+    if list {
+        for c in CASES {
+            let backends: Vec<String> = c.backends.iter().map(|b| b.to_string()).collect();
+            println!("{:<20} [{}]  {}", c.name, backends.join(","), c.description);
+        }
+        return Ok(0);
+    }
+    let plan = plan(which, cases)?;
+    if plan.is_empty() {
+        return Err(format!(
+            "no selected case runs on --backend {}",
+            format!("{which:?}").to_lowercase()
+        ));
+    }
+    if let Some(p) = json {
+        crate::output::check_writable_file(p).map_err(|e| e.to_string())?;
+    }
+    let mut reports = Vec::new();
+    for (case, backend) in plan {
+        let t0 = std::time::Instant::now();
+        let rep = run_case(case, backend);
+        eprintln!(
+            "{:<20} {:<6} {:>7.2} s  {}",
+            case.name,
+            backend.to_string(),
+            t0.elapsed().as_secs_f64(),
+            match &rep.result {
+                Ok(_) if rep.passed() => "pass",
+                Err(CaseError::Unavailable(_)) => "unavailable",
+                _ => "FAIL",
+            }
+        );
+        reports.push(rep);
+    }
+    print!("{}", table(&reports));
+    if let Some(p) = json {
+        let rows = rows(&reports);
+        crate::output::write_atomic(p, |w| {
+            serde_json::to_writer_pretty(&mut *w, &rows)?;
+            writeln!(w)
+        })
+        .map_err(|e| e.to_string())?;
+    }
+    let t = tally(&reports);
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let unavailable_fails = t.unavailable > 0 && unavailable_fails(which, ci);
+    println!(
+        "{} passed, {} failed, {} unavailable{}",
+        t.passed,
+        t.failed,
+        t.unavailable,
+        if t.unavailable == 0 {
+            ""
+        } else if unavailable_fails {
+            " (an unavailable backend is a failure with --backend gpu, or under CI=true)"
+        } else {
+            " (SKIPPED: not counted as passed)"
+        }
+    );
+    Ok(if t.failed > 0 || unavailable_fails {
+        1
+    } else {
+        0
+    })
+}
