@@ -18,6 +18,7 @@
 pub mod bench;
 pub mod cpu;
 pub mod diagnostics;
+pub mod event;
 pub mod gpu;
 pub mod output;
 pub mod physics;
@@ -25,6 +26,7 @@ pub mod real;
 pub mod scene;
 pub mod sim;
 pub mod state;
+pub mod validate;
 
 pub use diagnostics::Diagnostics;
 pub use real::{Precision, Real};

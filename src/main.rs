@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use spheresim::output::{self, RunStats, SeriesWriter};
 use spheresim::scene::{CheckOptions, builtin};
-use spheresim::{Backend, Diagnostics, Precision, Scene, Simulation};
+use spheresim::{Backend, Diagnostics, Precision, Scene, Simulation, validate};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,6 +27,8 @@ enum Command {
     Scenes,
     /// Time built-in scenes on the GPU and CPU backends and print a comparison table.
     Bench(BenchArgs),
+    /// Run validation cases against exact and analytic answers; exits 1 on any failure.
+    Validate(ValidateArgs),
 }
 
 /// `spheresim bench`: see `spheresim::bench`.
@@ -106,12 +108,33 @@ struct RunArgs {
     /// Arithmetic precision of the backend.
     #[arg(long, value_enum, default_value_t = Precision::F32)]
     precision: Precision,
+    /// Digits of π for the built-in scene pi-blocks: the heavy sphere weighs 100^(D−1) times
+    /// the light one (1 to 8; default: 3). Only with pi-blocks.
+    #[arg(long, value_name = "D")]
+    digits: Option<u32>,
     /// Accept initial overlaps deeper than 1 % of the smaller radius.
     #[arg(long)]
     allow_overlap: bool,
     /// No progress bar (the summary is still printed).
     #[arg(long, short)]
     quiet: bool,
+}
+
+#[derive(Args, Debug)]
+struct ValidateArgs {
+    /// Backends to validate. Without a GPU adapter, `gpu` fails; `all` reports GPU cases as
+    /// unavailable and passes on the rest, unless CI=true, where it fails.
+    #[arg(long, value_enum, default_value_t = validate::Which::All)]
+    backend: validate::Which,
+    /// Cases to run (default: all; see --list).
+    #[arg(value_name = "CASE")]
+    cases: Vec<String>,
+    /// List the cases and exit.
+    #[arg(long)]
+    list: bool,
+    /// Also write every row as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
 }
 
 fn main() {
@@ -124,6 +147,7 @@ fn main() {
         }
         Command::Run(args) => run(args),
         Command::Bench(args) => bench(args),
+        Command::Validate(args) => run_validate(args),
     };
     match code {
         Ok(c) => std::process::exit(c),
@@ -155,9 +179,20 @@ fn load_scene(args: &RunArgs) -> Result<Scene> {
             );
         }
         Scene::load(path)?
+    } else if let Some(d) = args.digits.filter(|_| args.scene == "pi-blocks") {
+        if args.particles.is_some_and(|n| n != 2) {
+            bail!("--particles: pi-blocks has exactly 2 spheres; its size is set by --digits");
+        }
+        builtin::pi_blocks(d)?
     } else {
         builtin::build(&args.scene, args.particles)?
     };
+    if args.digits.is_some() && (is_file || args.scene != "pi-blocks") {
+        bail!(
+            "--digits applies to the built-in scene pi-blocks only, not to {}",
+            args.scene
+        );
+    }
     if let Some(steps) = args.steps {
         scene.sim.steps = steps;
     }
@@ -200,6 +235,12 @@ fn run(args: RunArgs) -> Result<i32> {
         eprintln!("notice: {notice}");
     }
     let n = sim.particles();
+    // The event-driven solver computes in f64 whatever --precision says.
+    let precision = if sim.backend() == Backend::Event {
+        Precision::F64
+    } else {
+        args.precision
+    };
     eprintln!(
         "{}: {} spheres, {} planes, {} steps of {} s ({} s simulated), {} contact, backend {} on {}, {}; set up in {:.2} s",
         scene.name,
@@ -211,7 +252,7 @@ fn run(args: RunArgs) -> Result<i32> {
         scene.sim.contact,
         sim.backend(),
         sim.adapter(),
-        args.precision,
+        precision,
         setup.elapsed().as_secs_f64()
     );
 
@@ -342,7 +383,7 @@ fn run(args: RunArgs) -> Result<i32> {
             &scene.name,
             &sim.backend().to_string(),
             &sim.adapter(),
-            &args.precision.to_string(),
+            &precision.to_string(),
             n,
             stats.steps,
             scene.sim.dt,
@@ -420,4 +461,10 @@ fn bench(args: BenchArgs) -> Result<i32> {
 fn write_diagnostics_log(dir: &Path, log: &[Diagnostics]) -> Result<()> {
     output::write_energy_log(&dir.join("diagnostics.csv"), log)?;
     Ok(())
+}
+
+/// `spheresim validate`: the driver lives in the library ([`validate::run_cli`]).
+fn run_validate(args: ValidateArgs) -> Result<i32> {
+    validate::run_cli(args.backend, &args.cases, args.list, args.json.as_deref())
+        .map_err(anyhow::Error::msg)
 }

@@ -1,6 +1,7 @@
 //! Backend-independent simulation driver.
 
 use crate::cpu::CpuBackend;
+use crate::event::{EventBackend, EventError};
 use crate::gpu::{GpuBackend, GpuError, GpuOptions};
 use crate::{Diagnostics, Precision, Scene, Snapshot};
 
@@ -16,7 +17,8 @@ pub enum Backend {
     Gpu,
     /// The CPU reference backend.
     Cpu,
-    /// The exact event-driven solver (not in this build yet).
+    /// The exact event-driven solver, f64, for small scenes without mutual gravity, drag or
+    /// soft contact (see [`crate::event`]).
     Event,
 }
 
@@ -74,6 +76,9 @@ pub enum SimError {
         /// Spheres that would fit.
         fits: u64,
     },
+    /// The event-driven solver refused the scene or hit an inelastic collapse.
+    #[error(transparent)]
+    Event(#[from] EventError),
 }
 
 /// Bytes the OS reports available to new allocations (Linux `MemAvailable`); `None` elsewhere.
@@ -141,6 +146,7 @@ enum Engine {
     Cpu32(Box<CpuBackend<f32>>),
     Cpu64(Box<CpuBackend<f64>>),
     Gpu(Box<GpuBackend>),
+    Event(Box<EventBackend>),
 }
 
 /// A running simulation on one backend. Create with [`Simulation::new`] from a checked scene.
@@ -161,7 +167,9 @@ impl Simulation {
     ///
     /// # Errors
     /// [`SimError::Gpu`] when the GPU backend was asked for and cannot run the scene (no adapter,
-    /// too large); [`SimError::Unavailable`] for the event backend and for f64 on the GPU.
+    /// too large); [`SimError::Unavailable`] for f64 on the GPU; [`SimError::Event`] when the
+    /// event-driven solver refuses the scene (mutual gravity, drag, soft contact, too many
+    /// spheres). The event backend always computes in f64, whatever `precision` says.
     pub fn new(scene: &Scene, backend: Backend, precision: Precision) -> Result<Self, SimError> {
         Self::with_gpu_options(scene, backend, precision, GpuOptions::default())
     }
@@ -175,12 +183,10 @@ impl Simulation {
     ) -> Result<Self, SimError> {
         let mut notice = None;
         let (engine, backend) = match backend {
-            Backend::Event => {
-                return Err(SimError::Unavailable {
-                    backend,
-                    reason: "the event-driven solver is not in this build yet".into(),
-                });
-            }
+            Backend::Event => (
+                Engine::Event(Box::new(EventBackend::new(scene)?)),
+                Backend::Event,
+            ),
             Backend::Gpu if precision == Precision::F64 => {
                 return Err(SimError::Unavailable {
                     backend,
@@ -252,6 +258,7 @@ impl Simulation {
     pub fn adapter(&self) -> String {
         match &self.engine {
             Engine::Gpu(g) => g.adapter_name(),
+            Engine::Event(_) => "CPU (1 thread, exact events, f64)".to_string(),
             _ => match rayon::current_num_threads() {
                 1 => "CPU (1 thread)".to_string(),
                 t => format!("CPU ({t} threads)"),
@@ -277,6 +284,20 @@ impl Simulation {
             }
             // Many steps per submission; returns once the GPU has finished them.
             Engine::Gpu(g) => g.step(n),
+            Engine::Event(ev) => {
+                for _ in 0..n {
+                    if let Some(id) = ev.step()? {
+                        let step = ev.steps_done();
+                        self.stepping += t0.elapsed();
+                        return Err(SimError::NonFinite {
+                            step,
+                            sphere: id,
+                            dt,
+                        });
+                    }
+                }
+                Ok(())
+            }
         };
         self.stepping += t0.elapsed();
         result.map_err(|(step, sphere)| SimError::NonFinite { step, sphere, dt })
@@ -288,6 +309,7 @@ impl Simulation {
             Engine::Cpu32(b) => b.steps_done(),
             Engine::Cpu64(b) => b.steps_done(),
             Engine::Gpu(g) => g.steps_done(),
+            Engine::Event(ev) => ev.steps_done(),
         }
     }
 
@@ -302,6 +324,7 @@ impl Simulation {
             Engine::Cpu32(b) => b.diagnostics(),
             Engine::Cpu64(b) => b.diagnostics(),
             Engine::Gpu(g) => g.diagnostics(),
+            Engine::Event(ev) => ev.diagnostics(),
         }
     }
 
@@ -311,6 +334,7 @@ impl Simulation {
             Engine::Cpu32(b) => b.snapshot(),
             Engine::Cpu64(b) => b.snapshot(),
             Engine::Gpu(g) => g.snapshot(),
+            Engine::Event(ev) => ev.snapshot(),
         }
     }
 
@@ -322,16 +346,19 @@ impl Simulation {
             Engine::Cpu32(b) => b.stage_seconds(),
             Engine::Cpu64(b) => b.stage_seconds(),
             Engine::Gpu(g) => return g.stage_seconds(),
+            Engine::Event(_) => return Vec::new(),
         };
         crate::cpu::STAGES.iter().copied().zip(t).collect()
     }
 
     /// Turns per-stage timing on or off and returns whether per-stage times are available: always
-    /// on the CPU backend; on the GPU backend when the adapter has timestamp queries.
+    /// on the CPU backend; on the GPU backend when the adapter has timestamp queries; never on
+    /// the event-driven solver (it has no stages).
     pub fn set_profiling(&mut self, on: bool) -> bool {
         match &mut self.engine {
             Engine::Gpu(g) => g.set_profiling(on),
-            _ => true,
+            Engine::Event(_) => false,
+            Engine::Cpu32(_) | Engine::Cpu64(_) => true,
         }
     }
 
@@ -341,6 +368,13 @@ impl Simulation {
             Engine::Cpu32(b) => b.binning_state(),
             Engine::Cpu64(b) => b.binning_state(),
             Engine::Gpu(g) => g.binning_state(),
+            // No grid: the event-driven solver tests every pair.
+            Engine::Event(_) => crate::cpu::BinningState {
+                keys: Vec::new(),
+                counts: Vec::new(),
+                cell_start: Vec::new(),
+                ids: Vec::new(),
+            },
         }
     }
 

@@ -280,9 +280,22 @@ fn unknown_builtin_lists_the_names() {
 
 #[test]
 fn unavailable_backend_is_a_clear_error() {
-    let o = run(&["run", "bounce", "--backend", "event", "--steps", "1"]);
+    let o = run(&[
+        "run",
+        "bounce",
+        "--backend",
+        "gpu",
+        "--precision",
+        "f64",
+        "--steps",
+        "1",
+    ]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("event"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("'gpu' is not available"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

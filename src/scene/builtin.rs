@@ -11,6 +11,7 @@
 //! | `orbits`      | 1 000     | 1e-3   | 10 000 | small bodies on circular orbits about a heavy one |
 //! | `bounce`      | 1         | 1e-4   | 20 000 | spheres dropped on a floor, e = 0.7               |
 //! | `two-spheres` | 2         | 1e-4   | 10 000 | oblique elastic collision of unequal spheres      |
+//! | `pi-blocks`   | 2         | varies | 5 000  | Galperin's billiard: collisions count π's digits   |
 //!
 //! Sphere ids are indices. Spheres name no material except in `wall-break` (wood wall, steel
 //! projectile from [`Material`] presets); every sphere carries its restitution explicitly.
@@ -65,6 +66,12 @@ const BUILTINS: &[BuiltinInfo] = &[
                   (N even)",
         default_particles: 2,
     },
+    BuiltinInfo {
+        name: "pi-blocks",
+        summary: "Galperin's billiard: wall, sphere of mass 1 at rest, sphere of mass 100^(D-1) \
+                  moving at it, all elastic; collisions = first D digits of pi (--digits D)",
+        default_particles: 2,
+    },
 ];
 
 /// All built-in scenes, in the order `spheresim scenes` prints them.
@@ -106,6 +113,13 @@ pub fn build(name: &str, particles: Option<usize>) -> Result<Scene, SceneError> 
         "orbits" => orbits(n)?,
         "bounce" => bounce(n),
         "two-spheres" => two_spheres(n)?,
+        "pi-blocks" if n != 2 => {
+            return Err(SceneError::Other(format!(
+                "built-in scene `pi-blocks` has exactly 2 spheres, got a request for {n}; its \
+                 size is set by --digits"
+            )));
+        }
+        "pi-blocks" => pi_blocks(PI_BLOCKS_DEFAULT_DIGITS)?,
         _ => unreachable!("every entry of BUILTINS has a builder"),
     };
     scene.name = name.to_string();
@@ -558,5 +572,89 @@ fn two_spheres(n: usize) -> Result<Scene, SceneError> {
         materials: Vec::new(),
         spheres,
         planes: Vec::new(),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// pi-blocks
+
+/// Digits of `pi-blocks` when none are asked for.
+pub const PI_BLOCKS_DEFAULT_DIGITS: u32 = 3;
+/// Most digits `pi-blocks` accepts: D = 8 takes 31 415 926 events (seconds on the event
+/// backend); beyond it the mass ratio 100^(D−1) ≥ 1e16 exceeds what f64 velocities resolve
+/// (the heavy sphere's velocity change per collision falls below its rounding).
+pub const PI_BLOCKS_MAX_DIGITS: u32 = 8;
+
+/// Time of the last collision of Galperin's billiard with gaps `l` (m) and approach speed `v`
+/// (m/s), s, for masses `m` (light) and `big_m` (heavy), kg.
+///
+/// In the coordinates `(√M g_h, √m g_l)` (g the gaps to the wall) the system is a point moving
+/// on a straight line at constant speed inside a wedge of angle `θ = atan √(m/M)`, reflected
+/// elastically at its sides (G. Galperin, "Playing pool with π", Regular and Chaotic Dynamics 8
+/// (2003) 375). Unfolded, the line crosses the wedge's images at polar angles kθ, k = 1…K with
+/// `K = ⌈π/θ⌉ − 1`, one collision each. Starting from `g_l = l`, `g_h = 2l`, the line is
+/// `y_l = √m l`, `y_h = √M (2l − v t)`, so it reaches angle Kθ at
+/// `t_K = (2l − √(m/M) l / tan Kθ) / v`.
+pub fn pi_blocks_last_collision_time(m: f64, big_m: f64, l: f64, v: f64) -> f64 {
+    let theta = (m / big_m).sqrt().atan();
+    let k = (std::f64::consts::PI / theta).ceil() - 1.0;
+    (2.0 * l - (m / big_m).sqrt() * l / (k * theta).tan()) / v
+}
+
+/// `pi-blocks` with `digits` = D (Galperin 2003; PHYSICS.md §5): a fixed elastic wall (the
+/// plane x = 0, normal +x), sphere 0 of mass 1 kg at rest, and sphere 1 of mass 100^(D−1) kg
+/// moving at −1 m/s along the x axis towards it; both of radius 0.1 m, gaps of 1 m between wall,
+/// light and heavy sphere; all restitutions 1, no gravity. The number of collisions
+/// (sphere–sphere and sphere–wall) is the integer formed by the first D digits of π:
+/// 3, 31, 314, 3141, …
+///
+/// The run lasts 1.25 × the time of the last collision from
+/// [`pi_blocks_last_collision_time`], in 5000 steps (the event backend does not depend on dt;
+/// the time-stepped backends resolve the light sphere's fast bounces only for small D).
+///
+/// # Errors
+/// [`SceneError::Other`] when `digits` is not in 1..=[`PI_BLOCKS_MAX_DIGITS`].
+pub fn pi_blocks(digits: u32) -> Result<Scene, SceneError> {
+    if !(1..=PI_BLOCKS_MAX_DIGITS).contains(&digits) {
+        return Err(SceneError::Other(format!(
+            "built-in scene `pi-blocks`: --digits must be between 1 and {PI_BLOCKS_MAX_DIGITS}, \
+             got {digits} (beyond {PI_BLOCKS_MAX_DIGITS} the mass ratio is too large for f64)"
+        )));
+    }
+    let (r, l, speed) = (0.1, 1.0, 1.0);
+    let big_m = 100f64.powi(digits as i32 - 1);
+    let x_light = r + l;
+    let x_heavy = x_light + 2.0 * r + l;
+    let spheres = vec![
+        sphere(DVec3::new(x_light, 0.0, 0.0), DVec3::ZERO, r, 1.0, 1.0),
+        sphere(
+            DVec3::new(x_heavy, 0.0, 0.0),
+            DVec3::new(-speed, 0.0, 0.0),
+            r,
+            big_m,
+            1.0,
+        ),
+    ];
+    let duration = 1.25 * pi_blocks_last_collision_time(1.0, big_m, l, speed);
+    let steps = 5000;
+    Ok(Scene {
+        name: "pi-blocks".to_string(),
+        sim: SimParams {
+            dt: duration / steps as f64,
+            steps,
+            gravity: DVec3::ZERO,
+            g_const: 0.0,
+            softening: 0.0,
+            contact: ContactModel::Impulse,
+            restitution: 1.0,
+            ..SimParams::default()
+        },
+        materials: Vec::new(),
+        spheres,
+        planes: vec![Plane {
+            point: DVec3::ZERO,
+            normal: DVec3::X,
+            restitution: 1.0,
+        }],
     })
 }

@@ -1,0 +1,643 @@
+//! The validation cases. Each function runs one case on one backend; see [`super`] for the
+//! error convention and how to add a case.
+
+use std::f64::consts::{PI, TAU};
+
+use glam::DVec3;
+
+use super::{Case, CaseError, Row, finish, fixed, plane, scene, small_builtin, sphere, start};
+use crate::Backend;
+use crate::physics::GRAVITATIONAL_CONSTANT as G;
+use crate::physics::gravity::circular_period;
+use crate::scene::builtin;
+
+const ALL: &[Backend] = &[Backend::Cpu, Backend::Gpu, Backend::Event];
+const STEPPED: &[Backend] = &[Backend::Cpu, Backend::Gpu];
+
+/// Every validation case, in the order `spheresim validate` runs them.
+pub static CASES: &[Case] = &[
+    Case {
+        name: "binary-head-on",
+        description: "head-on binary collisions, e in {0, 0.5, 1} x mass ratio {1, 4, 1000}, \
+                      against Newton's restitution law in Neumann's closed form (PHYSICS.md §1)",
+        backends: ALL,
+        run: binary_head_on,
+    },
+    Case {
+        name: "binary-oblique",
+        description: "oblique binary collisions (impact parameter half the contact distance), \
+                      same e and mass ratios, against the closed form (normal part 1-D law, \
+                      tangential part untouched; PHYSICS.md §1)",
+        backends: ALL,
+        run: binary_oblique,
+    },
+    Case {
+        name: "fixed-obstacle",
+        description: "spheres against a fixed sphere (head-on and oblique) and a plane, e = 0.5: \
+                      the normal velocity reverses scaled by e, the obstacle never moves",
+        backends: ALL,
+        run: fixed_obstacle,
+    },
+    Case {
+        name: "bounce-apex",
+        description: "a sphere (e = 0.7) dropped on a floor under gravity: successive apex \
+                      heights shrink by e^2 = 0.49 (PHYSICS.md §1, Neumann §4 ii)",
+        backends: ALL,
+        run: bounce_apex,
+    },
+    Case {
+        name: "gas-energy",
+        description: "elastic gas of 300 spheres in an elastic box, thousands of collisions: \
+                      kinetic energy is conserved (e = 1)",
+        backends: ALL,
+        run: gas_energy,
+    },
+    Case {
+        name: "wall-break-momentum",
+        description: "wall-break with 300 spheres (e = 0.5 wood wall, steel ball, no planes, no \
+                      field): total momentum is conserved",
+        backends: ALL,
+        run: wall_break_momentum,
+    },
+    Case {
+        name: "circular-orbit",
+        description: "two bodies (1e12 kg, 1 kg) on a circular orbit of radius 10 m: period \
+                      2 pi sqrt(r^3 / G M) and no radius drift (PHYSICS.md §3)",
+        backends: STEPPED,
+        run: circular_orbit,
+    },
+    Case {
+        name: "kepler-ellipse",
+        description: "two bodies (1e12 kg, 1e11 kg) on an ellipse of eccentricity 0.51: energy \
+                      1/2 mu v^2 - G m1 m2 / r, angular momentum and Kepler's third-law period \
+                      (PHYSICS.md §3)",
+        backends: STEPPED,
+        run: kepler_ellipse,
+    },
+    Case {
+        name: "pi-digits",
+        description: "Galperin's billiard (pi-blocks) for D = 1..7: the number of collisions is \
+                      the integer of the first D digits of pi (Galperin 2003; PHYSICS.md §5)",
+        backends: &[Backend::Event],
+        run: pi_digits,
+    },
+    Case {
+        name: "event-vs-stepped",
+        description: "a 27-sphere elastic gas in a box over 0.05 s against the exact event-driven \
+                      solver: same number of collisions, same final state",
+        backends: STEPPED,
+        run: event_vs_stepped,
+    },
+    Case {
+        name: "gpu-vs-cpu",
+        description: "box-gas with 500 spheres, 100 steps: the GPU backend against the CPU \
+                      backend in the same precision (f32)",
+        backends: &[Backend::Gpu],
+        run: gpu_vs_cpu,
+    },
+];
+
+/// Velocities after a binary collision in Neumann's closed form (PHYSICS.md §1; B. Neumann,
+/// "The three-dimensional collision of two spheres" (2024) §5): along the unit normal `n` the
+/// 1-D law `u_a' = (m_a u_a + m_b u_b + e m_b (u_b − u_a)) / (m_a + m_b)` (and symmetrically),
+/// tangential components untouched. `m_b = ∞` is a fixed body: `u_a' = u_b − e (u_a − u_b)`.
+/// Written independently of [`crate::physics::impulse`] (which the backends use), so that a
+/// wrong impulse law fails here.
+fn neumann(m_a: f64, m_b: f64, v_a: DVec3, v_b: DVec3, n: DVec3, e: f64) -> (DVec3, DVec3) {
+    let (ua, ub) = (v_a.dot(n), v_b.dot(n));
+    let (ua2, ub2) = if m_b.is_infinite() {
+        (ub - e * (ua - ub), ub)
+    } else {
+        (
+            (m_a * ua + m_b * ub + e * m_b * (ub - ua)) / (m_a + m_b),
+            (m_a * ua + m_b * ub + e * m_a * (ua - ub)) / (m_a + m_b),
+        )
+    };
+    (v_a + (ua2 - ua) * n, v_b + (ub2 - ub) * n)
+}
+
+/// A row comparing two vectors: expected and measured are magnitudes, the error is the
+/// magnitude of the difference over `scale`.
+fn vector_row(quantity: String, expected: DVec3, measured: DVec3, scale: f64, tol: f64) -> Row {
+    let mut r = Row::new(quantity, expected.length(), measured.length(), scale, tol);
+    r.error = (measured - expected).length() / scale;
+    r.pass = r.error <= tol;
+    r
+}
+
+/// Tolerance by backend: `event` exact to rounding, `cpu` f64 time-stepped, `gpu` f32.
+fn tol(backend: Backend, event: f64, cpu: f64, gpu: f64) -> f64 {
+    match backend {
+        Backend::Event => event,
+        Backend::Gpu => gpu,
+        _ => cpu,
+    }
+}
+
+/// Nine pairs (e × mass ratio) far apart in one scene; sphere A (1 kg, 1 m/s) meets sphere B
+/// (−0.5 m/s) with impact parameter `b_y` (m) of the contact distance 0.2 m.
+fn binary(backend: Backend, b_y: f64) -> Result<Vec<Row>, CaseError> {
+    let (va, vb) = (DVec3::new(1.0, 0.0, 0.0), DVec3::new(-0.5, 0.0, 0.0));
+    let combos: Vec<(f64, f64)> = [0.0, 0.5, 1.0]
+        .into_iter()
+        .flat_map(|e| [1.0, 4.0, 1000.0].map(|r| (e, r)))
+        .collect();
+    let mut spheres = Vec::new();
+    for (k, &(e, ratio)) in combos.iter().enumerate() {
+        let o = DVec3::new(0.0, 0.0, 2.0 * k as f64);
+        spheres.push(sphere(o + DVec3::new(-0.2, 0.0, 0.0), va, 0.1, 1.0, e));
+        spheres.push(sphere(o + DVec3::new(0.2, b_y, 0.0), vb, 0.1, ratio, e));
+    }
+    // Contact at t = (0.4 − 0.2 cos)/1.5 ≈ 0.13 s; 0.4 s leaves every pair well apart.
+    let s = scene("binary", spheres, vec![], 1e-3, 400, |_| {});
+    let mut sim = start(&s, backend)?;
+    let snap = finish(&mut sim, &s)?;
+    // Normal at contact: centres 0.2 m apart with offset b_y.
+    let n = DVec3::new((0.04f64 - b_y * b_y).sqrt(), b_y, 0.0).normalize();
+    // Tolerances relative to the approach speed 1.5 m/s. Event: rounding of one impulse.
+    // CPU f64: after an e = 0 impulse the pair slides in contact and a later round of the same
+    // step may see a grazing contact (≈1e-8 relative, tests/laws.rs); 1e-6 leaves margin and
+    // still fails any wrong law (the smallest difference between two e or mass-ratio outcomes
+    // here is 1e-3 relative). GPU f32: a few ulps of 1 m/s through the contact stages, except
+    // e = 0 oblique: the pair then slides in contact for many steps, and f32 rounding of the
+    // gap (~1e-8 m on 0.2 m coordinates) makes later steps apply grazing impulses; measured
+    // 1.7e-4, identical on the CPU backend in f32, so a property of f32, not of the GPU.
+    let mut rows = Vec::new();
+    for (k, &(e, ratio)) in combos.iter().enumerate() {
+        let gpu = if e == 0.0 && b_y != 0.0 { 5e-4 } else { 1e-5 };
+        let tolerance = tol(backend, 1e-12, 1e-6, gpu);
+        let (a2, b2) = neumann(1.0, ratio, va, vb, n, e);
+        for (who, want, got) in [
+            ("a", a2, snap.velocity[2 * k]),
+            ("b", b2, snap.velocity[2 * k + 1]),
+        ] {
+            rows.push(vector_row(
+                format!("|v_{who}'| m/s, e={e} m_b/m_a={ratio}"),
+                want,
+                got,
+                1.5,
+                tolerance,
+            ));
+        }
+    }
+    Ok(rows)
+}
+
+fn binary_head_on(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    binary(backend, 0.0)
+}
+
+fn binary_oblique(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    binary(backend, 0.1)
+}
+
+fn fixed_obstacle(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    let e = 0.5;
+    let v0 = DVec3::new(2.0, 0.0, 0.0);
+    let v_plane = DVec3::new(1.0, -3.0, 0.0);
+    let s = scene(
+        "fixed-obstacle",
+        vec![
+            // Head-on at a fixed sphere of radius 0.5 m at the origin.
+            sphere(DVec3::new(-1.0, 0.0, 0.0), v0, 0.1, 1.0, e),
+            fixed(DVec3::ZERO, 0.5),
+            // At a plane y = −1 from above.
+            sphere(DVec3::new(3.0, -0.5, 0.0), v_plane, 0.1, 1.0, e),
+            // Oblique at a fixed sphere at (0, 5, 0): impact parameter 0.3 of 0.6 m.
+            sphere(DVec3::new(-1.0, 5.3, 0.0), v0, 0.1, 1.0, e),
+            fixed(DVec3::new(0.0, 5.0, 0.0), 0.5),
+        ],
+        vec![plane(DVec3::new(0.0, -1.0, 0.0), DVec3::Y, 1.0)],
+        1e-3,
+        1000,
+        |_| {},
+    );
+    let mut sim = start(&s, backend)?;
+    let snap = finish(&mut sim, &s)?;
+    let x = DVec3::X;
+    let (head_on, _) = neumann(1.0, f64::INFINITY, v0, DVec3::ZERO, x, e);
+    let (off_plane, _) = neumann(1.0, f64::INFINITY, v_plane, DVec3::ZERO, -DVec3::Y, e);
+    // Normal from the sphere to the obstacle's centre at contact: centres 0.6 m apart.
+    let n = DVec3::new((0.6f64 * 0.6 - 0.3 * 0.3).sqrt(), -0.3, 0.0).normalize();
+    let (oblique, _) = neumann(1.0, f64::INFINITY, v0, DVec3::ZERO, n, e);
+    // Relative to the 2 m/s approach; same reasoning as binary-head-on.
+    let t = tol(backend, 1e-12, 1e-6, 1e-5);
+    let moved = (snap.position[1] - s.spheres[1].position)
+        .length()
+        .max((snap.position[4] - s.spheres[4].position).length());
+    Ok(vec![
+        vector_row(
+            "|v'| m/s, head-on at fixed sphere".into(),
+            head_on,
+            snap.velocity[0],
+            2.0,
+            t,
+        ),
+        vector_row(
+            "|v'| m/s, oblique at fixed sphere".into(),
+            oblique,
+            snap.velocity[3],
+            2.0,
+            t,
+        ),
+        vector_row(
+            "|v'| m/s, at plane".into(),
+            off_plane,
+            snap.velocity[2],
+            2.0,
+            t,
+        ),
+        // A fixed sphere must not move at all.
+        Row::new("fixed spheres' displacement m", 0.0, moved, 1.0, 0.0),
+    ])
+}
+
+fn bounce_apex(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    let (g, e, r, h0) = (9.81, 0.7, 0.1, 0.9);
+    // Bounces at 0.43, 1.03, 1.45, 1.74 s: 1.85 s holds three rebounds.
+    let s = scene(
+        "bounce-apex",
+        vec![sphere(DVec3::new(0.0, h0 + r, 0.0), DVec3::ZERO, r, 1.0, e)],
+        vec![plane(DVec3::ZERO, DVec3::Y, 1.0)],
+        1e-4,
+        18_500,
+        |p| p.gravity = DVec3::new(0.0, -g, 0.0),
+    );
+    let mut sim = start(&s, backend)?;
+    // Between bounces the motion is ballistic, so y + v²/2g is the apex height from any sample
+    // in flight; a bounce shows as v_y turning from − to + between samples (every 5 ms; the
+    // shortest flight here is 0.29 s).
+    let mut apex = vec![h0];
+    let mut prev_vy = 0.0;
+    while sim.steps_done() < s.sim.steps {
+        sim.step(50)?;
+        let snap = sim.snapshot();
+        let (y, vy) = (snap.position[0].y, snap.velocity[0].y);
+        if prev_vy < 0.0 && vy > 0.0 {
+            apex.push(y - r + vy * vy / (2.0 * g));
+        }
+        prev_vy = vy;
+    }
+    if apex.len() < 4 {
+        return Err(CaseError::Failed(format!(
+            "expected 3 rebounds in {} s, saw {}",
+            s.sim.steps as f64 * s.sim.dt,
+            apex.len() - 1
+        )));
+    }
+    // Event: exact to rounding. Time-stepped: the impact happens inside a step and the impact
+    // velocity is found by interpolation, an error of order g dt / v_impact (≤ 7e-4 at the
+    // third impact, 1.4 m/s) in the velocity, twice that in a height ratio.
+    let t = tol(backend, 1e-9, 2e-3, 2e-3);
+    Ok((1..4)
+        .map(|k| {
+            Row::new(
+                format!("apex ratio h{k}/h{}", k - 1),
+                e * e,
+                apex[k] / apex[k - 1],
+                e * e,
+                t,
+            )
+        })
+        .collect())
+}
+
+fn gas_energy(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    let s = small_builtin("box-gas", 300, 1000)?;
+    let mut sim = start(&s, backend)?;
+    let d0 = sim.diagnostics();
+    finish(&mut sim, &s)?;
+    let d1 = sim.diagnostics();
+    // e = 1: each impulse keeps kinetic energy exactly (Nikulin eq. 8), so only rounding
+    // remains. Event and CPU f64: 1e-9 over thousands of collisions (rounding ~1e-16 each).
+    // GPU f32: ~6e-8 relative per collision with random signs, ~2300 collisions: a random
+    // walk to ~3e-6 (measured 2.5e-7); 1e-5.
+    let t = tol(backend, 1e-9, 1e-9, 1e-5);
+    Ok(vec![Row::new(
+        format!("kinetic energy J after {} collisions", d1.collisions),
+        d0.kinetic,
+        d1.kinetic,
+        d0.kinetic,
+        t,
+    )])
+}
+
+fn wall_break_momentum(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    let s = small_builtin("wall-break", 300, 300)?;
+    let mut sim = start(&s, backend)?;
+    let d0 = sim.diagnostics();
+    finish(&mut sim, &s)?;
+    let d1 = sim.diagnostics();
+    let p0 = d0.momentum.length();
+    // Every impulse acts equally and oppositely on a pair (Nikulin eq. 8): momentum is exact up
+    // to rounding. f64: 1e-12 relative; GPU f32: rounding of velocities ~1e-7 relative each.
+    let t = tol(backend, 1e-12, 1e-12, 1e-5);
+    Ok(vec![vector_row(
+        format!("|momentum| kg m/s after {} collisions", d1.collisions),
+        d0.momentum,
+        d1.momentum,
+        p0,
+        t,
+    )])
+}
+
+/// Time at which the unwrapped polar angle (about +y, in the x–z plane) of `sep` samples first
+/// reaches `target` rad, by linear interpolation between samples `(t, angle)`.
+fn time_at_angle(samples: &[(f64, f64)], target: f64) -> Option<f64> {
+    samples.windows(2).find_map(|w| {
+        let ((t0, a0), (t1, a1)) = (w[0], w[1]);
+        (a0 < target && a1 >= target).then(|| t0 + (target - a0) / (a1 - a0) * (t1 - t0))
+    })
+}
+
+/// What [`orbit_samples`] measured.
+struct OrbitRun {
+    /// `(t, unwrapped polar angle)` of body 1 about body 0, s and rad.
+    angles: Vec<(f64, f64)>,
+    /// Separation at each sample, m.
+    radii: Vec<f64>,
+    /// Diagnostics at the end.
+    last: crate::Diagnostics,
+}
+
+/// Steps `s` on `backend`, sampling body 1 about body 0 every `every` steps.
+fn orbit_samples(s: &crate::Scene, backend: Backend, every: u64) -> Result<OrbitRun, CaseError> {
+    let mut sim = start(s, backend)?;
+    let (mut angles, mut radii) = (vec![(0.0, 0.0)], Vec::new());
+    let mut last = 0.0f64;
+    let mut turns = 0.0;
+    while sim.steps_done() < s.sim.steps {
+        sim.step(every)?;
+        let snap = sim.snapshot();
+        let d = snap.position[1] - snap.position[0];
+        radii.push(d.length());
+        // Counter-clockwise seen from +y: angle of (x, −z).
+        let a = (-d.z).atan2(d.x);
+        if a < last - PI {
+            turns += TAU;
+        }
+        last = a;
+        angles.push((sim.time(), a + turns));
+    }
+    Ok(OrbitRun {
+        angles,
+        radii,
+        last: sim.diagnostics(),
+    })
+}
+
+fn circular_orbit(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    let (m_big, m_small, r) = (1e12, 1.0, 10.0);
+    let m = m_big + m_small;
+    let period = circular_period(G, m, r);
+    let v = (G * m / r).sqrt();
+    // Centre of mass at rest at the origin; counter-clockwise seen from +y.
+    let (fb, fs) = (m_small / m, m_big / m);
+    let steps_per_orbit = 2000;
+    let s = scene(
+        "circular-orbit",
+        vec![
+            sphere(
+                DVec3::new(-r * fb, 0.0, 0.0),
+                DVec3::new(0.0, 0.0, v * fb),
+                1.0,
+                m_big,
+                1.0,
+            ),
+            sphere(
+                DVec3::new(r * fs, 0.0, 0.0),
+                DVec3::new(0.0, 0.0, -v * fs),
+                0.05,
+                m_small,
+                1.0,
+            ),
+        ],
+        vec![],
+        period / steps_per_orbit as f64,
+        (2.2 * steps_per_orbit as f64) as u64,
+        |p| p.g_const = G,
+    );
+    let run = orbit_samples(&s, backend, 20)?;
+    let two = time_at_angle(&run.angles, 2.0 * TAU)
+        .ok_or_else(|| CaseError::Failed("the body did not complete two orbits".into()))?;
+    let drift = run
+        .radii
+        .iter()
+        .map(|x| (x - r).abs() / r)
+        .fold(0.0, f64::max);
+    // Leapfrog's phase error on a circular orbit is (ω dt)²/24 relative per period
+    // (≈ 4e-7 at 2000 steps per orbit); the angle interpolation between samples 1/100 orbit
+    // apart is exact for uniform rotation. f64: 1e-5; f32: positions carry 1e-7 relative
+    // rounding, accumulated over 4400 steps: 1e-4. Radius: leapfrog keeps a circular orbit's
+    // radius to O((ω dt)²) ≈ 1e-5 for f64; f32 rounding adds ~1e-6 per step, 1e-4 over the run.
+    let t = tol(backend, 0.0, 1e-5, 1e-4);
+    Ok(vec![
+        Row::new("period s", period, two / 2.0, period, t),
+        Row::new("max |r - r0| / r0 (radius drift)", 0.0, drift, 1.0, t),
+    ])
+}
+
+fn kepler_ellipse(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    let (m1, m2, r0) = (1e12, 1e11, 10.0);
+    let m = m1 + m2;
+    let mu = m1 * m2 / m;
+    // Relative speed 0.7 of the circular speed at r0: r0 is the apoapsis, eccentricity
+    // 1 − 0.7² = 0.51, periapsis 3.25 m (> the radii 1.5 m).
+    let v_rel = 0.7 * (G * m / r0).sqrt();
+    // PHYSICS.md §3: E = ½ μ v² − G m1 m2 / r, L = μ r v (v ⟂ r at apoapsis).
+    let energy = 0.5 * mu * v_rel * v_rel - G * m1 * m2 / r0;
+    let ang_mom = mu * r0 * v_rel;
+    // Kepler's third law with the vis-viva semi-major axis 1/a = 2/r − v²/(G M).
+    let a = 1.0 / (2.0 / r0 - v_rel * v_rel / (G * m));
+    let period = TAU * (a * a * a / (G * m)).sqrt();
+    let (f1, f2) = (m2 / m, m1 / m);
+    let steps_per_orbit = 4000;
+    let s = scene(
+        "kepler-ellipse",
+        vec![
+            sphere(
+                DVec3::new(-r0 * f1, 0.0, 0.0),
+                DVec3::new(0.0, 0.0, v_rel * f1),
+                1.0,
+                m1,
+                1.0,
+            ),
+            sphere(
+                DVec3::new(r0 * f2, 0.0, 0.0),
+                DVec3::new(0.0, 0.0, -v_rel * f2),
+                0.5,
+                m2,
+                1.0,
+            ),
+        ],
+        vec![],
+        period / steps_per_orbit as f64,
+        (2.1 * steps_per_orbit as f64) as u64,
+        |p| p.g_const = G,
+    );
+    let run = orbit_samples(&s, backend, 10)?;
+    let d1 = run.last;
+    let two = time_at_angle(&run.angles, 2.0 * TAU)
+        .ok_or_else(|| CaseError::Failed("the bodies did not complete two orbits".into()))?;
+    // Leapfrog's energy error is bounded (symplectic) and O((dt/t_peri)²), t_peri = r_p / v_p
+    // the time scale at periapsis (≈ 1/110 of the period, 36 steps): largest during periapsis
+    // passages, smallest near apoapsis, where the run ends (2.1 orbits; measured 4e-9). 1e-5
+    // allows for ending anywhere near apoapsis; a wrong force law or a missed half kick changes
+    // the energy by far more. Angular momentum: leapfrog conserves it to rounding for central
+    // forces: 1e-10 in f64 (measured 4e-16). The period: the angle 4π is reached at apoapsis,
+    // where the motion is slowest; leapfrog's phase error is ~(ω dt)² ≈ 1e-5 there (measured
+    // 4e-6): 1e-4. f32 (GPU): positions and velocities round to 6e-8 relative every step;
+    // 8400 steps give ~1e-5 in energy and angular momentum (measured 6e-6, 7e-6): 1e-4.
+    let (te, tl, tp) = match backend {
+        Backend::Gpu => (1e-4, 1e-4, 1e-4),
+        _ => (1e-5, 1e-10, 1e-4),
+    };
+    Ok(vec![
+        Row::new(
+            "total energy J",
+            energy,
+            d1.total_energy(),
+            energy.abs(),
+            te,
+        ),
+        Row::new(
+            "|angular momentum| kg m^2/s",
+            ang_mom,
+            d1.angular_momentum.length(),
+            ang_mom,
+            tl,
+        ),
+        Row::new(
+            "period s (Kepler's third law)",
+            period,
+            two / 2.0,
+            period,
+            tp,
+        ),
+    ])
+}
+
+fn pi_digits(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    (1..=7u32)
+        .map(|d| {
+            let s = builtin::pi_blocks(d).map_err(|e| CaseError::Failed(e.to_string()))?;
+            let mut sim = start(&s, backend)?;
+            finish(&mut sim, &s)?;
+            // The integer of the first D digits of π (Galperin 2003).
+            let expected = (PI * 10f64.powi(d as i32 - 1)).floor();
+            Ok(Row::new(
+                format!("collisions, D = {d}"),
+                expected,
+                sim.diagnostics().collisions as f64,
+                1.0,
+                0.0,
+            ))
+        })
+        .collect()
+}
+
+/// 27 elastic spheres (r = 1 cm) on a 3×3×3 lattice with pseudo-random velocities in a closed
+/// elastic box 12 cm wide, 0.05 s.
+fn small_gas() -> crate::Scene {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut rnd = move || {
+        // xorshift64*: reproducible velocities without a seeded RNG dependency here.
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    let mut spheres = Vec::new();
+    for k in 0..3 {
+        for j in 0..3 {
+            for i in 0..3 {
+                let p = (DVec3::new(i as f64, j as f64, k as f64) + 0.5) * 0.04;
+                spheres.push(sphere(p, DVec3::new(rnd(), rnd(), rnd()), 0.01, 1e-3, 1.0));
+            }
+        }
+    }
+    let planes = crate::Scene::box_planes(DVec3::ZERO, DVec3::splat(0.12), 1.0).to_vec();
+    scene("small-gas", spheres, planes, 1e-4, 500, |_| {})
+}
+
+fn event_vs_stepped(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    let s = small_gas();
+    let mut reference = start(&s, Backend::Event)?;
+    let want = finish(&mut reference, &s)?;
+    let want_collisions = reference.diagnostics().collisions;
+    let mut sim = start(&s, backend)?;
+    let got = finish(&mut sim, &s)?;
+    let dx = want
+        .position
+        .iter()
+        .zip(&got.position)
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0, f64::max);
+    let dv = want
+        .velocity
+        .iter()
+        .zip(&got.velocity)
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0, f64::max);
+    // Same events in the same order: the counts agree exactly. The time-stepped backends
+    // resolve each collision at its time of impact within the step (Nikulin), exact for
+    // straight-line motion, so states differ by rounding, amplified by each collision
+    // (≈ mean free path / radius ≈ 5 per collision, more for grazing ones). f64: 1e-9 of a
+    // radius and of 1 m/s (measured 1e-11). f32: positions round to ~1e-6 of a radius and grow
+    // to 3e-3 of a radius and 5e-3 m/s here (measured; the CPU in f32 gives the same numbers,
+    // gpu-vs-cpu); 2e-2 — a missed or wrong collision moves a sphere by O(1) radius or m/s.
+    let t = tol(backend, 0.0, 1e-9, 2e-2);
+    Ok(vec![
+        Row::new(
+            "collisions (event solver's count)",
+            want_collisions as f64,
+            sim.diagnostics().collisions as f64,
+            1.0,
+            0.0,
+        ),
+        Row::new("max |x - x_event| m (error per radius)", 0.0, dx, 0.01, t),
+        Row::new("max |v - v_event| m/s", 0.0, dv, 1.0, t),
+    ])
+}
+
+fn gpu_vs_cpu(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    let s = small_builtin("box-gas", 500, 100)?;
+    let mut gpu = start(&s, backend)?;
+    let mut cpu = crate::Simulation::new(&s, Backend::Cpu, crate::Precision::F32)?;
+    let (g, c) = (finish(&mut gpu, &s)?, finish(&mut cpu, &s)?);
+    let dx = g
+        .position
+        .iter()
+        .zip(&c.position)
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0, f64::max);
+    let dv = g
+        .velocity
+        .iter()
+        .zip(&c.velocity)
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0, f64::max);
+    let (dg, dc) = (gpu.diagnostics(), cpu.diagnostics());
+    // The same stages in the same order in the same precision: differences are f32 rounding
+    // (fused multiply–adds, operation order in the shaders) ~1e-7 relative, amplified by
+    // the few collisions in 100 steps: 1e-4 of a radius, 1e-4 m/s. Collision counts agree
+    // exactly unless rounding flips a grazing contact, which this scene does not have.
+    Ok(vec![
+        Row::new(
+            "collisions (CPU's count)",
+            dc.collisions as f64,
+            dg.collisions as f64,
+            1.0,
+            0.0,
+        ),
+        Row::new(
+            "max |x_gpu - x_cpu| m (error per radius)",
+            0.0,
+            dx,
+            0.01,
+            1e-4,
+        ),
+        Row::new("max |v_gpu - v_cpu| m/s", 0.0, dv, 1.0, 1e-4),
+        Row::new("kinetic energy J", dc.kinetic, dg.kinetic, dc.kinetic, 1e-5),
+    ])
+}

@@ -1,0 +1,511 @@
+//! Named validation cases (`spheresim validate`): each runs a small scene on one backend and
+//! compares what it measures with an exact or analytic answer.
+//!
+//! A case is a [`Case`] in [`CASES`]: a name, a one-line description, the backends it applies
+//! to, and a function that runs it on one backend and returns [`Row`]s — quantity, expected,
+//! measured, error, tolerance, pass. Every tolerance is justified where it is set. The CPU
+//! backend runs in f64, the GPU backend in f32 (its only precision), the event backend in f64.
+//!
+//! **Error.** `error = |measured − expected| / scale`, where the scale is stated per row
+//! ([`Row::scale`]): the magnitude of the expected value, or a reference such as the approach
+//! speed for velocities that may be zero. Counts compare exactly (scale 1, tolerance 0).
+//!
+//! To add a case: write `fn my_case(backend: Backend) -> Result<Vec<Row>, CaseError>` below,
+//! build its scene with the helpers here (or a [`crate::scene::builtin`] scene), step it with
+//! [`start`], produce rows with [`Row::new`] (expected value from a formula in
+//! [`crate::physics`] or with its source in a comment, tolerance with its reason), and add a
+//! [`Case`] to [`CASES`].
+
+use glam::DVec3;
+
+use crate::scene::{Plane, Scene, SimParams, Sphere, builtin};
+use crate::{Backend, Precision, SimError, Simulation, Snapshot};
+
+mod cases;
+
+pub use cases::CASES;
+
+/// One compared quantity of one case on one backend.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Row {
+    /// Case name.
+    pub case: String,
+    /// Backend that ran it: `cpu`, `gpu` or `event`.
+    pub backend: String,
+    /// What is compared, with units and parameters.
+    pub quantity: String,
+    /// The exact or analytic value.
+    pub expected: f64,
+    /// What the backend produced.
+    pub measured: f64,
+    /// The scale the error is relative to (same unit as the values; 1 for counts).
+    pub scale: f64,
+    /// `|measured − expected| / scale` (NaN when either is not finite).
+    pub error: f64,
+    /// Largest accepted error.
+    pub tolerance: f64,
+    /// `error ≤ tolerance`.
+    pub pass: bool,
+}
+
+impl Row {
+    /// A row with `error = |measured − expected| / scale` and `pass = error ≤ tolerance`
+    /// (a non-finite value fails).
+    pub fn new(
+        quantity: impl Into<String>,
+        expected: f64,
+        measured: f64,
+        scale: f64,
+        tolerance: f64,
+    ) -> Self {
+        let error = (measured - expected).abs() / scale;
+        Row {
+            case: String::new(),
+            backend: String::new(),
+            quantity: quantity.into(),
+            expected,
+            measured,
+            scale,
+            error,
+            tolerance,
+            pass: error <= tolerance,
+        }
+    }
+}
+
+/// Why a case produced no rows on a backend.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CaseError {
+    /// The backend cannot start here (no GPU adapter).
+    Unavailable(String),
+    /// The run failed (a simulation error): a failure of the case.
+    Failed(String),
+}
+
+impl From<SimError> for CaseError {
+    fn from(e: SimError) -> Self {
+        match e {
+            SimError::Gpu(g) => CaseError::Unavailable(g.to_string()),
+            e => CaseError::Failed(e.to_string()),
+        }
+    }
+}
+
+/// A named validation case.
+pub struct Case {
+    /// Name on the command line.
+    pub name: &'static str,
+    /// One line: what is compared with what, and the source of the expected value.
+    pub description: &'static str,
+    /// Backends the case applies to.
+    pub backends: &'static [Backend],
+    /// Runs the case on one backend.
+    pub run: fn(Backend) -> Result<Vec<Row>, CaseError>,
+}
+
+/// The outcome of one case on one backend.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// Case name.
+    pub case: &'static str,
+    /// Backend.
+    pub backend: Backend,
+    /// Rows, or why there are none.
+    pub result: Result<Vec<Row>, CaseError>,
+}
+
+impl Report {
+    /// True when the case ran and every row passed.
+    pub fn passed(&self) -> bool {
+        matches!(&self.result, Ok(rows) if rows.iter().all(|r| r.pass))
+    }
+}
+
+/// Looks up cases by name; all cases for an empty list.
+///
+/// # Errors
+/// The first unknown name, with the known names.
+pub fn select(names: &[String]) -> Result<Vec<&'static Case>, String> {
+    if names.is_empty() {
+        return Ok(CASES.iter().collect());
+    }
+    names
+        .iter()
+        .map(|n| {
+            CASES.iter().find(|c| c.name == n).ok_or_else(|| {
+                format!(
+                    "unknown validation case `{n}`; known cases: {}",
+                    CASES.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
+/// Runs `case` on `backend` (which must be in `case.backends`), filling in the rows' case and
+/// backend names.
+pub fn run_case(case: &'static Case, backend: Backend) -> Report {
+    let result = (case.run)(backend).map(|mut rows| {
+        for r in &mut rows {
+            r.case = case.name.to_string();
+            r.backend = backend.to_string();
+        }
+        rows
+    });
+    Report {
+        case: case.name,
+        backend,
+        result,
+    }
+}
+
+/// Starts `scene` on `backend`: the CPU in f64, the GPU in f32, the event solver (f64).
+pub fn start(scene: &Scene, backend: Backend) -> Result<Simulation, CaseError> {
+    let precision = match backend {
+        Backend::Gpu => Precision::F32,
+        _ => Precision::F64,
+    };
+    Ok(Simulation::new(scene, backend, precision)?)
+}
+
+/// Steps `sim` to the end of its scene and returns the final state.
+pub fn finish(sim: &mut Simulation, scene: &Scene) -> Result<Snapshot, CaseError> {
+    let left = scene.sim.steps.saturating_sub(sim.steps_done());
+    sim.step(left)?;
+    Ok(sim.snapshot())
+}
+
+/// A free sphere with no material.
+pub fn sphere(position: DVec3, velocity: DVec3, radius: f64, mass: f64, e: f64) -> Sphere {
+    Sphere {
+        position,
+        velocity,
+        radius,
+        mass,
+        restitution: e,
+        material: None,
+        fixed: false,
+    }
+}
+
+/// A fixed sphere (infinite mass) at rest.
+pub fn fixed(position: DVec3, radius: f64) -> Sphere {
+    Sphere {
+        fixed: true,
+        mass: f64::INFINITY,
+        ..sphere(position, DVec3::ZERO, radius, 1.0, 1.0)
+    }
+}
+
+/// A plane through `point` with unit normal `normal` (into the domain).
+pub fn plane(point: DVec3, normal: DVec3, e: f64) -> Plane {
+    Plane {
+        point,
+        normal: normal.normalize(),
+        restitution: e,
+    }
+}
+
+/// A scene of these spheres and planes with `dt` (s), `steps` and otherwise default parameters
+/// changed by `f`.
+pub fn scene(
+    name: &str,
+    spheres: Vec<Sphere>,
+    planes: Vec<Plane>,
+    dt: f64,
+    steps: u64,
+    f: impl FnOnce(&mut SimParams),
+) -> Scene {
+    let mut sim = SimParams {
+        dt,
+        steps,
+        ..SimParams::default()
+    };
+    f(&mut sim);
+    Scene {
+        name: name.to_string(),
+        sim,
+        materials: Vec::new(),
+        spheres,
+        planes,
+    }
+}
+
+/// A small built-in scene with `steps` steps.
+pub fn small_builtin(name: &str, particles: usize, steps: u64) -> Result<Scene, CaseError> {
+    let mut s =
+        builtin::build(name, Some(particles)).map_err(|e| CaseError::Failed(e.to_string()))?;
+    s.sim.steps = steps;
+    Ok(s)
+}
+
+/// Formats a value for the table: integers as integers, else 7 significant digits.
+pub fn format_value(x: f64) -> String {
+    if x.is_finite() && x == x.trunc() && x.abs() < 1e9 {
+        format!("{x:.0}")
+    } else if x != 0.0 && (x.abs() < 1e-3 || x.abs() >= 1e7) {
+        format!("{x:.6e}")
+    } else {
+        format!("{x:.7}")
+    }
+}
+
+/// The reports as an aligned text table (case, backend, quantity, expected, measured, error,
+/// tolerance, result), one line per row; unavailable or failed runs get one line pointing to a
+/// numbered note below the table that says why.
+pub fn table(reports: &[Report]) -> String {
+    let mut notes: Vec<String> = Vec::new();
+    let mut lines: Vec<[String; 8]> = vec![[
+        "case".into(),
+        "backend".into(),
+        "quantity".into(),
+        "expected".into(),
+        "measured".into(),
+        "error".into(),
+        "tolerance".into(),
+        "result".into(),
+    ]];
+    for rep in reports {
+        match &rep.result {
+            Ok(rows) => {
+                for r in rows {
+                    lines.push([
+                        r.case.clone(),
+                        r.backend.clone(),
+                        r.quantity.clone(),
+                        format_value(r.expected),
+                        format_value(r.measured),
+                        format!("{:.1e}", r.error),
+                        format!("{:.0e}", r.tolerance),
+                        if r.pass { "pass" } else { "FAIL" }.into(),
+                    ]);
+                }
+            }
+            Err(e) => {
+                let (what, why) = match e {
+                    CaseError::Unavailable(w) => ("unavailable", w),
+                    CaseError::Failed(w) => ("FAIL", w),
+                };
+                notes.push(format!(
+                    "[{}] {} on {}: {why}",
+                    notes.len() + 1,
+                    rep.case,
+                    rep.backend
+                ));
+                lines.push([
+                    rep.case.into(),
+                    rep.backend.to_string(),
+                    format!("(no rows: see note {})", notes.len()),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    what.into(),
+                ]);
+            }
+        }
+    }
+    let mut width = [0usize; 8];
+    for l in &lines {
+        for (w, c) in width.iter_mut().zip(l) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for l in &lines {
+        let mut line = String::new();
+        for (k, (c, w)) in l.iter().zip(width).enumerate() {
+            let pad = w - c.chars().count();
+            // Text left-aligned, numbers right-aligned.
+            if (3..7).contains(&k) {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(c);
+            } else {
+                line.push_str(c);
+                if k < 7 {
+                    line.push_str(&" ".repeat(pad));
+                }
+            }
+            if k < 7 {
+                line.push_str("  ");
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    for n in notes {
+        out.push_str(&n);
+        out.push('\n');
+    }
+    out
+}
+
+/// Which backends `spheresim validate --backend` runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Which {
+    /// The CPU reference backend (f64).
+    Cpu,
+    /// The GPU backend (f32), on whatever adapter opens (lavapipe without a GPU).
+    Gpu,
+    /// The exact event-driven solver.
+    Event,
+    /// All three (default).
+    #[default]
+    All,
+}
+
+impl Which {
+    /// True when `backend` is among those selected.
+    pub fn includes(self, backend: Backend) -> bool {
+        self == Which::All
+            || matches!(
+                (self, backend),
+                (Which::Cpu, Backend::Cpu)
+                    | (Which::Gpu, Backend::Gpu)
+                    | (Which::Event, Backend::Event)
+            )
+    }
+}
+
+/// The (case, backend) runs selected by `which` and case `names` (all cases when empty).
+///
+/// # Errors
+/// An unknown case name (the message names it and lists the known ones).
+pub fn plan(which: Which, names: &[String]) -> Result<Vec<(&'static Case, Backend)>, String> {
+    Ok(select(names)?
+        .into_iter()
+        .flat_map(|c| {
+            c.backends
+                .iter()
+                .filter(move |&&b| which.includes(b))
+                .map(move |&b| (c, b))
+        })
+        .collect())
+}
+
+/// Whether a backend that cannot start (no GPU adapter) fails the run: always when it was asked
+/// for by name (`--backend gpu`), and with `--backend all` when `ci` (the environment has
+/// `CI=true`). Otherwise `--backend all` reports it as unavailable and passes on the rest.
+pub fn unavailable_fails(which: Which, ci: bool) -> bool {
+    which != Which::All || ci
+}
+
+/// Counts of a validation run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Rows that passed.
+    pub passed: usize,
+    /// Rows that failed, plus runs that failed to produce rows.
+    pub failed: usize,
+    /// Runs whose backend could not start.
+    pub unavailable: usize,
+}
+
+/// Tallies the reports.
+pub fn tally(reports: &[Report]) -> Tally {
+    let mut t = Tally::default();
+    for r in reports {
+        match &r.result {
+            Ok(rows) => {
+                t.passed += rows.iter().filter(|r| r.pass).count();
+                t.failed += rows.iter().filter(|r| !r.pass).count();
+            }
+            Err(CaseError::Unavailable(_)) => t.unavailable += 1,
+            Err(CaseError::Failed(_)) => t.failed += 1,
+        }
+    }
+    t
+}
+
+/// All rows of the reports, for `--json`.
+pub fn rows(reports: &[Report]) -> Vec<Row> {
+    reports
+        .iter()
+        .filter_map(|r| r.result.as_ref().ok())
+        .flatten()
+        .cloned()
+        .collect()
+}
+
+/// `spheresim validate`: runs the selected cases on the selected backends, printing one
+/// progress line per run to standard error, then the [`table`] and a tally to standard output;
+/// with `json`, also writes every row there (atomically). With `list`, prints the cases instead.
+///
+/// Returns the exit status: 0 when every row passed, 1 when any failed or a backend was
+/// unavailable where that counts as failure ([`unavailable_fails`]; `CI=true` read from the
+/// environment).
+///
+/// # Errors
+/// An unknown case name, a selection that runs nothing, or an unwritable `json` path (checked
+/// before anything runs).
+pub fn run_cli(
+    which: Which,
+    cases: &[String],
+    list: bool,
+    json: Option<&std::path::Path>,
+) -> Result<i32, String> {
+    if list {
+        for c in CASES {
+            let backends: Vec<String> = c.backends.iter().map(|b| b.to_string()).collect();
+            println!("{:<20} [{}]  {}", c.name, backends.join(","), c.description);
+        }
+        return Ok(0);
+    }
+    let plan = plan(which, cases)?;
+    if plan.is_empty() {
+        return Err(format!(
+            "no selected case runs on --backend {}",
+            format!("{which:?}").to_lowercase()
+        ));
+    }
+    if let Some(p) = json {
+        crate::output::check_writable_file(p).map_err(|e| e.to_string())?;
+    }
+    let mut reports = Vec::new();
+    for (case, backend) in plan {
+        let t0 = std::time::Instant::now();
+        let rep = run_case(case, backend);
+        eprintln!(
+            "{:<20} {:<6} {:>7.2} s  {}",
+            case.name,
+            backend.to_string(),
+            t0.elapsed().as_secs_f64(),
+            match &rep.result {
+                Ok(_) if rep.passed() => "pass",
+                Err(CaseError::Unavailable(_)) => "unavailable",
+                _ => "FAIL",
+            }
+        );
+        reports.push(rep);
+    }
+    print!("{}", table(&reports));
+    if let Some(p) = json {
+        let rows = rows(&reports);
+        crate::output::write_atomic(p, |w| {
+            serde_json::to_writer_pretty(&mut *w, &rows)?;
+            writeln!(w)
+        })
+        .map_err(|e| e.to_string())?;
+    }
+    let t = tally(&reports);
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    let unavailable_fails = t.unavailable > 0 && unavailable_fails(which, ci);
+    println!(
+        "{} passed, {} failed, {} unavailable{}",
+        t.passed,
+        t.failed,
+        t.unavailable,
+        if t.unavailable == 0 {
+            ""
+        } else if unavailable_fails {
+            " (an unavailable backend is a failure with --backend gpu, or under CI=true)"
+        } else {
+            " (SKIPPED: not counted as passed)"
+        }
+    );
+    Ok(if t.failed > 0 || unavailable_fails {
+        1
+    } else {
+        0
+    })
+}

@@ -1,0 +1,113 @@
+//! Every validation case (`spheresim validate`) through the library, on every backend it
+//! applies to: CPU and event always; GPU on whatever adapter opens (lavapipe without a GPU),
+//! failing under CI=true when none does and printing SKIPPED otherwise.
+
+use spheresim::Backend;
+use spheresim::gpu::GpuContext;
+use spheresim::validate::{self, CASES, CaseError, Row, Which};
+
+fn gpu_available() -> bool {
+    match GpuContext::new() {
+        Ok(ctx) => {
+            eprintln!("GPU cases on {}", ctx.adapter_name());
+            true
+        }
+        Err(e) => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("CI=true and no GPU adapter: {e}");
+            }
+            eprintln!("SKIPPED: no GPU adapter ({e})");
+            false
+        }
+    }
+}
+
+/// Runs every case that applies to `backend` and asserts that each produced rows and all pass.
+fn all_cases_pass_on(backend: Backend) {
+    let mut reports = Vec::new();
+    for case in CASES.iter().filter(|c| c.backends.contains(&backend)) {
+        reports.push(validate::run_case(case, backend));
+    }
+    assert!(!reports.is_empty());
+    let table = validate::table(&reports);
+    eprintln!("{table}");
+    for r in &reports {
+        assert!(r.passed(), "{} on {backend} failed:\n{table}", r.case);
+    }
+}
+
+#[test]
+fn every_case_passes_on_the_cpu() {
+    all_cases_pass_on(Backend::Cpu);
+}
+
+#[test]
+fn every_case_passes_on_the_event_solver() {
+    all_cases_pass_on(Backend::Event);
+}
+
+#[test]
+fn every_case_passes_on_the_gpu() {
+    if gpu_available() {
+        all_cases_pass_on(Backend::Gpu);
+    }
+}
+
+#[test]
+fn a_row_fails_beyond_its_tolerance_and_on_non_finite_values() {
+    let r = Row::new("x", 1.0, 1.1, 1.0, 0.05);
+    assert!(!r.pass && (r.error - 0.1).abs() < 1e-12);
+    assert!(Row::new("x", 1.0, 1.04, 1.0, 0.05).pass);
+    assert!(!Row::new("x", 1.0, f64::NAN, 1.0, 1e9).pass);
+    assert!(
+        !Row::new("x", 3.0, 4.0, 1.0, 0.0).pass,
+        "counts compare exactly"
+    );
+}
+
+#[test]
+fn plan_selects_cases_and_backends() {
+    let all = validate::plan(Which::All, &[]).unwrap();
+    let total: usize = CASES.iter().map(|c| c.backends.len()).sum();
+    assert_eq!(all.len(), total);
+    let event =
+        validate::plan(Which::Event, &["pi-digits".into(), "circular-orbit".into()]).unwrap();
+    assert_eq!(
+        event.len(),
+        1,
+        "circular-orbit has no event run (mutual gravity)"
+    );
+    assert_eq!(event[0].0.name, "pi-digits");
+    let err = validate::plan(Which::All, &["bounce-apex".into(), "no-such-case".into()])
+        .err()
+        .unwrap();
+    assert!(
+        err.contains("no-such-case") && err.contains("bounce-apex"),
+        "{err}"
+    );
+    let names: Vec<&str> = CASES.iter().map(|c| c.name).collect();
+    let mut unique = names.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(names.len(), unique.len(), "case names are unique");
+}
+
+#[test]
+fn unavailable_backends_fail_when_asked_for_or_under_ci() {
+    assert!(validate::unavailable_fails(Which::Gpu, false));
+    assert!(validate::unavailable_fails(Which::All, true));
+    assert!(!validate::unavailable_fails(Which::All, false));
+    let rep = validate::Report {
+        case: "gpu-vs-cpu",
+        backend: Backend::Gpu,
+        result: Err(CaseError::Unavailable("no adapter".into())),
+    };
+    assert!(!rep.passed(), "an unavailable run never counts as passed");
+    let t = validate::tally(std::slice::from_ref(&rep));
+    assert_eq!((t.passed, t.failed, t.unavailable), (0, 0, 1));
+    let table = validate::table(&[rep]);
+    assert!(
+        table.contains("unavailable") && table.contains("no adapter"),
+        "{table}"
+    );
+}
