@@ -186,8 +186,8 @@ fn apexes(e: f64, precision: Precision) -> Vec<f64> {
         let snap = sim.snapshot();
         let vy = snap.velocity[0].y;
         if prev_vy > 0.0 && vy <= 0.0 {
-            // Parabola through the apex: refine with the kinematic height.
-            out.push(snap.position[0].y - 0.1 + prev_vy * prev_vy / (2.0 * 9.81) * 0.0);
+            // Just past the apex, falling at vy: the parabola's apex is vy²/2g higher.
+            out.push(snap.position[0].y - 0.1 + vy * vy / (2.0 * 9.81));
         }
         prev_vy = vy;
     }
