@@ -472,7 +472,8 @@ fn view(args: ViewArgs) -> Result<i32> {
 
 fn render(args: RenderArgs) -> Result<i32> {
     use spheresim::render::frames::{RenderOptions, render_frames};
-    let scene = load_scene_for_drawing(&args.scene, args.particles, args.steps, args.allow_overlap)?;
+    let scene =
+        load_scene_for_drawing(&args.scene, args.particles, args.steps, args.allow_overlap)?;
     let opts = RenderOptions {
         frames: args.frames,
         every: args.every,

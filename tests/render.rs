@@ -90,15 +90,7 @@ fn draw(scene: &Scene, backend: Backend, flat: bool) -> Image {
         colour: ColourMode::Material,
         flat,
     };
-    renderer.draw(
-        &ctx.queue,
-        &mut enc,
-        &target.colour_view,
-        &target.depth_view,
-        target.aspect(),
-        &settings,
-        &sim,
-    );
+    renderer.draw(&ctx.queue, &mut enc, &target.target(), &settings, &sim);
     let rgba = target.finish_and_read(&ctx.device, &ctx.queue, enc);
     assert_eq!(rgba.len(), (4 * W * H) as usize);
     Image { rgba }
@@ -187,20 +179,47 @@ fn separate_spheres(backend: Backend) {
     let img = draw(&s, backend, true);
     let bg = BACKGROUND.map(linear_to_srgb8);
     // The image corners and the midpoint between the spheres see no sphere.
-    for (x, y) in [(1.0, 1.0), (W as f32 - 2.0, H as f32 - 2.0), px(DVec3::ZERO)] {
-        assert_close(img.at(x, y), bg, &format!("{backend}: background at ({x}, {y})"));
+    for (x, y) in [
+        (1.0, 1.0),
+        (W as f32 - 2.0, H as f32 - 2.0),
+        px(DVec3::ZERO),
+    ] {
+        assert_close(
+            img.at(x, y),
+            bg,
+            &format!("{backend}: background at ({x}, {y})"),
+        );
     }
     let (ax, ay) = px(a);
     let (bx, by) = px(b);
     let want_a = srgb(material_colour(&s, Some(0)));
     let want_b = srgb(material_colour(&s, Some(1)));
-    assert_close(img.at(ax, ay), want_a, &format!("{backend}: sphere a's centre"));
-    assert_close(img.at(bx, by), want_b, &format!("{backend}: sphere b's centre"));
+    assert_close(
+        img.at(ax, ay),
+        want_a,
+        &format!("{backend}: sphere a's centre"),
+    );
+    assert_close(
+        img.at(bx, by),
+        want_b,
+        &format!("{backend}: sphere b's centre"),
+    );
     // Just inside and just outside b's silhouette along +x (its radius projected at its depth,
     // widened by the perspective factor d/sqrt(d² − r²), which is under 1 % here).
-    let edge = camera().project((b + DVec3::X * 0.8).as_vec3(), W, H).unwrap().x;
-    assert_close(img.at(edge - 2.0, by), want_b, &format!("{backend}: inside b's edge"));
-    assert_close(img.at(edge + 3.0, by), bg, &format!("{backend}: outside b's edge"));
+    let edge = camera()
+        .project((b + DVec3::X * 0.8).as_vec3(), W, H)
+        .unwrap()
+        .x;
+    assert_close(
+        img.at(edge - 2.0, by),
+        want_b,
+        &format!("{backend}: inside b's edge"),
+    );
+    assert_close(
+        img.at(edge + 3.0, by),
+        bg,
+        &format!("{backend}: outside b's edge"),
+    );
 
     let lit = draw(&s, backend, false);
     let got = lit.at(ax, ay);
@@ -218,7 +237,10 @@ fn separate_spheres(backend: Backend) {
 fn depth_order(backend: Backend) {
     let far = DVec3::new(0.0, 0.0, 0.0);
     let near = DVec3::new(0.5, 0.0, 3.0);
-    for order in [[(far, 1.0, 0), (near, 0.6, 1)], [(near, 0.6, 1), (far, 1.0, 0)]] {
+    for order in [
+        [(far, 1.0, 0), (near, 0.6, 1)],
+        [(near, 0.6, 1), (far, 1.0, 0)],
+    ] {
         let s = scene(&order);
         let img = draw(&s, backend, true);
         let (nx, ny) = px(near);
@@ -299,19 +321,36 @@ fn render_command_writes_numbered_frames_and_the_ffmpeg_line() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("frames");
     let o = bin()
-        .args(["render", "two-spheres", "--steps", "40", "--frames", "3", "--size", "64x48", "-q"])
+        .args([
+            "render",
+            "two-spheres",
+            "--steps",
+            "40",
+            "--frames",
+            "3",
+            "--size",
+            "64x48",
+            "-q",
+        ])
         .arg("--out")
         .arg(&out)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{}\n{stdout}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{}\n{stdout}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let mut names: Vec<String> = std::fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, ["frame_00000.png", "frame_00001.png", "frame_00002.png"]);
+    assert_eq!(
+        names,
+        ["frame_00000.png", "frame_00001.png", "frame_00002.png"]
+    );
     for n in &names {
         assert_eq!(png_size(&out.join(n)), (64, 48), "{n}");
     }
@@ -386,7 +425,14 @@ fn viewer_draws_30_frames_under_xvfb() {
         let o = Command::new("xvfb-run")
             .arg("-a")
             .arg(env!("CARGO_BIN_EXE_spheresim"))
-            .args(["view", "box-gas", "--particles", "500", "--exit-after-frames", "30"])
+            .args([
+                "view",
+                "box-gas",
+                "--particles",
+                "500",
+                "--exit-after-frames",
+                "30",
+            ])
             .args(["--backend", backend])
             .env("XDG_RUNTIME_DIR", xdg_dir())
             .output()

@@ -66,34 +66,41 @@ impl GpuContext {
         instance: &wgpu::Instance,
         compatible_surface: Option<&wgpu::Surface<'_>>,
     ) -> Result<Self, GpuError> {
-        let adapter =
-            match std::env::var("WGPU_ADAPTER_NAME") {
-                // Matched here rather than by wgpu's helper, which panics when nothing matches.
-                Ok(wanted) => {
-                    let wanted_lc = wanted.to_lowercase();
-                    let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
-                    let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
-                    adapters
+        let adapter = match std::env::var("WGPU_ADAPTER_NAME") {
+            // Matched here rather than by wgpu's helper, which panics when nothing matches.
+            Ok(wanted) => {
+                let wanted_lc = wanted.to_lowercase();
+                let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
+                let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+                adapters
                     .into_iter()
                     .filter(|a| compatible_surface.is_none_or(|s| a.is_surface_supported(s)))
                     .find(|a| a.get_info().name.to_lowercase().contains(&wanted_lc))
                     .ok_or_else(|| {
                         GpuError::NoAdapter(format!(
                             "WGPU_ADAPTER_NAME={wanted:?} matches none of the adapters found{}: {}",
-                            if compatible_surface.is_some() { " that can present to the window" } else { "" },
-                            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                            if compatible_surface.is_some() {
+                                " that can present to the window"
+                            } else {
+                                ""
+                            },
+                            if names.is_empty() {
+                                "none".to_string()
+                            } else {
+                                names.join(", ")
+                            }
                         ))
                     })?
-                }
-                Err(_) => instance
-                    .request_adapter(&wgpu::RequestAdapterOptions {
-                        power_preference: wgpu::PowerPreference::HighPerformance,
-                        compatible_surface,
-                        ..Default::default()
-                    })
-                    .await
-                    .map_err(|e| GpuError::NoAdapter(format!("{e}")))?,
-            };
+            }
+            Err(_) => instance
+                .request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::HighPerformance,
+                    compatible_surface,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| GpuError::NoAdapter(format!("{e}")))?,
+        };
         let info = adapter.get_info();
         let limits = adapter.limits();
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);

@@ -5,7 +5,7 @@
 //! C cycles the colouring, P saves a PNG screenshot, Esc or closing the window quits. The title
 //! bar is the heads-up line.
 
-use super::impostor::depth_view;
+use super::impostor::{Target, depth_view};
 use super::offscreen::{Offscreen, write_png};
 use super::{
     ColourMode, DEFAULT_VIEW_DIRECTION, DrawSettings, OrbitCamera, RenderError, SceneRenderer,
@@ -125,7 +125,11 @@ struct Gfx {
 }
 
 impl Gfx {
-    fn new(event_loop: &ActiveEventLoop, scene: &Scene, opts: &ViewOptions) -> Result<Self, RenderError> {
+    fn new(
+        event_loop: &ActiveEventLoop,
+        scene: &Scene,
+        opts: &ViewOptions,
+    ) -> Result<Self, RenderError> {
         let attrs = Window::default_attributes()
             .with_title(format!("spheresim — {}", scene.name))
             .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 720.0));
@@ -252,7 +256,8 @@ impl Gfx {
         self.renderer.update(&self.ctx.queue, &mut self.sim);
 
         let frame = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(t) | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+            wgpu::CurrentSurfaceTexture::Success(t)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
             wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
                 let size = self.window.inner_size();
                 self.resize(size.width, size.height);
@@ -274,9 +279,11 @@ impl Gfx {
         self.renderer.draw(
             &self.ctx.queue,
             &mut enc,
-            &view,
-            &self.depth,
-            aspect,
+            &Target {
+                colour: &view,
+                depth: &self.depth,
+                aspect,
+            },
             &settings,
             &self.sim,
         );
@@ -300,9 +307,7 @@ impl Gfx {
         self.renderer.draw(
             &self.ctx.queue,
             &mut enc,
-            &target.colour_view,
-            &target.depth_view,
-            target.aspect(),
+            &target.target(),
             settings,
             &self.sim,
         );
@@ -433,7 +438,9 @@ impl ApplicationHandler for App {
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
-            WindowEvent::KeyboardInput { ref event, .. } if event.state == ElementState::Pressed => {
+            WindowEvent::KeyboardInput { ref event, .. }
+                if event.state == ElementState::Pressed =>
+            {
                 self.key(event_loop, &event.logical_key);
             }
             _ => {}
@@ -472,11 +479,7 @@ impl ApplicationHandler for App {
             WindowEvent::RedrawRequested => match g.frame() {
                 Ok(_) => {
                     self.summary.frames = g.frames;
-                    if self
-                        .opts
-                        .exit_after_frames
-                        .is_some_and(|n| g.frames >= n)
-                    {
+                    if self.opts.exit_after_frames.is_some_and(|n| g.frames >= n) {
                         event_loop.exit();
                     }
                 }

@@ -144,10 +144,7 @@ pub fn initial_position_colours(scene: &Scene) -> Vec<[f32; 3]> {
         .iter()
         .map(|s| {
             let p = s.position;
-            if s.radius > bulk_r
-                || p.cmplt(lo - eps).any()
-                || p.cmpgt(hi + eps).any()
-            {
+            if s.radius > bulk_r || p.cmplt(lo - eps).any() || p.cmpgt(hi + eps).any() {
                 return [0.85, 0.85, 0.85];
             }
             let c = hue(0.8 * norm(p, thin) as f32);

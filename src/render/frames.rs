@@ -85,11 +85,25 @@ pub fn frame_plan(
     }
     Ok(match (frames, every) {
         (Some(f), Some(e)) => (f, e),
-        (Some(f), None) => (f, if f > 1 { steps.div_ceil(f - 1).max(1) } else { 1 }),
+        (Some(f), None) => (
+            f,
+            if f > 1 {
+                steps.div_ceil(f - 1).max(1)
+            } else {
+                1
+            },
+        ),
         (None, Some(e)) => (steps / e + 1, e),
         (None, None) => {
             let f = DEFAULT_FRAMES.min(steps + 1);
-            (f, if f > 1 { steps.div_ceil(f - 1).max(1) } else { 1 })
+            (
+                f,
+                if f > 1 {
+                    steps.div_ceil(f - 1).max(1)
+                } else {
+                    1
+                },
+            )
         }
     })
 }
@@ -184,15 +198,7 @@ pub fn render_frames(scene: &Scene, opts: &RenderOptions) -> Result<RenderSummar
         }
         renderer.update(&ctx.queue, &mut sim);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
-        renderer.draw(
-            &ctx.queue,
-            &mut enc,
-            &target.colour_view,
-            &target.depth_view,
-            target.aspect(),
-            &settings,
-            &sim,
-        );
+        renderer.draw(&ctx.queue, &mut enc, &target.target(), &settings, &sim);
         let rgba = target.finish_and_read(&ctx.device, &ctx.queue, enc);
         write_png(
             &opts.out.join(format!("frame_{f:05}.png")),
@@ -200,7 +206,11 @@ pub fn render_frames(scene: &Scene, opts: &RenderOptions) -> Result<RenderSummar
             opts.height,
             &rgba,
         )?;
-        bar.set_message(format!("step {}  t = {:.4} s", sim.steps_done(), sim.time()));
+        bar.set_message(format!(
+            "step {}  t = {:.4} s",
+            sim.steps_done(),
+            sim.time()
+        ));
         bar.inc(1);
     }
     bar.finish_and_clear();

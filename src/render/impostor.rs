@@ -59,6 +59,18 @@ pub struct DrawSettings {
     pub flat: bool,
 }
 
+/// Where a frame is drawn: a colour view in the renderer's format and a [`DEPTH_FORMAT`] view of
+/// the same size.
+#[derive(Clone, Copy, Debug)]
+pub struct Target<'a> {
+    /// Colour attachment.
+    pub colour: &'a wgpu::TextureView,
+    /// Depth attachment.
+    pub depth: &'a wgpu::TextureView,
+    /// Width / height.
+    pub aspect: f32,
+}
+
 enum Source {
     /// The GPU backend's two state sets; the current one is picked by parity each frame.
     Gpu([wgpu::BindGroup; 2]),
@@ -376,18 +388,20 @@ impl SceneRenderer {
         }
     }
 
-    /// Records a pass that clears `colour` and `depth` (a [`DEPTH_FORMAT`] view of the same
-    /// size) and draws the spheres, then the planes. `aspect` is width / height.
+    /// Records a pass that clears `target` and draws the spheres, then the planes.
     pub fn draw(
         &self,
         queue: &wgpu::Queue,
         enc: &mut wgpu::CommandEncoder,
-        colour: &wgpu::TextureView,
-        depth: &wgpu::TextureView,
-        aspect: f32,
+        target: &Target<'_>,
         settings: &DrawSettings,
         sim: &Simulation,
     ) {
+        let Target {
+            colour,
+            depth,
+            aspect,
+        } = *target;
         let cam = settings.camera;
         let fwd = (cam.target - cam.eye).normalize_or(Vec3::NEG_Z);
         let right = fwd.cross(cam.up).normalize_or(Vec3::X);

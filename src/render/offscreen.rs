@@ -1,7 +1,7 @@
 //! Offscreen capture: a colour and a depth texture, copied back row by row (256-byte padded
 //! rows, as wgpu requires) to tightly packed 8-bit RGBA; PNG encoding with atomic writes.
 
-use super::impostor::depth_view;
+use super::impostor::{Target, depth_view};
 use crate::output::{OutputError, write_atomic};
 use std::path::Path;
 
@@ -27,7 +27,12 @@ pub struct Offscreen {
 impl Offscreen {
     /// A `width` × `height` target of `format`, which must be a 4-byte RGBA or BGRA format
     /// (default use: [`OFFSCREEN_FORMAT`]; the viewer's screenshots use the window's format).
-    pub fn new(device: &wgpu::Device, width: u32, height: u32, format: wgpu::TextureFormat) -> Self {
+    pub fn new(
+        device: &wgpu::Device,
+        width: u32,
+        height: u32,
+        format: wgpu::TextureFormat,
+    ) -> Self {
         let colour = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("offscreen colour"),
             size: wgpu::Extent3d {
@@ -65,6 +70,15 @@ impl Offscreen {
     /// Width / height.
     pub fn aspect(&self) -> f32 {
         self.width as f32 / self.height as f32
+    }
+
+    /// The views to draw into.
+    pub fn target(&self) -> Target<'_> {
+        Target {
+            colour: &self.colour_view,
+            depth: &self.depth_view,
+            aspect: self.aspect(),
+        }
     }
 
     /// Submits `enc` (which drew into [`Offscreen::colour_view`]) with a copy of the image
@@ -139,7 +153,9 @@ pub fn write_png(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<()
         enc.set_depth(png::BitDepth::Eight);
         enc.set_source_srgb(png::SrgbRenderingIntent::Perceptual);
         let mut writer = enc.write_header().map_err(std::io::Error::other)?;
-        writer.write_image_data(rgba).map_err(std::io::Error::other)?;
+        writer
+            .write_image_data(rgba)
+            .map_err(std::io::Error::other)?;
         writer.finish().map_err(std::io::Error::other)
     })
 }
