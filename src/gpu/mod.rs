@@ -918,8 +918,8 @@ impl GpuBackend {
         self.cur
     }
 
-    /// Buffers of state set `set` (0 or 1): `pos` (`n` × vec4<f32>: xyz position m, w radius m),
-    /// `vel` (`n` × vec4<f32>: xyz velocity m/s, w inverse mass 1/kg) and `id` (`n` × u32: input
+    /// Buffers of state set `set` (0 or 1): `pos` (`n` × `vec4<f32>`: xyz position m, w radius m),
+    /// `vel` (`n` × `vec4<f32>`: xyz velocity m/s, w inverse mass 1/kg) and `id` (`n` × u32: input
     /// id of each slot). Slot order changes every step (the scatter sorts by cell).
     ///
     /// # Panics
