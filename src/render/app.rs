@@ -98,6 +98,7 @@ struct App {
 /// is dropped first.
 struct Gfx {
     surface: wgpu::Surface<'static>,
+    name: String,
     window: Arc<Window>,
     config: wgpu::SurfaceConfiguration,
     ctx: GpuContext,
@@ -188,6 +189,7 @@ impl Gfx {
         );
         Ok(Self {
             surface,
+            name: scene.name.clone(),
             window,
             config,
             renderer,
@@ -290,6 +292,9 @@ impl Gfx {
         self.ctx.queue.submit([enc.finish()]);
         self.window.pre_present_notify();
         self.ctx.queue.present(frame);
+        // Lets wgpu reclaim finished submissions (staging memory of the uploads, command
+        // buffers); without it memory grows every frame.
+        let _ = self.ctx.device.poll(wgpu::PollType::Poll);
         self.frames += 1;
         self.hud_frames += 1;
         if self.screenshot {
@@ -312,11 +317,12 @@ impl Gfx {
             &self.sim,
         );
         let rgba = target.finish_and_read(&self.ctx.device, &self.ctx.queue, enc);
-        let name = format!(
-            "spheresim-{}-step{:08}.png",
-            self.window.title().split(' ').nth(2).unwrap_or("scene"),
-            self.sim.steps_done()
-        );
+        let safe: String = self
+            .name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let name = format!("spheresim-{safe}-step{:08}.png", self.sim.steps_done());
         match write_png(std::path::Path::new(&name), w, h, &rgba) {
             Ok(()) => eprintln!("screenshot: {name}"),
             Err(e) => eprintln!("screenshot failed: {e}"),
@@ -338,7 +344,7 @@ impl Gfx {
         self.hud_steps = 0;
         let title = format!(
             "spheresim — {} | {} spheres | {:.0} fps | {:.0} steps/s ({} per frame{}) | t = {:.4} s | E = {:.4e} J | colour: {}{}",
-            self.renderer_scene_name(),
+            self.name,
             self.sim.particles(),
             fps,
             sps,
@@ -350,17 +356,6 @@ impl Gfx {
             if self.paused { " | paused" } else { "" }
         );
         self.window.set_title(&title);
-    }
-
-    fn renderer_scene_name(&self) -> String {
-        // The title set at creation is "spheresim — NAME"; keep NAME.
-        self.window
-            .title()
-            .split(" — ")
-            .nth(1)
-            .and_then(|s| s.split(" | ").next())
-            .unwrap_or("scene")
-            .to_string()
     }
 }
 
