@@ -374,6 +374,7 @@ fn frame_scene(scene: &Scene, config: &wgpu::SurfaceConfiguration) -> OrbitCamer
 
 impl App {
     fn key(&mut self, event_loop: &ActiveEventLoop, key: &Key) {
+        log::debug!("key {key:?}");
         let Some(g) = self.gfx.as_mut() else { return };
         match key {
             Key::Named(NamedKey::Escape) => event_loop.exit(),
@@ -445,6 +446,7 @@ impl ApplicationHandler for App {
             WindowEvent::Resized(size) => g.resize(size.width, size.height),
             WindowEvent::ModifiersChanged(m) => g.shift = m.state().shift_key(),
             WindowEvent::MouseInput { state, button, .. } => {
+                log::debug!("mouse {button:?} {state:?}");
                 let down = state == ElementState::Pressed;
                 match button {
                     MouseButton::Left => g.left = down,
