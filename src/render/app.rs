@@ -372,6 +372,27 @@ fn frame_scene(scene: &Scene, config: &wgpu::SurfaceConfiguration) -> OrbitCamer
     )
 }
 
+/// Orbit camera framing the spheres where they are now (one read-back), keeping the view
+/// direction of [`DEFAULT_VIEW_DIRECTION`].
+fn frame_current(sim: &mut Simulation, config: &wgpu::SurfaceConfiguration) -> OrbitCamera {
+    let snap = sim.snapshot();
+    let (mut lo, mut hi) = (glam::DVec3::splat(-1.0), glam::DVec3::splat(1.0));
+    for (i, (p, r)) in snap.position.iter().zip(&snap.radius).enumerate() {
+        let (a, b) = (*p - glam::DVec3::splat(*r), *p + glam::DVec3::splat(*r));
+        (lo, hi) = if i == 0 {
+            (a, b)
+        } else {
+            (lo.min(a), hi.max(b))
+        };
+    }
+    OrbitCamera::framing(
+        lo,
+        hi,
+        DEFAULT_VIEW_DIRECTION,
+        config.width as f32 / config.height as f32,
+    )
+}
+
 impl App {
     fn key(&mut self, event_loop: &ActiveEventLoop, key: &Key) {
         log::debug!("key {key:?}");
@@ -401,7 +422,7 @@ impl App {
                 }
                 "a" => g.adaptive = true,
                 "c" => g.colour = g.colour.next(),
-                "f" => g.camera = frame_scene(&self.scene, &g.config),
+                "f" => g.camera = frame_current(&mut g.sim, &g.config),
                 "p" => g.screenshot = true,
                 _ => {}
             },
