@@ -365,7 +365,10 @@ fn render_command_writes_numbered_frames_and_the_ffmpeg_line() {
 }
 
 #[test]
-fn render_command_rejects_bad_options_naming_them_and_writes_nothing() {
+fn render_command_rejects_an_unusable_output_directory_naming_it() {
+    if !gpu_available() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("not-a-dir");
     std::fs::write(&file, "x").unwrap();
@@ -378,7 +381,12 @@ fn render_command_rejects_bad_options_naming_them_and_writes_nothing() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains(&file.display().to_string()), "{err}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+}
 
+/// Checked before any adapter is opened or anything is written.
+#[test]
+fn render_command_rejects_bad_options_naming_them_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("new");
     for (args, needle) in [
         (&["--size", "640"][..], "WIDTHxHEIGHT"),
@@ -387,6 +395,7 @@ fn render_command_rejects_bad_options_naming_them_and_writes_nothing() {
         (&["--every", "0"][..], "--every"),
         (&["--fov", "200"][..], "--fov"),
         (&["--eye", "1,2"][..], "x,y,z"),
+        (&["--backend", "event"][..], "cannot be drawn"),
     ] {
         let o = bin()
             .args(["render", "two-spheres", "--out"])
@@ -397,10 +406,7 @@ fn render_command_rejects_bad_options_naming_them_and_writes_nothing() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert_ne!(o.status.code(), Some(0), "{args:?}");
         assert!(err.contains(needle), "{args:?}: {err}");
-        assert!(
-            !out.join("frame_00000.png").exists(),
-            "{args:?} wrote a frame"
-        );
+        assert!(!out.exists(), "{args:?} created the output directory");
     }
 }
 
@@ -449,4 +455,19 @@ fn viewer_draws_30_frames_under_xvfb() {
             "{backend}: {stdout}"
         );
     }
+}
+
+#[test]
+fn viewer_without_a_display_says_so() {
+    let o = bin()
+        .args(["view", "two-spheres", "--exit-after-frames", "1"])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("WAYLAND_SOCKET")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot connect to a display"), "{err}");
+    assert!(err.contains("spheresim render"), "{err}");
 }

@@ -163,7 +163,11 @@ pub fn render_frames(scene: &Scene, opts: &RenderOptions) -> Result<RenderSummar
             "--fov {f}: must be between 0 and 180 degrees"
         )));
     }
-    prepare_output_dir(&opts.out)?;
+    if opts.backend == Backend::Event {
+        return Err(RenderError::Invalid(
+            "--backend event cannot be drawn: use gpu, cpu or auto".into(),
+        ));
+    }
     let ctx = GpuContext::new()?;
     let max = ctx.limits.max_texture_dimension_2d;
     if opts.width > max || opts.height > max {
@@ -172,6 +176,8 @@ pub fn render_frames(scene: &Scene, opts: &RenderOptions) -> Result<RenderSummar
             opts.width, opts.height
         )));
     }
+    // Created only once every option is known to be good.
+    prepare_output_dir(&opts.out)?;
     let mut sim = super::open_simulation(scene, opts.backend, &ctx)?;
     let target = Offscreen::new(&ctx.device, opts.width, opts.height, OFFSCREEN_FORMAT);
     let renderer = SceneRenderer::new(&ctx.device, OFFSCREEN_FORMAT, scene, &sim);
