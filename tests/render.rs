@@ -471,3 +471,22 @@ fn viewer_without_a_display_says_so() {
     assert!(err.contains("cannot connect to a display"), "{err}");
     assert!(err.contains("spheresim render"), "{err}");
 }
+
+#[test]
+fn default_frame_plan_covers_all_steps_without_an_extra_frame() {
+    use spheresim::render::frames::{DEFAULT_FRAMES, frame_plan};
+    for steps in [1u64, 2, 59, 60, 61, 1000, 1534, 20_000] {
+        let (f, e) = frame_plan(steps, None, None).unwrap();
+        assert!(f <= DEFAULT_FRAMES && f >= 2, "{steps}: {f} frames");
+        // The last frame is at or past the last step, the one before it short of it.
+        assert!((f - 1) * e >= steps, "{steps}: {f} frames every {e}");
+        assert!((f - 2) * e < steps, "{steps}: {f} frames every {e}");
+        let (f3, e3) = frame_plan(steps, Some(3), None).unwrap();
+        assert_eq!(f3, 3);
+        assert!(2 * e3 >= steps && e3 < steps.max(2), "{steps}: every {e3}");
+    }
+    assert_eq!(frame_plan(1000, None, Some(100)).unwrap(), (11, 100));
+    assert_eq!(frame_plan(1000, Some(5), Some(7)).unwrap(), (5, 7));
+    assert!(frame_plan(1000, Some(0), None).is_err());
+    assert!(frame_plan(1000, None, Some(0)).is_err());
+}
