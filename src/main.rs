@@ -65,7 +65,8 @@ struct RenderArgs {
     /// Output directory for frame_NNNNN.png (created if missing).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
-    /// Frames to write, the first of the initial state (default: 60, or the scene's steps / --every + 1).
+    /// Frames to write, the first of the initial state, the last at the scene's last step
+    /// (default: up to 60, or ceil(steps / --every) + 1).
     #[arg(long)]
     frames: Option<u64>,
     /// Steps between frames (default: the scene's steps spread over the frames).

@@ -16,8 +16,7 @@ pub const DEFAULT_FRAMES: u64 = 60;
 /// Options of [`render_frames`].
 #[derive(Clone, Debug)]
 pub struct RenderOptions {
-    /// Frames to write, the first of the initial state (default: enough to cover the scene's
-    /// steps at `every`, or [`DEFAULT_FRAMES`]).
+    /// Frames to write, the first of the initial state (default: see [`frame_plan`]).
     pub frames: Option<u64>,
     /// Steps between frames (default: the scene's steps spread over the frames).
     pub every: Option<u64>,
@@ -68,7 +67,9 @@ impl RenderSummary {
 }
 
 /// Frame count and spacing for `steps` steps: both given are kept; one given sets the other so
-/// the frames span all steps; neither gives [`DEFAULT_FRAMES`] (fewer for short scenes).
+/// the frames span all steps; neither gives at most [`DEFAULT_FRAMES`], as many as the spacing
+/// `ceil(steps / (DEFAULT_FRAMES − 1))` needs to reach `steps` (fewer for short scenes).
+/// [`render_frames`] draws frame `i` at step `min(i · every, steps)` unless both were given.
 ///
 /// # Errors
 /// [`RenderError::Invalid`] when either is zero.
@@ -93,17 +94,10 @@ pub fn frame_plan(
                 1
             },
         ),
-        (None, Some(e)) => (steps / e + 1, e),
+        (None, Some(e)) => (steps.div_ceil(e) + 1, e),
         (None, None) => {
-            let f = DEFAULT_FRAMES.min(steps + 1);
-            (
-                f,
-                if f > 1 {
-                    steps.div_ceil(f - 1).max(1)
-                } else {
-                    1
-                },
-            )
+            let every = steps.div_ceil(DEFAULT_FRAMES - 1).max(1);
+            (steps.div_ceil(every) + 1, every)
         }
     })
 }
@@ -198,10 +192,16 @@ pub fn render_frames(scene: &Scene, opts: &RenderOptions) -> Result<RenderSummar
     } else {
         ProgressBar::hidden()
     };
+    // The last frame shows the scene's last step, unless the user set both count and spacing.
+    let clamp = opts.frames.is_none() || opts.every.is_none();
+    let steps = scene.sim.steps;
     for f in 0..frames {
-        if f > 0 {
-            sim.step(every)?;
-        }
+        let at = if clamp {
+            (f * every).min(steps)
+        } else {
+            f * every
+        };
+        sim.step(at.saturating_sub(sim.steps_done()))?;
         renderer.update(&ctx.queue, &mut sim);
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         renderer.draw(&ctx.queue, &mut enc, &target.target(), &settings, &sim);
