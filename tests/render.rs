@@ -477,7 +477,7 @@ fn default_frame_plan_covers_all_steps_without_an_extra_frame() {
     use spheresim::render::frames::{DEFAULT_FRAMES, frame_plan};
     for steps in [1u64, 2, 59, 60, 61, 1000, 1534, 20_000] {
         let (f, e) = frame_plan(steps, None, None).unwrap();
-        assert!(f <= DEFAULT_FRAMES && f >= 2, "{steps}: {f} frames");
+        assert!((2..=DEFAULT_FRAMES).contains(&f), "{steps}: {f} frames");
         // The last frame is at or past the last step, the one before it short of it.
         assert!((f - 1) * e >= steps, "{steps}: {f} frames every {e}");
         assert!((f - 2) * e < steps, "{steps}: {f} frames every {e}");
