@@ -355,6 +355,7 @@ impl Gfx {
             self.colour.label(),
             if self.paused { " | paused" } else { "" }
         );
+        log::debug!("{title}");
         self.window.set_title(&title);
     }
 }
