@@ -73,7 +73,7 @@ struct RenderArgs {
     #[arg(long, value_name = "K")]
     every: Option<u64>,
     /// Image size in pixels, WIDTHxHEIGHT.
-    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
+    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = spheresim::render::frames::parse_size)]
     size: (u32, u32),
     /// Number of spheres of a built-in scene (default: the scene's own).
     #[arg(long)]
@@ -85,10 +85,10 @@ struct RenderArgs {
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     backend: Backend,
     /// Camera position x,y,z in m (default: framed from the scene's bounds).
-    #[arg(long, value_name = "X,Y,Z", value_parser = parse_vec3, allow_hyphen_values = true)]
+    #[arg(long, value_name = "X,Y,Z", value_parser = spheresim::render::frames::parse_vec3, allow_hyphen_values = true)]
     eye: Option<glam::Vec3>,
     /// Point looked at x,y,z in m (default: the centre of the scene's bounds).
-    #[arg(long, value_name = "X,Y,Z", value_parser = parse_vec3, allow_hyphen_values = true)]
+    #[arg(long, value_name = "X,Y,Z", value_parser = spheresim::render::frames::parse_vec3, allow_hyphen_values = true)]
     target: Option<glam::Vec3>,
     /// Vertical field of view, degrees (default: 45).
     #[arg(long, value_name = "DEG")]
@@ -102,34 +102,6 @@ struct RenderArgs {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
-}
-
-/// `WIDTHxHEIGHT`, e.g. `1280x720`.
-fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("{s:?} is not WIDTHxHEIGHT (e.g. 1280x720)"))?;
-    let num = |v: &str| {
-        v.trim()
-            .parse::<u32>()
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or_else(|| format!("{s:?}: {v:?} is not a positive whole number of pixels"))
-    };
-    Ok((num(w)?, num(h)?))
-}
-
-/// `x,y,z` in metres, e.g. `-1.5,0.2,3`.
-fn parse_vec3(s: &str) -> Result<glam::Vec3, String> {
-    let v: Vec<f32> = s
-        .split(',')
-        .map(|c| c.trim().parse::<f32>())
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("{s:?} is not x,y,z ({e})"))?;
-    match v[..] {
-        [x, y, z] if v.iter().all(|c| c.is_finite()) => Ok(glam::Vec3::new(x, y, z)),
-        _ => Err(format!("{s:?} is not three finite numbers x,y,z")),
-    }
 }
 
 #[derive(Args, Debug)]

@@ -228,3 +228,37 @@ pub fn render_frames(scene: &Scene, opts: &RenderOptions) -> Result<RenderSummar
         adapter: ctx.adapter_name(),
     })
 }
+
+/// Parses `--size`: `WIDTHxHEIGHT` in pixels, e.g. `1280x720`, both at least 1.
+///
+/// # Errors
+/// A message quoting the input and saying what is wrong.
+pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("{s:?} is not WIDTHxHEIGHT (e.g. 1280x720)"))?;
+    let num = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| format!("{s:?}: {v:?} is not a positive whole number of pixels"))
+    };
+    Ok((num(w)?, num(h)?))
+}
+
+/// Parses `--eye` and `--target`: `x,y,z` in metres, e.g. `-1.5,0.2,3`, all finite.
+///
+/// # Errors
+/// A message quoting the input and saying what is wrong.
+pub fn parse_vec3(s: &str) -> Result<glam::Vec3, String> {
+    let v: Vec<f32> = s
+        .split(',')
+        .map(|c| c.trim().parse::<f32>())
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("{s:?} is not x,y,z ({e})"))?;
+    match v[..] {
+        [x, y, z] if v.iter().all(|c| c.is_finite()) => Ok(glam::Vec3::new(x, y, z)),
+        _ => Err(format!("{s:?} is not three finite numbers x,y,z")),
+    }
+}
