@@ -490,3 +490,48 @@ fn default_frame_plan_covers_all_steps_without_an_extra_frame() {
     assert!(frame_plan(1000, Some(0), None).is_err());
     assert!(frame_plan(1000, None, Some(0)).is_err());
 }
+
+/// Colour by initial position: in wall-break every wall layer (same initial x) has one hue and
+/// neighbouring layers differ, so the layers stay apart as the wall breaks.
+#[test]
+fn initial_position_colours_give_each_wall_layer_its_own_hue() {
+    use spheresim::render::colour::initial_position_colours;
+    let s = spheresim::scene::builtin::build("wall-break", Some(2000)).unwrap();
+    let colours = initial_position_colours(&s);
+    assert_eq!(colours.len(), s.spheres.len());
+    // Hue as the colour divided by its largest channel (brightness varies within a layer).
+    let hue = |c: [f32; 3]| {
+        let m = c[0].max(c[1]).max(c[2]);
+        c.map(|x| x / m)
+    };
+    let r = s.spheres[0].radius;
+    let mut layers: Vec<(f64, [f32; 3])> = Vec::new();
+    for (sp, c) in s.spheres.iter().zip(&colours) {
+        if sp.radius > 2.0 * r {
+            continue; // the ball
+        }
+        let h = hue(*c);
+        match layers
+            .iter()
+            .find(|(x, _)| (x - sp.position.x).abs() < 0.1 * r)
+        {
+            Some((_, h0)) => assert!(
+                h.iter().zip(h0).all(|(a, b)| (a - b).abs() < 1e-4),
+                "layer at x = {}: hue {h:?} differs from {h0:?}",
+                sp.position.x
+            ),
+            None => layers.push((sp.position.x, h)),
+        }
+    }
+    assert!(layers.len() >= 4, "{} layers", layers.len());
+    layers.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for w in layers.windows(2) {
+        let d: f32 = w[0].1.iter().zip(&w[1].1).map(|(a, b)| (a - b).abs()).sum();
+        assert!(
+            d > 0.2,
+            "layers at x = {} and {} look alike",
+            w[0].0,
+            w[1].0
+        );
+    }
+}
