@@ -8,7 +8,7 @@ mod common;
 use common::sphere;
 use glam::{DVec3, Vec3};
 use spheresim::gpu::GpuContext;
-use spheresim::render::colour::{BACKGROUND, linear_to_srgb8, material_colour};
+use spheresim::render::colour::{BACKGROUND, linear_to_srgb8, material_colour, speed_colour};
 use spheresim::render::offscreen::{OFFSCREEN_FORMAT, Offscreen};
 use spheresim::render::{
     Camera, ColourMode, DrawSettings, OrbitCamera, SceneRenderer, open_simulation,
@@ -78,16 +78,27 @@ impl Image {
 }
 
 fn draw(scene: &Scene, backend: Backend, flat: bool) -> Image {
+    draw_after(scene, backend, flat, 0, ColourMode::Material)
+}
+
+fn draw_after(
+    scene: &Scene,
+    backend: Backend,
+    flat: bool,
+    steps: u64,
+    colour: ColourMode,
+) -> Image {
     let ctx = GpuContext::new().expect("adapter");
     let mut sim: Simulation = open_simulation(scene, backend, &ctx).expect("simulation");
     assert_eq!(sim.backend(), backend);
+    sim.step(steps).expect("steps");
     let target = Offscreen::new(&ctx.device, W, H, OFFSCREEN_FORMAT);
     let renderer = SceneRenderer::new(&ctx.device, OFFSCREEN_FORMAT, scene, &sim);
     renderer.update(&ctx.queue, &mut sim);
     let mut enc = ctx.device.create_command_encoder(&Default::default());
     let settings = DrawSettings {
         camera: camera(),
-        colour: ColourMode::Material,
+        colour,
         flat,
     };
     renderer.draw(&ctx.queue, &mut enc, &target.target(), &settings, &sim);
@@ -270,6 +281,38 @@ fn depth_order(backend: Backend) {
     );
 }
 
+/// The image follows the simulation. A sphere starting at rest falls under g = 2 m/s² with
+/// dt = 0.5 s; coloured by speed, it must show the speed after the step's second half kick (the
+/// GPU backend's two state sets differ exactly there, and they swap every step, so 1 and 2 steps
+/// check both parities) at the leapfrog position. Another sphere at 8 m/s sets the speed scale
+/// to 4 m/s (half the fastest initial speed).
+fn follows_the_state(backend: Backend) {
+    let start = DVec3::new(-1.0, 0.0, 0.0);
+    let mut s = scene(&[(start, 0.6, 0), (DVec3::new(0.0, 3.0, 0.0), 0.5, 1)]);
+    s.spheres[1].velocity = DVec3::new(0.0, 8.0, 0.0);
+    s.sim.dt = 0.5;
+    s.sim.gravity = DVec3::new(0.0, -2.0, 0.0);
+    let bg = BACKGROUND.map(linear_to_srgb8);
+    // Kick–drift–kick: after step 1 y = −0.25 m, v = 1 m/s; after step 2 y = −1 m, v = 2 m/s.
+    for (steps, y, v) in [(1u64, -0.25, 1.0f32), (2, -1.0, 2.0)] {
+        let img = draw_after(&s, backend, true, steps, ColourMode::Speed);
+        let now = start + DVec3::Y * y;
+        let (x, yy) = px(now);
+        let want = srgb(speed_colour(v / 4.0));
+        assert_close(
+            img.at(x, yy),
+            want,
+            &format!("{backend}: speed colour after {steps} steps"),
+        );
+        let (x0, y0) = px(now + DVec3::Y * 0.9);
+        assert_close(
+            img.at(x0, y0),
+            bg,
+            &format!("{backend}: above the sphere after {steps} steps"),
+        );
+    }
+}
+
 #[test]
 fn cpu_backend_images_match_the_camera() {
     if !gpu_available() {
@@ -277,6 +320,7 @@ fn cpu_backend_images_match_the_camera() {
     }
     separate_spheres(Backend::Cpu);
     depth_order(Backend::Cpu);
+    follows_the_state(Backend::Cpu);
 }
 
 #[test]
@@ -286,6 +330,7 @@ fn gpu_backend_images_match_the_camera() {
     }
     separate_spheres(Backend::Gpu);
     depth_order(Backend::Gpu);
+    follows_the_state(Backend::Gpu);
 }
 
 /// A private runtime directory (lavapipe complains when XDG_RUNTIME_DIR is unusable).
