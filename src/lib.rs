@@ -23,6 +23,7 @@ pub mod gpu;
 pub mod output;
 pub mod physics;
 pub mod real;
+pub mod render;
 pub mod scene;
 pub mod sim;
 pub mod state;

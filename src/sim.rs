@@ -392,4 +392,32 @@ impl Simulation {
             },
         }
     }
+
+    /// Sets up `scene` (checked) on the GPU backend on an open context, e.g. one that also
+    /// presents to a window.
+    ///
+    /// # Errors
+    /// [`SimError::Gpu`] when the scene does not fit the adapter.
+    pub fn on_gpu_context(
+        scene: &Scene,
+        ctx: crate::gpu::GpuContext,
+        gpu: GpuOptions,
+    ) -> Result<Self, SimError> {
+        Ok(Self {
+            engine: Engine::Gpu(Box::new(GpuBackend::with_context(ctx, scene, gpu)?)),
+            backend: Backend::Gpu,
+            dt: scene.sim.dt,
+            particles: scene.spheres.len(),
+            stepping: std::time::Duration::ZERO,
+            notice: None,
+        })
+    }
+
+    /// The GPU backend, when that is what runs (the renderer binds its state buffers).
+    pub fn gpu_backend(&self) -> Option<&GpuBackend> {
+        match &self.engine {
+            Engine::Gpu(g) => Some(g),
+            _ => None,
+        }
+    }
 }

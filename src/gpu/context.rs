@@ -2,7 +2,8 @@
 
 use super::GpuError;
 
-/// The GPU a backend runs on.
+/// The GPU a backend runs on. Clones share the device (the viewer simulates and draws on one).
+#[derive(Clone)]
 pub struct GpuContext {
     /// Logical device.
     pub device: wgpu::Device,
@@ -15,6 +16,8 @@ pub struct GpuContext {
     pub limits: wgpu::Limits,
     /// Whether timestamp queries are available.
     pub timestamps: bool,
+    /// The adapter the device was opened on (the viewer asks it for surface capabilities).
+    pub adapter: wgpu::Adapter,
 }
 
 impl GpuContext {
@@ -31,39 +34,73 @@ impl GpuContext {
     }
 
     async fn new_async() -> Result<Self, GpuError> {
+        let instance = wgpu::Instance::new(Self::instance_descriptor());
+        Self::with_instance_async(&instance, None).await
+    }
+
+    /// The instance settings [`GpuContext::new`] uses: backends from `WGPU_BACKEND` (default:
+    /// Vulkan, Metal, DX12), no display handle.
+    pub fn instance_descriptor() -> wgpu::InstanceDescriptor {
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
         if std::env::var_os("WGPU_BACKEND").is_none() {
             // Vulkan, Metal, DX12 (and browser WebGPU). The GL backend is for old hardware, and
             // probing it on a machine without a display only prints EGL errors.
             desc.backends = wgpu::Backends::PRIMARY;
         }
-        let desc_backends = desc.backends;
-        let instance = wgpu::Instance::new(desc);
-        let adapter =
-            match std::env::var("WGPU_ADAPTER_NAME") {
-                // Matched here rather than by wgpu's helper, which panics when nothing matches.
-                Ok(wanted) => {
-                    let wanted_lc = wanted.to_lowercase();
-                    let adapters = instance.enumerate_adapters(desc_backends).await;
-                    let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
-                    adapters
+        desc
+    }
+
+    /// As [`GpuContext::new`] on an existing instance, choosing an adapter that can present to
+    /// `compatible_surface` when one is given (the viewer draws on the device that simulates).
+    ///
+    /// # Errors
+    /// As [`GpuContext::new`].
+    pub fn with_instance(
+        instance: &wgpu::Instance,
+        compatible_surface: Option<&wgpu::Surface<'_>>,
+    ) -> Result<Self, GpuError> {
+        pollster::block_on(Self::with_instance_async(instance, compatible_surface))
+    }
+
+    async fn with_instance_async(
+        instance: &wgpu::Instance,
+        compatible_surface: Option<&wgpu::Surface<'_>>,
+    ) -> Result<Self, GpuError> {
+        let adapter = match std::env::var("WGPU_ADAPTER_NAME") {
+            // Matched here rather than by wgpu's helper, which panics when nothing matches.
+            Ok(wanted) => {
+                let wanted_lc = wanted.to_lowercase();
+                let adapters = instance.enumerate_adapters(wgpu::Backends::all()).await;
+                let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+                adapters
                     .into_iter()
+                    .filter(|a| compatible_surface.is_none_or(|s| a.is_surface_supported(s)))
                     .find(|a| a.get_info().name.to_lowercase().contains(&wanted_lc))
                     .ok_or_else(|| {
                         GpuError::NoAdapter(format!(
-                            "WGPU_ADAPTER_NAME={wanted:?} matches none of the adapters found: {}",
-                            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                            "WGPU_ADAPTER_NAME={wanted:?} matches none of the adapters found{}: {}",
+                            if compatible_surface.is_some() {
+                                " that can present to the window"
+                            } else {
+                                ""
+                            },
+                            if names.is_empty() {
+                                "none".to_string()
+                            } else {
+                                names.join(", ")
+                            }
                         ))
                     })?
-                }
-                Err(_) => instance
-                    .request_adapter(&wgpu::RequestAdapterOptions {
-                        power_preference: wgpu::PowerPreference::HighPerformance,
-                        ..Default::default()
-                    })
-                    .await
-                    .map_err(|e| GpuError::NoAdapter(format!("{e}")))?,
-            };
+            }
+            Err(_) => instance
+                .request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::HighPerformance,
+                    compatible_surface,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| GpuError::NoAdapter(format!("{e}")))?,
+        };
         let info = adapter.get_info();
         let limits = adapter.limits();
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
@@ -86,6 +123,7 @@ impl GpuContext {
             info,
             limits,
             timestamps,
+            adapter,
         })
     }
 

@@ -1020,4 +1020,25 @@ impl GpuBackend {
         }
         d
     }
+
+    /// The device and queue the backend runs on (the viewer draws with them).
+    pub fn context(&self) -> &GpuContext {
+        &self.ctx
+    }
+
+    /// Which of the two state sets holds the current state (0 or 1); it flips every step.
+    pub fn current_set(&self) -> usize {
+        self.cur
+    }
+
+    /// Buffers of state set `set` (0 or 1): `pos` (`n` × `vec4<f32>`: xyz position m, w radius m),
+    /// `vel` (`n` × `vec4<f32>`: xyz velocity m/s, w inverse mass 1/kg) and `id` (`n` × u32: input
+    /// id of each slot). Slot order changes every step (the scatter sorts by cell).
+    ///
+    /// # Panics
+    /// When `set` is not 0 or 1.
+    pub fn state_buffers(&self, set: usize) -> [&wgpu::Buffer; 3] {
+        let s = &self.state[set];
+        [&s.pos, &s.vel, &s.id]
+    }
 }
