@@ -3,8 +3,9 @@
 //! Each configuration (scene × sphere count × backend) is set up, warmed up, then stepped
 //! `repeats` times for `steps` steps each; every timed run ends when the backend has finished
 //! the work (the GPU backend waits for its submissions), so ms/step is time to completion, not
-//! to submission. Per-stage times come from one extra profiled run: GPU timestamp queries where
-//! the adapter has them (`TIMESTAMP_QUERY`), wall-clock stage timers on the CPU.
+//! to submission. Per-stage times are means over the same timed steps: on the GPU from timestamp
+//! queries (adapter feature `TIMESTAMP_QUERY`) in a replay of those steps on a fresh simulation,
+//! so that the timed runs carry no query overhead; on the CPU from wall-clock stage timers.
 
 use crate::cpu::CpuBackend;
 use crate::scene::builtin;
@@ -104,8 +105,9 @@ pub struct BenchRow {
     pub speedup_vs_one_thread: Option<f64>,
     /// Estimated memory of the backend per sphere, bytes (GPU: device buffers; CPU: heap arrays).
     pub memory_bytes_per_sphere: f64,
-    /// Per-stage milliseconds per step, named as the CPU's stages (`integrate`, `binning`,
-    /// `contacts`, `gravity`, `forces`, `check`); empty when unavailable.
+    /// Per-stage milliseconds per step, mean over the timed steps, named as the CPU's stages
+    /// (`integrate`, `binning`, `contacts`, `gravity`, `forces`, `check`); empty when
+    /// unavailable.
     pub stage_ms_per_step: BTreeMap<String, f64>,
     /// Where the stage times come from: `timestamp queries`, `wall clock`, or why there are none.
     pub stage_timing: String,
@@ -157,17 +159,25 @@ fn measure(
     );
     let med = median(&mut ms);
 
-    // Stage times: on the CPU the timers run during the timed repeats; on the GPU one more run
-    // with timestamp queries, kept out of the figures above because the queries cost a little.
+    // Stage times, as the mean over the timed steps. CPU: the stage timers ran during the timed
+    // repeats. GPU: the same steps replayed on a fresh simulation with timestamp queries (the
+    // GPU backend is deterministic), so the timed repeats carry no query overhead and the stage
+    // times cover the same stretch of the scene's evolution.
+    let timed_steps = cfg.steps * cfg.repeats as u64;
+    let adapter = sim.adapter();
     let (stage_ms, stage_timing) = match backend {
         BenchBackend::Gpu => {
-            if sim.set_profiling(true) {
-                sim.step(cfg.steps).map_err(fail)?;
-                let s = sim.stage_seconds();
-                sim.set_profiling(false);
+            drop(sim);
+            let mut replay =
+                Simulation::new(&scene, b, Precision::F32).map_err(|e| e.to_string())?;
+            replay.step(cfg.warmup).map_err(fail)?;
+            if replay.set_profiling(true) {
+                replay.step(timed_steps).map_err(fail)?;
                 (
-                    s.iter()
-                        .map(|(k, t)| (k.to_string(), t * 1e3 / cfg.steps as f64))
+                    replay
+                        .stage_seconds()
+                        .iter()
+                        .map(|(k, t)| (k.to_string(), t * 1e3 / timed_steps as f64))
                         .collect(),
                     "timestamp queries".to_string(),
                 )
@@ -180,12 +190,13 @@ fn measure(
         }
         _ => {
             let after = sim.stage_seconds();
-            let k = (cfg.steps * cfg.repeats as u64) as f64;
             (
                 after
                     .iter()
                     .zip(&stage_before)
-                    .map(|((name, t1), (_, t0))| (name.to_string(), (t1 - t0) * 1e3 / k))
+                    .map(|((name, t1), (_, t0))| {
+                        (name.to_string(), (t1 - t0) * 1e3 / timed_steps as f64)
+                    })
                     .collect(),
                 "wall clock".to_string(),
             )
@@ -212,7 +223,7 @@ fn measure(
         particles: n,
         particles_requested: requested,
         backend: backend.to_string(),
-        adapter: sim.adapter(),
+        adapter,
         steps: cfg.steps,
         repeats: cfg.repeats,
         ms_per_step_median: med,
