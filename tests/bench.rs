@@ -2,6 +2,10 @@
 //! input, and that GPU timestamp profiling does not change the simulation. No timing is asserted
 //! beyond "positive and finite": speeds are measured by the benchmark, not tested.
 
+mod common;
+
+use common::gpu_available;
+
 use spheresim::bench::{self, BenchBackend, BenchConfig};
 use spheresim::gpu::GpuContext;
 use spheresim::scene::builtin;
@@ -14,23 +18,6 @@ fn bin() -> Command {
 
 fn run(args: &[&str]) -> Output {
     bin().args(args).output().expect("spawn spheresim")
-}
-
-/// True when a GPU adapter opens. Without one: fails under CI, else prints why and skips.
-fn gpu_available() -> bool {
-    match GpuContext::new() {
-        Ok(ctx) => {
-            eprintln!("GPU tests on {}", ctx.adapter_name());
-            true
-        }
-        Err(e) => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("CI=true and no GPU adapter: {e}");
-            }
-            eprintln!("SKIPPED: no GPU adapter ({e})");
-            false
-        }
-    }
 }
 
 fn positive(x: f64) -> bool {

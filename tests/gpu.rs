@@ -2,27 +2,14 @@
 //! on machines without a GPU). With `CI=true` a missing adapter fails; elsewhere these tests skip
 //! with a printed reason.
 
+mod common;
+
+use common::gpu_available;
+
 use glam::DVec3;
-use spheresim::gpu::{GpuContext, GpuOptions};
+use spheresim::gpu::GpuOptions;
 use spheresim::scene::{Scene, builtin};
 use spheresim::{Backend, Precision, SimError, Simulation, Snapshot};
-
-/// True when a GPU adapter opens. Without one: fails under CI, else prints why and skips.
-fn gpu_available() -> bool {
-    match GpuContext::new() {
-        Ok(ctx) => {
-            eprintln!("GPU tests on {}", ctx.adapter_name());
-            true
-        }
-        Err(e) => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("CI=true and no GPU adapter: {e}");
-            }
-            eprintln!("SKIPPED: no GPU adapter ({e})");
-            false
-        }
-    }
-}
 
 fn gpu(scene: &Scene) -> Simulation {
     Simulation::new(scene, Backend::Gpu, Precision::F32).expect("GPU backend")

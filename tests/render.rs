@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::sphere;
+use common::{gpu_available, sphere};
 use glam::{DVec3, Vec3};
 use spheresim::gpu::GpuContext;
 use spheresim::render::colour::{BACKGROUND, linear_to_srgb8, material_colour, speed_colour};
@@ -17,23 +17,6 @@ use spheresim::scene::{Material, Scene, SimParams};
 use spheresim::{Backend, Simulation};
 use std::path::Path;
 use std::process::Command;
-
-/// True when a GPU adapter opens. Without one: fails under CI, else prints why and skips.
-fn gpu_available() -> bool {
-    match GpuContext::new() {
-        Ok(ctx) => {
-            eprintln!("render tests on {}", ctx.adapter_name());
-            true
-        }
-        Err(e) => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("CI=true and no GPU adapter: {e}");
-            }
-            eprintln!("SKIPPED: no GPU adapter ({e})");
-            false
-        }
-    }
-}
 
 const W: u32 = 320;
 const H: u32 = 240;

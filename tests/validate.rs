@@ -2,25 +2,12 @@
 //! applies to: CPU and event always; GPU on whatever adapter opens (lavapipe without a GPU),
 //! failing under CI=true when none does and printing SKIPPED otherwise.
 
-use spheresim::Backend;
-use spheresim::gpu::GpuContext;
-use spheresim::validate::{self, CASES, CaseError, Row, Which};
+mod common;
 
-fn gpu_available() -> bool {
-    match GpuContext::new() {
-        Ok(ctx) => {
-            eprintln!("GPU cases on {}", ctx.adapter_name());
-            true
-        }
-        Err(e) => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("CI=true and no GPU adapter: {e}");
-            }
-            eprintln!("SKIPPED: no GPU adapter ({e})");
-            false
-        }
-    }
-}
+use common::gpu_available;
+
+use spheresim::Backend;
+use spheresim::validate::{self, CASES, CaseError, Row, Which};
 
 /// Runs every case that applies to `backend` and asserts that each produced rows and all pass.
 fn all_cases_pass_on(backend: Backend) {

@@ -75,3 +75,21 @@ pub fn run(scene: &Scene, precision: Precision) -> Simulation {
 pub fn rel(a: f64, b: f64, floor: f64) -> f64 {
     (a - b).abs() / b.abs().max(floor)
 }
+
+/// True when a GPU adapter opens (Mesa's lavapipe on machines without a GPU). Without one: fails
+/// when `CI=true`, else prints why and returns `false` so that the caller skips, saying so.
+pub fn gpu_available() -> bool {
+    match spheresim::gpu::GpuContext::new() {
+        Ok(ctx) => {
+            eprintln!("GPU tests on {}", ctx.adapter_name());
+            true
+        }
+        Err(e) => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("CI=true and no GPU adapter: {e}");
+            }
+            eprintln!("SKIPPED: no GPU adapter ({e})");
+            false
+        }
+    }
+}
