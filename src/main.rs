@@ -247,41 +247,52 @@ fn print_scenes() {
 }
 
 /// Loads a built-in scene or a scene file and applies the command-line overrides.
-fn load_scene(args: &RunArgs) -> Result<Scene> {
-    let path = Path::new(&args.scene);
-    let is_file = args.scene.ends_with(".toml") || path.is_file();
+fn load_scene(src: SceneSource<'_>) -> Result<Scene> {
+    let path = Path::new(src.scene);
+    let is_file = src.scene.ends_with(".toml") || path.is_file();
     let mut scene = if is_file {
-        if args.particles.is_some() {
+        if src.particles.is_some() {
             bail!(
                 "--particles applies to built-in scenes only, not to the file {}",
-                args.scene
+                src.scene
             );
         }
         Scene::load(path)?
-    } else if let Some(d) = args.digits.filter(|_| args.scene == "pi-blocks") {
-        if args.particles.is_some_and(|n| n != 2) {
+    } else if let Some(d) = src.digits.filter(|_| src.scene == "pi-blocks") {
+        if src.particles.is_some_and(|n| n != 2) {
             bail!("--particles: pi-blocks has exactly 2 spheres; its size is set by --digits");
         }
         builtin::pi_blocks(d)?
     } else {
-        builtin::build(&args.scene, args.particles)?
+        builtin::build(src.scene, src.particles)?
     };
-    if args.digits.is_some() && (is_file || args.scene != "pi-blocks") {
+    if src.digits.is_some() && (is_file || src.scene != "pi-blocks") {
         bail!(
             "--digits applies to the built-in scene pi-blocks only, not to {}",
-            args.scene
+            src.scene
         );
     }
-    if let Some(steps) = args.steps {
+    if let Some(steps) = src.steps {
         scene.sim.steps = steps;
     }
-    if let Some(dt) = args.dt {
+    if let Some(dt) = src.dt {
         scene.sim.dt = dt;
     }
     scene.check(&CheckOptions {
-        allow_overlap: args.allow_overlap,
+        allow_overlap: src.allow_overlap,
     })?;
     Ok(scene)
+}
+
+/// Where a command's scene comes from, with the command-line overrides (`run`, `view`, `render`).
+#[derive(Default)]
+struct SceneSource<'a> {
+    scene: &'a str,
+    particles: Option<usize>,
+    digits: Option<u32>,
+    steps: Option<u64>,
+    dt: Option<f64>,
+    allow_overlap: bool,
 }
 
 /// Relative change `(b − a)/|a|`, or absolute when `a` is zero.
@@ -290,7 +301,14 @@ fn drift(a: f64, b: f64) -> f64 {
 }
 
 fn run(args: RunArgs) -> Result<i32> {
-    let scene = load_scene(&args)?;
+    let scene = load_scene(SceneSource {
+        scene: &args.scene,
+        particles: args.particles,
+        digits: args.digits,
+        steps: args.steps,
+        dt: args.dt,
+        allow_overlap: args.allow_overlap,
+    })?;
     // Every output path is checked before stepping starts, so a bad one costs nothing.
     for p in [&args.final_csv, &args.stats_json].into_iter().flatten() {
         output::check_writable_file(p)?;
@@ -548,32 +566,14 @@ fn run_validate(args: ValidateArgs) -> Result<i32> {
         .map_err(anyhow::Error::msg)
 }
 
-/// Loads a scene for `view` and `render` with the same rules as `run`.
-fn load_scene_for_drawing(
-    scene: &str,
-    particles: Option<usize>,
-    steps: Option<u64>,
-    allow_overlap: bool,
-) -> Result<Scene> {
-    let path = Path::new(scene);
-    let mut s = if scene.ends_with(".toml") || path.is_file() {
-        if particles.is_some() {
-            bail!("--particles applies to built-in scenes only, not to the file {scene}");
-        }
-        Scene::load(path)?
-    } else {
-        builtin::build(scene, particles)?
-    };
-    if let Some(steps) = steps {
-        s.sim.steps = steps;
-    }
-    s.check(&CheckOptions { allow_overlap })?;
-    Ok(s)
-}
-
 fn view(args: ViewArgs) -> Result<i32> {
     use spheresim::render::app::{ViewOptions, run_viewer};
-    let scene = load_scene_for_drawing(&args.scene, args.particles, None, args.allow_overlap)?;
+    let scene = load_scene(SceneSource {
+        scene: &args.scene,
+        particles: args.particles,
+        allow_overlap: args.allow_overlap,
+        ..Default::default()
+    })?;
     if args.steps_per_frame == Some(0) {
         bail!("--steps-per-frame must be at least 1");
     }
@@ -596,8 +596,13 @@ fn view(args: ViewArgs) -> Result<i32> {
 
 fn render(args: RenderArgs) -> Result<i32> {
     use spheresim::render::frames::{RenderOptions, render_frames};
-    let scene =
-        load_scene_for_drawing(&args.scene, args.particles, args.steps, args.allow_overlap)?;
+    let scene = load_scene(SceneSource {
+        scene: &args.scene,
+        particles: args.particles,
+        steps: args.steps,
+        allow_overlap: args.allow_overlap,
+        ..Default::default()
+    })?;
     let opts = RenderOptions {
         frames: args.frames,
         every: args.every,
