@@ -522,6 +522,15 @@ fn bench(args: BenchArgs) -> Result<i32> {
         cfg.repeats,
         cfg.steps
     );
+    // Other work on the machine skews every figure: say how busy it was at the start.
+    if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
+        let avg: Vec<&str> = load.split_whitespace().take(3).collect();
+        eprintln!(
+            "load average (1, 5, 15 min) before the run: {} on {} threads",
+            avg.join(" "),
+            std::thread::available_parallelism().map_or(0, |n| n.get())
+        );
+    }
     let bar = ProgressBar::new(total);
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
