@@ -88,27 +88,7 @@ fn elastic_gas_keeps_energy_and_momentum_to_1e_9() {
 
 #[test]
 fn fixed_sphere_and_plane_are_infinite_masses() {
-    let s = scene(
-        vec![
-            sphere(
-                DVec3::new(-1.0, 0.0, 0.0),
-                DVec3::new(2.0, 0.0, 0.0),
-                0.1,
-                1.0,
-                0.5,
-            ),
-            fixed(DVec3::ZERO, 0.5),
-            sphere(
-                DVec3::new(3.0, -0.5, 0.0),
-                DVec3::new(1.0, -3.0, 0.0),
-                0.1,
-                1.0,
-                0.5,
-            ),
-        ],
-        vec![plane(DVec3::new(0.0, -1.0, 0.0), DVec3::Y, 1.0)],
-        params(1e-3, 1000),
-    );
+    let s = fixed_obstacle_scene();
     let mut sim = event(&s);
     sim.step(1000).unwrap();
     let snap = sim.snapshot();

@@ -190,27 +190,7 @@ fn stepped_head_on_and_oblique_collisions_match_closed_form() {
 
 #[test]
 fn stepped_fixed_obstacle_and_plane() {
-    let s = scene(
-        vec![
-            sphere(
-                DVec3::new(-1.0, 0.0, 0.0),
-                DVec3::new(2.0, 0.0, 0.0),
-                0.1,
-                1.0,
-                0.5,
-            ),
-            fixed(DVec3::ZERO, 0.5),
-            sphere(
-                DVec3::new(3.0, -0.5, 0.0),
-                DVec3::new(1.0, -3.0, 0.0),
-                0.1,
-                1.0,
-                0.5,
-            ),
-        ],
-        vec![plane(DVec3::new(0.0, -1.0, 0.0), DVec3::Y, 1.0)],
-        params(1e-3, 1000),
-    );
+    let s = fixed_obstacle_scene();
     let snap = run(&s, Precision::F64).snapshot();
     assert!(
         (snap.velocity[0] - DVec3::new(-1.0, 0.0, 0.0)).length() < 1e-12,

@@ -3,39 +3,9 @@
 
 use glam::DVec3;
 use spheresim::scene::{ContactModel, Plane, Scene, SimParams, Sphere};
+/// The validation cases' builders: a free sphere, a fixed one, a plane.
+pub use spheresim::validate::{fixed, plane, sphere};
 use spheresim::{Backend, Precision, Simulation};
-
-pub fn sphere(position: DVec3, velocity: DVec3, radius: f64, mass: f64, e: f64) -> Sphere {
-    Sphere {
-        position,
-        velocity,
-        radius,
-        mass,
-        restitution: e,
-        material: None,
-        fixed: false,
-    }
-}
-
-pub fn fixed(position: DVec3, radius: f64) -> Sphere {
-    Sphere {
-        position,
-        velocity: DVec3::ZERO,
-        radius,
-        mass: f64::INFINITY,
-        restitution: 1.0,
-        material: None,
-        fixed: true,
-    }
-}
-
-pub fn plane(point: DVec3, normal: DVec3, e: f64) -> Plane {
-    Plane {
-        point,
-        normal: normal.normalize(),
-        restitution: e,
-    }
-}
 
 pub fn scene(spheres: Vec<Sphere>, planes: Vec<Plane>, sim: SimParams) -> Scene {
     Scene {
@@ -92,4 +62,30 @@ pub fn gpu_available() -> bool {
             false
         }
     }
+}
+
+/// A sphere hitting a fixed sphere head-on and another hitting a plane obliquely (e = 0.5), for
+/// 1 s at dt = 1 ms: the infinite-mass partners of every backend.
+pub fn fixed_obstacle_scene() -> Scene {
+    scene(
+        vec![
+            sphere(
+                DVec3::new(-1.0, 0.0, 0.0),
+                DVec3::new(2.0, 0.0, 0.0),
+                0.1,
+                1.0,
+                0.5,
+            ),
+            fixed(DVec3::ZERO, 0.5),
+            sphere(
+                DVec3::new(3.0, -0.5, 0.0),
+                DVec3::new(1.0, -3.0, 0.0),
+                0.1,
+                1.0,
+                0.5,
+            ),
+        ],
+        vec![plane(DVec3::new(0.0, -1.0, 0.0), DVec3::Y, 1.0)],
+        params(1e-3, 1000),
+    )
 }
