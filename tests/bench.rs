@@ -202,14 +202,7 @@ fn gpu_rows_have_stage_times_from_timestamps_and_a_speedup() {
     assert!((s - rows[1].ms_per_step_median / gpu.ms_per_step_median).abs() <= 1e-12 * s);
     if ctx.timestamps {
         assert_eq!(gpu.stage_timing, "timestamp queries");
-        for stage in [
-            "integrate",
-            "binning",
-            "contacts",
-            "gravity",
-            "forces",
-            "check",
-        ] {
+        for stage in spheresim::cpu::STAGES {
             assert!(positive(gpu.stage_ms_per_step[stage]), "{stage}: {gpu:?}");
         }
         assert_eq!(

@@ -778,14 +778,7 @@ impl GpuBackend {
             pass.pop_debug_group();
         }
         if self.g_on {
-            let mut pass = self.pass(enc, "gravity", stage::GRAVITY);
-            pass.push_debug_group("gravity");
-            self.dispatch_spheres(
-                &mut pass,
-                self.stages.gravity.pipeline("gravity"),
-                &b.gravity,
-            );
-            pass.pop_debug_group();
+            self.record_gravity(enc, 1);
         }
         {
             let mut pass = self.pass(enc, "integrate::accelerations", stage::FORCES);
@@ -813,6 +806,20 @@ impl GpuBackend {
             self.dispatch_spheres(&mut pass, self.stages.check.pipeline("check"), &b.check);
             pass.pop_debug_group();
         }
+    }
+
+    /// Stage gravity, `k` times in one pass, on the current state set.
+    fn record_gravity(&self, enc: &mut wgpu::CommandEncoder, k: u32) {
+        let mut pass = self.pass(enc, "gravity", stage::GRAVITY);
+        pass.push_debug_group("gravity");
+        for _ in 0..k {
+            self.dispatch_spheres(
+                &mut pass,
+                self.stages.gravity.pipeline("gravity"),
+                &self.binds[self.cur].gravity,
+            );
+        }
+        pass.pop_debug_group();
     }
 
     fn initialise(&mut self) {
@@ -885,18 +892,7 @@ impl GpuBackend {
             return false;
         }
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = self.pass(&mut enc, "gravity", stage::GRAVITY);
-            pass.push_debug_group("gravity");
-            for _ in 0..k {
-                self.dispatch_spheres(
-                    &mut pass,
-                    self.stages.gravity.pipeline("gravity"),
-                    &self.binds[self.cur].gravity,
-                );
-            }
-            pass.pop_debug_group();
-        }
+        self.record_gravity(&mut enc, k);
         self.ctx.queue.submit([enc.finish()]);
         self.ctx
             .device

@@ -79,6 +79,8 @@ enum Source {
         pos: wgpu::Buffer,
         vel: wgpu::Buffer,
         bind: wgpu::BindGroup,
+        /// The step whose state the buffers hold: a paused viewer uploads nothing.
+        uploaded: std::cell::Cell<Option<u64>>,
     },
 }
 
@@ -368,9 +370,16 @@ impl SceneRenderer {
     }
 
     /// Brings the sphere data up to date: nothing on the GPU backend (the shaders read its
-    /// buffers), a snapshot upload on the CPU backend.
+    /// buffers), a snapshot upload on the CPU backend when the simulation stepped since the last.
     pub fn update(&self, queue: &wgpu::Queue, sim: &mut Simulation) {
-        if let Source::Cpu { pos, vel, .. } = &self.source {
+        if let Source::Cpu {
+            pos, vel, uploaded, ..
+        } = &self.source
+        {
+            if uploaded.get() == Some(sim.steps_done()) {
+                return;
+            }
+            uploaded.set(Some(sim.steps_done()));
             let snap = sim.snapshot();
             let p: Vec<[f32; 4]> = snap
                 .position
@@ -505,7 +514,12 @@ fn make_source(
             };
             let (pos, vel) = (make("sphere positions"), make("sphere velocities"));
             let bind = group(&pos, &vel, ids_identity);
-            Source::Cpu { pos, vel, bind }
+            Source::Cpu {
+                pos,
+                vel,
+                bind,
+                uploaded: std::cell::Cell::new(None),
+            }
         }
     }
 }
@@ -520,22 +534,40 @@ fn init_storage(device: &wgpu::Device, label: &str, bytes: &[u8]) -> wgpu::Buffe
     })
 }
 
+/// A single-sample 2-D texture of `width` × `height` pixels.
+pub(crate) fn texture_2d(
+    device: &wgpu::Device,
+    label: &str,
+    width: u32,
+    height: u32,
+    format: wgpu::TextureFormat,
+    usage: wgpu::TextureUsages,
+) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage,
+        view_formats: &[],
+    })
+}
+
 /// A depth target of `width` × `height` pixels in [`DEPTH_FORMAT`].
 pub fn depth_view(device: &wgpu::Device, width: u32, height: u32) -> wgpu::TextureView {
-    device
-        .create_texture(&wgpu::TextureDescriptor {
-            label: Some("depth"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: DEPTH_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-            view_formats: &[],
-        })
-        .create_view(&Default::default())
+    texture_2d(
+        device,
+        "depth",
+        width,
+        height,
+        DEPTH_FORMAT,
+        wgpu::TextureUsages::RENDER_ATTACHMENT,
+    )
+    .create_view(&Default::default())
 }

@@ -1,7 +1,7 @@
 //! Offscreen capture: a colour and a depth texture, copied back row by row (256-byte padded
 //! rows, as wgpu requires) to tightly packed 8-bit RGBA; PNG encoding with atomic writes.
 
-use super::impostor::{Target, depth_view};
+use super::impostor::{Target, depth_view, texture_2d};
 use crate::output::{OutputError, write_atomic};
 use std::path::Path;
 
@@ -33,20 +33,14 @@ impl Offscreen {
         height: u32,
         format: wgpu::TextureFormat,
     ) -> Self {
-        let colour = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("offscreen colour"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
+        let colour = texture_2d(
+            device,
+            "offscreen colour",
+            width,
+            height,
             format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        });
+            wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+        );
         let padded_row = (4 * width).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
             * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
         let readback = device.create_buffer(&wgpu::BufferDescriptor {

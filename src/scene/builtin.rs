@@ -22,7 +22,7 @@ use glam::DVec3;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 
-use super::{ContactModel, Material, Plane, Scene, SceneError, SimParams, Sphere};
+use super::{Material, Plane, Scene, SceneError, SimParams, Sphere};
 
 /// One line of `spheresim scenes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -296,10 +296,6 @@ fn wall_break(n: usize) -> Result<Scene, SceneError> {
         sim: SimParams {
             dt,
             steps,
-            gravity: DVec3::ZERO,
-            g_const: 0.0,
-            softening: 0.0,
-            contact: ContactModel::Impulse,
             restitution: wood.restitution,
             ..SimParams::default()
         },
@@ -364,11 +360,6 @@ fn box_gas(n: usize) -> Scene {
         sim: SimParams {
             dt: 2e-4,
             steps: 2000,
-            gravity: DVec3::ZERO,
-            g_const: 0.0,
-            softening: 0.0,
-            contact: ContactModel::Impulse,
-            restitution: 1.0,
             ..SimParams::default()
         },
         materials: Vec::new(),
@@ -463,11 +454,8 @@ fn orbits(n: usize) -> Result<Scene, SceneError> {
         sim: SimParams {
             dt: 1e-3,
             steps: 10_000,
-            gravity: DVec3::ZERO,
             g_const: G,
             softening: 0.01,
-            contact: ContactModel::Impulse,
-            restitution: 1.0,
             ..SimParams::default()
         },
         materials: Vec::new(),
@@ -499,9 +487,6 @@ fn bounce(n: usize) -> Scene {
             dt: 1e-4,
             steps: 20_000,
             gravity: DVec3::new(0.0, -9.81, 0.0),
-            g_const: 0.0,
-            softening: 0.0,
-            contact: ContactModel::Impulse,
             restitution: 0.7,
             ..SimParams::default()
         },
@@ -562,11 +547,6 @@ fn two_spheres(n: usize) -> Result<Scene, SceneError> {
         sim: SimParams {
             dt: 1e-4,
             steps: 10_000,
-            gravity: DVec3::ZERO,
-            g_const: 0.0,
-            softening: 0.0,
-            contact: ContactModel::Impulse,
-            restitution: 1.0,
             ..SimParams::default()
         },
         materials: Vec::new(),
@@ -642,11 +622,6 @@ pub fn pi_blocks(digits: u32) -> Result<Scene, SceneError> {
         sim: SimParams {
             dt: duration / steps as f64,
             steps,
-            gravity: DVec3::ZERO,
-            g_const: 0.0,
-            softening: 0.0,
-            contact: ContactModel::Impulse,
-            restitution: 1.0,
             ..SimParams::default()
         },
         materials: Vec::new(),
