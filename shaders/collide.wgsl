@@ -1,5 +1,5 @@
 // Stage `collide`: narrow phase over the 27 neighbour buckets, the large-sphere list and the
-// planes. Twin of src/cpu/collide.rs: entry points `earliest_events` and `collide` (the round is
+// walls (planes and spherical containers). Twin of src/cpu/collide.rs: entry points `earliest_events` and `collide` (the round is
 // the override FINAL: false = Round::Matching, true = Round::Final), functions with the Rust
 // names. Every pair is computed from both sides from the same data with the lower id as `a`, so
 // the two results are bitwise opposite: momentum balances without float atomics.
@@ -8,14 +8,14 @@
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;     // xyz, radius
 @group(0) @binding(2) var<storage, read> vel: array<vec4<f32>>;     // xyz, inverse mass
-@group(0) @binding(3) var<storage, read> props: array<vec4<f32>>;   // restitution, zeta, -, -
+@group(0) @binding(3) var<storage, read> props: array<vec4<f32>>;   // restitution, zeta, compliance, mu
 @group(0) @binding(4) var<storage, read> ids: array<u32>;
 @group(0) @binding(5) var<storage, read> grid: GridView;
 @group(0) @binding(6) var<storage, read> cell_start: array<u32>;    // table_size + 1
 @group(0) @binding(7) var<storage, read> counts: array<u32>;        // table_size + 1
 @group(0) @binding(8) var<storage, read> planes: array<Plane>;
 @group(0) @binding(9) var<storage, read_write> earliest: array<vec4<u32>>;  // tau bits, partner, count, -
-@group(0) @binding(10) var<storage, read_write> contact: array<vec4<f32>>;  // 2 per sphere
+@group(0) @binding(10) var<storage, read_write> contact: array<vec4<f32>>;  // 2 per sphere: dv | force, energy; dx, power
 @group(0) @binding(11) var<storage, read_write> contact_counts: array<vec2<u32>>; // contacts, collisions
 @group(0) @binding(12) var<storage, read> cells: array<vec4<i32>>;   // binned cell
 @group(0) @binding(13) var<storage, read> boxes: array<vec4<i32>>;   // 2 per large sphere
@@ -23,12 +23,12 @@
 // Round of `collide`: false = cpu::collide::Round::Matching, true = Round::Final.
 override FINAL: bool = true;
 
-const MODEL_IMPULSE: u32 = 0u;
 const PLANE_EVENT: u32 = 0x80000000u;  // cpu::collide::PLANE_EVENT
 const NO_EVENT: u32 = 0xffffffffu;     // cpu::collide::NO_EVENT
 const TAU_NONE: f32 = 3.0e38;          // stands for the CPU's infinity (never a valid τ)
 const PASS_EARLIEST: u32 = 0u;
 const PASS_COLLIDE: u32 = 1u;
+const TANGENTIAL_DAMPING_FRACTION: f32 = 0.1;  // physics::friction::TANGENTIAL_DAMPING_FRACTION
 
 // cpu::collide::Body
 struct Body {
@@ -38,6 +38,8 @@ struct Body {
     w: f32,
     e: f32,
     zeta: f32,
+    compliance: f32,
+    mu: f32,
     id: u32,
     cell: vec3<i32>,
 }
@@ -46,7 +48,7 @@ fn load_body(i: u32) -> Body {
     let p = pos[i];
     let v = vel[i];
     let m = props[i];
-    return Body(p.xyz, p.w, v.xyz, v.w, m.x, m.y, ids[i], cells[i].xyz);
+    return Body(p.xyz, p.w, v.xyz, v.w, m.x, m.y, m.z, m.w, ids[i], cells[i].xyz);
 }
 
 // cpu::collide::PairResponse
@@ -57,13 +59,15 @@ struct PairResponse {
     tau: f32,
     push: f32,
     force: f32,
+    friction: vec3<f32>,
     energy: f32,
+    power: f32,
     contact: bool,
     collision: bool,
 }
 
 fn no_response() -> PairResponse {
-    return PairResponse(vec3<f32>(0.0), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, false, false);
+    return PairResponse(vec3<f32>(0.0), 0.0, 0.0, 0.0, 0.0, 0.0, vec3<f32>(0.0), 0.0, 0.0, false, false);
 }
 
 // cpu::collide::ContactOut, plus the sphere's earliest event of the first pass.
@@ -72,6 +76,7 @@ struct Acc {
     dx: vec3<f32>,
     force: vec3<f32>,
     energy: f32,
+    power: f32,
     contacts: u32,
     collisions: u32,
     ev_tau: f32,
@@ -202,8 +207,104 @@ fn resolve_pair(a: Body, b: Body, dt: f32, resting_speed: f32, k_a: f32, k_b: f3
     return out;
 }
 
-// cpu::collide::pair_force (spring–dashpot; a has the lower id)
-fn pair_force(a: Body, b: Body, stiffness: f32, dt: f32) -> PairResponse {
+// physics::hertz::effective_modulus
+fn effective_modulus(compliance_a: f32, compliance_b: f32) -> f32 {
+    return 1.0 / (compliance_a + compliance_b);
+}
+
+// physics::hertz::effective_radius
+fn effective_radius(curvature_a: f32, curvature_b: f32) -> f32 {
+    return 1.0 / (curvature_a + curvature_b);
+}
+
+// physics::hertz::hertz_stiffness
+fn hertz_stiffness(e_star: f32, r_star: f32) -> f32 {
+    return (4.0 / 3.0) * e_star * sqrt(r_star);
+}
+
+// physics::hertz::impact_speed
+fn impact_speed(u_n: f32, k0: f32, inverse_mass_sum: f32, overlap: f32) -> f32 {
+    let d52 = overlap * overlap * sqrt(overlap);
+    return sqrt(u_n * u_n + 0.8 * k0 * inverse_mass_sum * d52);
+}
+
+// physics::hertz::hunt_crossley_force
+fn hunt_crossley_force(k0: f32, e: f32, overlap: f32, u_n: f32, impact: f32) -> f32 {
+    if overlap <= 0.0 {
+        return 0.0;
+    }
+    let elastic = k0 * overlap * sqrt(overlap);
+    var damping = 0.0;
+    if impact > 0.0 {
+        damping = 1.5 * (1.0 - e) * u_n / impact;
+    }
+    return max(elastic * (1.0 + damping), 0.0);
+}
+
+// physics::hertz::elastic_energy
+fn elastic_energy(k0: f32, overlap: f32) -> f32 {
+    if overlap <= 0.0 {
+        return 0.0;
+    }
+    return 0.4 * k0 * overlap * overlap * sqrt(overlap);
+}
+
+// physics::friction::pair_friction
+fn pair_friction(mu_a: f32, mu_b: f32) -> f32 {
+    return min(mu_a, mu_b);
+}
+
+// physics::friction::tangential_damping
+fn tangential_damping(inverse_mass_sum: f32, dt: f32) -> f32 {
+    return TANGENTIAL_DAMPING_FRACTION / (inverse_mass_sum * dt);
+}
+
+// physics::friction::friction_force
+fn friction_force(v_t: vec3<f32>, f_n: f32, mu: f32, gamma_t: f32) -> vec3<f32> {
+    let slip = sqrt(dot3(v_t, v_t));
+    let cap = mu * f_n;
+    if slip <= 0.0 || cap <= 0.0 {
+        return vec3<f32>(0.0);
+    }
+    return v_t * -min(gamma_t, cap / slip);
+}
+
+// cpu::collide::soft_normal_force: (F_n, elastic part, elastic energy).
+fn soft_normal_force(overlap: f32, u_n: f32, e: f32, zeta: f32, compliance_sum: f32,
+                     curvature_sum: f32, inverse_mass_sum: f32) -> vec3<f32> {
+    if params.model == MODEL_HERTZ {
+        let k0 = hertz_stiffness(effective_modulus(compliance_sum, 0.0),
+                                 effective_radius(curvature_sum, 0.0));
+        let impact = impact_speed(u_n, k0, inverse_mass_sum, overlap);
+        return vec3<f32>(hunt_crossley_force(k0, e, overlap, u_n, impact),
+                         k0 * overlap * sqrt(overlap), elastic_energy(k0, overlap));
+    }
+    let k = params.stiffness;
+    let c_n = dashpot_coefficient(zeta, k, inverse_mass_sum);
+    return vec3<f32>(normal_force(k, c_n, overlap, u_n), k * overlap, 0.5 * k * overlap * overlap);
+}
+
+// cpu::collide::soft_contact's result.
+struct Soft {
+    force: f32,
+    friction: vec3<f32>,
+    energy: f32,
+    power: f32,
+}
+
+// cpu::collide::soft_contact
+fn soft_contact(n: vec3<f32>, overlap: f32, dv: vec3<f32>, e: f32, zeta: f32, mu: f32,
+                compliance_sum: f32, curvature_sum: f32, inverse_mass_sum: f32) -> Soft {
+    let u_n = -dot3(dv, n);
+    let f = soft_normal_force(overlap, u_n, e, zeta, compliance_sum, curvature_sum, inverse_mass_sum);
+    let v_t = dv + n * u_n;
+    let f_t = friction_force(v_t, f.x, mu, tangential_damping(inverse_mass_sum, params.dt));
+    let power = (f.x - f.y) * u_n - dot3(f_t, v_t);
+    return Soft(f.x, f_t, f.z, power);
+}
+
+// cpu::collide::pair_force (soft contact; a has the lower id)
+fn pair_force(a: Body, b: Body, dt: f32) -> PairResponse {
     var out = no_response();
     let wsum = a.w + b.w;
     if wsum == 0.0 {
@@ -218,11 +319,14 @@ fn pair_force(a: Body, b: Body, stiffness: f32, dt: f32) -> PairResponse {
     let n = unit_or(d1, vec3<f32>(1.0, 0.0, 0.0));
     let overlap = radius_sum - sqrt(dist2);
     let dv = b.v - a.v;
-    let u_n = -dot3(dv, n);
-    let c_n = dashpot_coefficient(max(a.zeta, b.zeta), stiffness, wsum);
+    let soft = soft_contact(n, overlap, dv, pair_restitution(a.e, b.e), max(a.zeta, b.zeta),
+                            pair_friction(a.mu, b.mu), a.compliance + b.compliance,
+                            1.0 / a.r + 1.0 / b.r, wsum);
     out.n = n;
-    out.force = normal_force(stiffness, c_n, overlap, u_n);
-    out.energy = 0.5 * stiffness * overlap * overlap;
+    out.force = soft.force;
+    out.friction = soft.friction;
+    out.energy = soft.energy;
+    out.power = soft.power;
     out.contact = true;
     let d0 = d1 - dv * dt;
     out.collision = dot3(d0, d0) > radius_sum * radius_sum;
@@ -238,10 +342,11 @@ fn apply(acc: ptr<function, Acc>, p: PairResponse, me: Body, wsum: f32, me_is_a:
         (*acc).dx += dv * p.rest + p.n * (sign * p.push * me.w / wsum);
     }
     if p.force != 0.0 {
-        (*acc).force += p.n * (sign * p.force);
+        (*acc).force += (p.n * p.force + p.friction) * sign;
     }
     if me_is_a {
         (*acc).energy += p.energy;
+        (*acc).power += p.power;
         (*acc).contacts += select(0u, 1u, p.contact);
         (*acc).collisions += select(0u, 1u, p.collision);
     }
@@ -264,7 +369,7 @@ fn visit(acc: ptr<function, Acc>, me: Body, other: Body, mutual: bool, k_me: f32
     if params.model == MODEL_IMPULSE {
         p = resolve_pair(a, b, params.dt, params.resting_speed, k_a, k_b);
     } else {
-        p = pair_force(a, b, params.stiffness, params.dt);
+        p = pair_force(a, b, params.dt);
     }
     if !FINAL {
         if !(p.collision && mutual) {
@@ -400,9 +505,40 @@ fn scan_candidates(acc: ptr<function, Acc>, phase: u32, i: u32, me: Body, mine: 
     }
 }
 
-// cpu::collide::plane_gap
-fn plane_gap(me: Body, plane: Plane) -> vec2<f32> {
-    return vec2<f32>(dot3(me.x - plane.point, plane.normal) - me.r, dot3(me.v, plane.normal));
+// cpu::collide::wall_gap's result: gap s (m) and the wall's normal n into the domain.
+struct Gap {
+    s: f32,
+    n: vec3<f32>,
+}
+
+// cpu::collide::wall_gap
+fn wall_gap(x: vec3<f32>, r: f32, wall: Plane) -> Gap {
+    if wall.radius > 0.0 {
+        let d = x - wall.point;
+        let n = unit_or(-d, wall.normal);
+        return Gap(wall.radius - sqrt(dot3(d, d)) - r, n);
+    }
+    return Gap(dot3(x - wall.point, wall.normal) - r, wall.normal);
+}
+
+// cpu::collide::wall_curvature
+fn wall_curvature(wall: Plane) -> f32 {
+    if wall.radius > 0.0 {
+        return -1.0 / wall.radius;
+    }
+    return 0.0;
+}
+
+// cpu::collide::plane_gap: (s, v·n) and the normal.
+struct PlaneGap {
+    s: f32,
+    vn: f32,
+    n: vec3<f32>,
+}
+
+fn plane_gap(me: Body, plane: Plane) -> PlaneGap {
+    let g = wall_gap(me.x, me.r, plane);
+    return PlaneGap(g.s, dot3(me.v, g.n), g.n);
 }
 
 // cpu::collide::plane_event; returns -1 for None.
@@ -411,8 +547,8 @@ fn plane_event(me: Body, plane: Plane, dt: f32) -> f32 {
         return -1.0;
     }
     let g = plane_gap(me, plane);
-    let s1 = g.x;
-    let vn = g.y;
+    let s1 = g.s;
+    let vn = g.vn;
     if vn >= 0.0 {
         return -1.0;
     }
@@ -431,10 +567,10 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, is_earliest: b
     if me.w == 0.0 {
         return;
     }
-    let n = plane.normal;
     let g = plane_gap(me, plane);
-    let s1 = g.x;
-    let vn = g.y;
+    let s1 = g.s;
+    let vn = g.vn;
+    let n = g.n;
     if params.model == MODEL_IMPULSE {
         let event = plane_event(me, plane, params.dt);
         var act = is_earliest;
@@ -456,11 +592,14 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, is_earliest: b
         if s1 > 0.0 {
             return;
         }
-        let overlap = -s1;
-        let c_n = dashpot_coefficient(max(me.zeta, plane.zeta), params.stiffness, me.w);
-        let f = normal_force(params.stiffness, c_n, overlap, -vn);
-        (*acc).force += n * f;
-        (*acc).energy += 0.5 * params.stiffness * overlap * overlap;
+        // The wall is the first body, the sphere the second.
+        let soft = soft_contact(n, -s1, me.v, pair_restitution(me.e, plane.e),
+                                max(me.zeta, plane.zeta), pair_friction(me.mu, plane.mu),
+                                me.compliance + plane.compliance,
+                                1.0 / me.r + wall_curvature(plane), me.w);
+        (*acc).force += n * soft.force + soft.friction;
+        (*acc).energy += soft.energy;
+        (*acc).power += soft.power;
         (*acc).contacts += 1u;
         (*acc).collisions += select(0u, 1u, s1 - vn * params.dt > 0.0);
     }
@@ -473,8 +612,9 @@ fn project_onto_planes(acc: ptr<function, Acc>, me: Body) {
     }
     for (var k = 0u; k < params.n_planes; k++) {
         let plane = planes[k];
-        let n = plane.normal;
-        let s = dot3(me.x + (*acc).dx - plane.point, n) - me.r;
+        let g = wall_gap(me.x + (*acc).dx, me.r, plane);
+        let n = g.n;
+        let s = g.s;
         if s < 0.0 {
             (*acc).dx -= n * s;
             let v = me.v + (*acc).dv;
@@ -485,7 +625,7 @@ fn project_onto_planes(acc: ptr<function, Acc>, me: Body) {
 }
 
 fn new_acc() -> Acc {
-    return Acc(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0u, 0u, TAU_NONE, NO_EVENT, 0u);
+    return Acc(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0, 0u, 0u, TAU_NONE, NO_EVENT, 0u);
 }
 
 // cpu::collide::earliest_events
@@ -549,6 +689,6 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
     } else {
         contact[2u * i] = vec4<f32>(acc.force, acc.energy);
     }
-    contact[2u * i + 1u] = vec4<f32>(acc.dx, 0.0);
+    contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
     contact_counts[i] = vec2<u32>(acc.contacts, acc.collisions);
 }

@@ -17,7 +17,7 @@ struct Params {
     eps2: f32,               // m², softening²
     drag: f32,               // N·s/m²
     stiffness: f32,          // N/m
-    model: u32,              // 0 impulse, 1 spring–dashpot
+    model: u32,              // MODEL_* below (src/gpu/buffers.rs: model_code)
     overlap_relaxation: f32, // cpu::collide::OVERLAP_RELAXATION
     dispatch_x: u32,         // threads along x of a 2-D dispatch (work-groups × WG)
     resting_speed: f32,      // m/s, physics::impulse::resting_speed
@@ -58,12 +58,22 @@ struct Status {
     pad: u32,
 }
 
-// A plane (src/cpu/collide.rs: PlaneBody).
+// Contact laws (src/gpu/buffers.rs: model_code).
+const MODEL_IMPULSE: u32 = 0u;
+const MODEL_SPRING_DASHPOT: u32 = 1u;
+const MODEL_HERTZ: u32 = 2u;
+
+// A wall: a plane, or the inside of a spherical container when radius > 0
+// (src/cpu/collide.rs: PlaneBody).
 struct Plane {
-    point: vec3<f32>,
+    point: vec3<f32>,   // m; the container's centre
     e: f32,
-    normal: vec3<f32>,
+    normal: vec3<f32>,  // into the domain (planes)
     zeta: f32,
+    compliance: f32,    // (1 − ν²)/E, 1/Pa
+    mu: f32,            // friction coefficient
+    radius: f32,        // 0 plane; container's inner radius, m
+    pad: f32,
 }
 
 // Linear thread index of a possibly 2-D dispatch (DESIGN.md: 2-D dispatch when one dimension

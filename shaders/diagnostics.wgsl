@@ -9,9 +9,10 @@
 @group(0) @binding(5) var<storage, read> contact_counts: array<vec2<u32>>;
 @group(0) @binding(6) var<storage, read_write> partial_f: array<vec4<f32>>; // 3 per work-group
 @group(0) @binding(7) var<storage, read_write> partial_u: array<vec2<u32>>; // 1 per work-group
+@group(0) @binding(8) var<storage, read> dissipated: array<f32>;           // J, by input id
 
 // kinetic, uniform-field potential, spring energy, momentum xyz, angular momentum xyz
-var<workgroup> sh_a: array<vec4<f32>, 256>;   // kinetic, potential, spring, -
+var<workgroup> sh_a: array<vec4<f32>, 256>;   // kinetic, potential, elastic, dissipated
 var<workgroup> sh_p: array<vec4<f32>, 256>;   // momentum
 var<workgroup> sh_l: array<vec4<f32>, 256>;   // angular momentum
 var<workgroup> sh_c: array<vec2<u32>, 256>;   // contacts, collisions
@@ -31,6 +32,7 @@ fn diagnostics(
         let v4 = vel[i];
         let x = pos[i].xyz;
         ea.z = contact[2u * i].w;
+        ea.w = dissipated[i];
         c = contact_counts[i];
         if v4.w != 0.0 {
             let m = acc[i].w;

@@ -7,6 +7,8 @@
 @group(0) @binding(4) var<storage, read_write> grid: Grid;
 @group(0) @binding(5) var<storage, read> contact: array<vec4<f32>>;     // 2 per sphere: dv | force, dx | energy
 @group(0) @binding(6) var<storage, read> a_mutual: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read> ids: array<u32>;
+@group(0) @binding(8) var<storage, read_write> dissipated: array<f32>;  // J, by input id
 
 // Mirrors cpu::integrate::kick_drift: v += a dt/2, x += v dt; records the largest small-sphere
 // speed² for the grid.
@@ -43,12 +45,19 @@ fn measure_speed(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
-// Mirrors cpu::integrate::kick: v += a dt/2.
+// Mirrors cpu::integrate::kick: v += a dt/2. Soft contact: also adds the power the sphere's
+// contacts dissipated this step, times dt, to its dissipated energy (CpuBackend::step sums the
+// same powers into one f64).
 @compute @workgroup_size(256)
 fn kick(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
     if i >= params.n {
         return;
+    }
+    if params.model != MODEL_IMPULSE {
+        // Before the fixed-sphere return: a fixed sphere may own a pair (lower id).
+        let id = ids[i];
+        dissipated[id] += contact[2u * i + 1u].w * params.dt;
     }
     let v4 = vel[i];
     if v4.w == 0.0 {
@@ -73,7 +82,7 @@ fn apply_contacts(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 // Mirrors cpu::integrate::accelerations: g + w (contact force + Stokes drag) + mutual gravity.
-// The contact force is used by the spring–dashpot only (it is zero for impulses).
+// The contact force is used by the soft contact laws only (it is zero for impulses).
 @compute @workgroup_size(256)
 fn accelerations(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
@@ -89,7 +98,7 @@ fn accelerations(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     // physics::drag::stokes_drag
     var f = v4.xyz * (-params.drag * pos[i].w);
-    if params.model == 1u {
+    if params.model != MODEL_IMPULSE {
         f += contact[2u * i].xyz;
     }
     var a = params.gravity + f * w;

@@ -17,8 +17,12 @@ pub struct Diagnostics {
     pub potential_uniform: f64,
     /// Mutual gravitational potential energy −G Σ_{i<j} m_i m_j / sqrt(r² + ε²), J.
     pub potential_gravity: f64,
-    /// Elastic energy stored in spring–dashpot contacts, Σ ½ k_n δ², J.
+    /// Elastic energy stored in soft contacts, J: Σ ½ k_n δ² (spring–dashpot) or
+    /// Σ (2/5) k₀ δ^{5/2} (Hertz).
     pub potential_spring: f64,
+    /// Energy taken out by contact damping and friction since the start, J (soft contact; 0
+    /// for impulses): kinetic + potential + elastic + dissipated stays constant.
+    pub dissipated: f64,
     /// Linear momentum Σ m v, kg·m/s.
     pub momentum: DVec3,
     /// Angular momentum about the origin Σ m x × v, kg·m²/s.
@@ -33,5 +37,12 @@ impl Diagnostics {
     /// Total mechanical energy: kinetic plus all potential energies, J.
     pub fn total_energy(&self) -> f64 {
         self.kinetic + self.potential_uniform + self.potential_gravity + self.potential_spring
+    }
+
+    /// Mechanical energy plus the energy dissipated so far, J: constant up to the integration
+    /// error when the soft contacts' damping and friction are the only losses (no drag, no
+    /// impulses with e < 1).
+    pub fn energy_balance(&self) -> f64 {
+        self.total_energy() + self.dissipated
     }
 }

@@ -91,7 +91,7 @@ fn box_gas(n_side: usize, e: f64) -> Scene {
             }
         }
     }
-    let planes = Scene::box_planes(DVec3::ZERO, DVec3::splat(l), 1.0)
+    let planes = Scene::box_planes(DVec3::ZERO, DVec3::splat(l), 1.0, Default::default())
         .into_iter()
         .collect();
     scene(spheres, planes, params(1e-3, 3000))
@@ -524,9 +524,14 @@ fn a_lattice_settles_in_a_box() {
             }
         }
     }
-    let planes = Scene::box_planes(DVec3::ZERO, DVec3::new(0.45, 2.0, 0.45), 0.5)
-        .into_iter()
-        .collect();
+    let planes = Scene::box_planes(
+        DVec3::ZERO,
+        DVec3::new(0.45, 2.0, 0.45),
+        0.5,
+        Default::default(),
+    )
+    .into_iter()
+    .collect();
     let sim_params = SimParams {
         gravity: DVec3::new(0.0, -9.81, 0.0),
         ..params(5e-4, 5000)

@@ -32,6 +32,7 @@ fn scene(spheres: &[(DVec3, f64, usize)]) -> Scene {
         name: "render-test".into(),
         sim: SimParams::default(),
         materials: vec![material("a"), material("b")],
+        containers: vec![],
         spheres: spheres
             .iter()
             .map(|&(p, r, m)| {

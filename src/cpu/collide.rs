@@ -10,8 +10,12 @@
 //! reaches contact while approaching (Nikulin's two inequalities, [`contact_fraction`]); the
 //! impulse acts at the contact instant τ, and the rest of the step `(1 − τ) dt` is travelled
 //! with the new velocity. A residual overlap is removed by moving positions only (no kinetic
-//! energy added), split by inverse mass. Spring–dashpot (§2.1): forces at the end-of-drift
-//! positions.
+//! energy added), split by inverse mass. Soft contact, spring–dashpot (§2.1) or Hertz with
+//! Hunt–Crossley dissipation (§2.2), with regularised Coulomb friction (§2.3): forces at the
+//! end-of-drift positions, and the power they dissipate for the energy balance.
+//!
+//! Walls are planes and the insides of spherical containers ([`PlaneBody::radius`] > 0); both
+//! meet a sphere along the wall's normal at the sphere's nearest point ([`wall_gap`]).
 //!
 //! Summing several impulses computed from the same pre-collision velocities (Jacobi) does not
 //! conserve energy when a sphere meets two movable bodies in one step. So the impulse model
@@ -30,6 +34,11 @@
 //! served.
 
 use crate::Real;
+use crate::physics::friction::{friction_force, pair_friction, tangential_damping};
+use crate::physics::hertz::{
+    effective_modulus, effective_radius, elastic_energy, hertz_stiffness, hunt_crossley_force,
+    impact_speed,
+};
 use crate::physics::impulse::{
     effective_restitution, normal_impulse, pair_restitution, plane_velocity_change,
 };
@@ -59,6 +68,10 @@ pub struct Body<R: Real> {
     pub e: R,
     /// Spring–dashpot damping ratio ζ for `e` (see `physics::spring_dashpot::damping_ratio`).
     pub zeta: R,
+    /// Compliance `(1 − ν²)/E`, Pa⁻¹ (Hertz law).
+    pub compliance: R,
+    /// Friction coefficient μ.
+    pub mu: R,
     /// Input id (index in the scene), which orders the pair.
     pub id: u32,
     /// Grid cell at binning time. Every round of the step finds candidates from these cells,
@@ -88,17 +101,23 @@ fn in_box(c: [i32; 3], b: &CellBox) -> bool {
     (0..3).all(|k| b.0[k] <= c[k] && c[k] <= b.1[k])
 }
 
-/// A plane as the contact stage sees it.
+/// A wall as the contact stage sees it: a plane, or the inside of a spherical container.
 #[derive(Clone, Copy, Debug)]
 pub struct PlaneBody<R: Real> {
-    /// A point on the plane, m.
+    /// A point on the plane, or the container's centre, m.
     pub point: R::V3,
-    /// Unit normal into the domain.
+    /// Unit normal into the domain (planes only).
     pub normal: R::V3,
     /// Restitution coefficient.
     pub e: R,
     /// Damping ratio ζ for `e`.
     pub zeta: R,
+    /// Compliance `(1 − ν²)/E`, Pa⁻¹ (Hertz law).
+    pub compliance: R,
+    /// Friction coefficient μ.
+    pub mu: R,
+    /// `0` for a plane; the inner radius R_W of a spherical container, m.
+    pub radius: R,
 }
 
 /// Uniform parameters of the contact stage.
@@ -149,10 +168,12 @@ pub struct ContactOut<R: Real> {
     pub dv: R::V3,
     /// Position change, m (impulse model: rest-of-step travel and overlap removal).
     pub dx: R::V3,
-    /// Contact force, N (spring–dashpot).
+    /// Contact force, N (soft contact: normal and friction).
     pub force: R::V3,
-    /// Spring energy of the contacts this sphere owns (lower id of the pair), J.
+    /// Elastic energy of the contacts this sphere owns (lower id of the pair), J.
     pub energy: R,
+    /// Power dissipated by the contacts this sphere owns (damping and friction), W.
+    pub power: R,
     /// Contacts this sphere owns.
     pub contacts: u32,
     /// Collisions (impulses, or soft contacts begun this step) this sphere owns.
@@ -172,10 +193,14 @@ pub struct PairResponse<R: Real> {
     pub tau: R,
     /// Residual overlap to remove after the impulse, m, split by inverse mass.
     pub push: R,
-    /// Normal force magnitude on b along n, N (spring–dashpot).
+    /// Normal force magnitude on b along n, N (soft contact).
     pub force: R,
-    /// Elastic energy of the contact, J (spring–dashpot).
+    /// Friction force on b, N (soft contact).
+    pub friction: R::V3,
+    /// Elastic energy of the contact, J (soft contact).
     pub energy: R,
+    /// Power dissipated by the contact's damping and friction, W (soft contact).
+    pub power: R,
     /// The spheres touch or overlap at the end of the step.
     pub contact: bool,
     /// An impulse was applied (or a soft contact began).
@@ -243,10 +268,93 @@ pub fn resolve_pair<R: Real>(
     out
 }
 
-/// Spring–dashpot response of a pair (PHYSICS.md §2.1) at the end-of-drift positions.
-/// `a` must have the lower id.
+/// Normal force of a soft contact: `(F_n, elastic part of F_n, elastic energy)` in N, N, J, for
+/// the law `model` (spring–dashpot, PHYSICS.md §2.1, or Hertz/Hunt–Crossley, §2.2), overlap δ
+/// (m), approach speed `u_n` (m/s), pair restitution `e`, damping ratio `zeta` (spring–dashpot),
+/// spring stiffness (N/m), the two bodies' compliance sum (Pa⁻¹) and curvature sum (m⁻¹, Hertz)
+/// and inverse-mass sum (kg⁻¹).
 #[inline(always)]
-pub fn pair_force<R: Real>(a: &Body<R>, b: &Body<R>, stiffness: R, dt: R) -> PairResponse<R> {
+#[allow(clippy::too_many_arguments)]
+pub fn soft_normal_force<R: Real>(
+    model: ContactModel,
+    overlap: R,
+    u_n: R,
+    e: R,
+    zeta: R,
+    stiffness: R,
+    compliance_sum: R,
+    curvature_sum: R,
+    inverse_mass_sum: R,
+) -> (R, R, R) {
+    if model == ContactModel::Hertz {
+        let k0 = hertz_stiffness(
+            effective_modulus(compliance_sum, R::zero()),
+            effective_radius(curvature_sum, R::zero()),
+        );
+        let impact = impact_speed(u_n, k0, inverse_mass_sum, overlap);
+        (
+            hunt_crossley_force(k0, e, overlap, u_n, impact),
+            k0 * overlap * overlap.sqrt(),
+            elastic_energy(k0, overlap),
+        )
+    } else {
+        let c_n = dashpot_coefficient(zeta, stiffness, inverse_mass_sum);
+        (
+            normal_force(stiffness, c_n, overlap, u_n),
+            stiffness * overlap,
+            R::of(0.5) * stiffness * overlap * overlap,
+        )
+    }
+}
+
+/// Normal force, friction and dissipated power of a soft contact with unit normal `n` (from
+/// the first body to the second), overlap δ (m) and relative velocity `dv` (second minus first,
+/// m/s): `(F_n, friction force on the second body, power)`. The power `(F_n − F_el) u_n −
+/// F_t·v_t` (W) is what the damping and the friction take out of kinetic plus elastic energy.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn soft_contact<R: Real>(
+    model: ContactModel,
+    n: R::V3,
+    overlap: R,
+    dv: R::V3,
+    e: R,
+    zeta: R,
+    mu: R,
+    stiffness: R,
+    compliance_sum: R,
+    curvature_sum: R,
+    inverse_mass_sum: R,
+    dt: R,
+) -> (R, R::V3, R, R) {
+    let u_n = -R::dot(dv, n);
+    let (f, f_el, energy) = soft_normal_force(
+        model,
+        overlap,
+        u_n,
+        e,
+        zeta,
+        stiffness,
+        compliance_sum,
+        curvature_sum,
+        inverse_mass_sum,
+    );
+    let v_t = dv + n * u_n;
+    let f_t = friction_force::<R>(v_t, f, mu, tangential_damping(inverse_mass_sum, dt));
+    let power = (f - f_el) * u_n - R::dot(f_t, v_t);
+    (f, f_t, energy, power)
+}
+
+/// Soft-contact response of a pair (spring–dashpot or Hertz, with friction) at the
+/// end-of-drift positions. `a` must have the lower id.
+#[inline(always)]
+pub fn pair_force<R: Real>(
+    a: &Body<R>,
+    b: &Body<R>,
+    model: ContactModel,
+    stiffness: R,
+    dt: R,
+) -> PairResponse<R> {
     let mut out = PairResponse::<R>::default();
     let wsum = a.w + b.w;
     if wsum == R::zero() {
@@ -261,11 +369,25 @@ pub fn pair_force<R: Real>(a: &Body<R>, b: &Body<R>, stiffness: R, dt: R) -> Pai
     let n = unit_or::<R>(d1, R::vec(R::one(), R::zero(), R::zero()));
     let overlap = radius_sum - dist2.sqrt();
     let dv = b.v - a.v;
-    let u_n = -R::dot(dv, n);
-    let c_n = dashpot_coefficient(a.zeta.max(b.zeta), stiffness, wsum);
+    let (f, f_t, energy, power) = soft_contact(
+        model,
+        n,
+        overlap,
+        dv,
+        pair_restitution(a.e, b.e),
+        a.zeta.max(b.zeta),
+        pair_friction(a.mu, b.mu),
+        stiffness,
+        a.compliance + b.compliance,
+        a.r.recip() + b.r.recip(),
+        wsum,
+        dt,
+    );
     out.n = n;
-    out.force = normal_force(stiffness, c_n, overlap, u_n);
-    out.energy = R::of(0.5) * stiffness * overlap * overlap;
+    out.force = f;
+    out.friction = f_t;
+    out.energy = energy;
+    out.power = power;
     out.contact = true;
     // Began this step: apart at the start of the drift.
     let d0 = d1 - dv * dt;
@@ -333,10 +455,11 @@ fn apply<R: Real>(
         acc.dx += dv * p.rest + p.n * (sign * p.push * me.w / wsum);
     }
     if p.force != R::zero() {
-        acc.force += p.n * (sign * p.force);
+        acc.force += (p.n * p.force + p.friction) * sign;
     }
     if me_is_a {
         acc.energy += p.energy;
+        acc.power += p.power;
         acc.contacts += p.contact as u32;
         acc.collisions += p.collision as u32;
     }
@@ -374,7 +497,9 @@ fn visit<R: Real>(
     };
     let mut p = match params.model {
         ContactModel::Impulse => resolve_pair(a, b, params.dt, params.resting_speed, k_a, k_b),
-        ContactModel::SpringDashpot => pair_force(a, b, params.stiffness, params.dt),
+        ContactModel::SpringDashpot | ContactModel::Hertz => {
+            pair_force(a, b, params.model, params.stiffness, params.dt)
+        }
     };
     if round == Round::Matching {
         if !(p.collision && mutual) {
@@ -394,13 +519,26 @@ fn is_mutual<R: Real>(me: &Body<R>, mine: u32, other: &Body<R>, theirs: u32) -> 
     (me.w == R::zero() || mine == other.id) && (other.w == R::zero() || theirs == me.id)
 }
 
-/// Signed gap of a sphere to a plane at the end of the drift, `(x − o)·n − r`, m, and `v·n`.
+/// Signed gap `s` (m) of a sphere of radius `r` centred at `x` to a wall, and the wall's unit
+/// normal `n` into the domain at the sphere's nearest point. Plane: `s = (x − o)·n − r`.
+/// Spherical container of radius R_W about c: `s = R_W − |x − c| − r`, `n = −(x − c)/|x − c|`.
 #[inline(always)]
-fn plane_gap<R: Real>(me: &Body<R>, plane: &PlaneBody<R>) -> (R, R) {
-    (
-        R::dot(me.x - plane.point, plane.normal) - me.r,
-        R::dot(me.v, plane.normal),
-    )
+pub fn wall_gap<R: Real>(x: R::V3, r: R, wall: &PlaneBody<R>) -> (R, R::V3) {
+    if wall.radius > R::zero() {
+        let d = x - wall.point;
+        let n = unit_or::<R>(-d, wall.normal);
+        (wall.radius - R::norm2(d).sqrt() - r, n)
+    } else {
+        (R::dot(x - wall.point, wall.normal) - r, wall.normal)
+    }
+}
+
+/// Gap of a sphere to a wall at the end of the drift (m), `v·n` (m/s) and the normal `n`
+/// ([`wall_gap`]).
+#[inline(always)]
+fn plane_gap<R: Real>(me: &Body<R>, plane: &PlaneBody<R>) -> (R, R, R::V3) {
+    let (s, n) = wall_gap(me.x, me.r, plane);
+    (s, R::dot(me.v, n), n)
 }
 
 /// Fraction of the step at which a sphere meets a plane while approaching it, if it does.
@@ -409,7 +547,7 @@ pub fn plane_event<R: Real>(me: &Body<R>, plane: &PlaneBody<R>, dt: R) -> Option
     if me.w == R::zero() {
         return None;
     }
-    let (s1, vn) = plane_gap(me, plane);
+    let (s1, vn, _) = plane_gap(me, plane);
     if vn >= R::zero() {
         return None;
     }
@@ -421,7 +559,7 @@ pub fn plane_event<R: Real>(me: &Body<R>, plane: &PlaneBody<R>, dt: R) -> Option
     }
 }
 
-/// Sphere–plane response (PHYSICS.md §1 for impulses, §2.1 for the spring–dashpot), added to
+/// Sphere–wall response (PHYSICS.md §1 for impulses, §2 for soft contact), added to
 /// `acc`. Planes are immovable. Impulse model: in the matching round the impulse acts when the
 /// plane is the sphere's `earliest` event, in the final round whenever the sphere reaches the
 /// plane approaching it; it acts at the contact instant and the sphere travels the rest of the
@@ -441,8 +579,7 @@ pub fn plane_contact<R: Real>(
     if me.w == R::zero() {
         return;
     }
-    let n = plane.normal;
-    let (s1, vn) = plane_gap(me, plane);
+    let (s1, vn, n) = plane_gap(me, plane);
     match params.model {
         ContactModel::Impulse => {
             let event = plane_event(me, plane, params.dt);
@@ -466,18 +603,43 @@ pub fn plane_contact<R: Real>(
                 acc.contacts += (s1 <= R::zero()) as u32;
             }
         }
-        ContactModel::SpringDashpot => {
+        ContactModel::SpringDashpot | ContactModel::Hertz => {
             if s1 > R::zero() {
                 return;
             }
-            let overlap = -s1;
-            let c_n = dashpot_coefficient(me.zeta.max(plane.zeta), params.stiffness, me.w);
-            let f = normal_force(params.stiffness, c_n, overlap, -vn);
-            acc.force += n * f;
-            acc.energy += R::of(0.5) * params.stiffness * overlap * overlap;
+            // The wall is the first body (immovable, curvature 0 or −1/R_W), the sphere the
+            // second: the normal force acts along n on the sphere.
+            let (f, f_t, energy, power) = soft_contact(
+                params.model,
+                n,
+                -s1,
+                me.v,
+                pair_restitution(me.e, plane.e),
+                me.zeta.max(plane.zeta),
+                pair_friction(me.mu, plane.mu),
+                params.stiffness,
+                me.compliance + plane.compliance,
+                me.r.recip() + wall_curvature(plane),
+                me.w,
+                params.dt,
+            );
+            acc.force += n * f + f_t;
+            acc.energy += energy;
+            acc.power += power;
             acc.contacts += 1;
             acc.collisions += (s1 - vn * params.dt > R::zero()) as u32;
         }
+    }
+}
+
+/// Curvature of a wall as the Hertz law sees it, m⁻¹: `0` for a plane, `−1/R_W` for the inside
+/// of a spherical container (PHYSICS.md §2.2).
+#[inline(always)]
+pub fn wall_curvature<R: Real>(wall: &PlaneBody<R>) -> R {
+    if wall.radius > R::zero() {
+        -wall.radius.recip()
+    } else {
+        R::zero()
     }
 }
 
@@ -496,8 +658,7 @@ pub fn project_onto_planes<R: Real>(
         return;
     }
     for plane in planes {
-        let n = plane.normal;
-        let s = R::dot(me.x + acc.dx - plane.point, n) - me.r;
+        let (s, n) = wall_gap(me.x + acc.dx, me.r, plane);
         if s < R::zero() {
             acc.dx -= n * s;
             let v = me.v + acc.dv;

@@ -69,6 +69,17 @@ pub const STAGES: [&str; 6] = [
     "check",
 ];
 
+/// Sums of the contact stage's per-sphere results.
+#[derive(Clone, Copy, Debug, Default)]
+struct ContactSums {
+    contacts: u64,
+    /// Elastic energy, J.
+    energy: f64,
+    /// Dissipated power, W.
+    power: f64,
+    collisions: u64,
+}
+
 /// Uniform parameters of a scene, in the backend's precision.
 #[derive(Clone, Debug)]
 struct Params<R: Real> {
@@ -99,6 +110,8 @@ pub struct CpuBackend<R: Real> {
     inv_mass: Vec<R>,
     restitution: Vec<R>,
     zeta: Vec<R>,
+    compliance: Vec<R>,
+    mu: Vec<R>,
     id: Vec<u32>,
     // Radius and mass as given, in input order (snapshots report them unrounded).
     radius_input: Vec<f64>,
@@ -121,6 +134,7 @@ pub struct CpuBackend<R: Real> {
     collisions: u64,
     contacts: u64,
     spring_energy: f64,
+    dissipated: f64,
     cell_edge: R,
     stage_seconds: [f64; 6],
 }
@@ -142,7 +156,7 @@ impl<R: Real> CpuBackend<R> {
         let ts = cell_keys::table_size(n);
         let zeta_of = |e: f64| match sim.contact {
             ContactModel::SpringDashpot => R::of(damping_ratio(e)),
-            ContactModel::Impulse => R::zero(),
+            ContactModel::Impulse | ContactModel::Hertz => R::zero(),
         };
         let mut b = Self {
             params: Params {
@@ -164,7 +178,19 @@ impl<R: Real> CpuBackend<R> {
                     normal: R::v3(p.normal),
                     e: R::of(p.restitution),
                     zeta: zeta_of(p.restitution),
+                    compliance: R::of(p.surface.compliance()),
+                    mu: R::of(p.surface.friction),
+                    radius: R::zero(),
                 })
+                .chain(scene.containers.iter().map(|c| PlaneBody {
+                    point: R::v3(c.center),
+                    normal: R::vec(R::one(), R::zero(), R::zero()),
+                    e: R::of(c.restitution),
+                    zeta: zeta_of(c.restitution),
+                    compliance: R::of(c.surface.compliance()),
+                    mu: R::of(c.surface.friction),
+                    radius: R::of(c.radius),
+                }))
                 .collect(),
             small_radius_max: R::of(small_max),
             n_small: (n - n_large) as u32,
@@ -189,6 +215,16 @@ impl<R: Real> CpuBackend<R> {
                 .iter()
                 .map(|s| zeta_of(s.restitution))
                 .collect(),
+            compliance: scene
+                .spheres
+                .iter()
+                .map(|s| R::of(s.surface.compliance()))
+                .collect(),
+            mu: scene
+                .spheres
+                .iter()
+                .map(|s| R::of(s.surface.friction))
+                .collect(),
             id: (0..n as u32).collect(),
             radius_input: radii.clone(),
             mass_input: scene.spheres.iter().map(|s| s.mass).collect(),
@@ -208,6 +244,7 @@ impl<R: Real> CpuBackend<R> {
             collisions: 0,
             contacts: 0,
             spring_energy: 0.0,
+            dissipated: 0.0,
             cell_edge: R::one(),
             stage_seconds: [0.0; 6],
         };
@@ -221,8 +258,8 @@ impl<R: Real> CpuBackend<R> {
             .sqrt();
         b.bin(vmax);
         let cout = b.contacts(vmax, true);
-        b.contacts = cout.0;
-        b.spring_energy = cout.1;
+        b.contacts = cout.contacts;
+        b.spring_energy = cout.energy;
         b.forces();
         b
     }
@@ -243,7 +280,7 @@ impl<R: Real> CpuBackend<R> {
     pub fn memory_estimate(n: usize) -> u64 {
         use std::mem::size_of;
         let per_sphere = 5 * size_of::<R::V3>() // position, velocity, acceleration, force, a_mutual
-            + 5 * size_of::<R>() // radius, mass, inverse mass, restitution, damping ratio
+            + 7 * size_of::<R>() // radius, mass, inverse mass, restitution, ζ, compliance, μ
             + 3 * size_of::<u32>() // id, keys, permutation
             + 2 * size_of::<f64>() // radius and mass as given
             + size_of::<collide::Body<R>>()
@@ -320,6 +357,8 @@ impl<R: Real> CpuBackend<R> {
         permute(&mut self.inv_mass, perm);
         permute(&mut self.restitution, perm);
         permute(&mut self.zeta, perm);
+        permute(&mut self.compliance, perm);
+        permute(&mut self.mu, perm);
         permute(&mut self.id, perm);
         // Cells (and large spheres' boxes) at binning time, used by every contact round.
         self.cells.clear();
@@ -341,15 +380,17 @@ impl<R: Real> CpuBackend<R> {
             w: self.inv_mass[i],
             e: self.restitution[i],
             zeta: self.zeta[i],
+            compliance: self.compliance[i],
+            mu: self.mu[i],
             id: self.id[i],
             cell: self.cells[i],
         }));
     }
 
-    /// Stage `collide` (both rounds for impulses, applied to the state unless `init`);
-    /// returns (contacts, spring energy, collisions). At set-up (`init`) only the final round
-    /// runs, for the contact counts and spring forces, and nothing is applied.
-    fn contacts(&mut self, small_speed_max: R, init: bool) -> (u64, f64, u64) {
+    /// Stage `collide` (both rounds for impulses, applied to the state unless `init`); returns
+    /// its sums, with the collisions of every round. At set-up (`init`) only the final round
+    /// runs, for the contact counts and soft-contact forces, and nothing is applied.
+    fn contacts(&mut self, small_speed_max: R, init: bool) -> ContactSums {
         let params = CollideParams {
             dt: self.params.dt,
             model: self.params.model,
@@ -379,7 +420,7 @@ impl<R: Real> CpuBackend<R> {
         for _ in 0..rounds {
             self.earliest_events(&params);
             self.collide(Round::Matching, &params);
-            collisions += self.sum_contacts().2;
+            collisions += self.sum_contacts().collisions;
             self.apply_contacts();
             self.load_bodies();
         }
@@ -388,11 +429,12 @@ impl<R: Real> CpuBackend<R> {
             self.earliest_events(&params);
         }
         self.collide(Round::Final, &params);
-        let (contacts, energy, c) = self.sum_contacts();
+        let mut sums = self.sum_contacts();
         if impulse && !init {
             self.apply_contacts();
         }
-        (contacts, energy, collisions + c)
+        sums.collisions += collisions;
+        sums
     }
 
     /// Stage `collide`, earliest events, into `self.earliest`.
@@ -435,22 +477,26 @@ impl<R: Real> CpuBackend<R> {
             });
     }
 
-    /// (contacts, spring energy, collisions) summed over the contact results in fixed blocks.
-    fn sum_contacts(&self) -> (u64, f64, u64) {
+    /// The contact results summed in fixed blocks (reproducible order).
+    fn sum_contacts(&self) -> ContactSums {
         self.contact
             .par_chunks(CHUNK)
             .map(|c| {
-                c.iter().fold((0u64, 0f64, 0u64), |(a, e, k), o| {
-                    (
-                        a + o.contacts as u64,
-                        e + o.energy.f64(),
-                        k + o.collisions as u64,
-                    )
+                c.iter().fold(ContactSums::default(), |s, o| ContactSums {
+                    contacts: s.contacts + o.contacts as u64,
+                    energy: s.energy + o.energy.f64(),
+                    power: s.power + o.power.f64(),
+                    collisions: s.collisions + o.collisions as u64,
                 })
             })
             .collect::<Vec<_>>()
             .into_iter()
-            .fold((0, 0.0, 0), |(a, e, k), (b, f, l)| (a + b, e + f, k + l))
+            .fold(ContactSums::default(), |s, o| ContactSums {
+                contacts: s.contacts + o.contacts,
+                energy: s.energy + o.energy,
+                power: s.power + o.power,
+                collisions: s.collisions + o.collisions,
+            })
     }
 
     /// Stages `gravity` and the force sum: fills `acceleration` from the current state.
@@ -477,7 +523,7 @@ impl<R: Real> CpuBackend<R> {
     /// Accelerations from contact forces, mutual gravity, uniform gravity and drag.
     fn accelerations(&mut self) {
         self.force.clear();
-        if self.params.model == ContactModel::SpringDashpot {
+        if self.params.model.is_soft() {
             self.force
                 .par_extend(self.contact.par_iter().map(|c| c.force));
         }
@@ -515,10 +561,12 @@ impl<R: Real> CpuBackend<R> {
         lap(0, &mut self.stage_seconds);
         self.bin(vmax);
         lap(1, &mut self.stage_seconds);
-        let (contacts, energy, collisions) = self.contacts(vmax, false);
-        self.contacts = contacts;
-        self.spring_energy = energy;
-        self.collisions += collisions;
+        let sums = self.contacts(vmax, false);
+        self.contacts = sums.contacts;
+        self.spring_energy = sums.energy;
+        self.collisions += sums.collisions;
+        // The forces of this step's contacts act for one step (the two half kicks).
+        self.dissipated += sums.power * self.dt_f64;
         lap(2, &mut self.stage_seconds);
         self.mutual_gravity();
         lap(3, &mut self.stage_seconds);
@@ -571,6 +619,7 @@ impl<R: Real> CpuBackend<R> {
             potential_uniform: s.potential_uniform,
             potential_gravity,
             potential_spring: self.spring_energy,
+            dissipated: self.dissipated,
             momentum: s.momentum,
             angular_momentum: s.angular_momentum,
             contacts: self.contacts,

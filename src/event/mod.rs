@@ -187,7 +187,8 @@ impl EventBackend {
     ///
     /// # Errors
     /// [`EventError::Unsupported`] for scenes with mutual gravity (G > 0), Stokes drag
-    /// (drag > 0), a contact model other than `impulse`, or more than [`MAX_SPHERES`] spheres;
+    /// (drag > 0), a contact model other than `impulse`, spherical containers, or more than
+    /// [`MAX_SPHERES`] spheres;
     /// the message names the setting and its value.
     pub fn new(scene: &Scene) -> Result<Self, EventError> {
         let sim = &scene.sim;
@@ -205,6 +206,14 @@ impl EventBackend {
                 "the scene uses contact = \"{}\": the event-driven solver resolves instantaneous \
                  impulse collisions only (contact = \"impulse\"); use --backend cpu or gpu",
                 sim.contact
+            ));
+        }
+        if let Some(c) = scene.containers.first() {
+            return refuse(format!(
+                "the scene has {} spherical container(s) (the first of radius {} m): the \
+                 event-driven solver predicts contacts with planes only; use --backend cpu or gpu",
+                scene.containers.len(),
+                c.radius
             ));
         }
         if sim.drag != 0.0 {

@@ -29,7 +29,7 @@ pub struct Params {
     pub drag: f32,
     /// k_n, N/m.
     pub stiffness: f32,
-    /// 0 impulse, 1 spring–dashpot.
+    /// 0 impulse, 1 spring–dashpot, 2 Hertz ([`model_code`]).
     pub model: u32,
     /// `cpu::collide::OVERLAP_RELAXATION`.
     pub overlap_relaxation: f32,
@@ -84,18 +84,36 @@ impl Default for Status {
     }
 }
 
-/// A plane (`Plane` in common.wgsl).
+/// The `model` code of a contact law in `Params` (the `MODEL_*` constants of common.wgsl).
+pub fn model_code(model: crate::scene::ContactModel) -> u32 {
+    match model {
+        crate::scene::ContactModel::Impulse => 0,
+        crate::scene::ContactModel::SpringDashpot => 1,
+        crate::scene::ContactModel::Hertz => 2,
+    }
+}
+
+/// A wall: a plane or the inside of a spherical container (`Plane` in common.wgsl; mirrors
+/// `cpu::collide::PlaneBody`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 pub struct PlaneGpu {
-    /// A point on the plane, m.
+    /// A point on the plane, or the container's centre, m.
     pub point: [f32; 3],
     /// Restitution.
     pub e: f32,
-    /// Unit normal into the domain.
+    /// Unit normal into the domain (planes).
     pub normal: [f32; 3],
     /// Damping ratio ζ.
     pub zeta: f32,
+    /// Compliance `(1 − ν²)/E`, Pa⁻¹.
+    pub compliance: f32,
+    /// Friction coefficient μ.
+    pub mu: f32,
+    /// 0 for a plane; the container's inner radius, m.
+    pub radius: f32,
+    /// Padding to 16 bytes.
+    pub pad: f32,
 }
 
 /// Parameters of one prefix-sum level (`ScanParams` in prefix_sum.wgsl).
@@ -112,7 +130,7 @@ pub struct ScanParams {
 
 /// Bytes per sphere of each per-sphere buffer, by name: what a scene needs before allocation.
 /// The hash table adds `2 × 4 × (table_size + 1)` bytes.
-pub const PER_SPHERE: [(&str, u64); 13] = [
+pub const PER_SPHERE: [(&str, u64); 14] = [
     ("binned cells", 16),
     ("position ×2", 32),
     ("velocity ×2", 32),
@@ -126,6 +144,7 @@ pub const PER_SPHERE: [(&str, u64); 13] = [
     ("earliest events", 16),
     ("contact results", 32),
     ("contact counts + mutual gravity", 24),
+    ("dissipated energy", 4),
 ];
 
 /// Largest single binding per sphere: the contact results, 2 × `vec4<f32>`.

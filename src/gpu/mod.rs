@@ -25,7 +25,7 @@ use crate::cpu::{cell_keys::table_size, prefix_sum::SCAN_BLOCK, small_radius_max
 use crate::physics::spring_dashpot::damping_ratio;
 use crate::scene::{ContactModel, Scene};
 use crate::{Diagnostics, Snapshot};
-use buffers::{Grid, Params, PlaneGpu, ScanParams, Status};
+use buffers::{Grid, Params, PlaneGpu, ScanParams, Status, model_code};
 use bytemuck::{Pod, cast_slice};
 pub use context::GpuContext;
 use glam::DVec3;
@@ -238,13 +238,13 @@ impl GpuBackend {
             n: n as u32,
             n_small: (n - n_large) as u32,
             table_size: ts,
-            n_planes: scene.planes.len() as u32,
+            n_planes: (scene.planes.len() + scene.containers.len()) as u32,
             small_radius_max: r_small as f32,
             g_const: sim.g_const as f32,
             eps2: (sim.softening * sim.softening) as f32,
             drag: sim.drag as f32,
             stiffness: sim.stiffness as f32,
-            model: spring as u32,
+            model: model_code(sim.contact),
             overlap_relaxation: OVERLAP_RELAXATION as f32,
             dispatch_x: dims.0 * WORKGROUP_SIZE,
             resting_speed: crate::physics::impulse::resting_speed(sim.gravity, sim.dt) as f32,
@@ -286,7 +286,14 @@ impl GpuBackend {
         let props: Vec<[f32; 4]> = scene
             .spheres
             .iter()
-            .map(|s| [s.restitution as f32, zeta_of(s.restitution), 0.0, 0.0])
+            .map(|s| {
+                [
+                    s.restitution as f32,
+                    zeta_of(s.restitution),
+                    s.surface.compliance() as f32,
+                    s.surface.friction as f32,
+                ]
+            })
             .collect();
         let ids: Vec<u32> = (0..n as u32).collect();
         // The binding limits were checked above; the device may still run out of memory as a
@@ -308,20 +315,34 @@ impl GpuBackend {
                 id: storage(device, "ids B", 4 * n as u64),
             },
         ];
-        let planes: Vec<PlaneGpu> = if scene.planes.is_empty() {
-            vec![PlaneGpu::default()]
-        } else {
-            scene
-                .planes
-                .iter()
-                .map(|p| PlaneGpu {
-                    point: p.point.as_vec3().to_array(),
-                    e: p.restitution as f32,
-                    normal: p.normal.as_vec3().to_array(),
-                    zeta: zeta_of(p.restitution),
-                })
-                .collect()
-        };
+        // Planes, then spherical containers (as in CpuBackend::new).
+        let mut planes: Vec<PlaneGpu> = scene
+            .planes
+            .iter()
+            .map(|p| PlaneGpu {
+                point: p.point.as_vec3().to_array(),
+                e: p.restitution as f32,
+                normal: p.normal.as_vec3().to_array(),
+                zeta: zeta_of(p.restitution),
+                compliance: p.surface.compliance() as f32,
+                mu: p.surface.friction as f32,
+                radius: 0.0,
+                pad: 0.0,
+            })
+            .chain(scene.containers.iter().map(|c| PlaneGpu {
+                point: c.center.as_vec3().to_array(),
+                e: c.restitution as f32,
+                normal: [1.0, 0.0, 0.0],
+                zeta: zeta_of(c.restitution),
+                compliance: c.surface.compliance() as f32,
+                mu: c.surface.friction as f32,
+                radius: c.radius as f32,
+                pad: 0.0,
+            }))
+            .collect();
+        if planes.is_empty() {
+            planes.push(PlaneGpu::default());
+        }
         let params_buf = uniform(device, "params", &params);
         let grid_buf = init_storage(
             device,
@@ -345,6 +366,8 @@ impl GpuBackend {
         let contact = storage(device, "contact results", 32 * nn);
         let contact_counts = storage(device, "contact counts", 8 * nn);
         let a_mutual = storage(device, "mutual gravity", 16 * nn);
+        // Zero-initialised by wgpu; indexed by input id, so the scatter need not move it.
+        let dissipated = storage(device, "dissipated energy", 4 * nn);
         let cells = storage(device, "binned cells", 16 * nn);
         let boxes = storage(device, "large-sphere boxes", 32 * n_large.max(1) as u64);
         // One partial per dispatched work-group, padding ones of a 2-D dispatch included.
@@ -406,6 +429,8 @@ impl GpuBackend {
                         (4, &grid_buf),
                         (5, &contact),
                         (6, &a_mutual),
+                        (7, &s.id),
+                        (8, &dissipated),
                     ],
                 ),
                 cell_keys: stages.cell_keys.module.bind(
@@ -483,6 +508,7 @@ impl GpuBackend {
                         (5, &contact_counts),
                         (6, &partial_f),
                         (7, &partial_u),
+                        (8, &dissipated),
                     ],
                 ),
             }
@@ -1006,6 +1032,7 @@ impl GpuBackend {
             d.kinetic += a[0] as f64;
             d.potential_uniform += a[1] as f64;
             d.potential_spring += a[2] as f64;
+            d.dissipated += a[3] as f64;
             d.momentum += DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64);
             d.angular_momentum += DVec3::new(l[0] as f64, l[1] as f64, l[2] as f64);
             d.contacts += pu[g][0] as u64;

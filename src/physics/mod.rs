@@ -5,7 +5,9 @@
 //! backend's precision; set-up helpers work in `f64`.
 
 pub mod drag;
+pub mod friction;
 pub mod gravity;
+pub mod hertz;
 pub mod impulse;
 pub mod spring_dashpot;
 pub mod toi;

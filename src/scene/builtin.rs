@@ -7,6 +7,7 @@
 //! | name          | default N | dt, s  | steps  | what                                              |
 //! |---------------|-----------|--------|--------|---------------------------------------------------|
 //! | `wall-break`  | 100 000   | 1e-4   | ≥ 1500 | steel ball at 20 m/s through a close-packed wall  |
+//! | `wall-stand`  | 2 000     | t_c/20 | varies | the same wall standing on a floor under gravity (Hertz, friction) |
 //! | `box-gas`     | 10 000    | 2e-4   | 2000   | elastic hard-sphere gas in a closed cube          |
 //! | `orbits`      | 1 000     | 1e-3   | 10 000 | small bodies on circular orbits about a heavy one |
 //! | `bounce`      | 1         | 1e-4   | 20 000 | spheres dropped on a floor, e = 0.7               |
@@ -22,7 +23,7 @@ use glam::DVec3;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 
-use super::{Material, Plane, Scene, SceneError, SimParams, Sphere};
+use super::{Material, Plane, Scene, SceneError, SimParams, Sphere, Surface};
 
 /// One line of `spheresim scenes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +42,12 @@ const BUILTINS: &[BuiltinInfo] = &[
         summary: "steel ball (r >= 5 r_wall, 20 m/s) smashes a close-packed fcc wall of 1 cm wood \
                   spheres, no gravity (needs >= 17 particles)",
         default_particles: 100_000,
+    },
+    BuiltinInfo {
+        name: "wall-stand",
+        summary: "the wall-break wall standing on a wooden floor under gravity, Hertz contact with \
+                  friction, until the steel ball hits it 5 ms in (needs >= 17 particles)",
+        default_particles: 2_000,
     },
     BuiltinInfo {
         name: "box-gas",
@@ -109,6 +116,7 @@ pub fn build(name: &str, particles: Option<usize>) -> Result<Scene, SceneError> 
     }
     let mut scene = match name {
         "wall-break" => wall_break(n)?,
+        "wall-stand" => wall_stand(n)?,
         "box-gas" => box_gas(n),
         "orbits" => orbits(n)?,
         "bounce" => bounce(n),
@@ -146,6 +154,7 @@ fn sphere(position: DVec3, velocity: DVec3, radius: f64, mass: f64, restitution:
         restitution,
         material: None,
         fixed: false,
+        surface: Surface::default(),
     }
 }
 
@@ -264,6 +273,7 @@ fn wall_break(n: usize) -> Result<Scene, SceneError> {
                     restitution: wood.restitution,
                     material: Some(0),
                     fixed: false,
+                    surface: Surface::of(&wood),
                 });
             }
         }
@@ -286,6 +296,7 @@ fn wall_break(n: usize) -> Result<Scene, SceneError> {
         restitution: steel.restitution,
         material: Some(1),
         fixed: false,
+        surface: Surface::of(&steel),
     });
 
     let dt = 1e-4;
@@ -300,9 +311,63 @@ fn wall_break(n: usize) -> Result<Scene, SceneError> {
             ..SimParams::default()
         },
         materials: vec![wood, steel],
+        containers: Vec::new(),
         spheres,
         planes: Vec::new(),
     })
+}
+
+/// Time the `wall-stand` wall stands on its own before the projectile reaches it, s.
+pub const WALL_STAND_SETTLE: f64 = 5e-3;
+
+/// `wall-stand`: the `wall-break` wall and projectile with gravity `(0, 0, −9.81)` m/s² along
+/// the wall's rows, on a wooden floor plane under the lowest wall sphere, with the Hertz law and
+/// friction of the materials (wood μ = 0.2, steel 0.57; pairs take the smaller). The projectile
+/// starts [`WALL_STAND_SETTLE`] × 20 m/s farther away, so the wall stands on its own for 5 ms
+/// first, and is lifted clear of the floor when the wall is lower than it. dt is the engine's
+/// suggestion, `t_c / 20` ([`Scene::contact_time`], rounded down to two digits), and the steps
+/// carry the projectile through the wall as in `wall-break`.
+fn wall_stand(n: usize) -> Result<Scene, SceneError> {
+    let mut scene = wall_break(n)?;
+    let wood = Material::wood();
+    let last = scene.spheres.len() - 1;
+    let floor = scene.spheres[..last]
+        .iter()
+        .map(|s| s.position.z - s.radius)
+        .fold(f64::INFINITY, f64::min);
+    let projectile = &mut scene.spheres[last];
+    projectile.position.x -= WALL_PROJECTILE_SPEED * WALL_STAND_SETTLE;
+    projectile.position.z = projectile
+        .position
+        .z
+        .max(floor + projectile.radius + WALL_RADIUS);
+    let travel = -projectile.position.x + projectile.radius;
+    scene.sim.gravity = DVec3::new(0.0, 0.0, -9.81);
+    scene.sim.contact = super::ContactModel::Hertz;
+    scene.sim.surface = Surface::of(&wood);
+    scene.planes = vec![Plane {
+        point: DVec3::new(0.0, 0.0, floor),
+        normal: DVec3::Z,
+        restitution: wood.restitution,
+        surface: Surface::of(&wood),
+    }];
+    let t = scene
+        .contact_time()
+        .expect("a Hertz scene with movable spheres has a contact time");
+    let dt = round_down_2(t.suggested_dt());
+    let thickness = scene.spheres[..last]
+        .iter()
+        .map(|s| s.position.x)
+        .fold(0.0, f64::max);
+    scene.sim.dt = dt;
+    scene.sim.steps = ((travel + 1.5 * thickness) / WALL_PROJECTILE_SPEED / dt).ceil() as u64;
+    Ok(scene)
+}
+
+/// `x` rounded down to two significant digits (for a time step that reads well).
+fn round_down_2(x: f64) -> f64 {
+    let scale = 10f64.powi(x.log10().floor() as i32 - 1);
+    (x / scale).floor() * scale
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -363,8 +428,15 @@ fn box_gas(n: usize) -> Scene {
             ..SimParams::default()
         },
         materials: Vec::new(),
+        containers: Vec::new(),
         spheres,
-        planes: Scene::box_planes(DVec3::splat(-half), DVec3::splat(half), 1.0).to_vec(),
+        planes: Scene::box_planes(
+            DVec3::splat(-half),
+            DVec3::splat(half),
+            1.0,
+            Surface::default(),
+        )
+        .to_vec(),
     }
 }
 
@@ -459,6 +531,7 @@ fn orbits(n: usize) -> Result<Scene, SceneError> {
             ..SimParams::default()
         },
         materials: Vec::new(),
+        containers: Vec::new(),
         spheres,
         planes: Vec::new(),
     })
@@ -491,11 +564,13 @@ fn bounce(n: usize) -> Scene {
             ..SimParams::default()
         },
         materials: Vec::new(),
+        containers: Vec::new(),
         spheres,
         planes: vec![Plane {
             point: DVec3::ZERO,
             normal: DVec3::Y,
             restitution: 1.0,
+            surface: Surface::default(),
         }],
     }
 }
@@ -550,6 +625,7 @@ fn two_spheres(n: usize) -> Result<Scene, SceneError> {
             ..SimParams::default()
         },
         materials: Vec::new(),
+        containers: Vec::new(),
         spheres,
         planes: Vec::new(),
     })
@@ -625,11 +701,13 @@ pub fn pi_blocks(digits: u32) -> Result<Scene, SceneError> {
             ..SimParams::default()
         },
         materials: Vec::new(),
+        containers: Vec::new(),
         spheres,
         planes: vec![Plane {
             point: DVec3::ZERO,
             normal: DVec3::X,
             restitution: 1.0,
+            surface: Surface::default(),
         }],
     })
 }

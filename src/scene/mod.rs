@@ -8,6 +8,7 @@ pub mod builtin;
 pub mod check;
 pub mod file;
 pub mod materials;
+pub mod timestep;
 
 use glam::DVec3;
 
@@ -23,6 +24,16 @@ pub enum ContactModel {
     Impulse,
     /// Linear spring–dashpot with damping set from the restitution (PHYSICS.md §2.1).
     SpringDashpot,
+    /// Hertz elastic law with Hunt–Crossley dissipation, stiffness from the materials' Young's
+    /// moduli and Poisson ratios (PHYSICS.md §2.2).
+    Hertz,
+}
+
+impl ContactModel {
+    /// Whether the law is a force law (soft contact) rather than instantaneous impulses.
+    pub fn is_soft(self) -> bool {
+        self != ContactModel::Impulse
+    }
 }
 
 impl std::fmt::Display for ContactModel {
@@ -30,6 +41,7 @@ impl std::fmt::Display for ContactModel {
         f.write_str(match self {
             ContactModel::Impulse => "impulse",
             ContactModel::SpringDashpot => "spring-dashpot",
+            ContactModel::Hertz => "hertz",
         })
     }
 }
@@ -55,6 +67,9 @@ pub struct SimParams {
     pub drag: f64,
     /// Restitution of spheres that name no material, in [0, 1] (default: `1`).
     pub restitution: f64,
+    /// Elastic constants and friction of spheres, planes and containers that name no material
+    /// (default: [`Surface::default`]).
+    pub surface: Surface,
 }
 
 impl Default for SimParams {
@@ -69,7 +84,50 @@ impl Default for SimParams {
             stiffness: 1e4,
             drag: 0.0,
             restitution: 1.0,
+            surface: Surface::default(),
         }
+    }
+}
+
+/// What the Hertz law and friction need of a body's material: Young's modulus, Poisson ratio
+/// and the Coulomb friction coefficient (scene keys `youngs_modulus`, `poisson_ratio`,
+/// `friction` of `[[material]]` and `[simulation]`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Surface {
+    /// Young's modulus E, Pa (> 0) (default: `1e8`, a soft polymer; name a material for real
+    /// values).
+    pub youngs_modulus: f64,
+    /// Poisson ratio ν, in (−1, 0.5] (default: `0.3`).
+    pub poisson_ratio: f64,
+    /// Coulomb friction coefficient μ ≥ 0, used by the soft contact laws; a pair uses the smaller
+    /// of its two bodies' values (default: `0`, frictionless).
+    pub friction: f64,
+}
+
+impl Default for Surface {
+    fn default() -> Self {
+        Self {
+            youngs_modulus: 1e8,
+            poisson_ratio: 0.3,
+            friction: 0.0,
+        }
+    }
+}
+
+impl Surface {
+    /// The material's surface: its E, ν and μ.
+    pub fn of(m: &Material) -> Self {
+        Self {
+            youngs_modulus: m.youngs_modulus,
+            poisson_ratio: m.poisson_ratio,
+            friction: m.friction,
+        }
+    }
+
+    /// Compliance `(1 − ν²)/E`, Pa⁻¹: the body's share of `1/E*` in the Hertz law
+    /// (PHYSICS.md §2.2, `physics::hertz::effective_modulus`).
+    pub fn compliance(&self) -> f64 {
+        (1.0 - self.poisson_ratio * self.poisson_ratio) / self.youngs_modulus
     }
 }
 
@@ -90,6 +148,8 @@ pub struct Sphere {
     pub material: Option<usize>,
     /// Infinite mass: never moves, inverse mass 0.
     pub fixed: bool,
+    /// Elastic constants and friction: the material's, else `[simulation]`'s.
+    pub surface: Surface,
 }
 
 impl Sphere {
@@ -109,6 +169,22 @@ pub struct Plane {
     /// Restitution coefficient against spheres, in [0, 1]; the pair uses the smaller of this and
     /// the sphere's.
     pub restitution: f64,
+    /// Elastic constants and friction of the plane (its `material`, else `[simulation]`'s).
+    pub surface: Surface,
+}
+
+/// A hollow sphere that keeps spheres inside it (`[[sphere_container]]`): the concave wall of
+/// PHYSICS.md §2.2, whose radius enters the Hertz law as `r_b = −R_W`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SphereContainer {
+    /// Centre, m.
+    pub center: DVec3,
+    /// Inner radius R_W, m (> 0); every sphere must lie inside it.
+    pub radius: f64,
+    /// Restitution coefficient against spheres, in [0, 1] (pair: the smaller).
+    pub restitution: f64,
+    /// Elastic constants and friction of the wall.
+    pub surface: Surface,
 }
 
 /// A complete scene: what a backend needs to start stepping.
@@ -124,15 +200,18 @@ pub struct Scene {
     pub spheres: Vec<Sphere>,
     /// Planes (box containers are expanded to six planes on load).
     pub planes: Vec<Plane>,
+    /// Spherical containers.
+    pub containers: Vec<SphereContainer>,
 }
 
 impl Scene {
     /// Six inward-facing planes of the axis-aligned box `[min, max]`, m.
-    pub fn box_planes(min: DVec3, max: DVec3, restitution: f64) -> [Plane; 6] {
+    pub fn box_planes(min: DVec3, max: DVec3, restitution: f64, surface: Surface) -> [Plane; 6] {
         let p = |point: DVec3, normal: DVec3| Plane {
             point,
             normal,
             restitution,
+            surface,
         };
         [
             p(min, DVec3::X),

@@ -556,7 +556,8 @@ fn small_gas() -> crate::Scene {
             }
         }
     }
-    let planes = crate::Scene::box_planes(DVec3::ZERO, DVec3::splat(0.12), 1.0).to_vec();
+    let planes =
+        crate::Scene::box_planes(DVec3::ZERO, DVec3::splat(0.12), 1.0, Default::default()).to_vec();
     scene("small-gas", spheres, planes, 1e-4, 500, |_| {})
 }
 

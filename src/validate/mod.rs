@@ -18,7 +18,7 @@
 
 use glam::DVec3;
 
-use crate::scene::{Plane, Scene, SimParams, Sphere, builtin};
+use crate::scene::{Plane, Scene, SimParams, Sphere, Surface, builtin};
 use crate::{Backend, Precision, SimError, Simulation, Snapshot};
 
 mod cases;
@@ -185,6 +185,7 @@ pub fn sphere(position: DVec3, velocity: DVec3, radius: f64, mass: f64, e: f64) 
         restitution: e,
         material: None,
         fixed: false,
+        surface: Surface::default(),
     }
 }
 
@@ -203,6 +204,7 @@ pub fn plane(point: DVec3, normal: DVec3, e: f64) -> Plane {
         point,
         normal: normal.normalize(),
         restitution: e,
+        surface: Surface::default(),
     }
 }
 
@@ -226,6 +228,7 @@ pub fn scene(
         name: name.to_string(),
         sim,
         materials: Vec::new(),
+        containers: Vec::new(),
         spheres,
         planes,
     }

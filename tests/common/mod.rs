@@ -12,6 +12,7 @@ pub fn scene(spheres: Vec<Sphere>, planes: Vec<Plane>, sim: SimParams) -> Scene 
         name: "test".into(),
         sim,
         materials: vec![],
+        containers: vec![],
         spheres,
         planes,
     }

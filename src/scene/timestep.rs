@@ -1,0 +1,113 @@
+//! The time step a soft contact law needs: the contact duration of the scene's stiffest,
+//! lightest contact, and the `dt ≤ t_c / 20` rule of PHYSICS.md §2.1.
+
+use super::{ContactModel, Scene};
+use crate::physics::{hertz, spring_dashpot};
+
+/// Steps per contact duration the engine asks for: `dt ≤ t_c / STEPS_PER_CONTACT`
+/// (PHYSICS.md §2.1).
+pub const STEPS_PER_CONTACT: f64 = 20.0;
+
+/// Estimated shortest contact duration of a scene with a soft contact law.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactTime {
+    /// Contact duration t_c, s.
+    pub duration: f64,
+    /// Approach speed the estimate assumes, m/s (Hertz only; the linear spring's duration does
+    /// not depend on it).
+    pub speed: f64,
+}
+
+impl ContactTime {
+    /// The largest time step the rule allows, `t_c / 20`, s.
+    pub fn suggested_dt(&self) -> f64 {
+        self.duration / STEPS_PER_CONTACT
+    }
+}
+
+impl Scene {
+    /// Shortest contact duration among the scene's contacts, estimated from its lightest and
+    /// smallest movable sphere and its stiffest materials; `None` for the impulse model (whose
+    /// contacts take no time) or a scene without movable spheres.
+    ///
+    /// * Spring–dashpot: `t_c = π / sqrt(k_n/m* − (c_n/2m*)²)` (PHYSICS.md §2.1) with the
+    ///   lightest sphere against its own kind (`m* = m/2`), and without damping (the shortest).
+    /// * Hertz: `t_c ≈ 2.87 (m*²/(R* E*² v₀))^{1/5}` (PHYSICS.md §2.2) for the lightest,
+    ///   smallest sphere against its own kind and against the stiffest wall, at the approach
+    ///   speed `v₀ = 2 v_max + sqrt(2 |g| H)`: twice the largest initial speed plus a fall across
+    ///   the scene's height H (at least 1 mm/s). Faster impacts are shorter (`t_c ∝ v₀^{−1/5}`).
+    pub fn contact_time(&self) -> Option<ContactTime> {
+        let movable = self.spheres.iter().filter(|s| !s.fixed);
+        let m_min = movable
+            .clone()
+            .map(|s| s.mass)
+            .fold(f64::INFINITY, f64::min);
+        if !m_min.is_finite() {
+            return None;
+        }
+        match self.sim.contact {
+            ContactModel::Impulse => None,
+            ContactModel::SpringDashpot => {
+                let duration =
+                    spring_dashpot::contact_duration(self.sim.stiffness, 0.0, 0.5 * m_min);
+                Some(ContactTime {
+                    duration,
+                    speed: 0.0,
+                })
+            }
+            ContactModel::Hertz => {
+                let r_min = movable
+                    .clone()
+                    .map(|s| s.radius)
+                    .fold(f64::INFINITY, f64::min);
+                let c_min = self
+                    .spheres
+                    .iter()
+                    .map(|s| s.surface.compliance())
+                    .fold(f64::INFINITY, f64::min);
+                let v_max = movable.map(|s| s.velocity.length()).fold(0.0, f64::max);
+                let height = self
+                    .bounds()
+                    .map_or(0.0, |(lo, hi)| (hi - lo).max_element());
+                let speed =
+                    (2.0 * v_max + (2.0 * self.sim.gravity.length() * height).sqrt()).max(1e-3);
+                let pair = hertz::contact_duration(0.5 * m_min, 0.5 * r_min, 0.5 / c_min, speed);
+                let wall_compliance = self
+                    .planes
+                    .iter()
+                    .map(|p| p.surface.compliance())
+                    .chain(self.containers.iter().map(|c| c.surface.compliance()))
+                    .fold(f64::INFINITY, f64::min);
+                let wall = if wall_compliance.is_finite() {
+                    hertz::contact_duration(m_min, r_min, 1.0 / (c_min + wall_compliance), speed)
+                } else {
+                    f64::INFINITY
+                };
+                Some(ContactTime {
+                    duration: pair.min(wall),
+                    speed,
+                })
+            }
+        }
+    }
+
+    /// A warning when `dt` exceeds `t_c / 20` ([`Scene::contact_time`]), naming both and the
+    /// suggested step; `None` when dt is small enough or the law is the impulse model.
+    pub fn time_step_warning(&self) -> Option<String> {
+        let t = self.contact_time()?;
+        let dt_max = t.suggested_dt();
+        (self.sim.dt > dt_max).then(|| {
+            let at = if self.sim.contact == ContactModel::Hertz {
+                format!(" at an approach speed of {:.3} m/s", t.speed)
+            } else {
+                String::new()
+            };
+            format!(
+                "dt = {:e} s exceeds t_c/20 = {:.3e} s: the shortest {} contact lasts about \
+                 {:.3e} s{at}, so contacts are resolved in fewer than 20 steps and may gain \
+                 energy or pass through; use --dt {:.2e} or smaller",
+                self.sim.dt, dt_max, self.sim.contact, t.duration, dt_max
+            )
+        })
+    }
+}
