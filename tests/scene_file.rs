@@ -2,7 +2,9 @@
 //! and the reason.
 
 use glam::DVec3;
-use spheresim::scene::{CheckOptions, ContactModel, Material, Plane, SimParams};
+use spheresim::scene::{
+    CheckOptions, ContactModel, Material, Plane, SimParams, SphereContainer, Surface,
+};
 use spheresim::{Scene, SceneError};
 use std::f64::consts::PI;
 
@@ -118,6 +120,7 @@ fn full_file_parses_to_the_expected_scene() {
             density: 1000.0,
             youngs_modulus: 1e9,
             poisson_ratio: 0.4,
+            friction: 0.0, // not given: frictionless
         }
     );
     let steel = Material::steel();
@@ -125,6 +128,7 @@ fn full_file_parses_to_the_expected_scene() {
     assert_eq!(s.materials[1].density, steel.density);
     assert_eq!(s.materials[1].youngs_modulus, steel.youngs_modulus);
     assert_eq!(s.materials[1].poisson_ratio, steel.poisson_ratio);
+    assert_eq!(s.materials[1].friction, steel.friction);
     assert_eq!(s.materials[2], Material::glass());
     assert_eq!(s.materials[3], Material::wood());
 
@@ -149,6 +153,11 @@ fn full_file_parses_to_the_expected_scene() {
     assert_eq!(p2.mass, f64::INFINITY);
     assert_eq!(p2.inverse_mass(), 0.0);
     assert_eq!((p2.restitution, p2.material), (0.9, None));
+
+    // Surfaces: the material's (steel's keys but restitution), else [simulation]'s default.
+    assert_eq!(p0.surface, Surface::of(&steel));
+    assert_eq!(p1.surface, Surface::of(&s.materials[0]));
+    assert_eq!(p2.surface, Surface::default());
 
     let p3 = &s.spheres[3];
     assert!(close(p3.mass, 2500.0 * 4.0 / 3.0 * PI * 1e-3));
@@ -191,12 +200,20 @@ fn full_file_parses_to_the_expected_scene() {
         Plane {
             point: DVec3::new(0.0, -10.0, 0.0),
             normal: DVec3::Y,
-            restitution: 0.7
+            restitution: 0.7,
+            surface: Surface::default(),
         }
     );
     assert_eq!(s.planes[1].restitution, 0.9);
-    let boxed = Scene::box_planes(DVec3::splat(-300.0), DVec3::splat(300.0), 0.8);
+    let boxed = Scene::box_planes(
+        DVec3::splat(-300.0),
+        DVec3::splat(300.0),
+        0.8,
+        Surface::default(),
+    );
     assert_eq!(s.planes[2..], boxed[..]);
+
+    assert!(s.containers.is_empty());
 
     s.check(&CheckOptions::default()).unwrap();
 }
@@ -223,7 +240,14 @@ fn empty_tables_give_the_defaults() {
     .unwrap();
     assert_eq!(s.sim, SimParams::default());
     assert_eq!(s.spheres[0].restitution, 1.0);
-    assert!(s.materials.is_empty() && s.planes.is_empty());
+    assert_eq!(s.sim.surface, Surface::default());
+    assert_eq!(
+        (s.sim.surface.youngs_modulus, s.sim.surface.poisson_ratio),
+        (1e8, 0.3)
+    );
+    assert_eq!(s.sim.surface.friction, 0.0);
+    assert_eq!(s.spheres[0].surface, Surface::default());
+    assert!(s.materials.is_empty() && s.planes.is_empty() && s.containers.is_empty());
 }
 
 #[test]
@@ -640,5 +664,485 @@ fn overlapping_block_is_reported_at_its_first_pair() {
     match s.check(&CheckOptions::default()).unwrap_err() {
         SceneError::Overlap { a, b, .. } => assert_eq!((a, b), (1, 2)),
         e => panic!("{e}"),
+    }
+}
+
+/// Hertz contact, surfaces and containers: every new key of the scene file.
+const SURFACES: &str = r#"
+[simulation]
+contact = "hertz"
+restitution = 0.9
+youngs_modulus = 2e9
+poisson_ratio = 0.25
+friction = 0.1
+
+[[material]]
+name = "soft"               # no friction key: frictionless
+restitution = 0.4
+density = 900.0
+youngs_modulus = 5e6
+poisson_ratio = 0.45
+
+[[material]]
+name = "grippy"
+restitution = 0.3
+density = 1200.0
+youngs_modulus = 1e7
+poisson_ratio = 0.48
+friction = 1.2
+
+[[material]]
+name = "wood"               # preset; overrides friction only
+friction = 0.45
+
+[[particle]]                # sphere 0: no material, [simulation]'s surface
+position = [0.0, 0.0, 0.0]
+radius = 0.1
+mass = 1.0
+
+[[particle]]                # sphere 1: preset, no table
+position = [0.5, 0.0, 0.0]
+radius = 0.1
+material = "steel"
+
+[[particle]]                # sphere 2
+position = [-0.5, 0.0, 0.0]
+radius = 0.1
+material = "grippy"
+
+[[block]]                   # spheres 3, 4
+min = [0.0, 0.5, 0.0]
+count = [2, 1, 1]
+spacing = 0.3
+radius = 0.1
+material = "soft"
+
+[[plane]]                   # plane 0: material gives surface and restitution
+point = [0.0, -1.5, 0.0]
+normal = [0.0, 1.0, 0.0]
+material = "rubber"
+
+[[plane]]                   # plane 1: own restitution wins over the material's
+point = [0.0, 0.0, -1.5]
+normal = [0.0, 0.0, 1.0]
+material = "wood"
+restitution = 0.2
+
+[[plane]]                   # plane 2: [simulation]'s surface and restitution
+point = [0.0, 0.0, 1.5]
+normal = [0.0, 0.0, -1.0]
+
+[[box_container]]           # planes 3..9
+min = [-3.0, -3.0, -3.0]
+max = [3.0, 3.0, 3.0]
+material = "glass"
+
+[[sphere_container]]        # container 0
+center = [0.0, 0.0, 0.0]
+radius = 2.0
+material = "ivory"
+
+[[sphere_container]]        # container 1: [simulation]'s surface and restitution
+center = [0.1, 0.0, 0.0]
+radius = 1.5
+
+[[sphere_container]]        # container 2: own restitution, the material's surface
+center = [0.0, 0.0, 0.0]
+radius = 1.0
+restitution = 0.6
+material = "grippy"
+"#;
+
+#[test]
+fn surface_keys_and_containers_load_with_the_right_values() {
+    let s = Scene::from_toml_str(SURFACES, "surfaces").unwrap();
+    assert_eq!(s.sim.contact, ContactModel::Hertz);
+    let sim_surface = Surface {
+        youngs_modulus: 2e9,
+        poisson_ratio: 0.25,
+        friction: 0.1,
+    };
+    assert_eq!(s.sim.surface, sim_surface);
+
+    // Materials: user tables, then presets in order of first use by spheres, planes, boxes and
+    // sphere containers.
+    let names: Vec<&str> = s.materials.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "soft", "grippy", "wood", "steel", "rubber", "glass", "ivory"
+        ]
+    );
+    let material = |name: &str| s.materials.iter().find(|m| m.name == name).unwrap();
+    assert_eq!(material("soft").friction, 0.0);
+    assert_eq!(material("grippy").friction, 1.2);
+    let wood = Material {
+        friction: 0.45,
+        ..Material::wood()
+    };
+    assert_eq!(*material("wood"), wood);
+    assert_eq!(*material("steel"), Material::steel());
+    assert_eq!(Material::steel().friction, 0.57);
+
+    // Spheres: the material's surface, else [simulation]'s.
+    assert_eq!(s.spheres.len(), 5);
+    assert_eq!(s.spheres[0].surface, sim_surface);
+    assert_eq!(s.spheres[1].surface, Surface::of(&Material::steel()));
+    assert_eq!(
+        s.spheres[2].surface,
+        Surface {
+            youngs_modulus: 1e7,
+            poisson_ratio: 0.48,
+            friction: 1.2,
+        }
+    );
+    for b in &s.spheres[3..] {
+        assert_eq!(b.surface, Surface::of(material("soft")));
+        assert_eq!(b.surface.friction, 0.0);
+    }
+
+    // Planes: restitution = own key, else the material's, else [simulation]'s.
+    assert_eq!(s.planes.len(), 3 + 6);
+    assert_eq!(
+        s.planes[0],
+        Plane {
+            point: DVec3::new(0.0, -1.5, 0.0),
+            normal: DVec3::Y,
+            restitution: Material::rubber().restitution,
+            surface: Surface::of(&Material::rubber()),
+        }
+    );
+    assert_eq!(
+        (s.planes[1].restitution, s.planes[1].surface),
+        (0.2, Surface::of(&wood))
+    );
+    assert_eq!(
+        (s.planes[2].restitution, s.planes[2].surface),
+        (0.9, sim_surface)
+    );
+    let glass = Material::glass();
+    let boxed = Scene::box_planes(
+        DVec3::splat(-3.0),
+        DVec3::splat(3.0),
+        glass.restitution,
+        Surface::of(&glass),
+    );
+    assert_eq!(s.planes[3..], boxed[..]);
+
+    // Sphere containers, in file order.
+    let ivory = Material::ivory();
+    assert_eq!(
+        s.containers,
+        [
+            SphereContainer {
+                center: DVec3::ZERO,
+                radius: 2.0,
+                restitution: ivory.restitution,
+                surface: Surface::of(&ivory),
+            },
+            SphereContainer {
+                center: DVec3::new(0.1, 0.0, 0.0),
+                radius: 1.5,
+                restitution: 0.9,
+                surface: sim_surface,
+            },
+            SphereContainer {
+                center: DVec3::ZERO,
+                radius: 1.0,
+                restitution: 0.6,
+                surface: Surface::of(material("grippy")),
+            },
+        ]
+    );
+
+    s.check(&CheckOptions::default()).unwrap();
+}
+
+#[test]
+fn every_contact_model_parses() {
+    for (text, model) in [
+        ("impulse", ContactModel::Impulse),
+        ("spring-dashpot", ContactModel::SpringDashpot),
+        ("hertz", ContactModel::Hertz),
+    ] {
+        let s = Scene::from_toml_str(
+            &with_particle(&format!("[simulation]\ncontact = \"{text}\"")),
+            "c",
+        )
+        .unwrap();
+        assert_eq!(s.sim.contact, model);
+        assert_eq!(s.sim.contact.to_string(), text);
+    }
+    rejects(
+        &with_particle("[simulation]\ncontact = \"Hertz\""),
+        &["line 2", "unknown variant `Hertz`", "hertz"],
+    );
+}
+
+/// A scratch directory holding `scene.toml`, for running the binary on a rejected scene.
+struct Scratch(tempfile::TempDir);
+
+impl Scratch {
+    fn path(&self, name: &str) -> String {
+        self.0.path().join(name).to_string_lossy().into_owned()
+    }
+    /// Everything in the directory besides the scene file.
+    fn written(&self) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(self.0.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "scene.toml")
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+/// As [`rejects`], and `spheresim run` on the file fails with the same message and writes
+/// nothing, even with `--allow-overlap`.
+#[track_caller]
+fn rejects_everywhere(text: &str, parts: &[&str]) {
+    rejects(text, parts);
+    let dir = Scratch(tempfile::tempdir().unwrap());
+    let scene = dir.path("scene.toml");
+    std::fs::write(&scene, text).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_spheresim"))
+        .args(["run", &scene, "--allow-overlap", "--final"])
+        .arg(dir.path("final.csv"))
+        .arg("--stats-json")
+        .arg(dir.path("stats.json"))
+        .args(["--output", &dir.path("snaps"), "--every", "10"])
+        .output()
+        .expect("spawn spheresim");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "accepted:\n{text}\n{err}");
+    for p in parts {
+        assert!(err.contains(p), "message {err:?} lacks {p:?}");
+    }
+    assert_eq!(
+        dir.written(),
+        Vec::<String>::new(),
+        "files written for a rejected scene"
+    );
+}
+
+#[test]
+fn bad_surfaces_are_rejected_by_item() {
+    let sim = |kv: &str| with_particle(&format!("[simulation]\n{kv}"));
+    rejects_everywhere(
+        &sim("youngs_modulus = -1e9"),
+        &[
+            "[simulation]",
+            "youngs_modulus must be positive and finite, got -1000000000",
+        ],
+    );
+    rejects(
+        &sim("youngs_modulus = 0"),
+        &["[simulation]", "youngs_modulus must be positive", "got 0"],
+    );
+    rejects(
+        &sim("youngs_modulus = inf"),
+        &[
+            "[simulation]",
+            "youngs_modulus must be positive and finite, got inf",
+        ],
+    );
+    rejects_everywhere(
+        &sim("poisson_ratio = 0.6"),
+        &[
+            "[simulation]",
+            "poisson_ratio must be in (-1, 0.5], got 0.6",
+        ],
+    );
+    rejects(
+        &sim("poisson_ratio = nan"),
+        &[
+            "[simulation]",
+            "poisson_ratio must be in (-1, 0.5], got NaN",
+        ],
+    );
+    rejects_everywhere(
+        &sim("friction = -1"),
+        &[
+            "[simulation]",
+            "friction must be non-negative and finite, got -1",
+        ],
+    );
+    rejects(
+        &sim("friction = inf"),
+        &[
+            "[simulation]",
+            "friction must be non-negative and finite, got inf",
+        ],
+    );
+    // The bounds themselves are fine: ν = 0.5 (incompressible), μ = 0.
+    Scene::from_toml_str(&sim("poisson_ratio = 0.5\nfriction = 0"), "ok").unwrap();
+
+    // Materials: user tables and overridden presets.
+    rejects_everywhere(
+        &with_particle(
+            "[[material]]\nname = \"m\"\nrestitution = 0.5\ndensity = 1000\n\
+             youngs_modulus = 1e9\npoisson_ratio = 0.3\nfriction = -1",
+        ),
+        &[
+            "material \"m\"",
+            "friction must be non-negative and finite, got -1",
+        ],
+    );
+    rejects_everywhere(
+        &with_particle("[[material]]\nname = \"steel\"\nyoungs_modulus = -200e9"),
+        &[
+            "material \"steel\"",
+            "youngs_modulus must be positive",
+            "got -200000000000",
+        ],
+    );
+    rejects(
+        &with_particle("[[material]]\nname = \"rubber\"\npoisson_ratio = 0.6"),
+        &[
+            "material \"rubber\"",
+            "poisson_ratio must be in (-1, 0.5], got 0.6",
+        ],
+    );
+}
+
+#[test]
+fn bad_sphere_containers_are_rejected() {
+    let container = |kv: &str| with_particle(&format!("[[sphere_container]]\n{kv}"));
+    Scene::from_toml_str(&container("center = [0, 0, 0]\nradius = 2"), "ok").unwrap();
+    rejects_everywhere(
+        &container("center = [0, 0, 0]\nradius = 0"),
+        &[
+            "sphere_container 0",
+            "radius must be positive and finite, got 0",
+        ],
+    );
+    rejects(
+        &container("center = [0, 0, 0]\nradius = -3"),
+        &["sphere_container 0", "radius must be positive", "got -3"],
+    );
+    rejects(
+        &container("center = [0, 0, 0]\nradius = inf"),
+        &[
+            "sphere_container 0",
+            "radius must be positive and finite, got inf",
+        ],
+    );
+    rejects_everywhere(
+        &container("center = [0, nan, 0]\nradius = 2"),
+        &["sphere_container 0", "center must be finite", "NaN"],
+    );
+    rejects_everywhere(
+        &container("center = [0, 0, 0]\nradius = 2\nrestitution = 1.5"),
+        &[
+            "sphere_container 0",
+            "restitution must be in [0, 1], got 1.5",
+        ],
+    );
+    rejects_everywhere(
+        &container("center = [0, 0, 0]\nradius = 2\nmaterial = \"unobtainium\""),
+        &[
+            "material \"unobtainium\" (sphere_container 0)",
+            "unknown material; known: steel",
+        ],
+    );
+    // The second container is the bad one.
+    rejects(
+        &with_particle(
+            "[[sphere_container]]\ncenter = [0, 0, 0]\nradius = 2\n\
+             [[sphere_container]]\ncenter = [0, 0, 0]\nradius = 2\nrestitution = -0.5",
+        ),
+        &[
+            "sphere_container 1",
+            "restitution must be in [0, 1], got -0.5",
+        ],
+    );
+    // Unknown and missing keys, located.
+    rejects_everywhere(
+        &container("center = [0, 0, 0]\nradius = 2\ncolour = \"red\""),
+        &["line 4", "unknown field `colour`"],
+    );
+    rejects(
+        &container("centre = [0, 0, 0]\nradius = 2"),
+        &["unknown field `centre`", "center"],
+    );
+    rejects(&container("radius = 2"), &["missing field `center`"]);
+    rejects(
+        &container("center = [0, 0, 0]"),
+        &["missing field `radius`"],
+    );
+}
+
+#[test]
+fn spheres_outside_a_container_are_rejected_with_the_numbers() {
+    // Sphere 1 (radius 1 at x = 4.5) reaches 5.5 m from the centre of a 5 m container.
+    let text = "[[particle]]\nposition = [0, 0, 0]\nradius = 1\nmass = 1\n\
+                [[particle]]\nposition = [4.5, 0, 0]\nradius = 1\nmass = 1\n\
+                [[sphere_container]]\ncenter = [0, 0, 0]\nradius = 10\n\
+                [[sphere_container]]\ncenter = [0, 0, 0]\nradius = 5\n";
+    rejects_everywhere(
+        text,
+        &[
+            "sphere 1: not inside sphere_container 1",
+            "distance from its center 4.5 m + radius 1 m = 5.5 m",
+            "exceeds the container radius 5 m",
+        ],
+    );
+    // Entirely outside, and fixed spheres too.
+    rejects(
+        "[[particle]]\nposition = [0, 0, 0]\nradius = 1\nmass = 1\n\
+         [[particle]]\nposition = [100, 0, 0]\nradius = 1\nfixed = true\n\
+         [[sphere_container]]\ncenter = [0, 0, 0]\nradius = 5\n",
+        &["sphere 1: not inside sphere_container 0", "101 m"],
+    );
+    // Touching the wall from inside, and within 1 % of the sphere's radius beyond it: fine.
+    for x in ["4", "4.005"] {
+        let text = format!(
+            "[[particle]]\nposition = [{x}, 0, 0]\nradius = 1\nmass = 1\n\
+             [[sphere_container]]\ncenter = [0, 0, 0]\nradius = 5\n"
+        );
+        Scene::from_toml_str(&text, "ok")
+            .unwrap()
+            .check(&CheckOptions::default())
+            .unwrap();
+    }
+    rejects(
+        "[[particle]]\nposition = [4.02, 0, 0]\nradius = 1\nmass = 1\n\
+         [[sphere_container]]\ncenter = [0, 0, 0]\nradius = 5\n",
+        &["sphere 0: not inside sphere_container 0", "5.02 m"],
+    );
+}
+
+#[test]
+fn wall_materials_are_resolved_like_sphere_materials() {
+    rejects_everywhere(
+        &with_particle("[[plane]]\npoint = [0, -2, 0]\nnormal = [0, 1, 0]\nmaterial = \"foo\""),
+        &[
+            "material \"foo\" (plane 0)",
+            "unknown material; known: steel, glass, wood, ivory, rubber",
+        ],
+    );
+    rejects(
+        &with_particle(
+            "[[material]]\nname = \"mine\"\nrestitution = 0.5\ndensity = 1\nyoungs_modulus = 1\n\
+             poisson_ratio = 0\n\
+             [[box_container]]\nmin = [-2, -2, -2]\nmax = [2, 2, 2]\nmaterial = \"foo\"",
+        ),
+        &["material \"foo\" (box_container 0)", "known: mine, steel"],
+    );
+    // A box without its own restitution takes its material's, and the material's surface.
+    let s = Scene::from_toml_str(
+        &with_particle(
+            "[[material]]\nname = \"mine\"\nrestitution = 0.5\ndensity = 1\nyoungs_modulus = 1\n\
+             poisson_ratio = 0\nfriction = 0.7\n\
+             [[box_container]]\nmin = [-2, -2, -2]\nmax = [2, 2, 2]\nmaterial = \"mine\"",
+        ),
+        "ok",
+    )
+    .unwrap();
+    for p in &s.planes {
+        assert_eq!(p.restitution, 0.5);
+        assert_eq!(p.surface, Surface::of(&s.materials[0]));
+        assert_eq!(p.surface.friction, 0.7);
     }
 }

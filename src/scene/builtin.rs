@@ -7,7 +7,7 @@
 //! | name          | default N | dt, s  | steps  | what                                              |
 //! |---------------|-----------|--------|--------|---------------------------------------------------|
 //! | `wall-break`  | 100 000   | 1e-4   | ≥ 1500 | steel ball at 20 m/s through a close-packed wall  |
-//! | `wall-stand`  | 2 000     | t_c/20 | varies | the same wall standing on a floor under gravity (Hertz, friction) |
+//! | `wall-stand`  | 2 000     | t_c/20 | varies | the same wall, of rubber, standing on a floor under gravity (Hertz, friction) |
 //! | `box-gas`     | 10 000    | 2e-4   | 2000   | elastic hard-sphere gas in a closed cube          |
 //! | `orbits`      | 1 000     | 1e-3   | 10 000 | small bodies on circular orbits about a heavy one |
 //! | `bounce`      | 1         | 1e-4   | 20 000 | spheres dropped on a floor, e = 0.7               |
@@ -45,8 +45,9 @@ const BUILTINS: &[BuiltinInfo] = &[
     },
     BuiltinInfo {
         name: "wall-stand",
-        summary: "the wall-break wall standing on a wooden floor under gravity, Hertz contact with \
-                  friction, until the steel ball hits it 5 ms in (needs >= 17 particles)",
+        summary: "the wall-break wall of rubber balls standing on a floor under gravity, Hertz \
+                  contact with friction, until the steel ball hits it 5 ms in (needs >= 17 \
+                  particles)",
         default_particles: 2_000,
     },
     BuiltinInfo {
@@ -320,17 +321,28 @@ fn wall_break(n: usize) -> Result<Scene, SceneError> {
 /// Time the `wall-stand` wall stands on its own before the projectile reaches it, s.
 pub const WALL_STAND_SETTLE: f64 = 5e-3;
 
-/// `wall-stand`: the `wall-break` wall and projectile with gravity `(0, 0, −9.81)` m/s² along
-/// the wall's rows, on a wooden floor plane under the lowest wall sphere, with the Hertz law and
-/// friction of the materials (wood μ = 0.2, steel 0.57; pairs take the smaller). The projectile
-/// starts [`WALL_STAND_SETTLE`] × 20 m/s farther away, so the wall stands on its own for 5 ms
-/// first, and is lifted clear of the floor when the wall is lower than it. dt is the engine's
-/// suggestion, `t_c / 20` ([`Scene::contact_time`], rounded down to two digits), and the steps
-/// carry the projectile through the wall as in `wall-break`.
+/// `wall-stand`: the `wall-break` wall, made of rubber balls, standing under gravity
+/// `(0, 0, −9.81)` m/s² (along the wall's rows) on a rubber floor plane under its lowest sphere,
+/// with the Hertz law and friction, until the steel projectile hits it.
+///
+/// - Rubber (E = 10 MPa, μ = 0.8, e = 0.8, 1100 kg/m³): a close-packed wall stands only with
+///   μ ≥ tan 30° ≈ 0.58, the slope at which the end sphere of a row rests on the one below it;
+///   wood's μ = 0.2 lets the edges slide off. Pairs take the smaller μ (steel 0.57).
+/// - The projectile starts [`WALL_STAND_SETTLE`] × 20 m/s farther away than in `wall-break`, so
+///   the wall stands on its own for 5 ms first, and is lifted clear of the floor when the wall
+///   is lower than it.
+/// - dt is the engine's suggestion, `t_c / 20` ([`Scene::contact_time`], rounded down to two
+///   digits); the steps carry the projectile through the wall as in `wall-break`.
 fn wall_stand(n: usize) -> Result<Scene, SceneError> {
     let mut scene = wall_break(n)?;
-    let wood = Material::wood();
+    let rubber = Material::rubber();
     let last = scene.spheres.len() - 1;
+    for s in &mut scene.spheres[..last] {
+        s.mass = rubber.density * sphere_volume(s.radius);
+        s.restitution = rubber.restitution;
+        s.surface = Surface::of(&rubber);
+    }
+    scene.materials[0] = rubber.clone();
     let floor = scene.spheres[..last]
         .iter()
         .map(|s| s.position.z - s.radius)
@@ -344,12 +356,13 @@ fn wall_stand(n: usize) -> Result<Scene, SceneError> {
     let travel = -projectile.position.x + projectile.radius;
     scene.sim.gravity = DVec3::new(0.0, 0.0, -9.81);
     scene.sim.contact = super::ContactModel::Hertz;
-    scene.sim.surface = Surface::of(&wood);
+    scene.sim.restitution = rubber.restitution;
+    scene.sim.surface = Surface::of(&rubber);
     scene.planes = vec![Plane {
         point: DVec3::new(0.0, 0.0, floor),
         normal: DVec3::Z,
-        restitution: wood.restitution,
-        surface: Surface::of(&wood),
+        restitution: rubber.restitution,
+        surface: Surface::of(&rubber),
     }];
     let t = scene
         .contact_time()

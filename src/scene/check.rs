@@ -1,11 +1,12 @@
 //! Scene checking: every value in range, and no deep initial overlaps.
 //!
 //! [`Scene::check`] runs the value checks in a fixed order (simulation, materials, spheres,
-//! planes) and reports the first failure, naming the item and the reason. Then, unless
+//! planes, sphere containers, then that every sphere lies inside every sphere container) and
+//! reports the first failure, naming the item and the reason. Then, unless
 //! [`CheckOptions::allow_overlap`] is set, it looks for spheres that start overlapping by more than
 //! [`OVERLAP_TOLERANCE`] of the smaller radius, without comparing all pairs (see [`overlap`]).
 
-use super::{Scene, SimParams};
+use super::{Scene, SimParams, Surface};
 use glam::DVec3;
 use std::path::PathBuf;
 
@@ -146,6 +147,20 @@ pub(crate) fn finite3(item: &dyn Fn() -> String, key: &str, v: DVec3) -> Result<
     }
 }
 
+/// Elastic constants and friction: Young's modulus positive and finite, Poisson ratio in
+/// (−1, 0.5], friction finite and ≥ 0.
+pub(crate) fn surface(item: &dyn Fn() -> String, s: &Surface) -> Result<(), SceneError> {
+    positive(item, "youngs_modulus", s.youngs_modulus)?;
+    let nu = s.poisson_ratio;
+    if !(nu > -1.0 && nu <= 0.5) {
+        return Err(SceneError::invalid(
+            item(),
+            format!("poisson_ratio must be in (-1, 0.5], got {nu}"),
+        ));
+    }
+    non_negative(item, "friction", s.friction)
+}
+
 fn check_sim(p: &SimParams) -> Result<(), SceneError> {
     let item = || "[simulation]".to_string();
     positive(&item, "dt", p.dt)?;
@@ -160,23 +175,32 @@ fn check_sim(p: &SimParams) -> Result<(), SceneError> {
     non_negative(&item, "softening", p.softening)?;
     positive(&item, "stiffness", p.stiffness)?;
     non_negative(&item, "drag", p.drag)?;
-    restitution(&item, p.restitution)
+    restitution(&item, p.restitution)?;
+    surface(&item, &p.surface)
 }
 
 impl Scene {
     /// Checks every value of the scene and, unless `opts.allow_overlap`, that no two spheres start
     /// overlapping by more than [`OVERLAP_TOLERANCE`] of the smaller radius. Returns the first
-    /// problem found; the order is fixed (simulation, materials, spheres, planes, overlaps), and
-    /// of several overlapping pairs the one with the smallest `(a, b)` is reported, so the same
-    /// scene always gives the same error.
+    /// problem found; the order is fixed (simulation, materials, spheres, planes, sphere
+    /// containers, containment, overlaps), and of several overlapping pairs the one with the
+    /// smallest `(a, b)` is reported, so the same scene always gives the same error.
     ///
-    /// Ranges: `dt`, radii, masses (except of fixed spheres), `stiffness`, densities and Young's
-    /// moduli positive and finite; `steps ≥ 1`; `G`, `softening`, `drag ≥ 0`; restitutions in
-    /// [0, 1]; Poisson ratios in (−1, 0.5]; positions, velocities, gravity and plane points
-    /// finite; plane normals of unit length; material indices in range; at least one sphere.
+    /// Ranges: `dt`, radii (of spheres and containers), masses (except of fixed spheres),
+    /// `stiffness`, densities and Young's moduli positive and finite; `steps ≥ 1`; `G`,
+    /// `softening`, `drag` and friction coefficients finite and ≥ 0; restitutions in [0, 1];
+    /// Poisson ratios in (−1, 0.5]; positions, velocities, gravity, plane points and container
+    /// centres finite; plane normals of unit length; material indices in range; at least one
+    /// sphere. Surfaces (E, ν, μ) are checked on `[simulation]`, every material, sphere, plane and
+    /// container.
     ///
-    /// Cost: O(N) for the values; the overlap search bins the spheres into hashed uniform grids
-    /// (one per radius class) and runs in parallel, about O(N) for scenes whose radii vary little.
+    /// Containment is checked whatever `opts` says: every sphere, fixed ones included, must lie
+    /// inside every sphere container, `|x − c| + r ≤ R_W`, up to [`OVERLAP_TOLERANCE`] of the
+    /// smaller of `r` and `R_W`.
+    ///
+    /// Cost: O(N) for the values, O(N × containers) for containment; the overlap search bins the
+    /// spheres into hashed uniform grids (one per radius class) and runs in parallel, about O(N)
+    /// for scenes whose radii vary little.
     pub fn check(&self, opts: &CheckOptions) -> Result<(), SceneError> {
         self.check_values()?;
         if opts.allow_overlap {
@@ -200,14 +224,7 @@ impl Scene {
             let item = || format!("material {:?}", m.name);
             restitution(&item, m.restitution)?;
             positive(&item, "density", m.density)?;
-            positive(&item, "youngs_modulus", m.youngs_modulus)?;
-            let nu = m.poisson_ratio;
-            if !(nu > -1.0 && nu <= 0.5) {
-                return Err(SceneError::invalid(
-                    item(),
-                    format!("poisson_ratio must be in (-1, 0.5], got {nu}"),
-                ));
-            }
+            surface(&item, &Surface::of(m))?;
         }
         if self.spheres.is_empty() {
             return Err(SceneError::Empty);
@@ -239,6 +256,7 @@ impl Scene {
                 }
                 _ => {}
             }
+            surface(&item, &s.surface)?;
         }
         for (i, p) in self.planes.iter().enumerate() {
             let item = || format!("plane {i}");
@@ -255,6 +273,48 @@ impl Scene {
                 ));
             }
             restitution(&item, p.restitution)?;
+            surface(&item, &p.surface)?;
+        }
+        for (k, c) in self.containers.iter().enumerate() {
+            let item = || format!("sphere_container {k}");
+            finite3(&item, "center", c.center)?;
+            positive(&item, "radius", c.radius)?;
+            restitution(&item, c.restitution)?;
+            surface(&item, &c.surface)?;
+        }
+        self.check_containment()
+    }
+
+    /// Every sphere inside every sphere container: `|x − c| + r ≤ R_W` up to
+    /// [`OVERLAP_TOLERANCE`] of the smaller of `r` and `R_W`. Reports the lowest sphere id, then
+    /// the lowest container index. Values must have been checked (finite, radii positive).
+    fn check_containment(&self) -> Result<(), SceneError> {
+        if self.containers.is_empty() {
+            return Ok(());
+        }
+        for (i, s) in self.spheres.iter().enumerate() {
+            for (k, c) in self.containers.iter().enumerate() {
+                let distance = (s.position - c.center).length();
+                let reach = distance + s.radius;
+                let allowed = c.radius + OVERLAP_TOLERANCE * s.radius.min(c.radius);
+                // Finite positions may still be so far apart that `reach` is infinite: rejected.
+                if reach > allowed {
+                    return Err(SceneError::invalid(
+                        format!("sphere {i}"),
+                        format!(
+                            "not inside sphere_container {k}: distance from its center {distance} m \
+                             + radius {} m = {reach} m exceeds the container radius {} m by more \
+                             than {}% of the smaller radius (container center [{}, {}, {}])",
+                            s.radius,
+                            c.radius,
+                            OVERLAP_TOLERANCE * 100.0,
+                            c.center.x,
+                            c.center.y,
+                            c.center.z
+                        ),
+                    ));
+                }
+            }
         }
         Ok(())
     }
@@ -540,7 +600,7 @@ pub mod overlap {
 #[cfg(test)]
 mod tests {
     use super::overlap::first_overlap;
-    use crate::scene::Sphere;
+    use crate::scene::{CheckOptions, Plane, Scene, Sphere, SphereContainer, Surface};
     use glam::DVec3;
     use rand::{RngExt, SeedableRng};
     use rand_pcg::Pcg64;
@@ -554,6 +614,7 @@ mod tests {
             restitution: 1.0,
             material: None,
             fixed,
+            surface: Surface::default(),
         }
     }
 
@@ -653,5 +714,103 @@ mod tests {
             })
             .unwrap();
         assert_eq!(o.a, first_inside);
+    }
+
+    fn message(scene: &Scene) -> String {
+        scene
+            .check(&CheckOptions {
+                allow_overlap: true,
+            })
+            .unwrap_err()
+            .to_string()
+    }
+
+    /// Surfaces of built scenes (not only of files) are checked on every body, naming it.
+    #[test]
+    fn bad_surfaces_name_the_body() {
+        let container = |surface| SphereContainer {
+            center: DVec3::ZERO,
+            radius: 10.0,
+            restitution: 1.0,
+            surface,
+        };
+        let mut scene = Scene {
+            spheres: vec![
+                sphere(DVec3::ZERO, 1.0, false),
+                sphere(DVec3::X * 3.0, 1.0, false),
+            ],
+            planes: vec![Plane {
+                point: DVec3::NEG_Y * 5.0,
+                normal: DVec3::Y,
+                restitution: 1.0,
+                surface: Surface::default(),
+            }],
+            containers: vec![container(Surface::default())],
+            ..Scene::default()
+        };
+        scene.check(&CheckOptions::default()).unwrap();
+
+        let mut bad = scene.clone();
+        bad.spheres[1].surface.youngs_modulus = f64::NAN;
+        assert_eq!(
+            message(&bad),
+            "sphere 1: youngs_modulus must be positive and finite, got NaN"
+        );
+        let mut bad = scene.clone();
+        bad.planes[0].surface.poisson_ratio = -1.0;
+        assert_eq!(
+            message(&bad),
+            "plane 0: poisson_ratio must be in (-1, 0.5], got -1"
+        );
+        let mut bad = scene.clone();
+        bad.containers[0].surface.friction = -0.5;
+        assert_eq!(
+            message(&bad),
+            "sphere_container 0: friction must be non-negative and finite, got -0.5"
+        );
+        let mut bad = scene.clone();
+        bad.sim.surface.friction = f64::INFINITY;
+        assert_eq!(
+            message(&bad),
+            "[simulation]: friction must be non-negative and finite, got inf"
+        );
+
+        // Containment holds for overlapping scenes too, and is checked whatever the options say.
+        scene.containers.push(SphereContainer {
+            center: DVec3::X,
+            ..container(Surface::default())
+        });
+        scene.containers[1].radius = 2.5;
+        // Sphere 0 lies inside (1 + 1 ≤ 2.5), sphere 1 does not (2 + 1 > 2.5).
+        assert_eq!(
+            message(&scene),
+            "sphere 1: not inside sphere_container 1: distance from its center 2 m + radius 1 m \
+             = 3 m exceeds the container radius 2.5 m by more than 1% of the smaller radius \
+             (container center [1, 0, 0])"
+        );
+        scene.containers[1].radius = 3.0;
+        scene.check(&CheckOptions::default()).unwrap();
+    }
+
+    /// The containment tolerance is 1 % of the smaller radius, which may be the container's.
+    #[test]
+    fn containment_tolerance_uses_the_smaller_radius() {
+        let scene = |x: f64, r: f64, wall: f64| Scene {
+            spheres: vec![sphere(DVec3::X * x, r, false)],
+            containers: vec![SphereContainer {
+                center: DVec3::ZERO,
+                radius: wall,
+                restitution: 1.0,
+                surface: Surface::default(),
+            }],
+            ..Scene::default()
+        };
+        let ok = |s: Scene| s.check(&CheckOptions::default()).is_ok();
+        assert!(ok(scene(4.0, 1.0, 5.0)));
+        assert!(ok(scene(4.009, 1.0, 5.0)));
+        assert!(!ok(scene(4.011, 1.0, 5.0)));
+        // A sphere larger than its container: tolerance 1 % of R_W.
+        assert!(ok(scene(0.0, 1.0095, 1.0)));
+        assert!(!ok(scene(0.0, 1.011, 1.0)));
     }
 }

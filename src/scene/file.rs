@@ -1,8 +1,15 @@
 //! TOML scene files.
 //!
-//! The format is the "Scene file" contract of `shared/DESIGN.md`, plus two extensions: a `seed`
-//! key on `[[block]]` and a `[[box_container]]` generator. Every table rejects unknown keys. All
-//! tables are optional, but a scene must end up with at least one sphere.
+//! The format is the "Scene file" contract of `shared/DESIGN.md`, plus three extensions: a `seed`
+//! key on `[[block]]`, a `[[box_container]]` generator and `[[sphere_container]]`s. Every table
+//! rejects unknown keys. All tables are optional, but a scene must end up with at least one
+//! sphere.
+//!
+//! Every body (sphere, plane, container) has a surface: Young's modulus E, Poisson ratio ν and
+//! friction coefficient μ. It is its material's, or `[simulation]`'s for a body that names no
+//! material. The Hertz law (`contact = "hertz"`, PHYSICS.md §2.2) takes `1/E*` as the sum of the
+//! two bodies' compliances `(1 − ν²)/E`, and a sphere container's concave wall enters it with
+//! `r_b = −R_W`; a pair's friction coefficient is the smaller μ of the two.
 //!
 //! ```toml
 //! [simulation]                 # every key optional; defaults of SimParams::default()
@@ -11,10 +18,13 @@
 //! gravity = [0.0, -9.81, 0.0]  # m/s²
 //! G = 0.0                      # m³ kg⁻¹ s⁻²; 0 = no mutual gravity
 //! softening = 0.0              # m
-//! contact = "impulse"          # or "spring-dashpot"
-//! stiffness = 1e4              # N/m
+//! contact = "impulse"          # or "spring-dashpot", "hertz"
+//! stiffness = 1e4              # N/m, spring-dashpot only
 //! drag = 0.0                   # N·s/m²
-//! restitution = 1.0            # default for spheres and planes that give none
+//! restitution = 1.0            # default for spheres, planes and containers that give none
+//! youngs_modulus = 1e8         # Pa, > 0; E of bodies that name no material (default 1e8)
+//! poisson_ratio = 0.3          # in (-1, 0.5]; ν of bodies that name no material (default 0.3)
+//! friction = 0.0               # ≥ 0; μ of bodies that name no material (default 0)
 //!
 //! [[material]]                 # presets steel, glass, wood, ivory, rubber need no table;
 //! name = "steel"               # a table with a preset's name overrides the keys it gives
@@ -22,13 +32,14 @@
 //! density = 7850.0             # kg/m³
 //! youngs_modulus = 200e9       # Pa
 //! poisson_ratio = 0.30
+//! friction = 0.57              # optional: else the preset's, else 0 (frictionless)
 //!
 //! [[particle]]                 # sphere ids 0, 1, … in file order
 //! position = [0.0, -5.0, 0.0]  # m
 //! velocity = [0.0, 20.0, 0.0]  # m/s, default 0
 //! radius = 1.0                 # m
 //! mass = 1.0                   # kg; or omit and name a material (mass = ρ 4/3 π r³)
-//! material = "steel"           # optional
+//! material = "steel"           # optional; also gives E, ν, μ (else [simulation]'s)
 //! fixed = false                # optional; a fixed sphere needs no mass
 //! restitution = 0.9            # optional; else the material's, else [simulation]'s
 //!
@@ -47,16 +58,27 @@
 //! [[plane]]
 //! point = [0.0, 0.0, 0.0]      # m
 //! normal = [0.0, 1.0, 0.0]     # into the domain; normalised on load
-//! restitution = 0.7            # default: [simulation] restitution
+//! restitution = 0.7            # default: the material's, else [simulation] restitution
+//! material = "steel"           # optional; gives E, ν, μ (else [simulation]'s)
 //!
 //! [[box_container]]            # six inward planes, after all [[plane]]s
 //! min = [-1.0, -1.0, -1.0]     # m
 //! max = [1.0, 1.0, 1.0]        # m
-//! restitution = 0.7            # default: [simulation] restitution
+//! restitution = 0.7            # default: the material's, else [simulation] restitution
+//! material = "wood"            # optional, as for planes
+//!
+//! [[sphere_container]]         # a hollow sphere; every sphere must lie inside it
+//! center = [0.0, 0.0, 0.0]     # m
+//! radius = 10.0                # m, inner radius R_W > 0
+//! restitution = 0.7            # default: the material's, else [simulation] restitution
+//! material = "glass"           # optional, as for planes
 //! ```
 
 use super::check::{MAX_SPHERES, finite3, non_negative, positive, restitution};
-use super::{CheckOptions, ContactModel, Material, Plane, Scene, SceneError, SimParams, Sphere};
+use super::{
+    CheckOptions, ContactModel, Material, Plane, Scene, SceneError, SimParams, Sphere,
+    SphereContainer, Surface,
+};
 use glam::DVec3;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
@@ -79,6 +101,8 @@ struct FileDoc {
     plane: Vec<PlaneTable>,
     #[serde(default)]
     box_container: Vec<BoxTable>,
+    #[serde(default)]
+    sphere_container: Vec<SphereContainerTable>,
 }
 
 #[derive(Deserialize, Default)]
@@ -94,6 +118,9 @@ struct SimTable {
     stiffness: Option<f64>,
     drag: Option<f64>,
     restitution: Option<f64>,
+    youngs_modulus: Option<f64>,
+    poisson_ratio: Option<f64>,
+    friction: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -104,6 +131,9 @@ struct MaterialTable {
     density: Option<f64>,
     youngs_modulus: Option<f64>,
     poisson_ratio: Option<f64>,
+    /// Optional even for non-preset materials: frictionless (0) when neither the table nor a
+    /// preset of the same name gives it.
+    friction: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -144,6 +174,7 @@ struct PlaneTable {
     point: [f64; 3],
     normal: [f64; 3],
     restitution: Option<f64>,
+    material: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -152,17 +183,30 @@ struct BoxTable {
     min: [f64; 3],
     max: [f64; 3],
     restitution: Option<f64>,
+    material: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SphereContainerTable {
+    center: [f64; 3],
+    radius: f64,
+    restitution: Option<f64>,
+    material: Option<String>,
 }
 
 impl Scene {
     /// Parses a scene from TOML text (format: module docs, `shared/DESIGN.md`); `name` is used in
     /// summaries and in error messages.
     ///
-    /// Resolves materials (user tables, then the presets spheres refer to, in order of first
-    /// use), sphere masses (`mass`, else density × 4/3 π r³, else infinite for fixed spheres) and
-    /// restitutions, expands blocks and box containers, normalises plane normals, and runs every
-    /// value check of [`Scene::check`]. Overlaps are *not* checked here: call
-    /// [`Scene::check`] with the caller's [`CheckOptions`] before running.
+    /// Resolves materials (user tables, then the presets spheres, planes, boxes and sphere
+    /// containers refer to, in that order of first use), sphere masses (`mass`, else density ×
+    /// 4/3 π r³, else infinite for fixed spheres), restitutions (own key, else the material's,
+    /// else `[simulation]`'s) and surfaces (the material's, else `[simulation]`'s), expands
+    /// blocks and box containers, normalises plane normals, and runs every value check of
+    /// [`Scene::check`], including that every sphere lies inside every sphere container.
+    /// Overlaps between spheres are *not* checked here: call [`Scene::check`] with the caller's
+    /// [`CheckOptions`] before running.
     ///
     /// Errors: TOML syntax, unknown keys and wrong types with line and column
     /// ([`SceneError::Toml`]); unknown or incomplete materials, spheres without mass, zero plane
@@ -259,6 +303,8 @@ impl Materials {
                 density: value("density", t.density, |p| p.density)?,
                 youngs_modulus: value("youngs_modulus", t.youngs_modulus, |p| p.youngs_modulus)?,
                 poisson_ratio: value("poisson_ratio", t.poisson_ratio, |p| p.poisson_ratio)?,
+                // Friction is optional for every material: frictionless unless given.
+                friction: t.friction.or(preset.map(|p| p.friction)).unwrap_or(0.0),
             };
             m.index.insert(t.name, k);
             m.list.push(material);
@@ -304,10 +350,11 @@ struct Resolved {
     mass: f64,
     restitution: f64,
     material: Option<usize>,
+    surface: Surface,
 }
 
-/// Mass and restitution of a sphere of `radius` from its own keys, its material, or the
-/// simulation default. `user` names the table for errors.
+/// Mass, restitution and surface of a sphere of `radius` from its own keys, its material, or the
+/// simulation defaults. `user` names the table for errors.
 #[allow(clippy::too_many_arguments)]
 fn resolve(
     materials: &mut Materials,
@@ -338,7 +385,28 @@ fn resolve(
             .or(mat.map(|m| m.restitution))
             .unwrap_or(sim.restitution),
         material,
+        surface: mat.map_or(sim.surface, Surface::of),
     })
+}
+
+/// Restitution and surface of a wall (plane, box or sphere container): restitution from its own
+/// key, else its material's, else `[simulation]`'s; surface from its material, else
+/// `[simulation]`'s. `user` names the table for errors.
+fn resolve_wall(
+    materials: &mut Materials,
+    sim: &SimParams,
+    user: &str,
+    material: Option<&str>,
+    restitution: Option<f64>,
+) -> Result<(f64, Surface), SceneError> {
+    let material = material.map(|m| materials.resolve(m, user)).transpose()?;
+    let mat = material.map(|i| &materials.list[i]);
+    Ok((
+        restitution
+            .or(mat.map(|m| m.restitution))
+            .unwrap_or(sim.restitution),
+        mat.map_or(sim.surface, Surface::of),
+    ))
 }
 
 fn build(doc: FileDoc, name: &str) -> Result<Scene, SceneError> {
@@ -354,6 +422,11 @@ fn build(doc: FileDoc, name: &str) -> Result<Scene, SceneError> {
         stiffness: t.stiffness.unwrap_or(d.stiffness),
         drag: t.drag.unwrap_or(d.drag),
         restitution: t.restitution.unwrap_or(d.restitution),
+        surface: Surface {
+            youngs_modulus: t.youngs_modulus.unwrap_or(d.surface.youngs_modulus),
+            poisson_ratio: t.poisson_ratio.unwrap_or(d.surface.poisson_ratio),
+            friction: t.friction.unwrap_or(d.surface.friction),
+        },
     };
     let mut materials = Materials::new(doc.material)?;
 
@@ -402,6 +475,7 @@ fn build(doc: FileDoc, name: &str) -> Result<Scene, SceneError> {
             restitution: r.restitution,
             material: r.material,
             fixed: p.fixed,
+            surface: r.surface,
         });
     }
 
@@ -452,6 +526,7 @@ fn build(doc: FileDoc, name: &str) -> Result<Scene, SceneError> {
                         restitution: r.restitution,
                         material: r.material,
                         fixed: false,
+                        surface: r.surface,
                     });
                 }
             }
@@ -460,7 +535,8 @@ fn build(doc: FileDoc, name: &str) -> Result<Scene, SceneError> {
 
     let mut planes = Vec::with_capacity(doc.plane.len() + 6 * doc.box_container.len());
     for (k, p) in doc.plane.into_iter().enumerate() {
-        let item = || format!("plane {k}");
+        let user = format!("plane {k}");
+        let item = || user.clone();
         let normal = v3(p.normal);
         finite3(&item, "normal", normal)?;
         // Normalise via the largest component so that tiny but nonzero normals survive.
@@ -468,14 +544,23 @@ fn build(doc: FileDoc, name: &str) -> Result<Scene, SceneError> {
         if scale == 0.0 {
             return Err(SceneError::invalid(item(), "normal has zero length"));
         }
+        let (restitution, surface) = resolve_wall(
+            &mut materials,
+            &sim,
+            &user,
+            p.material.as_deref(),
+            p.restitution,
+        )?;
         planes.push(Plane {
             point: v3(p.point),
             normal: (normal / scale).normalize(),
-            restitution: p.restitution.unwrap_or(sim.restitution),
+            restitution,
+            surface,
         });
     }
     for (k, b) in doc.box_container.into_iter().enumerate() {
-        let item = || format!("box_container {k}");
+        let user = format!("box_container {k}");
+        let item = || user.clone();
         let (min, max) = (v3(b.min), v3(b.max));
         finite3(&item, "min", min)?;
         finite3(&item, "max", max)?;
@@ -488,9 +573,35 @@ fn build(doc: FileDoc, name: &str) -> Result<Scene, SceneError> {
                 ),
             ));
         }
-        let e = b.restitution.unwrap_or(sim.restitution);
+        let (e, surface) = resolve_wall(
+            &mut materials,
+            &sim,
+            &user,
+            b.material.as_deref(),
+            b.restitution,
+        )?;
+        // Checked here, as the six planes no longer say which box they came from.
         restitution(&item, e)?;
-        planes.extend(Scene::box_planes(min, max, e));
+        planes.extend(Scene::box_planes(min, max, e, surface));
+    }
+
+    // Value checks (and containment of every sphere) are Scene::check's.
+    let mut containers = Vec::with_capacity(doc.sphere_container.len());
+    for (k, c) in doc.sphere_container.into_iter().enumerate() {
+        let user = format!("sphere_container {k}");
+        let (restitution, surface) = resolve_wall(
+            &mut materials,
+            &sim,
+            &user,
+            c.material.as_deref(),
+            c.restitution,
+        )?;
+        containers.push(SphereContainer {
+            center: v3(c.center),
+            radius: c.radius,
+            restitution,
+            surface,
+        });
     }
 
     let scene = Scene {
@@ -499,6 +610,7 @@ fn build(doc: FileDoc, name: &str) -> Result<Scene, SceneError> {
         materials: materials.list,
         spheres,
         planes,
+        containers,
     };
     scene.check(&CheckOptions {
         allow_overlap: true,

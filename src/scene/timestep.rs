@@ -26,67 +26,90 @@ impl ContactTime {
 }
 
 impl Scene {
-    /// Shortest contact duration among the scene's contacts, estimated from its lightest and
-    /// smallest movable sphere and its stiffest materials; `None` for the impulse model (whose
-    /// contacts take no time) or a scene without movable spheres.
+    /// Shortest contact duration among the scene's contacts, estimated from its lightest movable
+    /// sphere and its stiffest bodies; `None` for the impulse model (whose contacts take no
+    /// time) or a scene without movable spheres.
     ///
-    /// * Spring–dashpot: `t_c = π / sqrt(k_n/m* − (c_n/2m*)²)` (PHYSICS.md §2.1) with the
-    ///   lightest sphere against its own kind (`m* = m/2`), and without damping (the shortest).
-    /// * Hertz: `t_c ≈ 2.87 (m*²/(R* E*² v₀))^{1/5}` (PHYSICS.md §2.2) for the lightest,
-    ///   smallest sphere against its own kind and against the stiffest wall, at the approach
-    ///   speed `v₀ = 2 v_max + sqrt(2 |g| H)`: twice the largest initial speed plus a fall across
-    ///   the scene's height H (at least 1 mm/s). Faster impacts are shorter (`t_c ∝ v₀^{−1/5}`).
+    /// * Spring–dashpot: `t_c = π / sqrt(k_n/m*)` (PHYSICS.md §2.1, undamped: the shortest)
+    ///   with the lightest sphere against its own kind (`m* = m/2`).
+    /// * Hertz: `t_c ≈ 2.87 (m*²/(R* E*² v₀))^{1/5}` (PHYSICS.md §2.2), the shortest of the
+    ///   lightest sphere against its own kind, against the stiffest sphere (smallest
+    ///   `(1 − ν²)/E`) and against the stiffest wall, and of the stiffest sphere against its own
+    ///   kind when there are two; at the approach speed `v₀ = 2 v_max + sqrt(2 |g| H)`: twice
+    ///   the largest initial speed plus a fall across the scene's height H (at least 1 mm/s).
+    ///   Faster impacts are shorter (`t_c ∝ v₀^{−1/5}`).
     pub fn contact_time(&self) -> Option<ContactTime> {
-        let movable = self.spheres.iter().filter(|s| !s.fixed);
-        let m_min = movable
-            .clone()
-            .map(|s| s.mass)
-            .fold(f64::INFINITY, f64::min);
-        if !m_min.is_finite() {
-            return None;
-        }
+        let movable = || self.spheres.iter().filter(|s| !s.fixed);
+        let light = movable().min_by(|a, b| a.mass.total_cmp(&b.mass))?;
         match self.sim.contact {
             ContactModel::Impulse => None,
-            ContactModel::SpringDashpot => {
-                let duration =
-                    spring_dashpot::contact_duration(self.sim.stiffness, 0.0, 0.5 * m_min);
-                Some(ContactTime {
-                    duration,
-                    speed: 0.0,
-                })
-            }
+            ContactModel::SpringDashpot => Some(ContactTime {
+                duration: spring_dashpot::contact_duration(
+                    self.sim.stiffness,
+                    0.0,
+                    0.5 * light.mass,
+                ),
+                speed: 0.0,
+            }),
             ContactModel::Hertz => {
-                let r_min = movable
-                    .clone()
-                    .map(|s| s.radius)
-                    .fold(f64::INFINITY, f64::min);
-                let c_min = self
-                    .spheres
-                    .iter()
-                    .map(|s| s.surface.compliance())
-                    .fold(f64::INFINITY, f64::min);
-                let v_max = movable.map(|s| s.velocity.length()).fold(0.0, f64::max);
+                let v_max = movable().map(|s| s.velocity.length()).fold(0.0, f64::max);
                 let height = self
                     .bounds()
                     .map_or(0.0, |(lo, hi)| (hi - lo).max_element());
                 let speed =
                     (2.0 * v_max + (2.0 * self.sim.gravity.length() * height).sqrt()).max(1e-3);
-                let pair = hertz::contact_duration(0.5 * m_min, 0.5 * r_min, 0.5 / c_min, speed);
-                let wall_compliance = self
+                let compliance = |s: &super::Sphere| s.surface.compliance();
+                let stiff = self
+                    .spheres
+                    .iter()
+                    .min_by(|a, b| compliance(a).total_cmp(&compliance(b)))?;
+                let harmonic = |a: f64, b: f64| if b.is_finite() { a * b / (a + b) } else { a };
+                // (m*, R*, E*) of the candidate pairs.
+                let mut pairs = vec![
+                    (
+                        0.5 * light.mass,
+                        0.5 * light.radius,
+                        0.5 / compliance(light),
+                    ),
+                    (
+                        harmonic(
+                            light.mass,
+                            if stiff.fixed {
+                                f64::INFINITY
+                            } else {
+                                stiff.mass
+                            },
+                        ),
+                        harmonic(light.radius, stiff.radius),
+                        1.0 / (compliance(light) + compliance(stiff)),
+                    ),
+                ];
+                let n_stiff = self
+                    .spheres
+                    .iter()
+                    .filter(|s| compliance(s) == compliance(stiff))
+                    .count();
+                if n_stiff > 1 && !stiff.fixed {
+                    pairs.push((
+                        0.5 * stiff.mass,
+                        0.5 * stiff.radius,
+                        0.5 / compliance(stiff),
+                    ));
+                }
+                let wall = self
                     .planes
                     .iter()
                     .map(|p| p.surface.compliance())
                     .chain(self.containers.iter().map(|c| c.surface.compliance()))
                     .fold(f64::INFINITY, f64::min);
-                let wall = if wall_compliance.is_finite() {
-                    hertz::contact_duration(m_min, r_min, 1.0 / (c_min + wall_compliance), speed)
-                } else {
-                    f64::INFINITY
-                };
-                Some(ContactTime {
-                    duration: pair.min(wall),
-                    speed,
-                })
+                if wall.is_finite() {
+                    pairs.push((light.mass, light.radius, 1.0 / (compliance(light) + wall)));
+                }
+                let duration = pairs
+                    .into_iter()
+                    .map(|(m, r, e)| hertz::contact_duration(m, r, e, speed))
+                    .fold(f64::INFINITY, f64::min);
+                Some(ContactTime { duration, speed })
             }
         }
     }
