@@ -19,6 +19,10 @@
 @group(0) @binding(11) var<storage, read_write> contact_counts: array<vec2<u32>>; // contacts, collisions
 @group(0) @binding(12) var<storage, read> cells: array<vec4<i32>>;   // binned cell
 @group(0) @binding(13) var<storage, read> boxes: array<vec4<i32>>;   // 2 per large sphere
+// Friction history (cpu::collide::Slot): HISTORY_SLOTS per sphere, xyz the bits of ξ, w the
+// partner; last step's rows in this step's sorted order, and this step's rows.
+@group(0) @binding(14) var<storage, read> history_old: array<vec4<u32>>;
+@group(0) @binding(15) var<storage, read_write> history_new: array<vec4<u32>>;
 
 // Round of `collide`: false = cpu::collide::Round::Matching, true = Round::Final.
 override FINAL: bool = true;
@@ -28,7 +32,8 @@ const NO_EVENT: u32 = 0xffffffffu;     // cpu::collide::NO_EVENT
 const TAU_NONE: f32 = 3.0e38;          // stands for the CPU's infinity (never a valid τ)
 const PASS_EARLIEST: u32 = 0u;
 const PASS_COLLIDE: u32 = 1u;
-const TANGENTIAL_DAMPING_FRACTION: f32 = 0.1;  // physics::friction::TANGENTIAL_DAMPING_FRACTION
+const TANGENTIAL_STIFFNESS_RATIO: f32 = 0.2857142857;  // physics::friction::TANGENTIAL_STIFFNESS_RATIO (2/7)
+const HISTORY_SLOTS: u32 = 16u;                         // cpu::collide::HISTORY_SLOTS
 
 // cpu::collide::Body
 struct Body {
@@ -62,12 +67,14 @@ struct PairResponse {
     friction: vec3<f32>,
     energy: f32,
     power: f32,
+    xi: vec3<f32>,
     contact: bool,
     collision: bool,
 }
 
 fn no_response() -> PairResponse {
-    return PairResponse(vec3<f32>(0.0), 0.0, 0.0, 0.0, 0.0, 0.0, vec3<f32>(0.0), 0.0, 0.0, false, false);
+    return PairResponse(vec3<f32>(0.0), 0.0, 0.0, 0.0, 0.0, 0.0, vec3<f32>(0.0), 0.0, 0.0,
+                        vec3<f32>(0.0), false, false);
 }
 
 // cpu::collide::ContactOut, plus the sphere's earliest event of the first pass.
@@ -254,57 +261,114 @@ fn pair_friction(mu_a: f32, mu_b: f32) -> f32 {
     return min(mu_a, mu_b);
 }
 
-// physics::friction::tangential_damping
-fn tangential_damping(inverse_mass_sum: f32, dt: f32) -> f32 {
-    return TANGENTIAL_DAMPING_FRACTION / (inverse_mass_sum * dt);
+// physics::friction::Tangential
+struct Tangential {
+    force: vec3<f32>,
+    xi: vec3<f32>,
+    energy: f32,
+    power: f32,
 }
 
-// physics::friction::friction_force
-fn friction_force(v_t: vec3<f32>, f_n: f32, mu: f32, gamma_t: f32) -> vec3<f32> {
-    let slip = sqrt(dot3(v_t, v_t));
+// physics::friction::tangential_spring
+fn tangential_spring(xi_old: vec3<f32>, n: vec3<f32>, v_t: vec3<f32>, k_t: f32, k_t_old: f32,
+                     c_t: f32, f_n: f32, mu: f32, dt: f32) -> Tangential {
     let cap = mu * f_n;
-    if slip <= 0.0 || cap <= 0.0 {
+    if cap <= 0.0 || k_t <= 0.0 {
+        return Tangential(vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0);
+    }
+    let xi_tangent = xi_old - n * dot3(xi_old, n);
+    let energy_old = 0.5 * k_t_old * dot3(xi_tangent, xi_tangent);
+    var xi = xi_tangent + v_t * dt;
+    var force = -(xi * k_t) - v_t * c_t;
+    let f2 = dot3(force, force);
+    if f2 > cap * cap {
+        force = force * (cap / sqrt(f2));
+        xi = -(force + v_t * c_t) / k_t;
+    }
+    let energy = 0.5 * k_t * dot3(xi, xi);
+    let power = -dot3(force, v_t) - (energy - energy_old) / dt;
+    return Tangential(force, xi, energy, power);
+}
+
+// cpu::collide::lookup_history
+fn lookup_history(owner: u32, partner: u32) -> vec3<f32> {
+    if params.history == 0u {
         return vec3<f32>(0.0);
     }
-    return v_t * -min(gamma_t, cap / slip);
+    for (var s = 0u; s < HISTORY_SLOTS; s++) {
+        let h = history_old[owner * HISTORY_SLOTS + s];
+        if h.w == partner {
+            return bitcast<vec3<f32>>(h.xyz);
+        }
+        if h.w == NO_EVENT {
+            break;
+        }
+    }
+    return vec3<f32>(0.0);
 }
 
-// cpu::collide::soft_normal_force: (F_n, elastic part, elastic energy).
+// Slots of this invocation's new row written so far (cpu::collide::keep_history's `len`).
+var<private> kept: u32;
+
+// cpu::collide::keep_history (row of sorted sphere i)
+fn keep_history(i: u32, partner: u32, xi: vec3<f32>) {
+    if params.history != 0u && kept < HISTORY_SLOTS {
+        history_new[i * HISTORY_SLOTS + kept] = vec4<u32>(bitcast<vec3<u32>>(xi), partner);
+        kept += 1u;
+    }
+}
+
+// cpu::collide::soft_normal_force's result.
+struct Normal {
+    force: f32,
+    elastic: f32,
+    energy: f32,
+    stiffness: f32,
+}
+
+// cpu::collide::soft_normal_force
 fn soft_normal_force(overlap: f32, u_n: f32, e: f32, zeta: f32, compliance_sum: f32,
-                     curvature_sum: f32, inverse_mass_sum: f32) -> vec3<f32> {
+                     curvature_sum: f32, inverse_mass_sum: f32) -> Normal {
     if params.model == MODEL_HERTZ {
         let k0 = hertz_stiffness(effective_modulus(compliance_sum, 0.0),
                                  effective_radius(curvature_sum, 0.0));
         let impact = impact_speed(u_n, k0, inverse_mass_sum, overlap);
-        return vec3<f32>(hunt_crossley_force(k0, e, overlap, u_n, impact),
-                         k0 * overlap * sqrt(overlap), elastic_energy(k0, overlap));
+        let root = sqrt(overlap);
+        return Normal(hunt_crossley_force(k0, e, overlap, u_n, impact), k0 * overlap * root,
+                      elastic_energy(k0, overlap), 1.5 * k0 * root);
     }
     let k = params.stiffness;
     let c_n = dashpot_coefficient(zeta, k, inverse_mass_sum);
-    return vec3<f32>(normal_force(k, c_n, overlap, u_n), k * overlap, 0.5 * k * overlap * overlap);
+    return Normal(normal_force(k, c_n, overlap, u_n), k * overlap, 0.5 * k * overlap * overlap, k);
 }
 
-// cpu::collide::soft_contact's result.
+// cpu::collide::Soft
 struct Soft {
     force: f32,
     friction: vec3<f32>,
     energy: f32,
     power: f32,
+    xi: vec3<f32>,
 }
 
 // cpu::collide::soft_contact
-fn soft_contact(n: vec3<f32>, overlap: f32, dv: vec3<f32>, e: f32, zeta: f32, mu: f32,
-                compliance_sum: f32, curvature_sum: f32, inverse_mass_sum: f32) -> Soft {
+fn soft_contact(n: vec3<f32>, overlap: f32, dv: vec3<f32>, xi_old: vec3<f32>, e: f32, zeta: f32,
+                mu: f32, compliance_sum: f32, curvature_sum: f32, inverse_mass_sum: f32) -> Soft {
     let u_n = -dot3(dv, n);
     let f = soft_normal_force(overlap, u_n, e, zeta, compliance_sum, curvature_sum, inverse_mass_sum);
     let v_t = dv + n * u_n;
-    let f_t = friction_force(v_t, f.x, mu, tangential_damping(inverse_mass_sum, params.dt));
-    let power = (f.x - f.y) * u_n - dot3(f_t, v_t);
-    return Soft(f.x, f_t, f.z, power);
+    let k_t = TANGENTIAL_STIFFNESS_RATIO * f.stiffness;
+    var k_t_old = k_t;
+    if params.model == MODEL_HERTZ {
+        k_t_old = k_t * sqrt(max(overlap - u_n * params.dt, 0.0) / overlap);
+    }
+    let c_t = dashpot_coefficient(zeta, k_t, inverse_mass_sum);
+    let t = tangential_spring(xi_old, n, v_t, k_t, k_t_old, c_t, f.force, mu, params.dt);
+    return Soft(f.force, t.force, f.energy + t.energy, (f.force - f.elastic) * u_n + t.power, t.xi);
 }
 
 // cpu::collide::pair_force (soft contact; a has the lower id)
-fn pair_force(a: Body, b: Body, dt: f32) -> PairResponse {
+fn pair_force(a: Body, b: Body, xi_old: vec3<f32>, dt: f32) -> PairResponse {
     var out = no_response();
     let wsum = a.w + b.w;
     if wsum == 0.0 {
@@ -319,7 +383,7 @@ fn pair_force(a: Body, b: Body, dt: f32) -> PairResponse {
     let n = unit_or(d1, vec3<f32>(1.0, 0.0, 0.0));
     let overlap = radius_sum - sqrt(dist2);
     let dv = b.v - a.v;
-    let soft = soft_contact(n, overlap, dv, pair_restitution(a.e, b.e), max(a.zeta, b.zeta),
+    let soft = soft_contact(n, overlap, dv, xi_old, pair_restitution(a.e, b.e), max(a.zeta, b.zeta),
                             pair_friction(a.mu, b.mu), a.compliance + b.compliance,
                             1.0 / a.r + 1.0 / b.r, wsum);
     out.n = n;
@@ -327,6 +391,7 @@ fn pair_force(a: Body, b: Body, dt: f32) -> PairResponse {
     out.friction = soft.friction;
     out.energy = soft.energy;
     out.power = soft.power;
+    out.xi = soft.xi;
     out.contact = true;
     let d0 = d1 - dv * dt;
     out.collision = dot3(d0, d0) > radius_sum * radius_sum;
@@ -353,7 +418,8 @@ fn apply(acc: ptr<function, Acc>, p: PairResponse, me: Body, wsum: f32, me_is_a:
 }
 
 // cpu::collide::visit
-fn visit(acc: ptr<function, Acc>, me: Body, other: Body, mutual: bool, k_me: f32, k_other: f32) {
+fn visit(acc: ptr<function, Acc>, me: Body, other: Body, mutual: bool, k_me: f32, k_other: f32,
+         xi_old: vec3<f32>) -> PairResponse {
     let me_is_a = me.id < other.id;
     var a = other;
     var b = me;
@@ -369,7 +435,7 @@ fn visit(acc: ptr<function, Acc>, me: Body, other: Body, mutual: bool, k_me: f32
     if params.model == MODEL_IMPULSE {
         p = resolve_pair(a, b, params.dt, params.resting_speed, k_a, k_b);
     } else {
-        p = pair_force(a, b, params.dt);
+        p = pair_force(a, b, xi_old, params.dt);
     }
     if !FINAL {
         if !(p.collision && mutual) {
@@ -380,6 +446,7 @@ fn visit(acc: ptr<function, Acc>, me: Body, other: Body, mutual: bool, k_me: f32
         p.contact = false;
     }
     apply(acc, p, me, a.w + b.w, me_is_a);
+    return p;
 }
 
 // cpu::collide::is_mutual
@@ -424,7 +491,17 @@ fn handle(acc: ptr<function, Acc>, phase: u32, me: Body, mine: u32, j: u32, othe
             k_me = f32(max(earliest[me_index].z, 1u));
             k_other = f32(max(earliest[j].z, 1u));
         }
-        visit(acc, me, other, mutual, k_me, k_other);
+        // The pair's history is in the row of its lower-id sphere (cpu::collide::collide).
+        var owner = j;
+        var partner = me.id;
+        if me.id < other.id {
+            owner = me_index;
+            partner = other.id;
+        }
+        let p = visit(acc, me, other, mutual, k_me, k_other, lookup_history(owner, partner));
+        if owner == me_index && p.contact {
+            keep_history(me_index, partner, p.xi);
+        }
     }
 }
 
@@ -562,8 +639,8 @@ fn plane_event(me: Body, plane: Plane, dt: f32) -> f32 {
     return 0.0;
 }
 
-// cpu::collide::plane_contact
-fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, is_earliest: bool, k_me: f32) {
+// cpu::collide::plane_contact, for wall k (its friction history is the sphere's).
+fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_earliest: bool, k_me: f32) {
     if me.w == 0.0 {
         return;
     }
@@ -593,13 +670,15 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, is_earliest: b
             return;
         }
         // The wall is the first body, the sphere the second.
-        let soft = soft_contact(n, -s1, me.v, pair_restitution(me.e, plane.e),
+        let tag = PLANE_EVENT | k;
+        let soft = soft_contact(n, -s1, me.v, lookup_history(me_index, tag), pair_restitution(me.e, plane.e),
                                 max(me.zeta, plane.zeta), pair_friction(me.mu, plane.mu),
                                 me.compliance + plane.compliance,
                                 1.0 / me.r + wall_curvature(plane), me.w);
         (*acc).force += n * soft.force + soft.friction;
         (*acc).energy += soft.energy;
         (*acc).power += soft.power;
+        keep_history(me_index, tag, soft.xi);
         (*acc).contacts += 1u;
         (*acc).collisions += select(0u, 1u, s1 - vn * params.dt > 0.0);
     }
@@ -661,6 +740,7 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let me = load_body(i);
     me_index = i;
+    kept = 0u;
     var mine = NO_EVENT;
     if !FINAL {
         mine = earliest[i].y;
@@ -679,7 +759,13 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
         k_me = f32(max(earliest[i].z, 1u));
     }
     for (var k = 0u; k < params.n_planes; k++) {
-        plane_contact(&acc, me, planes[k], mine == (PLANE_EVENT | k), k_me);
+        plane_contact(&acc, me, planes[k], k, mine == (PLANE_EVENT | k), k_me);
+    }
+    if params.history != 0u {
+        // The rest of the row is empty (cpu::collide::collide fills it first).
+        for (var s = kept; s < HISTORY_SLOTS; s++) {
+            history_new[i * HISTORY_SLOTS + s] = vec4<u32>(0u, 0u, 0u, NO_EVENT);
+        }
     }
     if FINAL && params.model == MODEL_IMPULSE {
         project_onto_planes(&acc, me);
@@ -691,4 +777,16 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
     contact_counts[i] = vec2<u32>(acc.contacts, acc.collisions);
+}
+
+// Set-up: empties the friction history the set-up's final round wrote (CpuBackend::contacts).
+@compute @workgroup_size(256)
+fn clear_history(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n || params.history == 0u {
+        return;
+    }
+    for (var s = 0u; s < HISTORY_SLOTS; s++) {
+        history_new[i * HISTORY_SLOTS + s] = vec4<u32>(0u, 0u, 0u, NO_EVENT);
+    }
 }

@@ -21,7 +21,7 @@ struct Params {
     overlap_relaxation: f32, // cpu::collide::OVERLAP_RELAXATION
     dispatch_x: u32,         // threads along x of a 2-D dispatch (work-groups × WG)
     resting_speed: f32,      // m/s, physics::impulse::resting_speed
-    pad0: u32,
+    history: u32,            // 1: friction history kept (cpu::friction_history)
     pad1: u32,
     pad2: u32,
 }

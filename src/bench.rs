@@ -206,6 +206,7 @@ fn measure(
         BenchBackend::Gpu => crate::gpu::buffers::memory_estimate(
             n as u64,
             crate::cpu::cell_keys::table_size(n) as u64,
+            crate::cpu::friction_history(&scene),
         ),
         _ => CpuBackend::<f32>::memory_estimate(n),
     };

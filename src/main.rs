@@ -281,6 +281,9 @@ fn load_scene(src: SceneSource<'_>) -> Result<Scene> {
     scene.check(&CheckOptions {
         allow_overlap: src.allow_overlap,
     })?;
+    if let Some(w) = scene.time_step_warning() {
+        eprintln!("warning: {}: {w}", scene.name);
+    }
     Ok(scene)
 }
 
@@ -448,6 +451,14 @@ fn run(args: RunArgs) -> Result<i32> {
         initial.kinetic,
         fin.kinetic
     );
+    if scene.sim.contact.is_soft() {
+        let lost = fin.dissipated - initial.dissipated;
+        println!(
+            "  dissipated by contact damping and friction: {lost:.6e} J; total + dissipated {:.6e} J (change {:+.3e} relative)",
+            e1 + lost,
+            drift(e0, e1 + lost)
+        );
+    }
     println!(
         "  momentum: [{:.6e}, {:.6e}, {:.6e}] -> [{:.6e}, {:.6e}, {:.6e}] kg m/s ({dp_text})",
         initial.momentum.x,

@@ -216,8 +216,13 @@ fn inelastic_spheres_under_gravity_settle_on_the_floor() {
     }
     let s = scene(
         spheres,
-        spheresim::Scene::box_planes(DVec3::new(-0.5, 0.0, -0.5), DVec3::new(0.5, 2.0, 0.5), 0.8, Default::default())
-            .to_vec(),
+        spheresim::Scene::box_planes(
+            DVec3::new(-0.5, 0.0, -0.5),
+            DVec3::new(0.5, 2.0, 0.5),
+            0.8,
+            Default::default(),
+        )
+        .to_vec(),
         SimParams {
             gravity: DVec3::new(0.0, -9.81, 0.0),
             ..params(1e-3, 3000)

@@ -533,6 +533,7 @@ fn diag(step: u64, kinetic: f64, collisions: u64) -> Diagnostics {
         angular_momentum: DVec3::new(-1.0, 0.0, 0.5),
         contacts: step / 2,
         collisions,
+        dissipated: 0.125 * step as f64,
     }
 }
 
@@ -578,9 +579,12 @@ fn stats_json_has_every_design_key_with_the_right_type() {
         "dt",
         "simulated_time",
         "energy_drift_relative",
+        "dissipated_energy",
     ] {
         assert!(o[key].is_f64(), "{key}: {}", o[key]);
     }
+    // Dissipated during the run: the final value less the initial one.
+    assert_eq!(o["dissipated_energy"], 0.125 * 200.0);
     for key in [
         "momentum_initial",
         "momentum_final",

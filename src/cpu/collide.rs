@@ -14,6 +14,12 @@
 //! Hunt–Crossley dissipation (§2.2), with regularised Coulomb friction (§2.3): forces at the
 //! end-of-drift positions, and the power they dissipate for the energy balance.
 //!
+//! Friction (Cundall–Strack, `physics::friction`) keeps a tangential displacement per contact:
+//! [`HISTORY_SLOTS`] [`Slot`]s per sphere, in sorted order like the state (the binning permutes
+//! them). A contact's history belongs to its lower-id sphere (or to the sphere, for a wall):
+//! the owner reads its row of the last step and writes its row of this one; the partner reads
+//! the owner's row of the last step, so both compute the same force.
+//!
 //! Walls are planes and the insides of spherical containers ([`PlaneBody::radius`] > 0); both
 //! meet a sphere along the wall's normal at the sphere's nearest point ([`wall_gap`]).
 //!
@@ -34,7 +40,7 @@
 //! served.
 
 use crate::Real;
-use crate::physics::friction::{friction_force, pair_friction, tangential_damping};
+use crate::physics::friction::{TANGENTIAL_STIFFNESS_RATIO, pair_friction, tangential_spring};
 use crate::physics::hertz::{
     effective_modulus, effective_radius, elastic_energy, hertz_stiffness, hunt_crossley_force,
     impact_speed,
@@ -52,6 +58,65 @@ use super::cell_keys::{cell_of, hash_cell};
 /// Fraction of a residual overlap removed per step by the position correction. Below 1 because
 /// a sphere with several overlapping neighbours gets every correction at once (Jacobi).
 pub const OVERLAP_RELAXATION: f64 = 0.5;
+
+/// Contacts per sphere whose friction history is kept (the sphere owns them: lower id of a
+/// pair, or any wall contact). Close packing gives 12 neighbours; past this a contact starts
+/// each step with ξ = 0 (its spring then acts only through this step's slip).
+pub const HISTORY_SLOTS: usize = 16;
+
+/// One contact's friction history: partner (input id, or [`PLANE_EVENT`]` | wall index`) and
+/// the tangential displacement ξ, m. `partner == NO_EVENT` marks an empty slot; a row's slots
+/// fill from the front.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Slot<R: Real> {
+    /// Partner of the owning sphere.
+    pub partner: u32,
+    /// Tangential displacement ξ, m.
+    pub xi: R::V3,
+}
+
+impl<R: Real> Default for Slot<R> {
+    fn default() -> Self {
+        Self {
+            partner: NO_EVENT,
+            xi: R::zero3(),
+        }
+    }
+}
+
+/// ξ of the contact (owner row `owner`, sorted index; partner tag `partner`) in `rows`, or zero
+/// for a new contact or when `rows` is empty (no friction history kept).
+#[inline(always)]
+pub fn lookup_history<R: Real>(rows: &[Slot<R>], owner: usize, partner: u32) -> R::V3 {
+    if rows.is_empty() {
+        return R::zero3();
+    }
+    for slot in &rows[owner * HISTORY_SLOTS..(owner + 1) * HISTORY_SLOTS] {
+        if slot.partner == partner {
+            return slot.xi;
+        }
+        if slot.partner == NO_EVENT {
+            break;
+        }
+    }
+    R::zero3()
+}
+
+/// Appends a contact's new ξ to its owner's row (dropped when the row is full).
+#[inline(always)]
+fn keep_history<R: Real>(
+    row: &mut Option<&mut [Slot<R>]>,
+    len: &mut usize,
+    partner: u32,
+    xi: R::V3,
+) {
+    if let Some(row) = row
+        && *len < HISTORY_SLOTS
+    {
+        row[*len] = Slot { partner, xi };
+        *len += 1;
+    }
+}
 
 /// What the contact stage sees of one sphere.
 #[derive(Clone, Copy, Debug)]
@@ -197,10 +262,12 @@ pub struct PairResponse<R: Real> {
     pub force: R,
     /// Friction force on b, N (soft contact).
     pub friction: R::V3,
-    /// Elastic energy of the contact, J (soft contact).
+    /// Elastic energy of the contact (normal and tangential springs), J (soft contact).
     pub energy: R,
     /// Power dissipated by the contact's damping and friction, W (soft contact).
     pub power: R,
+    /// Tangential displacement ξ to keep for the next step, m (soft contact).
+    pub xi: R::V3,
     /// The spheres touch or overlap at the end of the step.
     pub contact: bool,
     /// An impulse was applied (or a soft contact began).
@@ -268,11 +335,11 @@ pub fn resolve_pair<R: Real>(
     out
 }
 
-/// Normal force of a soft contact: `(F_n, elastic part of F_n, elastic energy)` in N, N, J, for
-/// the law `model` (spring–dashpot, PHYSICS.md §2.1, or Hertz/Hunt–Crossley, §2.2), overlap δ
-/// (m), approach speed `u_n` (m/s), pair restitution `e`, damping ratio `zeta` (spring–dashpot),
-/// spring stiffness (N/m), the two bodies' compliance sum (Pa⁻¹) and curvature sum (m⁻¹, Hertz)
-/// and inverse-mass sum (kg⁻¹).
+/// Normal force of a soft contact: `(F_n, elastic part of F_n, elastic energy, contact
+/// stiffness dF_el/dδ)` in N, N, J, N/m, for the law `model` (spring–dashpot, PHYSICS.md §2.1,
+/// or Hertz/Hunt–Crossley, §2.2), overlap δ (m), approach speed `u_n` (m/s), pair restitution
+/// `e`, damping ratio `zeta` (spring–dashpot), spring stiffness (N/m), the two bodies'
+/// compliance sum (Pa⁻¹) and curvature sum (m⁻¹, Hertz) and inverse-mass sum (kg⁻¹).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn soft_normal_force<R: Real>(
@@ -285,17 +352,19 @@ pub fn soft_normal_force<R: Real>(
     compliance_sum: R,
     curvature_sum: R,
     inverse_mass_sum: R,
-) -> (R, R, R) {
+) -> (R, R, R, R) {
     if model == ContactModel::Hertz {
         let k0 = hertz_stiffness(
             effective_modulus(compliance_sum, R::zero()),
             effective_radius(curvature_sum, R::zero()),
         );
         let impact = impact_speed(u_n, k0, inverse_mass_sum, overlap);
+        let root = overlap.sqrt();
         (
             hunt_crossley_force(k0, e, overlap, u_n, impact),
-            k0 * overlap * overlap.sqrt(),
+            k0 * overlap * root,
             elastic_energy(k0, overlap),
+            R::of(1.5) * k0 * root,
         )
     } else {
         let c_n = dashpot_coefficient(zeta, stiffness, inverse_mass_sum);
@@ -303,14 +372,32 @@ pub fn soft_normal_force<R: Real>(
             normal_force(stiffness, c_n, overlap, u_n),
             stiffness * overlap,
             R::of(0.5) * stiffness * overlap * overlap,
+            stiffness,
         )
     }
 }
 
+/// What a soft contact does to the second body of a pair.
+#[derive(Clone, Copy, Debug)]
+pub struct Soft<R: Real> {
+    /// Normal force magnitude along n, N.
+    pub force: R,
+    /// Friction force, N.
+    pub friction: R::V3,
+    /// Elastic energy of the normal and tangential springs, J.
+    pub energy: R,
+    /// Power taken out by damping and friction, W.
+    pub power: R,
+    /// Tangential displacement ξ to keep, m.
+    pub xi: R::V3,
+}
+
 /// Normal force, friction and dissipated power of a soft contact with unit normal `n` (from
-/// the first body to the second), overlap δ (m) and relative velocity `dv` (second minus first,
-/// m/s): `(F_n, friction force on the second body, power)`. The power `(F_n − F_el) u_n −
-/// F_t·v_t` (W) is what the damping and the friction take out of kinetic plus elastic energy.
+/// the first body to the second), overlap δ (m), relative velocity `dv` (second minus first,
+/// m/s) and the tangential displacement `xi_old` (m) kept from the last step. The power
+/// `(F_n − F_el) u_n` plus the friction's (`physics::friction::tangential_spring`) is what
+/// damping and friction take out of kinetic plus elastic energy. `zeta` sets the normal
+/// dashpot of the spring–dashpot and the tangential dashpot of both laws.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn soft_contact<R: Real>(
@@ -318,6 +405,7 @@ pub fn soft_contact<R: Real>(
     n: R::V3,
     overlap: R,
     dv: R::V3,
+    xi_old: R::V3,
     e: R,
     zeta: R,
     mu: R,
@@ -326,9 +414,9 @@ pub fn soft_contact<R: Real>(
     curvature_sum: R,
     inverse_mass_sum: R,
     dt: R,
-) -> (R, R::V3, R, R) {
+) -> Soft<R> {
     let u_n = -R::dot(dv, n);
-    let (f, f_el, energy) = soft_normal_force(
+    let (f, f_el, energy, k_n) = soft_normal_force(
         model,
         overlap,
         u_n,
@@ -340,17 +428,32 @@ pub fn soft_contact<R: Real>(
         inverse_mass_sum,
     );
     let v_t = dv + n * u_n;
-    let f_t = friction_force::<R>(v_t, f, mu, tangential_damping(inverse_mass_sum, dt));
-    let power = (f - f_el) * u_n - R::dot(f_t, v_t);
-    (f, f_t, energy, power)
+    let k_t = R::of(TANGENTIAL_STIFFNESS_RATIO) * k_n;
+    // Hertz: k_n' ∝ δ^{1/2}; the overlap a step ago was δ − u_n dt.
+    let k_t_old = if model == ContactModel::Hertz {
+        k_t * ((overlap - u_n * dt).max(R::zero()) / overlap).sqrt()
+    } else {
+        k_t
+    };
+    let c_t = dashpot_coefficient(zeta, k_t, inverse_mass_sum);
+    let t = tangential_spring::<R>(xi_old, n, v_t, k_t, k_t_old, c_t, f, mu, dt);
+    Soft {
+        force: f,
+        friction: t.force,
+        energy: energy + t.energy,
+        power: (f - f_el) * u_n + t.power,
+        xi: t.xi,
+    }
 }
 
 /// Soft-contact response of a pair (spring–dashpot or Hertz, with friction) at the
-/// end-of-drift positions. `a` must have the lower id.
+/// end-of-drift positions, with the pair's tangential displacement `xi_old` (m) kept from the
+/// last step. `a` must have the lower id.
 #[inline(always)]
 pub fn pair_force<R: Real>(
     a: &Body<R>,
     b: &Body<R>,
+    xi_old: R::V3,
     model: ContactModel,
     stiffness: R,
     dt: R,
@@ -369,11 +472,12 @@ pub fn pair_force<R: Real>(
     let n = unit_or::<R>(d1, R::vec(R::one(), R::zero(), R::zero()));
     let overlap = radius_sum - dist2.sqrt();
     let dv = b.v - a.v;
-    let (f, f_t, energy, power) = soft_contact(
+    let soft = soft_contact(
         model,
         n,
         overlap,
         dv,
+        xi_old,
         pair_restitution(a.e, b.e),
         a.zeta.max(b.zeta),
         pair_friction(a.mu, b.mu),
@@ -384,10 +488,11 @@ pub fn pair_force<R: Real>(
         dt,
     );
     out.n = n;
-    out.force = f;
-    out.friction = f_t;
-    out.energy = energy;
-    out.power = power;
+    out.force = soft.force;
+    out.friction = soft.friction;
+    out.energy = soft.energy;
+    out.power = soft.power;
+    out.xi = soft.xi;
     out.contact = true;
     // Began this step: apart at the start of the drift.
     let d0 = d1 - dv * dt;
@@ -475,8 +580,9 @@ fn ordered<'a, R: Real>(me: &'a Body<R>, other: &'a Body<R>) -> (&'a Body<R>, &'
     }
 }
 
-/// Handles the pair (me, other) from `me`'s side in `round`. `mutual` says whether each is the
-/// other's earliest event (used by the matching round).
+/// Handles the pair (me, other) from `me`'s side in `round` and returns the pair's response.
+/// `mutual` says whether each is the other's earliest event (used by the matching round);
+/// `xi_old` is the pair's friction history (soft contact).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn visit<R: Real>(
@@ -487,8 +593,9 @@ fn visit<R: Real>(
     mutual: bool,
     k_me: R,
     k_other: R,
+    xi_old: R::V3,
     params: &CollideParams<R>,
-) {
+) -> PairResponse<R> {
     let (a, b, me_is_a) = ordered(me, other);
     let (k_a, k_b) = if me_is_a {
         (k_me, k_other)
@@ -498,7 +605,7 @@ fn visit<R: Real>(
     let mut p = match params.model {
         ContactModel::Impulse => resolve_pair(a, b, params.dt, params.resting_speed, k_a, k_b),
         ContactModel::SpringDashpot | ContactModel::Hertz => {
-            pair_force(a, b, params.model, params.stiffness, params.dt)
+            pair_force(a, b, xi_old, params.model, params.stiffness, params.dt)
         }
     };
     if round == Round::Matching {
@@ -510,6 +617,7 @@ fn visit<R: Real>(
         p.contact = false;
     }
     apply(acc, &p, me, a.w + b.w, me_is_a);
+    p
 }
 
 /// Whether a pair's impulse is binary this step: each sphere is the other's earliest event, or
@@ -565,7 +673,8 @@ pub fn plane_event<R: Real>(me: &Body<R>, plane: &PlaneBody<R>, dt: R) -> Option
 /// plane approaching it; it acts at the contact instant and the sphere travels the rest of the
 /// step with its new velocity. Projection onto the plane is [`project_onto_planes`].
 #[inline(always)]
-/// `k_me` is the sphere's mass-splitting factor in the final round (1 otherwise).
+/// `k_me` is the sphere's mass-splitting factor in the final round (1 otherwise); `xi_old` the
+/// contact's friction history (soft contact). Returns the ξ to keep when a soft contact is on.
 #[allow(clippy::too_many_arguments)]
 pub fn plane_contact<R: Real>(
     acc: &mut ContactOut<R>,
@@ -574,10 +683,11 @@ pub fn plane_contact<R: Real>(
     round: Round,
     earliest: bool,
     k_me: R,
+    xi_old: R::V3,
     params: &CollideParams<R>,
-) {
+) -> Option<R::V3> {
     if me.w == R::zero() {
-        return;
+        return None;
     }
     let (s1, vn, n) = plane_gap(me, plane);
     match params.model {
@@ -602,18 +712,20 @@ pub fn plane_contact<R: Real>(
             if round == Round::Final {
                 acc.contacts += (s1 <= R::zero()) as u32;
             }
+            None
         }
         ContactModel::SpringDashpot | ContactModel::Hertz => {
             if s1 > R::zero() {
-                return;
+                return None;
             }
             // The wall is the first body (immovable, curvature 0 or −1/R_W), the sphere the
             // second: the normal force acts along n on the sphere.
-            let (f, f_t, energy, power) = soft_contact(
+            let soft = soft_contact(
                 params.model,
                 n,
                 -s1,
                 me.v,
+                xi_old,
                 pair_restitution(me.e, plane.e),
                 me.zeta.max(plane.zeta),
                 pair_friction(me.mu, plane.mu),
@@ -623,11 +735,12 @@ pub fn plane_contact<R: Real>(
                 me.w,
                 params.dt,
             );
-            acc.force += n * f + f_t;
-            acc.energy += energy;
-            acc.power += power;
+            acc.force += n * soft.force + soft.friction;
+            acc.energy += soft.energy;
+            acc.power += soft.power;
             acc.contacts += 1;
             acc.collisions += (s1 - vn * params.dt > R::zero()) as u32;
+            Some(soft.xi)
         }
     }
 }
@@ -799,7 +912,10 @@ pub fn earliest_events<R: Real>(
 /// Runs one round of the contact stage over all spheres (sorted by bucket: small spheres
 /// `[0, n_small)`, then the large ones). `cell_start[k]` and `counts[k]` give bucket k's range;
 /// `earliest` comes from [`earliest_events`]: partners in a matching round, pending counts (mass
-/// splitting) in the final round of the impulse model; it may be empty for the spring–dashpot.
+/// splitting) in the final round of the impulse model; it may be empty for soft contact.
+/// `history_old` holds the friction history of the last step ([`HISTORY_SLOTS`] per sphere, in
+/// this step's sorted order), `history_new` receives this step's; both are empty when no
+/// history is kept (no friction).
 #[allow(clippy::too_many_arguments)]
 pub fn collide<R: Real>(
     bodies: &[Body<R>],
@@ -808,13 +924,19 @@ pub fn collide<R: Real>(
     counts: &[u32],
     planes: &[PlaneBody<R>],
     earliest: &[Event<R>],
+    history_old: &[Slot<R>],
     round: Round,
     params: &CollideParams<R>,
     out: &mut [ContactOut<R>],
+    history_new: &mut [Slot<R>],
 ) {
     let impulse = params.model == ContactModel::Impulse;
-    out.par_iter_mut().enumerate().for_each(|(i, acc)| {
+    let one = |i: usize, acc: &mut ContactOut<R>, mut row: Option<&mut [Slot<R>]>| {
         *acc = ContactOut::default();
+        let mut kept = 0;
+        if let Some(row) = row.as_deref_mut() {
+            row.fill(Slot::default());
+        }
         let me = &bodies[i];
         let mine = if round == Round::Matching {
             earliest[i].partner
@@ -837,21 +959,38 @@ pub fn collide<R: Real>(
         for_each_candidate(i, bodies, boxes, cell_start, counts, params, |j, other| {
             let mutual =
                 round == Round::Matching && is_mutual(me, mine, other, earliest[j].partner);
-            visit(acc, me, other, round, mutual, k_me, k_of(j), params);
+            // The pair's history is in the row of its lower-id sphere.
+            let (owner, partner) = if me.id < other.id {
+                (i, other.id)
+            } else {
+                (j, me.id)
+            };
+            let xi_old = lookup_history(history_old, owner, partner);
+            let p = visit(acc, me, other, round, mutual, k_me, k_of(j), xi_old, params);
+            if owner == i && p.contact {
+                keep_history(&mut row, &mut kept, partner, p.xi);
+            }
         });
         for (k, plane) in planes.iter().enumerate() {
-            plane_contact(
-                acc,
-                me,
-                plane,
-                round,
-                mine == PLANE_EVENT | k as u32,
-                k_me,
-                params,
-            );
+            let tag = PLANE_EVENT | k as u32;
+            let xi_old = lookup_history(history_old, i, tag);
+            let earliest = mine == tag;
+            if let Some(xi) = plane_contact(acc, me, plane, round, earliest, k_me, xi_old, params) {
+                keep_history(&mut row, &mut kept, tag, xi);
+            }
         }
         if impulse && round == Round::Final {
             project_onto_planes(acc, me, planes, params.resting_speed);
         }
-    });
+    };
+    if history_new.is_empty() {
+        out.par_iter_mut()
+            .enumerate()
+            .for_each(|(i, acc)| one(i, acc, None));
+    } else {
+        out.par_iter_mut()
+            .zip(history_new.par_chunks_mut(HISTORY_SLOTS))
+            .enumerate()
+            .for_each(|(i, (acc, row))| one(i, acc, Some(row)));
+    }
 }

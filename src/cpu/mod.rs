@@ -17,7 +17,9 @@ pub mod scatter;
 use crate::physics::spring_dashpot::damping_ratio;
 use crate::scene::{ContactModel, Scene};
 use crate::{Diagnostics, Real, Snapshot};
-use collide::{Body, CellBox, CollideParams, ContactOut, Event, PlaneBody, Round};
+use collide::{
+    Body, CellBox, CollideParams, ContactOut, Event, HISTORY_SLOTS, PlaneBody, Round, Slot,
+};
 use glam::DVec3;
 use rayon::prelude::*;
 
@@ -68,6 +70,12 @@ pub const STAGES: [&str; 6] = [
     "forces",
     "check",
 ];
+
+/// Whether a scene keeps friction history: a soft contact law and friction on some sphere (a
+/// pair's μ is the smaller of its two, so a contact has friction only when its sphere does).
+pub fn friction_history(scene: &Scene) -> bool {
+    scene.sim.contact.is_soft() && scene.spheres.iter().any(|s| s.surface.friction > 0.0)
+}
 
 /// Sums of the contact stage's per-sphere results.
 #[derive(Clone, Copy, Debug, Default)]
@@ -126,6 +134,9 @@ pub struct CpuBackend<R: Real> {
     boxes: Vec<CellBox>,
     contact: Vec<ContactOut<R>>,
     earliest: Vec<Event<R>>,
+    // Friction history (empty without friction): last step's, in sorted order, and this one's.
+    history_old: Vec<Slot<R>>,
+    history_new: Vec<Slot<R>>,
     force: Vec<R::V3>,
     a_mutual: Vec<R::V3>,
     // Counters.
@@ -154,9 +165,19 @@ impl<R: Real> CpuBackend<R> {
             .count();
         let sim = &scene.sim;
         let ts = cell_keys::table_size(n);
-        let zeta_of = |e: f64| match sim.contact {
-            ContactModel::SpringDashpot => R::of(damping_ratio(e)),
-            ContactModel::Impulse | ContactModel::Hertz => R::zero(),
+        // ζ sets the spring–dashpot's normal dashpot and the tangential dashpot of both soft
+        // laws (physics::friction).
+        let zeta_of = |e: f64| {
+            if sim.contact.is_soft() {
+                R::of(damping_ratio(e))
+            } else {
+                R::zero()
+            }
+        };
+        let history = if friction_history(scene) {
+            vec![Slot::default(); n * HISTORY_SLOTS]
+        } else {
+            Vec::new()
         };
         let mut b = Self {
             params: Params {
@@ -237,6 +258,8 @@ impl<R: Real> CpuBackend<R> {
             boxes: Vec::new(),
             contact: vec![ContactOut::default(); n],
             earliest: vec![Event::default(); n],
+            history_old: history.clone(),
+            history_new: history,
             force: Vec::new(),
             a_mutual: Vec::new(),
             step: 0,
@@ -360,6 +383,14 @@ impl<R: Real> CpuBackend<R> {
         permute(&mut self.compliance, perm);
         permute(&mut self.mu, perm);
         permute(&mut self.id, perm);
+        if !self.history_new.is_empty() {
+            scatter::gather_rows(
+                &self.history_new,
+                perm,
+                HISTORY_SLOTS,
+                &mut self.history_old,
+            );
+        }
         // Cells (and large spheres' boxes) at binning time, used by every contact round.
         self.cells.clear();
         self.cells.par_extend(
@@ -429,6 +460,10 @@ impl<R: Real> CpuBackend<R> {
             self.earliest_events(&params);
         }
         self.collide(Round::Final, &params);
+        if init {
+            // No time has passed: set-up starts no friction history.
+            self.history_new.fill(Slot::default());
+        }
         let mut sums = self.sum_contacts();
         if impulse && !init {
             self.apply_contacts();
@@ -459,9 +494,11 @@ impl<R: Real> CpuBackend<R> {
             &self.counts,
             &self.planes,
             &self.earliest,
+            &self.history_old,
             round,
             params,
             &mut self.contact,
+            &mut self.history_new,
         );
     }
 

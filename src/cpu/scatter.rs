@@ -22,3 +22,14 @@ pub fn gather<T: Copy + Send + Sync>(src: &[T], perm: &[u32], dst: &mut Vec<T>) 
     dst.clear();
     dst.par_extend(perm.par_iter().map(|&p| src[p as usize]));
 }
+
+/// Row version of [`gather`]: `dst` row `new` = `src` row `perm[new]`, rows of `width` elements
+/// (the friction history's slots).
+pub fn gather_rows<T: Copy + Send + Sync>(src: &[T], perm: &[u32], width: usize, dst: &mut [T]) {
+    dst.par_chunks_mut(width)
+        .zip(perm.par_iter())
+        .for_each(|(row, &p)| {
+            let p = p as usize;
+            row.copy_from_slice(&src[p * width..(p + 1) * width]);
+        });
+}

@@ -37,8 +37,10 @@ pub struct Params {
     pub dispatch_x: u32,
     /// Approach speed below which a contact is resting, m/s.
     pub resting_speed: f32,
+    /// 1 when friction history is kept (`cpu::friction_history`), else 0.
+    pub history: u32,
     /// Padding to 16 bytes.
-    pub pad: [u32; 3],
+    pub pad: [u32; 2],
 }
 
 /// Grid parameters of the current step (`Grid` in common.wgsl).
@@ -150,7 +152,18 @@ pub const PER_SPHERE: [(&str, u64); 14] = [
 /// Largest single binding per sphere: the contact results, 2 × `vec4<f32>`.
 pub const LARGEST_BINDING_PER_SPHERE: u64 = 32;
 
-/// Estimated device memory for `n` spheres with `table_size` buckets, bytes.
-pub fn memory_estimate(n: u64, table_size: u64) -> u64 {
-    PER_SPHERE.iter().map(|(_, b)| b * n).sum::<u64>() + 8 * (table_size + 1)
+/// Bytes per sphere of each of the two friction-history buffers (kept only with friction):
+/// `cpu::collide::HISTORY_SLOTS` × `vec4<u32>` (ξ bits and partner).
+pub const HISTORY_PER_SPHERE: u64 = 16 * crate::cpu::collide::HISTORY_SLOTS as u64;
+
+/// Estimated device memory for `n` spheres with `table_size` buckets, bytes; `history` adds
+/// the two friction-history buffers.
+pub fn memory_estimate(n: u64, table_size: u64, history: bool) -> u64 {
+    PER_SPHERE.iter().map(|(_, b)| b * n).sum::<u64>()
+        + 8 * (table_size + 1)
+        + if history {
+            2 * HISTORY_PER_SPHERE * n
+        } else {
+            0
+        }
 }

@@ -1,4 +1,5 @@
-//! Stage `collide`: earliest events, matching rounds (override FINAL = false) and the final round.
+//! Stage `collide`: earliest events, matching rounds (override FINAL = false), the final round,
+//! and `clear_history` (set-up: empties the friction history the final round wrote).
 //! Shader `shaders/collide.wgsl`; CPU twin `src/cpu/collide.rs`.
 
 use super::stages::Stage;
@@ -12,6 +13,7 @@ pub fn new(device: &wgpu::Device) -> Stage {
             ("earliest_events", &[]),
             ("collide_matching", &[("FINAL", 0.0)]),
             ("collide_final", &[("FINAL", 1.0)]),
+            ("clear_history", &[]),
         ],
     )
 }

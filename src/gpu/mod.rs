@@ -143,6 +143,7 @@ pub struct GpuBackend {
     table_size: u32,
     dims: (u32, u32),
     model: ContactModel,
+    history: bool,
     g_on: bool,
     dt: f64,
     grid_buf: wgpu::Buffer,
@@ -214,7 +215,8 @@ impl GpuBackend {
     ) -> Result<Self, GpuError> {
         let n = scene.spheres.len();
         let ts = table_size(n);
-        Self::check_fits(&ctx, n, ts, opts.max_binding_size)?;
+        let history = crate::cpu::friction_history(scene);
+        Self::check_fits(&ctx, n, ts, history, opts.max_binding_size)?;
         let device = &ctx.device;
         let sim = &scene.sim;
         let radii: Vec<f64> = scene.spheres.iter().map(|s| s.radius).collect();
@@ -224,8 +226,9 @@ impl GpuBackend {
             .iter()
             .filter(|&&r| (r as f32) > (r_small as f32))
             .count();
-        let spring = sim.contact == ContactModel::SpringDashpot;
-        let zeta_of = |e: f64| if spring { damping_ratio(e) as f32 } else { 0.0 };
+        // As in CpuBackend::new: ζ for the soft laws' dashpots.
+        let soft = sim.contact.is_soft();
+        let zeta_of = |e: f64| if soft { damping_ratio(e) as f32 } else { 0.0 };
         let max_dim = opts
             .max_workgroups_per_dim
             .unwrap_or(u32::MAX)
@@ -248,7 +251,8 @@ impl GpuBackend {
             overlap_relaxation: OVERLAP_RELAXATION as f32,
             dispatch_x: dims.0 * WORKGROUP_SIZE,
             resting_speed: crate::physics::impulse::resting_speed(sim.gravity, sim.dt) as f32,
-            pad: [0; 3],
+            history: history as u32,
+            pad: [0; 2],
         };
 
         let pos: Vec<[f32; 4]> = scene
@@ -368,6 +372,18 @@ impl GpuBackend {
         let a_mutual = storage(device, "mutual gravity", 16 * nn);
         // Zero-initialised by wgpu; indexed by input id, so the scatter need not move it.
         let dissipated = storage(device, "dissipated energy", 4 * nn);
+        // Friction history (cpu::collide::Slot as vec4<u32>: ξ bits, partner), this step's
+        // rows in sorted order and the ones the contact stage writes; 16 bytes without
+        // friction. Every slot starts empty (partner u32::MAX).
+        let history_bytes = if history {
+            buffers::HISTORY_PER_SPHERE * nn
+        } else {
+            16
+        };
+        let empty = vec![[0u32, 0, 0, u32::MAX]; (history_bytes / 16) as usize];
+        let history_old = init_storage(device, "friction history (sorted)", &empty);
+        let history_new = init_storage(device, "friction history (new)", &empty);
+        drop(empty);
         let cells = storage(device, "binned cells", 16 * nn);
         let boxes = storage(device, "large-sphere boxes", 32 * n_large.max(1) as u64);
         // One partial per dispatched work-group, padding ones of a 2-D dispatch included.
@@ -460,6 +476,8 @@ impl GpuBackend {
                         (9, &o.acc),
                         (10, &o.props),
                         (11, &o.id),
+                        (12, &history_new),
+                        (13, &history_old),
                     ],
                 ),
                 collide: stages.collide.module.bind(
@@ -479,6 +497,8 @@ impl GpuBackend {
                         (11, &contact_counts),
                         (12, &cells),
                         (13, &boxes),
+                        (14, &history_old),
+                        (15, &history_new),
                     ],
                 ),
                 gravity: stages.gravity.module.bind(
@@ -533,7 +553,7 @@ impl GpuBackend {
         if let Some(e) = pollster::block_on(oom_scope.pop()) {
             return Err(GpuError::OutOfMemory {
                 adapter: ctx.adapter_name(),
-                need: buffers::memory_estimate(n as u64, ts as u64),
+                need: buffers::memory_estimate(n as u64, ts as u64, history),
                 spheres: n,
                 detail: e.to_string(),
             });
@@ -545,6 +565,7 @@ impl GpuBackend {
             table_size: ts,
             dims,
             model: sim.contact,
+            history,
             g_on: sim.g_const > 0.0,
             dt: sim.dt,
             grid_buf,
@@ -575,6 +596,7 @@ impl GpuBackend {
         ctx: &GpuContext,
         n: usize,
         ts: u32,
+        history: bool,
         lowered: Option<u64>,
     ) -> Result<(), GpuError> {
         let binding = ctx
@@ -588,12 +610,16 @@ impl GpuBackend {
         } else {
             "max_buffer_size"
         };
-        let per = buffers::LARGEST_BINDING_PER_SPHERE;
+        let (buffer, per) = if history {
+            ("friction history", buffers::HISTORY_PER_SPHERE)
+        } else {
+            ("contact results", buffers::LARGEST_BINDING_PER_SPHERE)
+        };
         let need = per * n as u64;
         if need > limit {
             return Err(GpuError::TooLarge {
                 adapter: ctx.adapter_name(),
-                buffer: "contact results",
+                buffer,
                 need,
                 spheres: n,
                 limit_name,
@@ -615,7 +641,7 @@ impl GpuBackend {
         }
         log::info!(
             "GPU memory estimate for {n} spheres: {:.1} MiB",
-            buffers::memory_estimate(n as u64, ts as u64) as f64 / 1048576.0
+            buffers::memory_estimate(n as u64, ts as u64, history) as f64 / 1048576.0
         );
         Ok(())
     }
@@ -791,6 +817,14 @@ impl GpuBackend {
                 self.stages.collide.pipeline("collide_final"),
                 &b.collide,
             );
+            if init && self.history {
+                // No time has passed: set-up starts no friction history (CpuBackend::contacts).
+                self.dispatch_spheres(
+                    &mut pass,
+                    self.stages.collide.pipeline("clear_history"),
+                    &b.collide,
+                );
+            }
             if !init {
                 self.dispatch_spheres(&mut pass, self.stages.check.pipeline("tally"), &b.check);
                 if impulse {

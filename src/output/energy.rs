@@ -14,6 +14,7 @@
 //! | `lx,ly,lz` | angular momentum about the origin | kg·m²/s |
 //! | `contacts` | pairs touching now | – |
 //! | `collisions` | collisions since the start | – |
+//! | `dissipated` | energy taken out by soft-contact damping and friction since the start | J |
 //!
 //! Numbers use the CSV's shortest round-trip digits ([`super::csv`]).
 
@@ -26,7 +27,7 @@ use crate::Diagnostics;
 
 /// Header line of the energy log (without the line end).
 pub const ENERGY_LOG_HEADER: &str = "step,time,kinetic,potential_uniform,potential_gravity,\
-potential_spring,total,px,py,pz,lx,ly,lz,contacts,collisions";
+potential_spring,total,px,py,pz,lx,ly,lz,contacts,collisions,dissipated";
 
 /// Writes `samples` as the energy log CSV (format in the [module docs](self)) to `path`,
 /// atomically. Call it again with the longer slice to extend the log; the file is replaced
@@ -60,7 +61,9 @@ pub fn write_energy_log(path: &Path, samples: &[Diagnostics]) -> Result<(), Outp
                 buf.push(b',');
                 push_f64(&mut buf, x);
             }
-            buf.extend_from_slice(format!(",{},{}\n", d.contacts, d.collisions).as_bytes());
+            buf.extend_from_slice(format!(",{},{},", d.contacts, d.collisions).as_bytes());
+            push_f64(&mut buf, d.dissipated);
+            buf.push(b'\n');
             if buf.len() >= 60 * 1024 {
                 w.write_all(&buf)?;
                 buf.clear();

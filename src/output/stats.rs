@@ -25,6 +25,7 @@
 //!   "total_energy_initial": 200.0,
 //!   "total_energy_final": 199.9,
 //!   "energy_drift_relative": -0.0005,
+//!   "dissipated_energy": 0.0,
 //!   "momentum_initial": [0.0, 20.0, 0.0],
 //!   "momentum_final": [0.0, 20.0, 0.0],
 //!   "angular_momentum_initial": [0.0, 0.0, 0.0],
@@ -93,6 +94,9 @@ pub struct RunStats {
     /// `(total_final − total_initial) / |total_initial|`; `null` when the initial total is 0
     /// or non-finite.
     pub energy_drift_relative: Option<f64>,
+    /// Energy taken out by soft-contact damping and friction during the run, J (0 for
+    /// impulses); `total_energy_final + dissipated_energy` balances `total_energy_initial`.
+    pub dissipated_energy: f64,
     /// Linear momentum at the start `[x, y, z]`, kg·m/s.
     pub momentum_initial: [f64; 3],
     /// Linear momentum at the end `[x, y, z]`, kg·m/s.
@@ -153,6 +157,7 @@ impl RunStats {
             total_energy_initial: e0,
             total_energy_final: e1,
             energy_drift_relative: drift,
+            dissipated_energy: final_.dissipated - initial.dissipated,
             momentum_initial: arr(initial.momentum),
             momentum_final: arr(final_.momentum),
             angular_momentum_initial: arr(initial.angular_momentum),

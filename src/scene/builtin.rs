@@ -45,9 +45,9 @@ const BUILTINS: &[BuiltinInfo] = &[
     },
     BuiltinInfo {
         name: "wall-stand",
-        summary: "the wall-break wall of rubber balls standing on a floor under gravity, Hertz \
-                  contact with friction, until the steel ball hits it 5 ms in (needs >= 17 \
-                  particles)",
+        summary: "the wall-break wall (cut to 4 or 7 layers) of rubber balls standing on a floor \
+                  under gravity, Hertz contact with friction, until the steel ball hits it 5 ms \
+                  in (needs >= 17 particles)",
         default_particles: 2_000,
     },
     BuiltinInfo {
@@ -328,6 +328,9 @@ pub const WALL_STAND_SETTLE: f64 = 5e-3;
 /// - Rubber (E = 10 MPa, μ = 0.8, e = 0.8, 1100 kg/m³): a close-packed wall stands only with
 ///   μ ≥ tan 30° ≈ 0.58, the slope at which the end sphere of a row rests on the one below it;
 ///   wood's μ = 0.2 lets the edges slide off. Pairs take the smaller μ (steel 0.57).
+/// - The slab keeps 3k + 1 of its close-packed layers (4 or 7), so that both faces are A layers,
+///   whose bottom rows stand on the floor. A face of B or C spheres would hang in the hollows of
+///   a single neighbouring layer with gravity along the face, which holds only with μ ≥ √2.
 /// - The projectile starts [`WALL_STAND_SETTLE`] × 20 m/s farther away than in `wall-break`, so
 ///   the wall stands on its own for 5 ms first, and is lifted clear of the floor when the wall
 ///   is lower than it.
@@ -336,6 +339,20 @@ pub const WALL_STAND_SETTLE: f64 = 5e-3;
 fn wall_stand(n: usize) -> Result<Scene, SceneError> {
     let mut scene = wall_break(n)?;
     let rubber = Material::rubber();
+    // Layer k of the slab lies at x = r + k c (wall_break's lattice).
+    let c = 2.0 * WALL_RADIUS * (1.0 + 1e-9) * (2.0f64 / 3.0).sqrt();
+    let layer = |x: f64| ((x - WALL_RADIUS) / c).round() as i64;
+    let projectile = scene.spheres.pop().expect("wall_break builds a projectile");
+    let layers = scene
+        .spheres
+        .iter()
+        .map(|s| layer(s.position.x))
+        .max()
+        .unwrap_or(0)
+        + 1;
+    let keep = 3 * ((layers - 1) / 3) + 1;
+    scene.spheres.retain(|s| layer(s.position.x) < keep);
+    scene.spheres.push(projectile);
     let last = scene.spheres.len() - 1;
     for s in &mut scene.spheres[..last] {
         s.mass = rubber.density * sphere_volume(s.radius);
