@@ -11,7 +11,7 @@
 //! impulse acts at the contact instant τ, and the rest of the step `(1 − τ) dt` is travelled
 //! with the new velocity. A residual overlap is removed by moving positions only (no kinetic
 //! energy added), split by inverse mass. Soft contact, spring–dashpot (§2.1) or Hertz with
-//! Hunt–Crossley dissipation (§2.2), with regularised Coulomb friction (§2.3): forces at the
+//! Hunt–Crossley dissipation (§2.2), with Coulomb friction (§2.3, a tangential spring): forces at the
 //! end-of-drift positions, and the power they dissipate for the energy balance.
 //!
 //! Friction (Cundall–Strack, `physics::friction`) keeps a tangential displacement per contact:

@@ -122,9 +122,13 @@ mod tests {
             "{:?}",
             s.force
         );
+        // A pure spring stores energy; the ledger books the force at the end of the step, so
+        // it shows a first-order loss of ½ k |v_t|² dt, no more.
+        let first_order = 0.5 * k * 0.01 * 0.01 * dt;
         assert!(
-            s.power.abs() < 1e-12,
-            "a pure spring stores, it does not dissipate"
+            (s.power - first_order).abs() < 1e-15,
+            "{} vs {first_order}",
+            s.power
         );
         // Sliding: capped at μ f_n = 5 N, opposing the slip; ξ shortened to match.
         let s = tangential_spring::<f64>(DVec3::X * 1.0, n, DVec3::X, k, k, 0.0, 10.0, 0.5, dt);

@@ -5,11 +5,16 @@ use std::f64::consts::{PI, TAU};
 
 use glam::DVec3;
 
-use super::{Case, CaseError, Row, finish, fixed, plane, scene, small_builtin, sphere, start};
+use super::{
+    Case, CaseError, Row, container_gas, finish, fixed, plane, rubbery, scene, small_builtin, soft,
+    sphere, start,
+};
 use crate::Backend;
 use crate::physics::GRAVITATIONAL_CONSTANT as G;
 use crate::physics::gravity::circular_period;
+use crate::physics::hertz;
 use crate::scene::builtin;
+use crate::scene::{ContactModel, Material, Surface};
 
 const ALL: &[Backend] = &[Backend::Cpu, Backend::Gpu, Backend::Event];
 const STEPPED: &[Backend] = &[Backend::Cpu, Backend::Gpu];
@@ -87,6 +92,45 @@ pub static CASES: &[Case] = &[
                       solver: same number of collisions, same final state",
         backends: STEPPED,
         run: event_vs_stepped,
+    },
+    Case {
+        name: "hertz-duration",
+        description: "two steel spheres head-on at 1 m/s, Hertz law, e = 1: contact duration \
+                      2.87 (m*^2 / (R* E*^2 v0))^(1/5) and largest overlap (PHYSICS.md §2.2; \
+                      Johnson, Contact Mechanics §11.1), within 2 %",
+        backends: STEPPED,
+        run: hertz_duration,
+    },
+    Case {
+        name: "hertz-restitution",
+        description: "Hunt-Crossley head-on impacts for e in {0.5, 0.7, 0.9, 1}: the effective \
+                      restitution against the input e, within the deviation README states for \
+                      the law with the energy estimate of the impact speed",
+        backends: STEPPED,
+        run: hertz_restitution,
+    },
+    Case {
+        name: "hertz-energy-balance",
+        description: "oblique Hertz impact with damping (e = 0.7) and friction (mu = 0.5): \
+                      kinetic + elastic + dissipated energy stays at the initial energy; \
+                      momentum is conserved",
+        backends: STEPPED,
+        run: hertz_energy_balance,
+    },
+    Case {
+        name: "friction-slide",
+        description: "a sphere sliding at 1 m/s on a floor with mu = 0.4 (Hertz, Coulomb \
+                      friction, no spin): slows at mu g and stops after v0^2 / (2 mu g)",
+        backends: STEPPED,
+        run: friction_slide,
+    },
+    Case {
+        name: "container-inside",
+        description: "40 spheres under gravity in a spherical container, impulses and Hertz \
+                      with friction: no sphere leaves it (Hertz: never deeper than the Hertz \
+                      overlap of the fastest possible impact)",
+        backends: STEPPED,
+        run: container_inside,
     },
     Case {
         name: "gpu-vs-cpu",
@@ -641,4 +685,295 @@ fn gpu_vs_cpu(backend: Backend) -> Result<Vec<Row>, CaseError> {
         Row::new("max |v_gpu - v_cpu| m/s", 0.0, dv, 1.0, 1e-4),
         Row::new("kinetic energy J", dc.kinetic, dg.kinetic, dc.kinetic, 1e-5),
     ])
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contact mechanics (PHYSICS.md §2.2, §2.3): Hertz / Hunt–Crossley, friction, containers.
+
+/// Gap `|x_b − x_a| − (r_a + r_b)` of spheres 0 and 1, m.
+fn gap(s: &crate::Snapshot) -> f64 {
+    (s.position[1] - s.position[0]).length() - (s.radius[0] + s.radius[1])
+}
+
+/// Steps `sim` one step at a time for `steps` steps and returns the times (s) at which the gap
+/// of spheres 0 and 1 closes and opens again, interpolated linearly between steps, and the
+/// smallest gap seen (m, negative: the largest overlap).
+fn contact_interval(
+    sim: &mut crate::Simulation,
+    dt: f64,
+    steps: u64,
+) -> Result<(f64, f64, f64), CaseError> {
+    let mut prev = gap(&sim.snapshot());
+    let (mut start, mut end, mut deepest) = (None, None, f64::INFINITY);
+    for k in 1..=steps {
+        sim.step(1)?;
+        let g = gap(&sim.snapshot());
+        deepest = deepest.min(g);
+        let t = |a: f64, b: f64| (k as f64 - 1.0 + a / (a - b)) * dt;
+        if prev > 0.0 && g <= 0.0 && start.is_none() {
+            start = Some(t(prev, g));
+        }
+        if prev <= 0.0 && g > 0.0 && start.is_some() {
+            end = Some(t(prev, g));
+            break;
+        }
+        prev = g;
+    }
+    match (start, end) {
+        (Some(a), Some(b)) => Ok((a, b, deepest)),
+        _ => Err(CaseError::Failed(format!(
+            "the spheres did not touch and part again within {steps} steps"
+        ))),
+    }
+}
+
+fn hertz_duration(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    // Two steel spheres (r = 1 cm, Material::steel) head-on at 1 m/s relative, e = 1.
+    let steel = Material::steel();
+    let (r, v0) = (0.01, 1.0);
+    let m = steel.density * 4.0 / 3.0 * PI * r * r * r;
+    let (m_star, r_star) = (0.5 * m, 0.5 * r);
+    let e_star = 1.0 / (2.0 * Surface::of(&steel).compliance());
+    let t_c = hertz::contact_duration(m_star, r_star, e_star, v0);
+    let d_max = hertz::max_overlap(m_star, r_star, e_star, v0);
+    let dt = t_c / 400.0;
+    // Apart by two overlaps: they touch after 0.7 t_c and part 1.7 t_c in.
+    let gap0 = 2.0 * d_max;
+    let pair = vec![
+        sphere(
+            DVec3::new(-r - 0.5 * gap0, 0.0, 0.0),
+            DVec3::X * (0.5 * v0),
+            r,
+            m,
+            1.0,
+        ),
+        sphere(
+            DVec3::new(r + 0.5 * gap0, 0.0, 0.0),
+            DVec3::X * (-0.5 * v0),
+            r,
+            m,
+            1.0,
+        ),
+    ];
+    let s = soft(
+        scene("hertz-duration", pair, vec![], dt, 1200, |_| {}),
+        ContactModel::Hertz,
+        Surface::of(&steel),
+    );
+    let mut sim = start(&s, backend)?;
+    let (t0, t1, deepest) = contact_interval(&mut sim, dt, s.sim.steps)?;
+    // Hertz's elastic impact (PHYSICS.md §2.2, Johnson §11.1): 2.87 is the rounded coefficient
+    // (2.868); 400 steps per contact put leapfrog's error near 1e-5 and the linear
+    // interpolation of the touching instants near 1e-4 of t_c. The issue asks for 2 %; f32
+    // (GPU) carries the 21 µm overlap on 1 cm coordinates to ~5e-5. Both within 2e-2 with a
+    // wide margin; a wrong exponent or E* misses by tens of per cent.
+    Ok(vec![
+        Row::new(
+            "contact duration s (v0 = 1 m/s, steel)",
+            t_c,
+            t1 - t0,
+            t_c,
+            0.02,
+        ),
+        Row::new("largest overlap m", d_max, -deepest, d_max, 0.02),
+    ])
+}
+
+fn hertz_restitution(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    // Rubber-like spheres (E = 10 MPa) head-on at 1 m/s relative, one pair per e, far apart.
+    let es = [0.5, 0.7, 0.9, 1.0];
+    let (r, m, v0) = (0.01, 0.01, 1.0);
+    let mut spheres = Vec::new();
+    for (k, &e) in es.iter().enumerate() {
+        let o = DVec3::new(0.0, 0.0, 0.1 * k as f64);
+        spheres.push(sphere(o - DVec3::X * 0.0102, DVec3::X * 0.5, r, m, e));
+        spheres.push(sphere(o + DVec3::X * 0.0102, DVec3::X * -0.5, r, m, e));
+    }
+    let surface = rubbery(0.0);
+    let e_star = 1.0 / (2.0 * surface.compliance());
+    let t_c = hertz::contact_duration(0.5 * m, 0.5 * r, e_star, v0);
+    let dt = t_c / 400.0;
+    // Gap 0.4 mm closes in 0.4 ms, then one contact time, then a margin.
+    let steps = ((4e-4 + 2.0 * t_c) / dt) as u64;
+    let s = soft(
+        scene("hertz-restitution", spheres, vec![], dt, steps, |_| {}),
+        ContactModel::Hertz,
+        surface,
+    );
+    let mut sim = start(&s, backend)?;
+    let snap = finish(&mut sim, &s)?;
+    // Hunt–Crossley is exact at e = 1 and accurate near it only; with δ̇⁻ estimated from the
+    // contact's energy (physics::hertz) the deviation from the input e is the one README states,
+    // measured by direct integration in physics::hertz's tests: 0.093 at e = 0.5, 0.037 at 0.7,
+    // 0.005 at 0.9. The bounds are those, rounded up; e = 1 is elastic: rounding only.
+    let bounds = [0.1, 0.04, 0.006, tol(backend, 0.0, 1e-6, 1e-4)];
+    Ok(es
+        .iter()
+        .zip(bounds)
+        .enumerate()
+        .map(|(k, (&e, bound))| {
+            let rel = snap.velocity[2 * k + 1].x - snap.velocity[2 * k].x;
+            Row::new(
+                format!("effective restitution, input e = {e}"),
+                e,
+                rel / v0,
+                1.0,
+                bound,
+            )
+        })
+        .collect())
+}
+
+fn hertz_energy_balance(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    // Oblique impact of two rubber-like spheres, e = 0.7, μ = 0.5 (damping and sliding).
+    let (r, m) = (0.01, 0.01);
+    let a = sphere(DVec3::new(-0.011, 0.0, 0.0), DVec3::X, r, m, 0.7);
+    let b = sphere(DVec3::new(0.011, 0.006, 0.0), -DVec3::X, r, m, 0.7);
+    let s = soft(
+        scene(
+            "hertz-energy-balance",
+            vec![a, b],
+            vec![],
+            2e-6,
+            2500,
+            |_| {},
+        ),
+        ContactModel::Hertz,
+        rubbery(0.5),
+    );
+    let mut sim = start(&s, backend)?;
+    let d0 = sim.diagnostics();
+    let e0 = d0.energy_balance();
+    let mut worst: f64 = 0.0;
+    while sim.steps_done() < s.sim.steps {
+        sim.step(10)?;
+        worst = worst.max((sim.diagnostics().energy_balance() - e0).abs());
+    }
+    let d1 = sim.diagnostics();
+    if d1.dissipated <= 0.0 || d1.potential_spring != 0.0 {
+        return Err(CaseError::Failed(format!(
+            "the impact did not happen or did not end: dissipated {} J, elastic {} J at the end",
+            d1.dissipated, d1.potential_spring
+        )));
+    }
+    // Kinetic + elastic (normal and tangential springs) + dissipated stays at the initial
+    // kinetic energy: the dissipated power is summed once per step with the half-step
+    // velocity, a first-order rule (measured 8e-4 of the energy at ~800 steps per contact,
+    // 4e-4 at half the dt, in f64; 8e-4 in f32); 2e-3 leaves margin. Momentum: every pair
+    // force is computed the same from both sides, so it is conserved to rounding.
+    let p = m * 2.0;
+    Ok(vec![
+        Row::new(
+            "max |kinetic + elastic + dissipated - E0| / E0 during the impact",
+            0.0,
+            worst / e0,
+            1.0,
+            2e-3,
+        ),
+        vector_row(
+            "|momentum| kg m/s".into(),
+            d0.momentum,
+            d1.momentum,
+            p,
+            tol(backend, 0.0, 1e-12, 1e-6),
+        ),
+    ])
+}
+
+fn friction_slide(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    // A sphere at its static overlap on a floor, sliding at v0 = 1 m/s with μ = 0.4: Coulomb
+    // friction slows it at μ g; it stops after v0/(μ g) = 0.255 s, having slid v0²/(2 μ g).
+    // Spheres carry no spin here, so the model predicts a stop, not rolling.
+    let (g, mu, v0, r, m) = (9.81, 0.4, 1.0, 0.01, 0.01);
+    let surface = rubbery(mu);
+    let k0 = hertz::hertz_stiffness(
+        hertz::effective_modulus(surface.compliance(), surface.compliance()),
+        r,
+    );
+    let rest = (m * g / k0).powf(2.0 / 3.0);
+    let ball = sphere(DVec3::new(0.0, r - rest, 0.0), DVec3::X * v0, r, m, 0.5);
+    let s = soft(
+        scene(
+            "friction-slide",
+            vec![ball],
+            vec![plane(DVec3::ZERO, DVec3::Y, 0.5)],
+            1e-4,
+            3_000,
+            |p| p.gravity = DVec3::new(0.0, -g, 0.0),
+        ),
+        ContactModel::Hertz,
+        surface,
+    );
+    let mut sim = start(&s, backend)?;
+    let t_stop = v0 / (mu * g);
+    let half = (0.5 * t_stop / s.sim.dt).round() as u64;
+    sim.step(half)?;
+    let v_half = sim.snapshot().velocity[0].x;
+    let end = finish(&mut sim, &s)?;
+    // The sphere starts at its rest overlap, so the normal force is m g; dt = 1e-4 s resolves
+    // the contact's normal oscillation (period 7.8 ms) with 78 steps. Near the stop the
+    // tangential spring takes over and holds the sphere (≈3e-5 m/s left). Measured: 8e-5
+    // (f64) and 4e-5 (f32) at t/2, 1.5e-4 and 2.1e-4 in distance: 1 % keeps a wide margin and
+    // fails a wrong μ or a friction law that ignores the normal force.
+    Ok(vec![
+        Row::new("speed m/s at t_stop/2 (v0/2)", 0.5 * v0, v_half, v0, 0.01),
+        Row::new(
+            "distance slid m (v0^2 / 2 mu g)",
+            v0 * v0 / (2.0 * mu * g),
+            end.position[0].x,
+            v0 * v0 / (2.0 * mu * g),
+            0.01,
+        ),
+        Row::new("final speed m/s", 0.0, end.velocity[0].length(), v0, 1e-3),
+    ])
+}
+
+fn container_inside(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    let mut rows = Vec::new();
+    for model in [ContactModel::Impulse, ContactModel::Hertz] {
+        let s = container_gas(model);
+        let big = &s.containers[0];
+        let mut sim = start(&s, backend)?;
+        let mut worst = f64::NEG_INFINITY;
+        while sim.steps_done() < s.sim.steps {
+            sim.step(10)?;
+            let snap = sim.snapshot();
+            for (x, r) in snap.position.iter().zip(&snap.radius) {
+                worst = worst.max((*x - big.center).length() + r - big.radius);
+            }
+        }
+        let (r, m) = (s.spheres[0].radius, s.spheres[0].mass);
+        if model == ContactModel::Hertz {
+            // A soft wall lets a sphere in by Hertz's overlap: at most the deepest one of the
+            // fastest possible impact (largest initial speed plus a fall across the container)
+            // against the concave wall, R* = r R_W / (R_W − r) (PHYSICS.md §2.2).
+            let v_max = s
+                .spheres
+                .iter()
+                .map(|p| p.velocity.length())
+                .fold(0.0, f64::max);
+            let v_hit = (v_max * v_max + 2.0 * s.sim.gravity.length() * 2.0 * big.radius).sqrt();
+            let e_star = 1.0 / (s.spheres[0].surface.compliance() + big.surface.compliance());
+            let r_star = r * big.radius / (big.radius - r);
+            let bound = hertz::max_overlap(m, r_star, e_star, v_hit);
+            rows.push(Row::new(
+                "hertz: deepest overlap with the wall / Hertz bound",
+                0.0,
+                worst.max(0.0) / bound,
+                1.0,
+                1.0,
+            ));
+        } else {
+            // Impulses: return to the contact point and projection keep every sphere inside,
+            // to rounding of 0.1 m coordinates (f32: 1e-8 m).
+            rows.push(Row::new(
+                "impulse: deepest excursion past the wall m",
+                0.0,
+                worst.max(0.0),
+                r,
+                tol(backend, 0.0, 1e-9, 1e-5),
+            ));
+        }
+    }
+    Ok(rows)
 }

@@ -18,7 +18,9 @@
 
 use glam::DVec3;
 
-use crate::scene::{Plane, Scene, SimParams, Sphere, Surface, builtin};
+use crate::scene::{
+    ContactModel, Plane, Scene, SimParams, Sphere, SphereContainer, Surface, builtin,
+};
 use crate::{Backend, Precision, SimError, Simulation, Snapshot};
 
 mod cases;
@@ -231,6 +233,73 @@ pub fn scene(
         containers: Vec::new(),
         spheres,
         planes,
+    }
+}
+
+/// `s` with the soft contact law `model` and `surface` on every sphere, plane and container
+/// and in `[simulation]`.
+pub fn soft(mut s: Scene, model: ContactModel, surface: Surface) -> Scene {
+    s.sim.contact = model;
+    s.sim.surface = surface;
+    for sp in &mut s.spheres {
+        sp.surface = surface;
+    }
+    for p in &mut s.planes {
+        p.surface = surface;
+    }
+    for c in &mut s.containers {
+        c.surface = surface;
+    }
+    s
+}
+
+/// A rubber-like surface, E = 10 MPa, ν = 0.45, friction `mu`: soft enough for short runs.
+pub fn rubbery(mu: f64) -> Surface {
+    Surface {
+        youngs_modulus: 1e7,
+        poisson_ratio: 0.45,
+        friction: mu,
+    }
+}
+
+/// 40 spheres (r = 1 cm, 4 g, e = 0.7) with velocities up to 3 m/s, under gravity, in a
+/// spherical container of radius 0.1 m (e = 0.7): impulses at dt = 1e-4 s, or `model` with
+/// [`rubbery`]`(0.3)` at dt = 2e-5 s; 500 steps.
+pub fn container_gas(model: ContactModel) -> Scene {
+    let (r, big) = (0.01, 0.1);
+    let mut spheres = Vec::new();
+    let mut k = 0u32;
+    'fill: for x in -3..=3 {
+        for y in -3..=3 {
+            for z in -3..=3 {
+                let p = DVec3::new(x as f64, y as f64, z as f64) * 0.025;
+                if p.length() + r < 0.9 * big {
+                    // A fixed pseudo-random velocity per sphere (Knuth's multiplicative hash).
+                    let h = |s: u32| (k.wrapping_mul(2_654_435_761).wrapping_add(s) % 1000) as f64;
+                    let v = DVec3::new(h(1) - 500.0, h(7) - 500.0, h(13) - 500.0) * 0.006;
+                    spheres.push(sphere(p, v, r, 0.004, 0.7));
+                    k += 1;
+                    if k == 40 {
+                        break 'fill;
+                    }
+                }
+            }
+        }
+    }
+    let mut s = scene("container-gas", spheres, vec![], 2e-5, 500, |p| {
+        p.gravity = DVec3::new(0.0, -9.81, 0.0)
+    });
+    s.containers.push(SphereContainer {
+        center: DVec3::ZERO,
+        radius: big,
+        restitution: 0.7,
+        surface: Surface::default(),
+    });
+    if model == ContactModel::Impulse {
+        s.sim.dt = 1e-4;
+        s
+    } else {
+        soft(s, model, rubbery(0.3))
     }
 }
 
