@@ -35,6 +35,18 @@ enum Command {
     Render(RenderArgs),
 }
 
+/// Contact-law overrides shared by `run`, `view` and `render`.
+#[derive(Args, Debug, Default)]
+struct ContactArgs {
+    /// Contact law, replacing the scene's `contact` (impulse, spring-dashpot or hertz).
+    #[arg(long, value_enum)]
+    contact: Option<spheresim::scene::ContactModel>,
+    /// Coulomb friction coefficient μ ≥ 0 for every sphere, plane and container (soft contact
+    /// laws only).
+    #[arg(long, value_name = "MU", allow_negative_numbers = true)]
+    friction: Option<f64>,
+}
+
 #[derive(Args, Debug)]
 struct ViewArgs {
     /// Built-in scene name (see `spheresim scenes`) or path to a scene file (.toml).
@@ -60,6 +72,8 @@ struct ViewArgs {
     /// Accept initial overlaps deeper than 1 % of the smaller radius.
     #[arg(long)]
     allow_overlap: bool,
+    #[command(flatten)]
+    contact: ContactArgs,
 }
 
 #[derive(Args, Debug)]
@@ -103,6 +117,8 @@ struct RenderArgs {
     /// Accept initial overlaps deeper than 1 % of the smaller radius.
     #[arg(long)]
     allow_overlap: bool,
+    #[command(flatten)]
+    contact: ContactArgs,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -192,6 +208,8 @@ struct RunArgs {
     /// Accept initial overlaps deeper than 1 % of the smaller radius.
     #[arg(long)]
     allow_overlap: bool,
+    #[command(flatten)]
+    contact: ContactArgs,
     /// No progress bar (the summary is still printed).
     #[arg(long, short)]
     quiet: bool,
@@ -278,6 +296,29 @@ fn load_scene(src: SceneSource<'_>) -> Result<Scene> {
     if let Some(dt) = src.dt {
         scene.sim.dt = dt;
     }
+    if let Some(c) = src.contact {
+        if let Some(model) = c.contact {
+            scene.sim.contact = model;
+        }
+        if let Some(mu) = c.friction {
+            if !scene.sim.contact.is_soft() {
+                bail!(
+                    "--friction {mu}: the impulse contact law has no friction; choose a soft law \
+                     with --contact hertz or --contact spring-dashpot"
+                );
+            }
+            scene.sim.surface.friction = mu;
+            for s in &mut scene.spheres {
+                s.surface.friction = mu;
+            }
+            for p in &mut scene.planes {
+                p.surface.friction = mu;
+            }
+            for c in &mut scene.containers {
+                c.surface.friction = mu;
+            }
+        }
+    }
     scene.check(&CheckOptions {
         allow_overlap: src.allow_overlap,
     })?;
@@ -296,6 +337,7 @@ struct SceneSource<'a> {
     steps: Option<u64>,
     dt: Option<f64>,
     allow_overlap: bool,
+    contact: Option<&'a ContactArgs>,
 }
 
 /// Relative change `(b − a)/|a|`, or absolute when `a` is zero.
@@ -311,6 +353,7 @@ fn run(args: RunArgs) -> Result<i32> {
         steps: args.steps,
         dt: args.dt,
         allow_overlap: args.allow_overlap,
+        contact: Some(&args.contact),
     })?;
     // Every output path is checked before stepping starts, so a bad one costs nothing.
     for p in [&args.final_csv, &args.stats_json].into_iter().flatten() {
@@ -342,10 +385,14 @@ fn run(args: RunArgs) -> Result<i32> {
         args.precision
     };
     eprintln!(
-        "{}: {} spheres, {} planes, {} steps of {} s ({} s simulated), {} contact, backend {} on {}, {}; set up in {:.2} s",
+        "{}: {} spheres, {} planes{}, {} steps of {} s ({} s simulated), {} contact, backend {} on {}, {}; set up in {:.2} s",
         scene.name,
         n,
         scene.planes.len(),
+        match scene.containers.len() {
+            0 => String::new(),
+            k => format!(", {k} spherical container{}", if k == 1 { "" } else { "s" }),
+        },
         steps,
         scene.sim.dt,
         steps as f64 * scene.sim.dt,
@@ -592,6 +639,7 @@ fn view(args: ViewArgs) -> Result<i32> {
         scene: &args.scene,
         particles: args.particles,
         allow_overlap: args.allow_overlap,
+        contact: Some(&args.contact),
         ..Default::default()
     })?;
     if args.steps_per_frame == Some(0) {
@@ -621,6 +669,7 @@ fn render(args: RenderArgs) -> Result<i32> {
         particles: args.particles,
         steps: args.steps,
         allow_overlap: args.allow_overlap,
+        contact: Some(&args.contact),
         ..Default::default()
     })?;
     let opts = RenderOptions {

@@ -35,7 +35,27 @@ fn check_values(scene: &Scene) {
     let sim = &scene.sim;
     assert!(sim.dt > 0.0 && sim.dt.is_finite());
     assert!(sim.steps > 0);
-    assert_eq!(sim.contact, spheresim::scene::ContactModel::Impulse);
+    // The contact-mechanics scenes use the Hertz law with friction; the others impulses.
+    let soft = ["wall-stand", "container"].contains(&scene.name.as_str());
+    let model = if soft {
+        spheresim::scene::ContactModel::Hertz
+    } else {
+        spheresim::scene::ContactModel::Impulse
+    };
+    assert_eq!(sim.contact, model, "{}", scene.name);
+    if soft {
+        assert!(
+            scene.spheres.iter().all(|s| s.surface.friction > 0.0),
+            "{}: friction",
+            scene.name
+        );
+    }
+    assert!(
+        scene.time_step_warning().is_none(),
+        "{}: {:?}",
+        scene.name,
+        scene.time_step_warning()
+    );
 }
 
 /// Largest overlap between two spheres, as a fraction of the smaller radius (negative: the
@@ -149,11 +169,13 @@ fn within(count: usize, wanted: usize, rel: f64) -> bool {
 #[test]
 fn list_and_names_agree_and_every_scene_builds_at_its_default() {
     let list = builtin::list();
-    assert_eq!(list.len(), 6);
+    assert_eq!(list.len(), 8);
     assert_eq!(
         builtin::names(),
         vec![
             "wall-break",
+            "wall-stand",
+            "container",
             "box-gas",
             "orbits",
             "bounce",
@@ -167,7 +189,14 @@ fn list_and_names_agree_and_every_scene_builds_at_its_default() {
         assert_eq!(scene.name, info.name);
         check_values(&scene);
         let n = scene.spheres.len();
-        if info.name == "wall-break" {
+        if info.name == "wall-stand" {
+            // Whole close-packed layers (3k + 1 of them) and rows.
+            assert!(
+                within(n, info.default_particles, 0.15),
+                "{}: {n}",
+                info.name
+            );
+        } else if info.name == "wall-break" {
             assert!(
                 within(n, info.default_particles, 0.03),
                 "{}: {n}",
@@ -192,7 +221,9 @@ fn every_scene_builds_at_300_without_overlaps() {
         let scene = builtin::build(name, Some(300)).unwrap();
         check_values(&scene);
         let n = scene.spheres.len();
-        if name == "wall-break" {
+        if name == "wall-stand" {
+            assert!(within(n, 300, 0.15), "{name}: {n} spheres");
+        } else if name == "wall-break" {
             assert!(within(n, 300, 0.03), "{name}: {n} spheres");
         } else {
             assert_eq!(n, 300, "{name}");

@@ -482,3 +482,47 @@ fn unknown_adapter_name_is_an_error_not_a_panic() {
         "{err}"
     );
 }
+
+#[test]
+fn contact_and_friction_flags_override_the_scene() {
+    // box-gas with the Hertz law and friction: the summary names the law and the losses.
+    let o = run(&[
+        "run",
+        "box-gas",
+        "--particles",
+        "200",
+        "--steps",
+        "20",
+        "--contact",
+        "hertz",
+        "--friction",
+        "0.3",
+        "--backend",
+        "cpu",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("dissipated by contact damping and friction"),
+        "{out}"
+    );
+    assert!(stderr(&o).contains("hertz contact"), "{}", stderr(&o));
+    // The box's default dt is far above the Hertz contact time of its spheres: warned.
+    assert!(stderr(&o).contains("exceeds t_c/20"), "{}", stderr(&o));
+}
+
+#[test]
+fn friction_with_impulses_and_negative_friction_are_rejected() {
+    rejected(
+        TWO,
+        &["--friction", "0.3"],
+        &["--friction", "impulse", "--contact hertz"],
+    );
+    rejected(
+        TWO,
+        &["--contact", "hertz", "--friction", "-1"],
+        &["friction", "-1"],
+    );
+    rejected(TWO, &["--contact", "elastic"], &["elastic"]);
+}

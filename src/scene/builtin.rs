@@ -8,6 +8,7 @@
 //! |---------------|-----------|--------|--------|---------------------------------------------------|
 //! | `wall-break`  | 100 000   | 1e-4   | ≥ 1500 | steel ball at 20 m/s through a close-packed wall  |
 //! | `wall-stand`  | 2 000     | t_c/20 | varies | the same wall, of rubber, standing on a floor under gravity (Hertz, friction) |
+//! | `container`   | 2 000     | t_c/20 | 0.5 s  | rubber spheres falling in a steel spherical container (Hertz, friction) |
 //! | `box-gas`     | 10 000    | 2e-4   | 2000   | elastic hard-sphere gas in a closed cube          |
 //! | `orbits`      | 1 000     | 1e-3   | 10 000 | small bodies on circular orbits about a heavy one |
 //! | `bounce`      | 1         | 1e-4   | 20 000 | spheres dropped on a floor, e = 0.7               |
@@ -48,6 +49,12 @@ const BUILTINS: &[BuiltinInfo] = &[
         summary: "the wall-break wall (cut to 4 or 7 layers) of rubber balls standing on a floor \
                   under gravity, Hertz contact with friction, until the steel ball hits it 5 ms \
                   in (needs >= 17 particles)",
+        default_particles: 2_000,
+    },
+    BuiltinInfo {
+        name: "container",
+        summary: "1 cm rubber spheres with random 1 m/s velocities falling in a steel spherical \
+                  container under gravity, Hertz contact with friction",
         default_particles: 2_000,
     },
     BuiltinInfo {
@@ -118,6 +125,7 @@ pub fn build(name: &str, particles: Option<usize>) -> Result<Scene, SceneError> 
     let mut scene = match name {
         "wall-break" => wall_break(n)?,
         "wall-stand" => wall_stand(n)?,
+        "container" => container(n),
         "box-gas" => box_gas(n),
         "orbits" => orbits(n)?,
         "bounce" => bounce(n),
@@ -337,22 +345,16 @@ pub const WALL_STAND_SETTLE: f64 = 5e-3;
 /// - dt is the engine's suggestion, `t_c / 20` ([`Scene::contact_time`], rounded down to two
 ///   digits); the steps carry the projectile through the wall as in `wall-break`.
 fn wall_stand(n: usize) -> Result<Scene, SceneError> {
-    let mut scene = wall_break(n)?;
+    // The cut drops 1/5 to 1/2 of the slab's layers: build a larger slab when that comes
+    // closer to the requested count.
+    let mut scene = [1.0, 5.0 / 4.0, 6.0 / 4.0, 8.0 / 7.0, 2.0]
+        .into_iter()
+        .map(|scale| wall_stand_slab(((n - 1) as f64 * scale) as usize + 1))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .min_by_key(|s| s.spheres.len().abs_diff(n))
+        .expect("candidates are built");
     let rubber = Material::rubber();
-    // Layer k of the slab lies at x = r + k c (wall_break's lattice).
-    let c = 2.0 * WALL_RADIUS * (1.0 + 1e-9) * (2.0f64 / 3.0).sqrt();
-    let layer = |x: f64| ((x - WALL_RADIUS) / c).round() as i64;
-    let projectile = scene.spheres.pop().expect("wall_break builds a projectile");
-    let layers = scene
-        .spheres
-        .iter()
-        .map(|s| layer(s.position.x))
-        .max()
-        .unwrap_or(0)
-        + 1;
-    let keep = 3 * ((layers - 1) / 3) + 1;
-    scene.spheres.retain(|s| layer(s.position.x) < keep);
-    scene.spheres.push(projectile);
     let last = scene.spheres.len() - 1;
     for s in &mut scene.spheres[..last] {
         s.mass = rubber.density * sphere_volume(s.radius);
@@ -392,6 +394,98 @@ fn wall_stand(n: usize) -> Result<Scene, SceneError> {
     scene.sim.dt = dt;
     scene.sim.steps = ((travel + 1.5 * thickness) / WALL_PROJECTILE_SPEED / dt).ceil() as u64;
     Ok(scene)
+}
+
+/// The `wall-break` scene for `n` spheres with its slab cut to 3k + 1 layers (projectile last).
+fn wall_stand_slab(n: usize) -> Result<Scene, SceneError> {
+    let mut scene = wall_break(n)?;
+    // Layer k of the slab lies at x = r + k c (wall_break's lattice).
+    let c = 2.0 * WALL_RADIUS * (1.0 + 1e-9) * (2.0f64 / 3.0).sqrt();
+    let layer = |x: f64| ((x - WALL_RADIUS) / c).round() as i64;
+    let projectile = scene.spheres.pop().expect("wall_break builds a projectile");
+    let layers = scene
+        .spheres
+        .iter()
+        .map(|s| layer(s.position.x))
+        .max()
+        .unwrap_or(0)
+        + 1;
+    let keep = 3 * ((layers - 1) / 3) + 1;
+    scene.spheres.retain(|s| layer(s.position.x) < keep);
+    scene.spheres.push(projectile);
+    Ok(scene)
+}
+
+/// Simulated time of `container`, s.
+pub const CONTAINER_TIME: f64 = 0.5;
+
+/// `container`: `n` rubber spheres (radius 1 cm, [`Material::rubber`]) at the points of a cubic
+/// lattice (pitch 2.5 cm) nearest the centre of a steel spherical container, with random
+/// velocities of up to 1 m/s per component (fixed seed), falling under gravity `(0, −9.81, 0)`
+/// m/s². The container's inner radius leaves 10 % of it free around the lattice. Hertz contact
+/// with friction (rubber μ = 0.8, steel 0.57; pairs take the smaller); dt is the engine's
+/// suggestion `t_c / 20` rounded down to two digits; [`CONTAINER_TIME`] of simulated time.
+fn container(n: usize) -> Scene {
+    let rubber = Material::rubber();
+    let steel = Material::steel();
+    let (r, pitch) = (0.01, 0.025);
+    // Lattice points by distance from the centre; k³ ≥ 2n of them, so the nearest n form a ball.
+    let k = ((2 * n) as f64).cbrt().ceil() as i64 | 1;
+    let h = k / 2;
+    let mut points: Vec<DVec3> = Vec::with_capacity((k * k * k) as usize);
+    for x in -h..=h {
+        for y in -h..=h {
+            for z in -h..=h {
+                points.push(DVec3::new(x as f64, y as f64, z as f64) * pitch);
+            }
+        }
+    }
+    points.sort_by(|a, b| a.length_squared().total_cmp(&b.length_squared()));
+    points.truncate(n);
+    let reach = points.last().map_or(0.0, |p| p.length()) + r;
+    let big = reach / 0.9;
+    let mut rng = Pcg64::seed_from_u64(7);
+    let mass = rubber.density * sphere_volume(r);
+    let spheres = points
+        .into_iter()
+        .map(|p| {
+            let v = DVec3::new(
+                uniform(&mut rng, -1.0, 1.0),
+                uniform(&mut rng, -1.0, 1.0),
+                uniform(&mut rng, -1.0, 1.0),
+            );
+            Sphere {
+                material: Some(0),
+                surface: Surface::of(&rubber),
+                ..sphere(p, v, r, mass, rubber.restitution)
+            }
+        })
+        .collect();
+    let mut scene = Scene {
+        name: String::new(),
+        sim: SimParams {
+            gravity: DVec3::new(0.0, -9.81, 0.0),
+            contact: super::ContactModel::Hertz,
+            restitution: rubber.restitution,
+            surface: Surface::of(&rubber),
+            ..SimParams::default()
+        },
+        containers: vec![super::SphereContainer {
+            center: DVec3::ZERO,
+            radius: big,
+            restitution: steel.restitution,
+            surface: Surface::of(&steel),
+        }],
+        materials: vec![rubber, steel],
+        spheres,
+        planes: Vec::new(),
+    };
+    let t = scene
+        .contact_time()
+        .expect("a Hertz scene with movable spheres has a contact time");
+    scene.sim.dt = round_down_2(t.suggested_dt());
+    scene.sim.steps = (CONTAINER_TIME / scene.sim.dt).ceil() as u64;
+    scene
 }
 
 /// `x` rounded down to two significant digits (for a time step that reads well).

@@ -16,7 +16,17 @@ pub use check::{CheckOptions, SceneError};
 pub use materials::Material;
 
 /// Normal contact law between touching bodies (`contact` key).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Deserialize,
+    serde::Serialize,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum ContactModel {
     /// Instantaneous impulses with Newton's restitution (PHYSICS.md §1) (default).
