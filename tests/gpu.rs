@@ -4,12 +4,12 @@
 
 mod common;
 
-use common::gpu_available;
+use common::{gpu_available, max_diff};
 
 use glam::DVec3;
 use spheresim::gpu::GpuOptions;
 use spheresim::scene::{Scene, builtin};
-use spheresim::{Backend, Precision, SimError, Simulation, Snapshot};
+use spheresim::{Backend, Precision, SimError, Simulation};
 
 fn gpu(scene: &Scene) -> Simulation {
     Simulation::new(scene, Backend::Gpu, Precision::F32).expect("GPU backend")
@@ -23,23 +23,6 @@ fn small(name: &str, n: usize, steps: u64) -> Scene {
     let mut s = builtin::build(name, Some(n)).expect("built-in scene");
     s.sim.steps = steps;
     s
-}
-
-/// Largest |a − b| over all positions and velocities, relative to `scale_x` and `scale_v`.
-fn max_diff(a: &Snapshot, b: &Snapshot) -> (f64, f64) {
-    let dx = a
-        .position
-        .iter()
-        .zip(&b.position)
-        .map(|(p, q)| (*p - *q).length())
-        .fold(0.0, f64::max);
-    let dv = a
-        .velocity
-        .iter()
-        .zip(&b.velocity)
-        .map(|(p, q)| (*p - *q).length())
-        .fold(0.0, f64::max);
-    (dx, dv)
 }
 
 #[test]

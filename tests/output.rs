@@ -638,7 +638,7 @@ fn energy_log_has_header_and_one_row_per_sample() {
     assert_eq!(lines.len(), 3);
     assert_eq!(
         lines[2],
-        "100,0.1,9.5,-1,-0.5,0.25,8.25,1,2,3,-1,0,0.5,50,7"
+        "100,0.1,9.5,-1,-0.5,0.25,8.25,1,2,3,-1,0,0.5,50,7,12.5"
     );
     let cols = ENERGY_LOG_HEADER.split(',').count();
     assert!(lines.iter().all(|l| l.split(',').count() == cols));
