@@ -131,7 +131,8 @@ pub struct Body<R: Real> {
     pub w: R,
     /// Restitution coefficient.
     pub e: R,
-    /// Spring–dashpot damping ratio ζ for `e` (see `physics::spring_dashpot::damping_ratio`).
+    /// Damping ratio ζ for `e` (see `physics::spring_dashpot::damping_ratio`): the
+    /// spring–dashpot's normal dashpot and the soft laws' tangential dashpot; 0 for impulses.
     pub zeta: R,
     /// Compliance `(1 − ν²)/E`, Pa⁻¹ (Hertz law).
     pub compliance: R,
