@@ -32,4 +32,41 @@ impl Snapshot {
     pub fn is_empty(&self) -> bool {
         self.position.is_empty()
     }
+
+    /// Largest distance between matching centres (m) and largest difference between matching
+    /// velocities (m/s) of two snapshots of the same spheres; spheres beyond the shorter
+    /// snapshot are not compared.
+    pub fn max_difference(&self, other: &Snapshot) -> (f64, f64) {
+        fn largest(a: &[DVec3], b: &[DVec3]) -> f64 {
+            a.iter()
+                .zip(b)
+                .map(|(p, q)| (*p - *q).length())
+                .fold(0.0, f64::max)
+        }
+        (
+            largest(&self.position, &other.position),
+            largest(&self.velocity, &other.velocity),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_difference_takes_the_largest_distance_per_quantity() {
+        let a = Snapshot {
+            position: vec![DVec3::ZERO, DVec3::new(1.0, 0.0, 0.0)],
+            velocity: vec![DVec3::ZERO, DVec3::ZERO],
+            ..Default::default()
+        };
+        let mut b = a.clone();
+        b.position[0] = DVec3::new(0.0, 3.0, 4.0);
+        b.position[1] = DVec3::new(1.0, 1.0, 0.0);
+        b.velocity[1] = DVec3::new(0.0, 0.0, -2.0);
+        assert_eq!(a.max_difference(&b), (5.0, 2.0));
+        assert_eq!(b.max_difference(&a), (5.0, 2.0));
+        assert_eq!(a.max_difference(&a), (0.0, 0.0));
+    }
 }

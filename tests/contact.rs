@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{gpu_available, max_diff};
+use common::gpu_available;
 use spheresim::scene::{ContactModel, Scene, builtin};
 use spheresim::validate::container_gas;
 use spheresim::{Backend, Precision, Simulation, Snapshot};
@@ -113,7 +113,7 @@ fn hertz_friction_and_containers_agree_with_the_cpu() {
         let mut c = sim(&s, Backend::Cpu, Precision::F32);
         g.step(steps).unwrap();
         c.step(steps).unwrap();
-        let (dx, dv) = max_diff(&g.snapshot(), &c.snapshot());
+        let (dx, dv) = g.snapshot().max_difference(&c.snapshot());
         let (dg, dc) = (g.diagnostics(), c.diagnostics());
         eprintln!(
             "{name}: |dx| {dx:e} m, |dv| {dv:e} m/s; elastic {} vs {} J, dissipated {} vs {} J",
@@ -176,7 +176,7 @@ fn every_scene_runs_with_hertz_and_friction_on_both_backends() {
         }
         g.step(20).unwrap();
         c.step(20).unwrap();
-        let (dx, _) = max_diff(&g.snapshot(), &c.snapshot());
+        let (dx, _) = g.snapshot().max_difference(&c.snapshot());
         let (dg, dc) = (g.diagnostics(), c.diagnostics());
         eprintln!(
             "{name} (gravity {gravity}), {} steps: |dx| {dx:e} m, collisions {} / {}, \

@@ -542,12 +542,7 @@ fn a_lattice_settles_in_a_box() {
     let before = sim.snapshot();
     sim.step(1000).unwrap();
     let snap = sim.snapshot();
-    let moved = before
-        .position
-        .iter()
-        .zip(&snap.position)
-        .map(|(a, b)| (*a - *b).length())
-        .fold(0.0, f64::max);
+    let (moved, _) = before.max_difference(&snap);
     assert!(
         moved < 0.01 * r,
         "still moving: {moved} m in the last 0.5 s"

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{gpu_available, max_diff};
+use common::gpu_available;
 
 use glam::DVec3;
 use spheresim::gpu::GpuOptions;
@@ -83,7 +83,7 @@ fn whole_steps_agree_with_the_cpu() {
         for steps in [1, 99] {
             g.step(steps).unwrap();
             c.step(steps).unwrap();
-            let (dx, dv) = max_diff(&g.snapshot(), &c.snapshot());
+            let (dx, dv) = g.snapshot().max_difference(&c.snapshot());
             eprintln!(
                 "{name} after {} steps: |dx| {dx:e} m, |dv| {dv:e} m/s",
                 g.steps_done()
@@ -182,7 +182,7 @@ fn spring_dashpot_and_drag_agree_with_the_cpu() {
     let (mut g, mut c) = (gpu(&s), cpu(&s));
     g.step(50).unwrap();
     c.step(50).unwrap();
-    let (dx, dv) = max_diff(&g.snapshot(), &c.snapshot());
+    let (dx, dv) = g.snapshot().max_difference(&c.snapshot());
     assert!(dx < 1e-6 && dv < 1e-4, "{dx} {dv}");
 }
 
@@ -261,11 +261,9 @@ fn non_finite_state_is_reported_by_the_gpu() {
 
 /// Diagnosis aid: the first step at which GPU and CPU states differ at all.
 #[test]
-#[ignore]
+#[ignore = "diagnosis aid: SCENE=name cargo test --test gpu first_divergence -- --ignored --nocapture"]
 fn first_divergence() {
-    if !gpu_available() {
-        return;
-    }
+    assert!(gpu_available(), "first_divergence needs a GPU adapter");
     let name = std::env::var("SCENE").unwrap_or("wall-break".into());
     let s = small(&name, 2000, 100);
     let (mut g, mut c) = (gpu(&s), cpu(&s));

@@ -612,18 +612,7 @@ fn event_vs_stepped(backend: Backend) -> Result<Vec<Row>, CaseError> {
     let want_collisions = reference.diagnostics().collisions;
     let mut sim = start(&s, backend)?;
     let got = finish(&mut sim, &s)?;
-    let dx = want
-        .position
-        .iter()
-        .zip(&got.position)
-        .map(|(a, b)| (*a - *b).length())
-        .fold(0.0, f64::max);
-    let dv = want
-        .velocity
-        .iter()
-        .zip(&got.velocity)
-        .map(|(a, b)| (*a - *b).length())
-        .fold(0.0, f64::max);
+    let (dx, dv) = want.max_difference(&got);
     // Same events in the same order: the counts agree exactly. The time-stepped backends
     // resolve each collision at its time of impact within the step (Nikulin), exact for
     // straight-line motion, so states differ by rounding, amplified by each collision
@@ -650,18 +639,7 @@ fn gpu_vs_cpu(backend: Backend) -> Result<Vec<Row>, CaseError> {
     let mut gpu = start(&s, backend)?;
     let mut cpu = crate::Simulation::new(&s, Backend::Cpu, crate::Precision::F32)?;
     let (g, c) = (finish(&mut gpu, &s)?, finish(&mut cpu, &s)?);
-    let dx = g
-        .position
-        .iter()
-        .zip(&c.position)
-        .map(|(a, b)| (*a - *b).length())
-        .fold(0.0, f64::max);
-    let dv = g
-        .velocity
-        .iter()
-        .zip(&c.velocity)
-        .map(|(a, b)| (*a - *b).length())
-        .fold(0.0, f64::max);
+    let (dx, dv) = g.max_difference(&c);
     let (dg, dc) = (gpu.diagnostics(), cpu.diagnostics());
     // The same stages in the same order in the same precision: differences are f32 rounding
     // (fused multiply–adds, operation order in the shaders) ~1e-7 relative, amplified by

@@ -5,7 +5,7 @@ use glam::DVec3;
 use spheresim::scene::{ContactModel, Plane, Scene, SimParams, Sphere};
 /// The validation cases' builders: a free sphere, a fixed one, a plane.
 pub use spheresim::validate::{fixed, plane, sphere};
-use spheresim::{Backend, Precision, Simulation, Snapshot};
+use spheresim::{Backend, Precision, Simulation};
 
 pub fn scene(spheres: Vec<Sphere>, planes: Vec<Plane>, sim: SimParams) -> Scene {
     Scene {
@@ -89,21 +89,4 @@ pub fn fixed_obstacle_scene() -> Scene {
         vec![plane(DVec3::new(0.0, -1.0, 0.0), DVec3::Y, 1.0)],
         params(1e-3, 1000),
     )
-}
-
-/// Largest |a − b| over all positions (m) and over all velocities (m/s) of two snapshots.
-pub fn max_diff(a: &Snapshot, b: &Snapshot) -> (f64, f64) {
-    let dx = a
-        .position
-        .iter()
-        .zip(&b.position)
-        .map(|(p, q)| (*p - *q).length())
-        .fold(0.0, f64::max);
-    let dv = a
-        .velocity
-        .iter()
-        .zip(&b.velocity)
-        .map(|(p, q)| (*p - *q).length())
-        .fold(0.0, f64::max);
-    (dx, dv)
 }
