@@ -202,13 +202,14 @@ fn measure(
             )
         }
     };
+    let history = crate::cpu::friction_history(&scene);
     let memory = match backend {
         BenchBackend::Gpu => crate::gpu::buffers::memory_estimate(
             n as u64,
             crate::cpu::cell_keys::table_size(n) as u64,
-            crate::cpu::friction_history(&scene),
+            history,
         ),
-        _ => CpuBackend::<f32>::memory_estimate(n),
+        _ => CpuBackend::<f32>::memory_estimate(n, history),
     };
     let (gravity_ips, gravity_timing) = if scene.sim.g_const > 0.0 && n > 1 {
         let pairs = n as f64 * (n - 1) as f64;

@@ -89,19 +89,21 @@ fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
-/// Checks that the CPU backend's estimated memory for `n` spheres in `precision`
-/// ([`CpuBackend::memory_estimate`]) fits in `available` bytes (`None`: unknown, accepted).
+/// Checks that the CPU backend's estimated memory for `n` spheres in `precision`, with the
+/// friction history when `history` ([`CpuBackend::memory_estimate`]), fits in `available` bytes
+/// (`None`: unknown, accepted).
 ///
 /// # Errors
 /// [`SimError::TooLarge`] with the estimate, the bytes available and the spheres that would fit.
 pub fn check_cpu_memory(
     n: usize,
+    history: bool,
     precision: Precision,
     available: Option<u64>,
 ) -> Result<(), SimError> {
     let need = match precision {
-        Precision::F32 => CpuBackend::<f32>::memory_estimate(n),
-        Precision::F64 => CpuBackend::<f64>::memory_estimate(n),
+        Precision::F32 => CpuBackend::<f32>::memory_estimate(n, history),
+        Precision::F64 => CpuBackend::<f64>::memory_estimate(n, history),
     };
     log::info!(
         "CPU memory estimate for {n} spheres: {:.1} MiB",
@@ -124,7 +126,12 @@ pub fn check_cpu_memory(
 /// The CPU engine for `scene`, refused before allocation when its estimated memory exceeds what
 /// the machine has available.
 fn cpu_engine(scene: &Scene, precision: Precision) -> Result<Engine, SimError> {
-    check_cpu_memory(scene.spheres.len(), precision, available_memory())?;
+    check_cpu_memory(
+        scene.spheres.len(),
+        crate::cpu::friction_history(scene),
+        precision,
+        available_memory(),
+    )?;
     Ok(match precision {
         Precision::F32 => Engine::Cpu32(Box::new(CpuBackend::new(scene))),
         Precision::F64 => Engine::Cpu64(Box::new(CpuBackend::new(scene))),

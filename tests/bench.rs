@@ -256,9 +256,9 @@ fn cpu_stage_timers_put_mutual_gravity_in_the_gravity_stage() {
 fn cpu_memory_check_refuses_with_the_numbers() {
     use spheresim::SimError;
     use spheresim::sim::check_cpu_memory;
-    check_cpu_memory(1_000_000, Precision::F32, None).unwrap();
-    check_cpu_memory(1_000_000, Precision::F32, Some(1 << 40)).unwrap();
-    let e = check_cpu_memory(1_000_000, Precision::F64, Some(100_000_000)).unwrap_err();
+    check_cpu_memory(1_000_000, false, Precision::F32, None).unwrap();
+    check_cpu_memory(1_000_000, true, Precision::F32, Some(1 << 40)).unwrap();
+    let e = check_cpu_memory(1_000_000, false, Precision::F64, Some(100_000_000)).unwrap_err();
     let SimError::TooLarge {
         spheres,
         need,
@@ -280,4 +280,22 @@ fn cpu_memory_check_refuses_with_the_numbers() {
         msg.contains("1000000 spheres") && msg.contains("100000000 bytes"),
         "{msg}"
     );
+}
+
+/// The friction history (two rows of `HISTORY_SLOTS` contacts per sphere) counts towards the
+/// CPU memory check: a machine that fits the frictionless state refuses the frictional one.
+#[test]
+fn cpu_memory_check_counts_the_friction_history() {
+    use spheresim::cpu::CpuBackend;
+    use spheresim::cpu::collide::{HISTORY_SLOTS, Slot};
+    use spheresim::sim::check_cpu_memory;
+    let n = 100_000;
+    let without = CpuBackend::<f32>::memory_estimate(n, false);
+    let with = CpuBackend::<f32>::memory_estimate(n, true);
+    // Slot<f32>: a u32 partner and an f32 three-vector, 16 bytes.
+    assert_eq!(std::mem::size_of::<Slot<f32>>(), 16);
+    assert_eq!(with - without, (n * 2 * HISTORY_SLOTS * 16) as u64);
+    let between = Some((without + with) / 2);
+    check_cpu_memory(n, false, Precision::F32, between).unwrap();
+    assert!(check_cpu_memory(n, true, Precision::F32, between).is_err());
 }

@@ -298,9 +298,10 @@ impl<R: Real> CpuBackend<R> {
     }
 
     /// Estimated heap memory of the backend for `n` spheres, bytes: every per-sphere array at
-    /// its element size, and the hash table (`table_size(n) + 1` counts and starts). Large-sphere
-    /// boxes and planes are not counted (at most 256 boxes).
-    pub fn memory_estimate(n: usize) -> u64 {
+    /// its element size, the two friction-history rows of [`HISTORY_SLOTS`] slots when
+    /// `history` ([`friction_history`]), and the hash table (`table_size(n) + 1` counts and
+    /// starts). Large-sphere boxes and planes are not counted (at most 256 boxes).
+    pub fn memory_estimate(n: usize, history: bool) -> u64 {
         use std::mem::size_of;
         let per_sphere = 5 * size_of::<R::V3>() // position, velocity, acceleration, force, a_mutual
             + 7 * size_of::<R>() // radius, mass, inverse mass, restitution, ζ, compliance, μ
@@ -309,7 +310,12 @@ impl<R: Real> CpuBackend<R> {
             + size_of::<collide::Body<R>>()
             + size_of::<[i32; 3]>()
             + size_of::<collide::ContactOut<R>>()
-            + size_of::<collide::Event<R>>();
+            + size_of::<collide::Event<R>>()
+            + if history {
+                2 * HISTORY_SLOTS * size_of::<Slot<R>>()
+            } else {
+                0
+            };
         let table = 2 * 4 * (cell_keys::table_size(n) as u64 + 1);
         per_sphere as u64 * n as u64 + table
     }
