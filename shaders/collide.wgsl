@@ -16,7 +16,7 @@
 @group(0) @binding(8) var<storage, read> planes: array<Plane>;
 @group(0) @binding(9) var<storage, read_write> earliest: array<vec4<u32>>;  // tau bits, partner, count, -
 @group(0) @binding(10) var<storage, read_write> contact: array<vec4<f32>>;  // 2 per sphere: dv | force, energy; dx, power
-@group(0) @binding(11) var<storage, read_write> contact_counts: array<vec2<u32>>; // contacts, collisions
+@group(0) @binding(11) var<storage, read_write> contact_counts: array<vec4<u32>>; // contacts, collisions, history dropped, 0
 @group(0) @binding(12) var<storage, read> cells: array<vec4<i32>>;   // binned cell
 @group(0) @binding(13) var<storage, read> boxes: array<vec4<i32>>;   // 2 per large sphere
 // Friction history (cpu::collide::Slot): HISTORY_SLOTS per sphere, xyz the bits of ξ, w the
@@ -309,12 +309,18 @@ fn lookup_history(owner: u32, partner: u32) -> vec3<f32> {
 
 // Slots of this invocation's new row written so far (cpu::collide::keep_history's `len`).
 var<private> kept: u32;
+// Contacts whose history did not fit (cpu::collide::ContactOut::history_dropped).
+var<private> dropped: u32;
 
 // cpu::collide::keep_history (row of sorted sphere i)
 fn keep_history(i: u32, partner: u32, xi: vec3<f32>) {
-    if params.history != 0u && kept < HISTORY_SLOTS {
-        history_new[i * HISTORY_SLOTS + kept] = vec4<u32>(bitcast<vec3<u32>>(xi), partner);
-        kept += 1u;
+    if params.history != 0u {
+        if kept < HISTORY_SLOTS {
+            history_new[i * HISTORY_SLOTS + kept] = vec4<u32>(bitcast<vec3<u32>>(xi), partner);
+            kept += 1u;
+        } else {
+            dropped += 1u;
+        }
     }
 }
 
@@ -741,6 +747,7 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
     let me = load_body(i);
     me_index = i;
     kept = 0u;
+    dropped = 0u;
     var mine = NO_EVENT;
     if !FINAL {
         mine = earliest[i].y;
@@ -750,7 +757,7 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
         // Without an event of its own no pair of this sphere is mutual: nothing to do.
         contact[2u * i] = vec4<f32>(0.0);
         contact[2u * i + 1u] = vec4<f32>(0.0);
-        contact_counts[i] = vec2<u32>(0u);
+        contact_counts[i] = vec4<u32>(0u);
         return;
     }
     scan_candidates(&acc, PASS_COLLIDE, i, me, mine);
@@ -776,7 +783,7 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
         contact[2u * i] = vec4<f32>(acc.force, acc.energy);
     }
     contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
-    contact_counts[i] = vec2<u32>(acc.contacts, acc.collisions);
+    contact_counts[i] = vec4<u32>(acc.contacts, acc.collisions, dropped, 0u);
 }
 
 // Set-up: empties the friction history the set-up's final round wrote (CpuBackend::contacts).

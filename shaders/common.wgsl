@@ -55,7 +55,7 @@ struct Status {
     first_bad_step: atomic<u32>, // first step with a NaN or infinite sphere (u32 max: none)
     bad_id: atomic<u32>,         // lowest input id of such a sphere at that step
     collisions: atomic<u32>,     // collisions since the host last read and cleared it
-    pad: u32,
+    history_dropped: atomic<u32>, // contacts whose friction history did not fit, since then
 }
 
 // Contact laws (src/gpu/buffers.rs: model_code).

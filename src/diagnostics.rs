@@ -31,6 +31,11 @@ pub struct Diagnostics {
     pub contacts: u64,
     /// Collisions resolved since the start (impulses applied, or soft contacts begun).
     pub collisions: u64,
+    /// Contact-steps since the start whose friction history did not fit in the owning sphere's
+    /// `cpu::collide::HISTORY_SLOTS` slots (each such contact restarts its tangential spring
+    /// with ξ = 0 the next step, which weakens static friction). 0 without friction; more than
+    /// 0 only where one sphere owns more than 16 contacts (small spheres crowding a large one).
+    pub friction_history_dropped: u64,
 }
 
 impl Diagnostics {

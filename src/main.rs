@@ -505,6 +505,14 @@ fn run(args: RunArgs) -> Result<i32> {
             e1 + lost,
             drift(e0, e1 + lost)
         );
+        let dropped = fin.friction_history_dropped - initial.friction_history_dropped;
+        if dropped > 0 {
+            eprintln!(
+                "warning: {dropped} contact-steps lost their friction history (a sphere owned \
+                 more than {} contacts): static friction is weaker there than the law says",
+                spheresim::cpu::collide::HISTORY_SLOTS
+            );
+        }
     }
     println!(
         "  momentum: [{:.6e}, {:.6e}, {:.6e}] -> [{:.6e}, {:.6e}, {:.6e}] kg m/s ({dp_text})",

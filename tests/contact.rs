@@ -6,6 +6,7 @@
 mod common;
 
 use common::gpu_available;
+use glam::DVec3;
 use spheresim::scene::{ContactModel, Scene, builtin};
 use spheresim::validate::container_gas;
 use spheresim::{Backend, Precision, Simulation, Snapshot};
@@ -195,5 +196,48 @@ fn every_scene_runs_with_hertz_and_friction_on_both_backends() {
         assert!(dx < 1e-6, "{name}: positions differ by {dx} m");
         assert_eq!(dg.contacts, dc.contacts, "{name}: contacts");
         assert_eq!(dg.collisions, dc.collisions, "{name}: collisions");
+    }
+}
+
+/// A fixed large sphere (id 0) touched by `k` small spheres placed in the 26 directions of a
+/// cube's neighbours (at least 35° apart, so the small ones do not touch each other), all at
+/// rest with a 10 µm overlap: the large sphere owns every contact (lower id).
+fn crowded(k: usize) -> Scene {
+    use spheresim::validate::{fixed, rubbery, scene, soft, sphere};
+    let (big, r) = (0.1, 0.02);
+    let mut spheres = vec![fixed(DVec3::ZERO, big)];
+    let directions = (-1..=1)
+        .flat_map(|x| (-1..=1).flat_map(move |y| (-1..=1).map(move |z| (x, y, z))))
+        .filter(|&d| d != (0, 0, 0))
+        .map(|(x, y, z)| DVec3::new(x as f64, y as f64, z as f64).normalize());
+    for d in directions.take(k) {
+        spheres.push(sphere(d * (big + r - 1e-5), DVec3::ZERO, r, 0.01, 0.7));
+    }
+    let s = scene("crowded", spheres, vec![], 1e-5, 5, |_| {});
+    soft(s, ContactModel::Hertz, rubbery(0.5))
+}
+
+#[test]
+fn friction_history_past_the_slots_is_counted_the_same_on_cpu_and_gpu() {
+    use spheresim::cpu::collide::HISTORY_SLOTS;
+    let steps = 5;
+    let mut backends = vec![Backend::Cpu];
+    if gpu_available() {
+        backends.push(Backend::Gpu);
+    }
+    for backend in backends {
+        for k in [HISTORY_SLOTS, 26] {
+            let s = crowded(k);
+            let mut run = sim(&s, backend, Precision::F32);
+            run.step(steps).unwrap();
+            let d = run.diagnostics();
+            // The 10 µm overlaps hold for 5 steps of 10 µs (the spheres move ~1e-9 m).
+            assert_eq!(d.contacts, k as u64, "{backend:?}, k = {k}");
+            assert_eq!(
+                d.friction_history_dropped,
+                steps * (k - HISTORY_SLOTS) as u64,
+                "{backend:?}, k = {k}"
+            );
+        }
     }
 }

@@ -534,6 +534,7 @@ fn diag(step: u64, kinetic: f64, collisions: u64) -> Diagnostics {
         contacts: step / 2,
         collisions,
         dissipated: 0.125 * step as f64,
+        friction_history_dropped: 3 * step,
     }
 }
 
@@ -583,8 +584,10 @@ fn stats_json_has_every_design_key_with_the_right_type() {
     ] {
         assert!(o[key].is_f64(), "{key}: {}", o[key]);
     }
-    // Dissipated during the run: the final value less the initial one.
+    // Dissipated during the run: the final value less the initial one; so are the dropped
+    // friction histories.
     assert_eq!(o["dissipated_energy"], 0.125 * 200.0);
+    assert_eq!(o["friction_history_dropped"], 3 * 200);
     for key in [
         "momentum_initial",
         "momentum_final",

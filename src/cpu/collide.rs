@@ -102,19 +102,23 @@ pub fn lookup_history<R: Real>(rows: &[Slot<R>], owner: usize, partner: u32) -> 
     R::zero3()
 }
 
-/// Appends a contact's new ξ to its owner's row (dropped when the row is full).
+/// Appends a contact's new ξ to its owner's row; when the row is full the contact's history is
+/// dropped and counted in `dropped`.
 #[inline(always)]
 fn keep_history<R: Real>(
     row: &mut Option<&mut [Slot<R>]>,
     len: &mut usize,
+    dropped: &mut u32,
     partner: u32,
     xi: R::V3,
 ) {
-    if let Some(row) = row
-        && *len < HISTORY_SLOTS
-    {
-        row[*len] = Slot { partner, xi };
-        *len += 1;
+    if let Some(row) = row {
+        if *len < HISTORY_SLOTS {
+            row[*len] = Slot { partner, xi };
+            *len += 1;
+        } else {
+            *dropped += 1;
+        }
     }
 }
 
@@ -244,6 +248,9 @@ pub struct ContactOut<R: Real> {
     pub contacts: u32,
     /// Collisions (impulses, or soft contacts begun this step) this sphere owns.
     pub collisions: u32,
+    /// Contacts this sphere owns whose friction history did not fit in its
+    /// [`HISTORY_SLOTS`] slots (they start the next step with ξ = 0).
+    pub history_dropped: u32,
 }
 
 /// The outcome of one sphere pair, seen from `a` (the lower id); `b` gets the opposite.
@@ -969,7 +976,7 @@ pub fn collide<R: Real>(
             let xi_old = lookup_history(history_old, owner, partner);
             let p = visit(acc, me, other, round, mutual, k_me, k_of(j), xi_old, params);
             if owner == i && p.contact {
-                keep_history(&mut row, &mut kept, partner, p.xi);
+                keep_history(&mut row, &mut kept, &mut acc.history_dropped, partner, p.xi);
             }
         });
         for (k, plane) in planes.iter().enumerate() {
@@ -977,7 +984,7 @@ pub fn collide<R: Real>(
             let xi_old = lookup_history(history_old, i, tag);
             let earliest = mine == tag;
             if let Some(xi) = plane_contact(acc, me, plane, round, earliest, k_me, xi_old, params) {
-                keep_history(&mut row, &mut kept, tag, xi);
+                keep_history(&mut row, &mut kept, &mut acc.history_dropped, tag, xi);
             }
         }
         if impulse && round == Round::Final {

@@ -86,6 +86,7 @@ struct ContactSums {
     /// Dissipated power, W.
     power: f64,
     collisions: u64,
+    history_dropped: u64,
 }
 
 /// Uniform parameters of a scene, in the backend's precision.
@@ -143,6 +144,7 @@ pub struct CpuBackend<R: Real> {
     step: u64,
     dt_f64: f64,
     collisions: u64,
+    history_dropped: u64,
     contacts: u64,
     spring_energy: f64,
     dissipated: f64,
@@ -265,6 +267,7 @@ impl<R: Real> CpuBackend<R> {
             step: 0,
             dt_f64: sim.dt,
             collisions: 0,
+            history_dropped: 0,
             contacts: 0,
             spring_energy: 0.0,
             dissipated: 0.0,
@@ -530,6 +533,7 @@ impl<R: Real> CpuBackend<R> {
                     energy: s.energy + o.energy.f64(),
                     power: s.power + o.power.f64(),
                     collisions: s.collisions + o.collisions as u64,
+                    history_dropped: s.history_dropped + o.history_dropped as u64,
                 })
             })
             .collect::<Vec<_>>()
@@ -539,6 +543,7 @@ impl<R: Real> CpuBackend<R> {
                 energy: s.energy + o.energy,
                 power: s.power + o.power,
                 collisions: s.collisions + o.collisions,
+                history_dropped: s.history_dropped + o.history_dropped,
             })
     }
 
@@ -608,6 +613,7 @@ impl<R: Real> CpuBackend<R> {
         self.contacts = sums.contacts;
         self.spring_energy = sums.energy;
         self.collisions += sums.collisions;
+        self.history_dropped += sums.history_dropped;
         // The forces of this step's contacts act for one step (the two half kicks).
         self.dissipated += sums.power * self.dt_f64;
         lap(2, &mut self.stage_seconds);
@@ -667,6 +673,7 @@ impl<R: Real> CpuBackend<R> {
             angular_momentum: s.angular_momentum,
             contacts: self.contacts,
             collisions: self.collisions,
+            friction_history_dropped: self.history_dropped,
         }
     }
 

@@ -61,7 +61,7 @@ pub struct Grid {
     pub pad: [u32; 3],
 }
 
-/// Non-finite detection and collision counter (`Status` in common.wgsl).
+/// Non-finite detection, collision and dropped-history counters (`Status` in common.wgsl).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Pod, Zeroable)]
 pub struct Status {
@@ -71,8 +71,9 @@ pub struct Status {
     pub bad_id: u32,
     /// Collisions since the last read.
     pub collisions: u32,
-    /// Padding.
-    pub pad: u32,
+    /// Contacts whose friction history did not fit, since the last read
+    /// (`cpu::collide::ContactOut::history_dropped`).
+    pub history_dropped: u32,
 }
 
 impl Default for Status {
@@ -81,7 +82,7 @@ impl Default for Status {
             first_bad_step: u32::MAX,
             bad_id: u32::MAX,
             collisions: 0,
-            pad: 0,
+            history_dropped: 0,
         }
     }
 }
@@ -145,7 +146,7 @@ pub const PER_SPHERE: [(&str, u64); 14] = [
     ("permutation", 4),
     ("earliest events", 16),
     ("contact results", 32),
-    ("contact counts + mutual gravity", 24),
+    ("contact counts + mutual gravity", 32),
     ("dissipated energy", 4),
 ];
 

@@ -162,6 +162,7 @@ pub struct GpuBackend {
     cur: usize,
     steps_done: u64,
     collisions: u64,
+    history_dropped: u64,
     radius_input: Vec<f64>,
     mass_input: Vec<f64>,
     profiler: Option<Profiler>,
@@ -368,7 +369,7 @@ impl GpuBackend {
         let perm = storage(device, "permutation", 4 * nn);
         let earliest = storage(device, "earliest events", 16 * nn);
         let contact = storage(device, "contact results", 32 * nn);
-        let contact_counts = storage(device, "contact counts", 8 * nn);
+        let contact_counts = storage(device, "contact counts", 16 * nn);
         let a_mutual = storage(device, "mutual gravity", 16 * nn);
         // Zero-initialised by wgpu; indexed by input id, so the scatter need not move it.
         let dissipated = storage(device, "dissipated energy", 4 * nn);
@@ -584,6 +585,7 @@ impl GpuBackend {
             cur: 0,
             steps_done: 0,
             collisions: 0,
+            history_dropped: 0,
             radius_input: radii,
             mass_input: scene.spheres.iter().map(|s| s.mass).collect(),
             profiler: None,
@@ -916,9 +918,10 @@ impl GpuBackend {
                 }
             }
             self.collisions += status.collisions as u64;
+            self.history_dropped += status.history_dropped as u64;
             self.ctx
                 .queue
-                .write_buffer(&self.status_buf, 8, bytemuck::bytes_of(&0u32));
+                .write_buffer(&self.status_buf, 8, bytemuck::bytes_of(&[0u32; 2]));
             if status.first_bad_step != u32::MAX {
                 return Err((status.first_bad_step as u64, status.bad_id));
             }
@@ -1059,6 +1062,7 @@ impl GpuBackend {
             step: self.steps_done,
             time: self.steps_done as f64 * self.dt,
             collisions: self.collisions,
+            friction_history_dropped: self.history_dropped,
             ..Default::default()
         };
         for g in 0..groups {

@@ -26,6 +26,7 @@
 //!   "total_energy_final": 199.9,
 //!   "energy_drift_relative": -0.0005,
 //!   "dissipated_energy": 0.0,
+//!   "friction_history_dropped": 0,
 //!   "momentum_initial": [0.0, 20.0, 0.0],
 //!   "momentum_final": [0.0, 20.0, 0.0],
 //!   "angular_momentum_initial": [0.0, 0.0, 0.0],
@@ -97,6 +98,9 @@ pub struct RunStats {
     /// Energy taken out by soft-contact damping and friction during the run, J (0 for
     /// impulses); `total_energy_final + dissipated_energy` balances `total_energy_initial`.
     pub dissipated_energy: f64,
+    /// Contact-steps of the run whose friction history did not fit (see
+    /// [`Diagnostics::friction_history_dropped`]); 0 when friction is fully tracked.
+    pub friction_history_dropped: u64,
     /// Linear momentum at the start `[x, y, z]`, kg·m/s.
     pub momentum_initial: [f64; 3],
     /// Linear momentum at the end `[x, y, z]`, kg·m/s.
@@ -158,6 +162,9 @@ impl RunStats {
             total_energy_final: e1,
             energy_drift_relative: drift,
             dissipated_energy: final_.dissipated - initial.dissipated,
+            friction_history_dropped: final_
+                .friction_history_dropped
+                .saturating_sub(initial.friction_history_dropped),
             momentum_initial: arr(initial.momentum),
             momentum_final: arr(final_.momentum),
             angular_momentum_initial: arr(initial.angular_momentum),
