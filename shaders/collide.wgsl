@@ -307,6 +307,13 @@ fn lookup_history(owner: u32, partner: u32) -> vec3<f32> {
     return vec3<f32>(0.0);
 }
 
+// cpu::collide::may_touch
+fn may_touch(a: Body, b: Body) -> bool {
+    let radius_sum = a.r + b.r;
+    let d = b.x - a.x;
+    return dot3(d, d) <= 1.01 * radius_sum * radius_sum;
+}
+
 // Slots of this invocation's new row written so far (cpu::collide::keep_history's `len`).
 var<private> kept: u32;
 // Contacts whose history did not fit (cpu::collide::ContactOut::history_dropped).
@@ -504,7 +511,11 @@ fn handle(acc: ptr<function, Acc>, phase: u32, me: Body, mine: u32, j: u32, othe
             owner = me_index;
             partner = other.id;
         }
-        let p = visit(acc, me, other, mutual, k_me, k_other, lookup_history(owner, partner));
+        var xi_old = vec3<f32>(0.0);
+        if params.history != 0u && may_touch(me, other) {
+            xi_old = lookup_history(owner, partner);
+        }
+        let p = visit(acc, me, other, mutual, k_me, k_other, xi_old);
         if owner == me_index && p.contact {
             keep_history(me_index, partner, p.xi);
         }

@@ -499,13 +499,15 @@ fn run(args: RunArgs) -> Result<i32> {
         fin.kinetic
     );
     if scene.sim.contact.is_soft() {
-        let lost = fin.dissipated - initial.dissipated;
+        let (b0, b1) = (initial.energy_balance(), fin.energy_balance());
         println!(
-            "  dissipated by contact damping and friction: {lost:.6e} J; total + dissipated {:.6e} J (change {:+.3e} relative)",
-            e1 + lost,
-            drift(e0, e1 + lost)
+            "  dissipated by contact damping and friction: {:.6e} J; total + dissipated {b1:.6e} J (change {:+.3e} relative)",
+            fin.dissipated - initial.dissipated,
+            drift(b0, b1)
         );
-        let dropped = fin.friction_history_dropped - initial.friction_history_dropped;
+        let dropped = fin
+            .friction_history_dropped
+            .saturating_sub(initial.friction_history_dropped);
         if dropped > 0 {
             eprintln!(
                 "warning: {dropped} contact-steps lost their friction history (a sphere owned \

@@ -588,6 +588,22 @@ fn stats_json_has_every_design_key_with_the_right_type() {
     // friction histories.
     assert_eq!(o["dissipated_energy"], 0.125 * 200.0);
     assert_eq!(o["friction_history_dropped"], 3 * 200);
+    // A run that starts past step 0 (non-zero counters at the start) reports only its own part.
+    let later = RunStats::from_diagnostics(
+        "bounce",
+        "cpu",
+        "CPU (2 threads)",
+        "f32",
+        1000,
+        160,
+        1e-3,
+        0.5,
+        &diag(40, 10.0, 3),
+        &diag(200, 9.0, 45),
+        false,
+    );
+    assert_eq!(later.dissipated_energy, 0.125 * 160.0);
+    assert_eq!(later.friction_history_dropped, 3 * 160);
     for key in [
         "momentum_initial",
         "momentum_final",

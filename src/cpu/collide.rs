@@ -102,6 +102,15 @@ pub fn lookup_history<R: Real>(rows: &[Slot<R>], owner: usize, partner: u32) -> 
     R::zero3()
 }
 
+/// True unless the pair is clearly apart: `|x_b − x_a|² ≤ 1.01 (r_a + r_b)²`, a superset of
+/// [`pair_force`]'s contact test (the margin absorbs rounding and fused multiply–adds), so that
+/// the friction history is looked up only for pairs that may touch.
+#[inline(always)]
+pub fn may_touch<R: Real>(a: &Body<R>, b: &Body<R>) -> bool {
+    let radius_sum = a.r + b.r;
+    R::norm2(b.x - a.x) <= R::of(1.01) * radius_sum * radius_sum
+}
+
 /// Appends a contact's new ξ to its owner's row; when the row is full the contact's history is
 /// dropped and counted in `dropped`.
 #[inline(always)]
@@ -973,7 +982,11 @@ pub fn collide<R: Real>(
             } else {
                 (j, me.id)
             };
-            let xi_old = lookup_history(history_old, owner, partner);
+            let xi_old = if !history_old.is_empty() && may_touch(me, other) {
+                lookup_history(history_old, owner, partner)
+            } else {
+                R::zero3()
+            };
             let p = visit(acc, me, other, round, mutual, k_me, k_of(j), xi_old, params);
             if owner == i && p.contact {
                 keep_history(&mut row, &mut kept, &mut acc.history_dropped, partner, p.xi);

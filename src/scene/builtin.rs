@@ -24,7 +24,7 @@ use glam::DVec3;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 
-use super::{Material, Plane, Scene, SceneError, SimParams, Sphere, Surface};
+use super::{Material, Plane, Scene, SceneError, SimParams, Sphere, Surface, sphere_volume};
 
 /// One line of `spheresim scenes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,11 +146,6 @@ pub fn build(name: &str, particles: Option<usize>) -> Result<Scene, SceneError> 
 /// Uniform sample in `[lo, hi)`; `lo` when the interval is empty (never panics).
 fn uniform(rng: &mut Pcg64, lo: f64, hi: f64) -> f64 {
     lo + (hi - lo) * rng.random::<f64>()
-}
-
-/// Volume of a sphere of radius `r`, m³.
-fn sphere_volume(r: f64) -> f64 {
-    4.0 / 3.0 * PI * r * r * r
 }
 
 /// A free sphere with no material.

@@ -84,7 +84,6 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Deserialize;
 use std::collections::HashMap;
-use std::f64::consts::PI;
 use std::path::Path;
 
 #[derive(Deserialize, Default)]
@@ -370,7 +369,7 @@ fn resolve(
     let mat = material.map(|i| &materials.list[i]);
     let mass = match (mass, mat) {
         (Some(m), _) => m,
-        (None, Some(mat)) => mat.density * 4.0 / 3.0 * PI * radius.powi(3),
+        (None, Some(mat)) => mat.density * super::sphere_volume(radius),
         (None, None) if fixed => f64::INFINITY,
         (None, None) => {
             return Err(SceneError::invalid(

@@ -79,3 +79,9 @@ impl Material {
         ]
     }
 }
+
+/// Volume of a sphere of radius `r` (m), `(4/3) π r³`, m³: with a material's density, the mass
+/// of a sphere that gives none.
+pub fn sphere_volume(r: f64) -> f64 {
+    4.0 / 3.0 * std::f64::consts::PI * r * r * r
+}

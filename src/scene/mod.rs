@@ -13,7 +13,7 @@ pub mod timestep;
 use glam::DVec3;
 
 pub use check::{CheckOptions, SceneError};
-pub use materials::Material;
+pub use materials::{Material, sphere_volume};
 
 /// Normal contact law between touching bodies (`contact` key).
 #[derive(

@@ -63,39 +63,30 @@ impl Scene {
                     .spheres
                     .iter()
                     .min_by(|a, b| compliance(a).total_cmp(&compliance(b)))?;
-                let harmonic = |a: f64, b: f64| if b.is_finite() { a * b / (a + b) } else { a };
-                // (m*, R*, E*) of the candidate pairs.
-                let mut pairs = vec![
+                let inverse_mass = |s: &super::Sphere| if s.fixed { 0.0 } else { s.mass.recip() };
+                // (m*, R*, E*) of sphere `a` against a body of inverse mass `w` (kg⁻¹),
+                // curvature `kappa` (m⁻¹) and compliance `c` (Pa⁻¹).
+                let pair = |a: &super::Sphere, w: f64, kappa: f64, c: f64| {
                     (
-                        0.5 * light.mass,
-                        0.5 * light.radius,
-                        0.5 / compliance(light),
-                    ),
-                    (
-                        harmonic(
-                            light.mass,
-                            if stiff.fixed {
-                                f64::INFINITY
-                            } else {
-                                stiff.mass
-                            },
-                        ),
-                        harmonic(light.radius, stiff.radius),
-                        1.0 / (compliance(light) + compliance(stiff)),
-                    ),
-                ];
+                        (inverse_mass(a) + w).recip(),
+                        hertz::effective_radius(a.radius.recip(), kappa),
+                        hertz::effective_modulus(compliance(a), c),
+                    )
+                };
+                let spheres = |a: &super::Sphere, b: &super::Sphere| {
+                    pair(a, inverse_mass(b), b.radius.recip(), compliance(b))
+                };
+                let mut pairs = vec![spheres(light, light), spheres(light, stiff)];
                 let n_stiff = self
                     .spheres
                     .iter()
                     .filter(|s| compliance(s) == compliance(stiff))
                     .count();
                 if n_stiff > 1 && !stiff.fixed {
-                    pairs.push((
-                        0.5 * stiff.mass,
-                        0.5 * stiff.radius,
-                        0.5 / compliance(stiff),
-                    ));
+                    pairs.push(spheres(stiff, stiff));
                 }
+                // The stiffest wall, taken as flat (curvature 0): a container's concave inside
+                // gives a larger R* and a longer contact.
                 let wall = self
                     .planes
                     .iter()
@@ -103,7 +94,7 @@ impl Scene {
                     .chain(self.containers.iter().map(|c| c.surface.compliance()))
                     .fold(f64::INFINITY, f64::min);
                 if wall.is_finite() {
-                    pairs.push((light.mass, light.radius, 1.0 / (compliance(light) + wall)));
+                    pairs.push(pair(light, 0.0, 0.0, wall));
                 }
                 let duration = pairs
                     .into_iter()

@@ -709,9 +709,10 @@ fn hertz_duration(backend: Backend) -> Result<Vec<Row>, CaseError> {
     // Two steel spheres (r = 1 cm, Material::steel) head-on at 1 m/s relative, e = 1.
     let steel = Material::steel();
     let (r, v0) = (0.01, 1.0);
-    let m = steel.density * 4.0 / 3.0 * PI * r * r * r;
+    let m = steel.density * crate::scene::sphere_volume(r);
     let (m_star, r_star) = (0.5 * m, 0.5 * r);
-    let e_star = 1.0 / (2.0 * Surface::of(&steel).compliance());
+    let c = Surface::of(&steel).compliance();
+    let e_star = hertz::effective_modulus(c, c);
     let t_c = hertz::contact_duration(m_star, r_star, e_star, v0);
     let d_max = hertz::max_overlap(m_star, r_star, e_star, v0);
     let dt = t_c / 400.0;
@@ -768,7 +769,7 @@ fn hertz_restitution(backend: Backend) -> Result<Vec<Row>, CaseError> {
         spheres.push(sphere(o + DVec3::X * 0.0102, DVec3::X * -0.5, r, m, e));
     }
     let surface = rubbery(0.0);
-    let e_star = 1.0 / (2.0 * surface.compliance());
+    let e_star = hertz::effective_modulus(surface.compliance(), surface.compliance());
     let t_c = hertz::contact_duration(0.5 * m, 0.5 * r, e_star, v0);
     let dt = t_c / 400.0;
     // Gap 0.4 mm closes in 0.4 ms, then one contact time, then a margin.
@@ -931,8 +932,11 @@ fn container_inside(backend: Backend) -> Result<Vec<Row>, CaseError> {
                 .map(|p| p.velocity.length())
                 .fold(0.0, f64::max);
             let v_hit = (v_max * v_max + 2.0 * s.sim.gravity.length() * 2.0 * big.radius).sqrt();
-            let e_star = 1.0 / (s.spheres[0].surface.compliance() + big.surface.compliance());
-            let r_star = r * big.radius / (big.radius - r);
+            let e_star = hertz::effective_modulus(
+                s.spheres[0].surface.compliance(),
+                big.surface.compliance(),
+            );
+            let r_star = hertz::effective_radius(1.0 / r, -1.0 / big.radius);
             let bound = hertz::max_overlap(m, r_star, e_star, v_hit);
             rows.push(Row::new(
                 "hertz: deepest overlap with the wall / Hertz bound",
