@@ -76,7 +76,7 @@ struct Plane {
     pad: f32,
 }
 
-// Linear thread index of a possibly 2-D dispatch (DESIGN.md: 2-D dispatch when one dimension
+// Linear thread index of a possibly 2-D dispatch (docs/architecture.md: 2-D dispatch when one dimension
 // would exceed the adapter's limit).
 fn linear_index(gid: vec3<u32>, dispatch_x: u32) -> u32 {
     return gid.x + gid.y * dispatch_x;

@@ -11,9 +11,10 @@
 @group(0) @binding(7) var<storage, read_write> partial_u: array<vec2<u32>>; // 1 per work-group
 @group(0) @binding(8) var<storage, read> dissipated: array<f32>;           // J, by input id
 
-// kinetic, uniform-field potential, spring energy, momentum xyz, angular momentum xyz
+// kinetic, uniform-field potential, spring energy, dissipated; momentum xyz, Σ m|v|; angular
+// momentum xyz
 var<workgroup> sh_a: array<vec4<f32>, 256>;   // kinetic, potential, elastic, dissipated
-var<workgroup> sh_p: array<vec4<f32>, 256>;   // momentum
+var<workgroup> sh_p: array<vec4<f32>, 256>;   // momentum, Σ m|v|
 var<workgroup> sh_l: array<vec4<f32>, 256>;   // angular momentum
 var<workgroup> sh_c: array<vec2<u32>, 256>;   // contacts, collisions
 
@@ -39,7 +40,7 @@ fn diagnostics(
             let v = v4.xyz;
             ea.x = 0.5 * m * dot(v, v);
             ea.y = -m * dot(params.gravity, x);
-            p = vec4<f32>(m * v, 0.0);
+            p = vec4<f32>(m * v, m * length(v));
             l = vec4<f32>(m * cross(x, v), 0.0);
         }
     }

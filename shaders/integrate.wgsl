@@ -66,7 +66,16 @@ fn kick(@builtin(global_invocation_id) gid: vec3<u32>) {
     vel[i] = vec4<f32>(v4.xyz + acc[i].xyz * (params.dt * 0.5), v4.w);
 }
 
-// Mirrors the impulse-model update of CpuBackend::step: x += dx, v += dv from the contact stage.
+// Mirrors cpu::collide::impulse_energy_change: mechanical energy a contact round gives a
+// movable sphere of mass m whose velocity v changes by dv and position by dx, J:
+// m [dv·(v + dv/2 + g dt/2) − g·dx] (exact for the kick–drift–kick step in a uniform field).
+fn impulse_energy_change(m: f32, v: vec3<f32>, dv: vec3<f32>, dx: vec3<f32>) -> f32 {
+    return m * (dot(dv, v + dv * 0.5 + params.gravity * (0.5 * params.dt)) - dot(params.gravity, dx));
+}
+
+// Mirrors the impulse-model update of CpuBackend::apply_contacts: x += dx, v += dv from the
+// contact stage, and minus the energy change of a movable sphere booked as dissipated (CPU: the
+// same values summed into one f64).
 @compute @workgroup_size(256)
 fn apply_contacts(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
@@ -77,6 +86,10 @@ fn apply_contacts(@builtin(global_invocation_id) gid: vec3<u32>) {
     let dx = contact[2u * i + 1u].xyz;
     let p4 = pos[i];
     let v4 = vel[i];
+    if v4.w != 0.0 {
+        let id = ids[i];
+        dissipated[id] -= impulse_energy_change(acc[i].w, v4.xyz, dv, dx);
+    }
     pos[i] = vec4<f32>(p4.xyz + dx, p4.w);
     vel[i] = vec4<f32>(v4.xyz + dv, v4.w);
 }

@@ -72,7 +72,7 @@ impl Default for BenchConfig {
     }
 }
 
-/// One measured (or skipped) configuration. JSON keys are a contract (DESIGN.md, issue 5):
+/// One measured (or skipped) configuration. JSON keys are a contract (docs/output.md):
 /// `scene`, `particles`, `backend`, `adapter`, `ms_per_step_median`,
 /// `particle_steps_per_second` at least.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -202,11 +202,11 @@ fn measure(
             )
         }
     };
-    let history = crate::cpu::friction_history(&scene);
+    let history = crate::setup::friction_history(&scene);
     let memory = match backend {
         BenchBackend::Gpu => crate::gpu::buffers::memory_estimate(
             n as u64,
-            crate::cpu::cell_keys::table_size(n) as u64,
+            crate::setup::table_size(n) as u64,
             history,
         ),
         _ => CpuBackend::<f32>::memory_estimate(n, history),
@@ -241,6 +241,29 @@ fn measure(
         gravity_interactions_timing: gravity_timing,
         error: None,
     })
+}
+
+/// The lines `spheresim bench` prints before it starts: version, configurations, steps, and the
+/// load average (other work on the machine skews every figure).
+pub fn header(cfg: &BenchConfig) -> String {
+    let total = cfg.scenes.len() * cfg.particles.len() * cfg.backends.len();
+    let mut h = format!(
+        "spheresim bench {}: {} configurations, {} warm-up + {} × {} timed steps each",
+        env!("CARGO_PKG_VERSION"),
+        total,
+        cfg.warmup,
+        cfg.repeats,
+        cfg.steps
+    );
+    if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
+        let avg: Vec<&str> = load.split_whitespace().take(3).collect();
+        h.push_str(&format!(
+            "\nload average (1, 5, 15 min) before the run: {} on {} threads",
+            avg.join(" "),
+            std::thread::available_parallelism().map_or(0, |n| n.get())
+        ));
+    }
+    h
 }
 
 /// Checks the configuration before anything runs.
@@ -432,7 +455,7 @@ pub fn table(rows: &[BenchRow]) -> String {
     }
     let staged: Vec<&BenchRow> = rows.iter().filter(|r| r.error.is_none()).collect();
     if !staged.is_empty() {
-        let names = crate::cpu::STAGES;
+        let names = crate::setup::STAGES;
         let _ = write!(
             out,
             "\nper-stage ms/step\n{:<11} {:>9} {:<5}",

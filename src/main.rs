@@ -1,15 +1,16 @@
-//! `spheresim` command line: run scenes, list built-in scenes.
+//! `spheresim` command line: the clap definitions and one library call per subcommand.
+//! The command line is documented in docs/cli.md.
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use spheresim::output::{self, RunStats, SeriesWriter};
-use spheresim::scene::{CheckOptions, builtin};
-use spheresim::{Backend, Diagnostics, Precision, Scene, Simulation, validate};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use spheresim::output::{self, SnapshotFormat};
+use spheresim::render::{ColourMode, Up};
+use spheresim::run::{RunOptions, SceneOptions, SimRun, ctrl_c_flag};
+use spheresim::scene::{ContactModel, builtin};
+use spheresim::{Backend, Precision, Scene, validate};
+use std::path::PathBuf;
+use std::time::Duration;
 
 /// GPU many-body sphere engine: contacts with restitution, gravity, leapfrog; CPU reference.
 #[derive(Parser, Debug)]
@@ -29,34 +30,123 @@ enum Command {
     Bench(BenchArgs),
     /// Run validation cases against exact and analytic answers; exits 1 on any failure.
     Validate(ValidateArgs),
-    /// Watch a scene run in a window (orbit camera; keys listed in README "Viewing and rendering").
+    /// Watch a scene run in a window (orbit camera; keys in docs/viewing.md).
     View(ViewArgs),
     /// Render a scene offscreen to DIR/frame_00000.png, frame_00001.png, ...
     Render(RenderArgs),
+    /// Print a shell completion script to standard output.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to standard output.
+    Manpage,
 }
 
-/// Contact-law overrides shared by `run`, `view` and `render`.
-#[derive(Args, Debug, Default)]
-struct ContactArgs {
-    /// Contact law, replacing the scene's `contact` (impulse, spring-dashpot or hertz).
+/// The scene and the overrides shared by `run`, `view` and `render`.
+#[derive(Args, Debug)]
+struct SceneArgs {
+    /// Built-in scene name (see `spheresim scenes`) or path to a scene file (.toml).
+    scene: String,
+    /// Number of spheres of a built-in scene (default: the scene's own).
+    #[arg(long)]
+    particles: Option<usize>,
+    /// Number of steps (default: the scene's `steps`).
+    #[arg(long)]
+    steps: Option<u64>,
+    /// Contact law, replacing the scene's `contact`.
     #[arg(long, value_enum)]
-    contact: Option<spheresim::scene::ContactModel>,
+    contact: Option<ContactModel>,
     /// Coulomb friction coefficient μ ≥ 0 for every sphere, plane and container (soft contact
     /// laws only).
     #[arg(long, value_name = "MU", allow_negative_numbers = true)]
     friction: Option<f64>,
+    /// Accept initial overlaps deeper than 1 % of the smaller radius.
+    #[arg(long)]
+    allow_overlap: bool,
+}
+
+impl SceneArgs {
+    fn options(&self) -> SceneOptions {
+        SceneOptions {
+            scene: self.scene.clone(),
+            particles: self.particles,
+            steps: self.steps,
+            contact: self.contact,
+            friction: self.friction,
+            allow_overlap: self.allow_overlap,
+            ..Default::default()
+        }
+    }
+}
+
+/// Backends that draw from a GPU context (`view`, `render`): the event solver cannot.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum DrawBackend {
+    /// The GPU unless it is a software one.
+    Auto,
+    /// The GPU backend.
+    Gpu,
+    /// The CPU backend, uploaded for drawing.
+    Cpu,
+}
+
+impl From<DrawBackend> for Backend {
+    fn from(b: DrawBackend) -> Backend {
+        match b {
+            DrawBackend::Auto => Backend::Auto,
+            DrawBackend::Gpu => Backend::Gpu,
+            DrawBackend::Cpu => Backend::Cpu,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    #[command(flatten)]
+    scene: SceneArgs,
+    /// Backend that steps the scene (auto: the GPU unless it is a software one).
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    backend: Backend,
+    /// Time step in seconds (default: the scene's `dt`).
+    #[arg(long, allow_negative_numbers = true)]
+    dt: Option<f64>,
+    /// Write the final state as CSV (`id,x,y,z,vx,vy,vz,radius,mass`, input order).
+    #[arg(long = "final", value_name = "FILE.csv")]
+    final_csv: Option<PathBuf>,
+    /// Directory for snapshots (snapshot_{step:08}.csv/.vtp/.vtk as --format says, the ParaView
+    /// lists series.pvd and series.vtk.series) and the energy log diagnostics.csv.
+    #[arg(long, value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// Snapshot formats written with --output, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "csv,vtp")]
+    format: Vec<SnapshotFormat>,
+    /// Snapshot every K steps (with --output; default: steps / 20).
+    #[arg(long, value_name = "K")]
+    every: Option<u64>,
+    /// Write run statistics as JSON.
+    #[arg(long, value_name = "FILE")]
+    stats_json: Option<PathBuf>,
+    /// Arithmetic precision of the backend.
+    #[arg(long, value_enum, default_value_t = Precision::F32)]
+    precision: Precision,
+    /// Digits of π for the built-in scene pi-blocks: the heavy sphere weighs 100^(D−1) times
+    /// the light one (1 to 8; default: 3). Only with pi-blocks.
+    #[arg(long, value_name = "D")]
+    digits: Option<u32>,
+    /// No progress bar or progress lines (the summary is still printed).
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 #[derive(Args, Debug)]
 struct ViewArgs {
-    /// Built-in scene name (see `spheresim scenes`) or path to a scene file (.toml).
-    scene: String,
-    /// Backend that steps the scene (auto: the GPU unless it is a software one).
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
-    backend: Backend,
-    /// Number of spheres of a built-in scene (default: the scene's own).
-    #[arg(long)]
-    particles: Option<usize>,
+    #[command(flatten)]
+    scene: SceneArgs,
+    /// Backend that steps the scene.
+    #[arg(long, value_enum, default_value_t = DrawBackend::Auto)]
+    backend: DrawBackend,
     /// Quit after drawing N frames (for scripted runs).
     #[arg(long, value_name = "N")]
     exit_after_frames: Option<u64>,
@@ -64,22 +154,20 @@ struct ViewArgs {
     #[arg(long, value_name = "K")]
     steps_per_frame: Option<u64>,
     /// Initial colouring (C cycles it in the window).
-    #[arg(long, value_enum, default_value_t = spheresim::render::ColourMode::Material)]
-    colour: spheresim::render::ColourMode,
+    #[arg(long, value_enum, default_value_t = ColourMode::Material)]
+    colour: ColourMode,
+    /// World axis that appears up; the camera orbits about it.
+    #[arg(long, value_enum, default_value_t = Up::Y, allow_hyphen_values = true)]
+    up: Up,
     /// Start paused (space resumes).
     #[arg(long)]
     paused: bool,
-    /// Accept initial overlaps deeper than 1 % of the smaller radius.
-    #[arg(long)]
-    allow_overlap: bool,
-    #[command(flatten)]
-    contact: ContactArgs,
 }
 
 #[derive(Args, Debug)]
 struct RenderArgs {
-    /// Built-in scene name (see `spheresim scenes`) or path to a scene file (.toml).
-    scene: String,
+    #[command(flatten)]
+    scene: SceneArgs,
     /// Output directory for frame_NNNNN.png (created if missing).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -93,38 +181,30 @@ struct RenderArgs {
     /// Image size in pixels, WIDTHxHEIGHT.
     #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = spheresim::render::frames::parse_size)]
     size: (u32, u32),
-    /// Number of spheres of a built-in scene (default: the scene's own).
-    #[arg(long)]
-    particles: Option<usize>,
-    /// Number of steps to cover (default: the scene's `steps`).
-    #[arg(long)]
-    steps: Option<u64>,
-    /// Backend that steps the scene (auto: the GPU unless it is a software one).
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
-    backend: Backend,
-    /// Camera position x,y,z in m (default: framed from the scene's bounds).
+    /// Backend that steps the scene.
+    #[arg(long, value_enum, default_value_t = DrawBackend::Auto)]
+    backend: DrawBackend,
+    /// Camera position x,y,z in m (default: the camera follows the spheres).
     #[arg(long, value_name = "X,Y,Z", value_parser = spheresim::render::frames::parse_vec3, allow_hyphen_values = true)]
     eye: Option<glam::Vec3>,
-    /// Point looked at x,y,z in m (default: the centre of the scene's bounds).
+    /// Point looked at x,y,z in m (default: the camera follows the spheres).
     #[arg(long, value_name = "X,Y,Z", value_parser = spheresim::render::frames::parse_vec3, allow_hyphen_values = true)]
     target: Option<glam::Vec3>,
     /// Vertical field of view, degrees (default: 45).
     #[arg(long, value_name = "DEG")]
     fov: Option<f32>,
     /// Sphere colouring.
-    #[arg(long, value_enum, default_value_t = spheresim::render::ColourMode::Material)]
-    colour: spheresim::render::ColourMode,
-    /// Accept initial overlaps deeper than 1 % of the smaller radius.
-    #[arg(long)]
-    allow_overlap: bool,
-    #[command(flatten)]
-    contact: ContactArgs,
+    #[arg(long, value_enum, default_value_t = ColourMode::Material)]
+    colour: ColourMode,
+    /// World axis that appears up in the images.
+    #[arg(long, value_enum, default_value_t = Up::Y, allow_hyphen_values = true)]
+    up: Up,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
 }
 
-/// `spheresim bench`: see `spheresim::bench`.
+/// `spheresim bench`: see the library's `bench` module.
 #[derive(Args, Debug)]
 struct BenchArgs {
     /// Built-in scenes, comma-separated.
@@ -170,52 +250,6 @@ fn parse_count(s: &str) -> Result<usize, String> {
 }
 
 #[derive(Args, Debug)]
-struct RunArgs {
-    /// Built-in scene name (see `spheresim scenes`) or path to a scene file (.toml).
-    scene: String,
-    /// Backend that steps the scene.
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
-    backend: Backend,
-    /// Number of steps (default: the scene's `steps`).
-    #[arg(long)]
-    steps: Option<u64>,
-    /// Time step in seconds (default: the scene's `dt`).
-    #[arg(long, allow_negative_numbers = true)]
-    dt: Option<f64>,
-    /// Number of spheres of a built-in scene (default: the scene's own).
-    #[arg(long)]
-    particles: Option<usize>,
-    /// Write the final state as CSV (`id,x,y,z,vx,vy,vz,radius,mass`, input order).
-    #[arg(long = "final", value_name = "FILE.csv")]
-    final_csv: Option<PathBuf>,
-    /// Directory for snapshots: snapshot_{step:08}.csv, .vtk (legacy) and .vtp, the ParaView
-    /// series lists series.pvd (.vtp) and series.vtk.series (.vtk), and diagnostics.csv.
-    #[arg(long, value_name = "DIR")]
-    output: Option<PathBuf>,
-    /// Snapshot every K steps (with --output; default: steps / 20).
-    #[arg(long, value_name = "K")]
-    every: Option<u64>,
-    /// Write run statistics as JSON.
-    #[arg(long, value_name = "FILE")]
-    stats_json: Option<PathBuf>,
-    /// Arithmetic precision of the backend.
-    #[arg(long, value_enum, default_value_t = Precision::F32)]
-    precision: Precision,
-    /// Digits of π for the built-in scene pi-blocks: the heavy sphere weighs 100^(D−1) times
-    /// the light one (1 to 8; default: 3). Only with pi-blocks.
-    #[arg(long, value_name = "D")]
-    digits: Option<u32>,
-    /// Accept initial overlaps deeper than 1 % of the smaller radius.
-    #[arg(long)]
-    allow_overlap: bool,
-    #[command(flatten)]
-    contact: ContactArgs,
-    /// No progress bar (the summary is still printed).
-    #[arg(long, short)]
-    quiet: bool,
-}
-
-#[derive(Args, Debug)]
 struct ValidateArgs {
     /// Backends to validate. Without a GPU adapter, `gpu` fails; `all` reports GPU cases as
     /// unavailable and passes on the rest, unless CI=true, where it fails.
@@ -234,17 +268,30 @@ struct ValidateArgs {
 
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let cli = Cli::parse();
-    let code = match cli.command {
+    let code = match Cli::parse().command {
         Command::Scenes => {
-            print_scenes();
+            for s in builtin::list() {
+                println!(
+                    "{:<12} {:>9} spheres by default  {}",
+                    s.name, s.default_particles, s.summary
+                );
+            }
             Ok(0)
         }
         Command::Run(args) => run(args),
         Command::Bench(args) => bench(args),
-        Command::Validate(args) => run_validate(args),
+        Command::Validate(a) => validate::run_cli(a.backend, &a.cases, a.list, a.json.as_deref())
+            .map_err(anyhow::Error::msg),
         Command::View(args) => view(args),
         Command::Render(args) => render(args),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "spheresim", &mut std::io::stdout());
+            Ok(0)
+        }
+        Command::Manpage => clap_mangen::Man::new(Cli::command())
+            .render(&mut std::io::stdout())
+            .context("writing the man page")
+            .map(|()| 0),
     };
     match code {
         Ok(c) => std::process::exit(c),
@@ -255,315 +302,44 @@ fn main() {
     }
 }
 
-fn print_scenes() {
-    for s in builtin::list() {
-        println!(
-            "{:<12} {:>9} spheres by default  {}",
-            s.name, s.default_particles, s.summary
-        );
-    }
-}
-
-/// Loads a built-in scene or a scene file and applies the command-line overrides.
-fn load_scene(src: SceneSource<'_>) -> Result<Scene> {
-    let path = Path::new(src.scene);
-    let is_file = src.scene.ends_with(".toml") || path.is_file();
-    let mut scene = if is_file {
-        if src.particles.is_some() {
-            bail!(
-                "--particles applies to built-in scenes only, not to the file {}",
-                src.scene
-            );
-        }
-        Scene::load(path)?
-    } else if let Some(d) = src.digits.filter(|_| src.scene == "pi-blocks") {
-        if src.particles.is_some_and(|n| n != 2) {
-            bail!("--particles: pi-blocks has exactly 2 spheres; its size is set by --digits");
-        }
-        builtin::pi_blocks(d)?
-    } else {
-        builtin::build(src.scene, src.particles)?
-    };
-    if src.digits.is_some() && (is_file || src.scene != "pi-blocks") {
-        bail!(
-            "--digits applies to the built-in scene pi-blocks only, not to {}",
-            src.scene
-        );
-    }
-    if let Some(steps) = src.steps {
-        scene.sim.steps = steps;
-    }
-    if let Some(dt) = src.dt {
-        scene.sim.dt = dt;
-    }
-    if let Some(c) = src.contact {
-        if let Some(model) = c.contact {
-            scene.sim.contact = model;
-        }
-        if let Some(mu) = c.friction {
-            if !scene.sim.contact.is_soft() {
-                bail!(
-                    "--friction {mu}: the impulse contact law has no friction; choose a soft law \
-                     with --contact hertz or --contact spring-dashpot"
-                );
-            }
-            scene.sim.surface.friction = mu;
-            for s in &mut scene.spheres {
-                s.surface.friction = mu;
-            }
-            for p in &mut scene.planes {
-                p.surface.friction = mu;
-            }
-            for c in &mut scene.containers {
-                c.surface.friction = mu;
-            }
-        }
-    }
-    scene.check(&CheckOptions {
-        allow_overlap: src.allow_overlap,
-    })?;
+/// Loads the scene and prints its time-step warning, if any.
+fn load(opts: &SceneOptions) -> Result<Scene> {
+    let scene = opts.load()?;
     if let Some(w) = scene.time_step_warning() {
         eprintln!("warning: {}: {w}", scene.name);
     }
     Ok(scene)
 }
 
-/// Where a command's scene comes from, with the command-line overrides (`run`, `view`, `render`).
-#[derive(Default)]
-struct SceneSource<'a> {
-    scene: &'a str,
-    particles: Option<usize>,
-    digits: Option<u32>,
-    steps: Option<u64>,
-    dt: Option<f64>,
-    allow_overlap: bool,
-    contact: Option<&'a ContactArgs>,
-}
-
-/// Relative change `(b − a)/|a|`, or absolute when `a` is zero.
-fn drift(a: f64, b: f64) -> f64 {
-    if a != 0.0 { (b - a) / a.abs() } else { b - a }
-}
-
 fn run(args: RunArgs) -> Result<i32> {
-    let scene = load_scene(SceneSource {
-        scene: &args.scene,
-        particles: args.particles,
-        digits: args.digits,
-        steps: args.steps,
-        dt: args.dt,
-        allow_overlap: args.allow_overlap,
-        contact: Some(&args.contact),
-    })?;
-    // Every output path is checked before stepping starts, so a bad one costs nothing.
-    for p in [&args.final_csv, &args.stats_json].into_iter().flatten() {
-        output::check_writable_file(p)?;
-    }
-    if args.every.is_some() && args.output.is_none() {
-        bail!("--every needs --output DIR");
-    }
-    if args.every == Some(0) {
-        bail!("--every must be at least 1");
-    }
-    let steps = scene.sim.steps;
-    let every = args.every.unwrap_or((steps / 20).max(1));
-    let mut series = match &args.output {
-        Some(dir) => Some(SeriesWriter::new(dir)?.with_legacy_vtk(true)),
-        None => None,
-    };
-
-    let setup = Instant::now();
-    let mut sim = Simulation::new(&scene, args.backend, args.precision)?;
+    let mut opts = args.scene.options();
+    opts.dt = args.dt;
+    opts.digits = args.digits;
+    let scene = load(&opts)?;
+    let sim = SimRun::new(
+        &scene,
+        RunOptions {
+            backend: args.backend,
+            precision: args.precision,
+            final_csv: args.final_csv,
+            output: args.output,
+            every: args.every,
+            formats: args.format,
+            stats_json: args.stats_json,
+            progress: !args.quiet,
+        },
+    )?;
     if let Some(notice) = sim.notice() {
         eprintln!("notice: {notice}");
     }
-    let n = sim.particles();
-    // The event-driven solver computes in f64 whatever --precision says.
-    let precision = if sim.backend() == Backend::Event {
-        Precision::F64
-    } else {
-        args.precision
-    };
-    eprintln!(
-        "{}: {} spheres, {} planes{}, {} steps of {} s ({} s simulated), {} contact, backend {} on {}, {}; set up in {:.2} s",
-        scene.name,
-        n,
-        scene.planes.len(),
-        match scene.containers.len() {
-            0 => String::new(),
-            k => format!(", {k} spherical container{}", if k == 1 { "" } else { "s" }),
-        },
-        steps,
-        scene.sim.dt,
-        steps as f64 * scene.sim.dt,
-        scene.sim.contact,
-        sim.backend(),
-        sim.adapter(),
-        precision,
-        setup.elapsed().as_secs_f64()
-    );
-
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst))
-            .context("installing the Ctrl-C handler")?;
+    eprintln!("{}", sim.header());
+    let stop = ctrl_c_flag()?;
+    let report = sim.execute(&stop)?;
+    print!("{report}");
+    for w in report.warnings() {
+        eprintln!("warning: {w}");
     }
-
-    let initial = sim.diagnostics();
-    let mut log: Vec<Diagnostics> = vec![initial];
-    if let Some(s) = series.as_mut() {
-        s.write(&sim.snapshot())?;
-        write_diagnostics_log(args.output.as_deref().unwrap(), &log)?;
-    }
-
-    let bar = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        let b = ProgressBar::new(steps);
-        b.set_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps  {per_sec}  eta {eta}",
-            )
-            .expect("valid template"),
-        );
-        b
-    };
-    // Step in chunks sized for about ten progress updates per second.
-    let mut chunk: u64 = 1;
-    let mut interrupted = false;
-    while sim.steps_done() < steps {
-        if stop.load(Ordering::SeqCst) {
-            interrupted = true;
-            break;
-        }
-        let done = sim.steps_done();
-        let next_snapshot = if series.is_some() {
-            (done / every + 1) * every
-        } else {
-            u64::MAX
-        };
-        let k = chunk.min(steps - done).min(next_snapshot - done);
-        let t0 = Instant::now();
-        if let Err(e) = sim.step(k) {
-            bar.abandon();
-            return Err(e.into());
-        }
-        let dt = t0.elapsed();
-        if dt < Duration::from_millis(50) {
-            chunk = (chunk * 2).min(1 << 20);
-        } else if dt > Duration::from_millis(200) && chunk > 1 {
-            chunk /= 2;
-        }
-        bar.set_position(sim.steps_done());
-        if let Some(s) = series.as_mut() {
-            let d = sim.steps_done();
-            if d % every == 0 || d == steps {
-                s.write(&sim.snapshot())?;
-                log.push(sim.diagnostics());
-                write_diagnostics_log(args.output.as_deref().unwrap(), &log)?;
-            }
-        }
-    }
-    bar.finish_and_clear();
-
-    let stats = sim.step_stats();
-    let fin = sim.diagnostics();
-    let e0 = initial.total_energy();
-    let e1 = fin.total_energy();
-    let dp = (fin.momentum - initial.momentum).length();
-    let p0 = initial.momentum.length();
-    let dp_text = if p0 > 0.0 {
-        format!("change {:.3e} relative", dp / p0)
-    } else {
-        format!("change {dp:.3e} kg m/s")
-    };
-    println!(
-        "{} {} steps of {} spheres in {:.3} s: {:.3e} particle-steps/s (stepping only)",
-        if interrupted {
-            "interrupted after"
-        } else {
-            "ran"
-        },
-        stats.steps,
-        n,
-        stats.wall_seconds,
-        stats.particle_steps_per_second
-    );
-    println!(
-        "  energy: total {:.6e} -> {:.6e} J (change {:+.3e} relative), kinetic {:.6e} -> {:.6e} J",
-        e0,
-        e1,
-        drift(e0, e1),
-        initial.kinetic,
-        fin.kinetic
-    );
-    if scene.sim.contact.is_soft() {
-        let (b0, b1) = (initial.energy_balance(), fin.energy_balance());
-        println!(
-            "  dissipated by contact damping and friction: {:.6e} J; total + dissipated {b1:.6e} J (change {:+.3e} relative)",
-            fin.dissipated - initial.dissipated,
-            drift(b0, b1)
-        );
-        let dropped = fin
-            .friction_history_dropped
-            .saturating_sub(initial.friction_history_dropped);
-        if dropped > 0 {
-            eprintln!(
-                "warning: {dropped} contact-steps lost their friction history (a sphere owned \
-                 more than {} contacts): static friction is weaker there than the law says",
-                spheresim::cpu::collide::HISTORY_SLOTS
-            );
-        }
-    }
-    println!(
-        "  momentum: [{:.6e}, {:.6e}, {:.6e}] -> [{:.6e}, {:.6e}, {:.6e}] kg m/s ({dp_text})",
-        initial.momentum.x,
-        initial.momentum.y,
-        initial.momentum.z,
-        fin.momentum.x,
-        fin.momentum.y,
-        fin.momentum.z,
-    );
-    println!(
-        "  collisions: {} resolved, {} contacts now",
-        fin.collisions, fin.contacts
-    );
-    let stages: Vec<String> = sim
-        .stage_seconds()
-        .iter()
-        .filter(|(_, t)| *t > 0.0)
-        .map(|(name, t)| format!("{name} {t:.2} s"))
-        .collect();
-    if !stages.is_empty() {
-        println!("  time by stage: {}", stages.join(", "));
-    }
-
-    if let Some(path) = &args.final_csv {
-        output::write_csv(path, &sim.snapshot())?;
-        println!("  final state: {}", path.display());
-    }
-    if let Some(path) = &args.stats_json {
-        let st = RunStats::from_diagnostics(
-            &scene.name,
-            &sim.backend().to_string(),
-            &sim.adapter(),
-            &precision.to_string(),
-            n,
-            stats.steps,
-            scene.sim.dt,
-            stats.wall_seconds,
-            &initial,
-            &fin,
-            interrupted,
-        );
-        output::write_stats_json(path, &st)?;
-        println!("  stats: {}", path.display());
-    }
-    if let Some(dir) = &args.output {
-        println!("  snapshots: {}/series.pvd", dir.display());
-    }
-    Ok(if interrupted { 130 } else { 0 })
+    Ok(report.exit_code())
 }
 
 fn bench(args: BenchArgs) -> Result<i32> {
@@ -582,23 +358,7 @@ fn bench(args: BenchArgs) -> Result<i32> {
         output::check_writable_file(p)?;
     }
     let total = (cfg.scenes.len() * cfg.particles.len() * cfg.backends.len()) as u64;
-    eprintln!(
-        "spheresim bench {}: {} configurations, {} warm-up + {} × {} timed steps each",
-        env!("CARGO_PKG_VERSION"),
-        total,
-        cfg.warmup,
-        cfg.repeats,
-        cfg.steps
-    );
-    // Other work on the machine skews every figure: say how busy it was at the start.
-    if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
-        let avg: Vec<&str> = load.split_whitespace().take(3).collect();
-        eprintln!(
-            "load average (1, 5, 15 min) before the run: {} on {} threads",
-            avg.join(" "),
-            std::thread::available_parallelism().map_or(0, |n| n.get())
-        );
-    }
+    eprintln!("{}", bench::header(&cfg));
     let bar = ProgressBar::new(total);
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
@@ -631,38 +391,21 @@ fn bench(args: BenchArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// Rewrites `DIR/diagnostics.csv` (atomically) with one row per diagnostics sample.
-fn write_diagnostics_log(dir: &Path, log: &[Diagnostics]) -> Result<()> {
-    output::write_energy_log(&dir.join("diagnostics.csv"), log)?;
-    Ok(())
-}
-
-/// `spheresim validate`: the driver lives in the library ([`validate::run_cli`]).
-fn run_validate(args: ValidateArgs) -> Result<i32> {
-    validate::run_cli(args.backend, &args.cases, args.list, args.json.as_deref())
-        .map_err(anyhow::Error::msg)
-}
-
 fn view(args: ViewArgs) -> Result<i32> {
     use spheresim::render::app::{ViewOptions, run_viewer};
-    let scene = load_scene(SceneSource {
-        scene: &args.scene,
-        particles: args.particles,
-        allow_overlap: args.allow_overlap,
-        contact: Some(&args.contact),
-        ..Default::default()
-    })?;
     if args.steps_per_frame == Some(0) {
         bail!("--steps-per-frame must be at least 1");
     }
+    let scene = load(&args.scene.options())?;
     let summary = run_viewer(
         scene,
         ViewOptions {
-            backend: args.backend,
+            backend: args.backend.into(),
             exit_after_frames: args.exit_after_frames,
             colour: args.colour,
             steps_per_frame: args.steps_per_frame,
             paused: args.paused,
+            up: args.up,
         },
     )?;
     println!(
@@ -674,14 +417,7 @@ fn view(args: ViewArgs) -> Result<i32> {
 
 fn render(args: RenderArgs) -> Result<i32> {
     use spheresim::render::frames::{RenderOptions, render_frames};
-    let scene = load_scene(SceneSource {
-        scene: &args.scene,
-        particles: args.particles,
-        steps: args.steps,
-        allow_overlap: args.allow_overlap,
-        contact: Some(&args.contact),
-        ..Default::default()
-    })?;
+    let scene = load(&args.scene.options())?;
     let opts = RenderOptions {
         frames: args.frames,
         every: args.every,
@@ -692,7 +428,8 @@ fn render(args: RenderArgs) -> Result<i32> {
         target: args.target,
         fov_deg: args.fov,
         colour: args.colour,
-        backend: args.backend,
+        up: args.up,
+        backend: args.backend.into(),
         progress: !args.quiet,
     };
     let summary = render_frames(&scene, &opts)?;

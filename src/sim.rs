@@ -19,6 +19,11 @@ pub enum Backend {
     Cpu,
     /// The exact event-driven solver, f64, for small scenes without mutual gravity, drag or
     /// soft contact (see [`crate::event`]).
+    // `spheresim --help` shows this plain text rather than the rustdoc link above.
+    #[value(
+        help = "The exact event-driven solver, f64, for small scenes without mutual gravity, \
+                drag or soft contact"
+    )]
     Event,
 }
 
@@ -128,7 +133,7 @@ pub fn check_cpu_memory(
 fn cpu_engine(scene: &Scene, precision: Precision) -> Result<Engine, SimError> {
     check_cpu_memory(
         scene.spheres.len(),
-        crate::cpu::friction_history(scene),
+        crate::setup::friction_history(scene),
         precision,
         available_memory(),
     )?;
@@ -283,12 +288,8 @@ impl Simulation {
         let t0 = std::time::Instant::now();
         let dt = self.dt;
         let result = match &mut self.engine {
-            Engine::Cpu32(b) => {
-                (0..n).try_for_each(|_| b.step().map_err(|id| (b.steps_done(), id)))
-            }
-            Engine::Cpu64(b) => {
-                (0..n).try_for_each(|_| b.step().map_err(|id| (b.steps_done(), id)))
-            }
+            Engine::Cpu32(b) => b.step_many(n),
+            Engine::Cpu64(b) => b.step_many(n),
             // Many steps per submission; returns once the GPU has finished them.
             Engine::Gpu(g) => g.step(n),
             Engine::Event(ev) => {
@@ -345,7 +346,7 @@ impl Simulation {
         }
     }
 
-    /// Seconds spent per stage so far, named as [`crate::cpu::STAGES`]: wall-clock on the CPU
+    /// Seconds spent per stage so far, named as [`crate::setup::STAGES`]: wall-clock on the CPU
     /// backend (always on), GPU time from timestamp queries on the GPU backend once
     /// [`Simulation::set_profiling`] turned them on; empty otherwise.
     pub fn stage_seconds(&self) -> Vec<(&'static str, f64)> {
@@ -355,7 +356,7 @@ impl Simulation {
             Engine::Gpu(g) => return g.stage_seconds(),
             Engine::Event(_) => return Vec::new(),
         };
-        crate::cpu::STAGES.iter().copied().zip(t).collect()
+        crate::setup::STAGES.iter().copied().zip(t).collect()
     }
 
     /// Turns per-stage timing on or off and returns whether per-stage times are available: always
@@ -370,13 +371,13 @@ impl Simulation {
     }
 
     /// The integer outputs of the last binning (CPU f32/f64 or GPU), for exact comparisons.
-    pub fn binning_state(&self) -> crate::cpu::BinningState {
+    pub fn binning_state(&self) -> crate::setup::BinningState {
         match &self.engine {
             Engine::Cpu32(b) => b.binning_state(),
             Engine::Cpu64(b) => b.binning_state(),
             Engine::Gpu(g) => g.binning_state(),
             // No grid: the event-driven solver tests every pair.
-            Engine::Event(_) => crate::cpu::BinningState {
+            Engine::Event(_) => crate::setup::BinningState {
                 keys: Vec::new(),
                 counts: Vec::new(),
                 cell_start: Vec::new(),

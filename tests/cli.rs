@@ -115,7 +115,17 @@ fn scenes_lists_every_builtin() {
 #[test]
 fn run_writes_final_csv_stats_and_snapshots() {
     let outs = Outs::new();
-    let mut args = vec!["run", "two-spheres", "--steps", "40", "--dt", "1e-2", "-q"];
+    let mut args = vec![
+        "run",
+        "two-spheres",
+        "--steps",
+        "40",
+        "--dt",
+        "1e-2",
+        "-q",
+        "--format",
+        "csv,vtk,vtp",
+    ];
     let flags = outs.flags();
     args.extend(flags.iter().map(|s| s.as_str()));
     let o = bin().args(&args).output().unwrap();
@@ -184,6 +194,47 @@ fn run_writes_final_csv_stats_and_snapshots() {
     assert_eq!(diag.lines().count(), 6);
 }
 
+/// `--format` picks the snapshot files; without it, CSV and VTP only.
+#[test]
+fn output_formats_are_chosen_by_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], &[&str], &[&str]); 3] = [
+        (
+            &[],
+            &["snapshot_00000040.csv", "snapshot_00000040.vtp", "series.pvd"],
+            &["snapshot_00000040.vtk", "series.vtk.series"],
+        ),
+        (
+            &["--format", "csv"],
+            &["snapshot_00000040.csv"],
+            &["snapshot_00000040.vtp", "series.pvd", "snapshot_00000040.vtk"],
+        ),
+        (
+            &["--format", "vtk"],
+            &["snapshot_00000040.vtk", "series.vtk.series"],
+            &["snapshot_00000040.csv", "snapshot_00000040.vtp", "series.pvd"],
+        ),
+    ];
+    for (k, (extra, present, absent)) in cases.iter().enumerate() {
+        let out = dir.path().join(format!("out{k}"));
+        let out_s = out.to_str().unwrap();
+        let mut args = vec!["run", "two-spheres", "--steps", "40", "-q", "--output", out_s];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        assert!(out.join("diagnostics.csv").is_file(), "{extra:?}");
+        for f in *present {
+            assert!(out.join(f).is_file(), "{extra:?}: {f} missing");
+        }
+        for f in *absent {
+            assert!(!out.join(f).exists(), "{extra:?}: {f} written");
+        }
+    }
+    let o = run(&["run", "two-spheres", "--output", "x", "--format", "png"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("png"), "{}", stderr(&o));
+}
+
 #[test]
 fn toml_syntax_error_names_line_and_column() {
     rejected(
@@ -239,7 +290,11 @@ fn non_positive_mass_and_dt() {
 #[test]
 fn zero_plane_normal_names_the_plane() {
     let toml = format!("{TWO}\n[[plane]]\npoint = [0.0, -1.0, 0.0]\nnormal = [0.0, 0.0, 0.0]\n");
-    rejected(&toml, &[], &["plane 0", "normal"]);
+    rejected(
+        &toml,
+        &[],
+        &["[[plane]] #0 at line 17: normal has zero length"],
+    );
 }
 
 #[test]

@@ -49,7 +49,7 @@ fn binary_collisions_equal_the_closed_form_to_rounding() {
                     snap.velocity
                 );
                 assert_eq!(sim.diagnostics().collisions, 1);
-                // Contact time from PHYSICS.md §5: positions are exact ballistic continuations.
+                // Contact time from docs/physics.md §5: positions are exact ballistic continuations.
                 let gap = (snap.position[1] - snap.position[0]).length();
                 assert!(gap >= 0.2 - 1e-12, "overlap after the collision: {gap}");
             }

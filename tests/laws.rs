@@ -1,4 +1,4 @@
-//! The laws of PHYSICS.md, one at a time, against their closed forms: as pure functions and
+//! The laws of docs/physics.md, one at a time, against their closed forms: as pure functions and
 //! through the CPU backend's whole step.
 
 mod common;

@@ -1,6 +1,7 @@
 //! The renderer on whatever adapter the environment gives (Mesa's lavapipe without a GPU):
 //! offscreen images of small scenes checked against pixels computed from the camera, the
-//! `render` command's files and errors, and the viewer under Xvfb. With `CI=true` a missing
+//! `render` command's files and errors, its camera following the spheres, the up axis, the
+//! viewer's heads-up overlay, and the viewer under Xvfb. With `CI=true` a missing
 //! adapter fails; elsewhere the GPU tests skip with a printed reason.
 
 mod common;
@@ -11,7 +12,7 @@ use spheresim::gpu::GpuContext;
 use spheresim::render::colour::{BACKGROUND, linear_to_srgb8, material_colour, speed_colour};
 use spheresim::render::offscreen::{OFFSCREEN_FORMAT, Offscreen};
 use spheresim::render::{
-    Camera, ColourMode, DrawSettings, OrbitCamera, SceneRenderer, open_simulation,
+    Camera, ColourMode, DrawSettings, OrbitCamera, SceneRenderer, Up, open_simulation,
 };
 use spheresim::scene::{Material, Scene, SimParams};
 use spheresim::{Backend, Simulation};
@@ -151,10 +152,11 @@ fn orbit_camera_framing_keeps_the_view_direction_and_sees_the_box() {
 }
 
 #[test]
-fn impostor_and_plane_shaders_validate_with_naga() {
+fn impostor_plane_and_hud_shaders_validate_with_naga() {
     for (name, src) in [
         ("impostor", include_str!("../shaders/impostor.wgsl")),
         ("plane", include_str!("../shaders/plane.wgsl")),
+        ("hud", spheresim::render::hud::HUD_WGSL),
     ] {
         let module = naga::front::wgsl::parse_str(src).unwrap_or_else(|e| panic!("{name}: {e}"));
         naga::valid::Validator::new(
@@ -562,5 +564,237 @@ fn initial_position_colours_give_each_wall_layer_its_own_hue() {
             w[0].0,
             w[1].0
         );
+    }
+}
+
+/// A ball dropped from 10 m (50 radii) onto a floor: with the camera following the spheres it is
+/// in view in the last frame, after landing (the initial state's framing, the ball alone, saw
+/// an empty image there). The floor is drawn translucent and dark; the lit ball is the only
+/// bright thing.
+#[test]
+fn render_follows_a_ball_dropped_from_far_above() {
+    if !gpu_available() {
+        return;
+    }
+    use spheresim::render::frames::{RenderOptions, render_frames};
+    let mut s = common::scene(
+        vec![sphere(
+            DVec3::new(0.0, 10.0, 0.0),
+            DVec3::ZERO,
+            0.2,
+            1.0,
+            0.5,
+        )],
+        vec![common::plane(DVec3::ZERO, DVec3::Y, 0.5)],
+        common::params(2e-3, 1000),
+    );
+    s.sim.gravity = DVec3::new(0.0, -9.81, 0.0);
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::env::var_os("SPHERESIM_KEEP_IMAGES")
+        .map_or_else(|| dir.path().to_path_buf(), std::path::PathBuf::from)
+        .join("drop");
+    let summary = render_frames(
+        &s,
+        &RenderOptions {
+            frames: Some(4),
+            every: None,
+            width: 160,
+            height: 120,
+            out: out.clone(),
+            eye: None,
+            target: None,
+            fov_deg: None,
+            colour: ColourMode::Material,
+            up: Up::Y,
+            backend: Backend::Cpu,
+            progress: false,
+        },
+    )
+    .expect("render");
+    assert_eq!(summary.frames, 4);
+    for f in 0..4 {
+        let rgba = read_png(&out.join(format!("frame_{f:05}.png")));
+        let bright = rgba
+            .chunks(4)
+            .filter(|p| p[..3].iter().any(|&c| c > 120))
+            .count();
+        assert!(bright >= 20, "frame {f}: {bright} bright pixels");
+    }
+}
+
+fn read_png(path: &Path) -> Vec<u8> {
+    let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = dec.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgba, "{}", path.display());
+    buf.truncate(info.buffer_size());
+    buf
+}
+
+/// wall-break run to its end: the framing computed from the spheres' final positions keeps at
+/// least 90 % of them in the image, though spray has flown far from the wall.
+#[test]
+fn wall_break_framing_keeps_most_spheres_in_view() {
+    use spheresim::render::frames::ball_camera;
+    use spheresim::render::framing::{follow, frame_target};
+    let s = spheresim::scene::builtin::build("wall-break", Some(400)).unwrap();
+    let mut sim = Simulation::new(&s, Backend::Cpu, spheresim::Precision::F32).unwrap();
+    sim.step(s.sim.steps).unwrap();
+    let snap = sim.snapshot();
+    let n = snap.position.len();
+    let in_view = |cam: &Camera| {
+        snap.position
+            .iter()
+            .filter(|p| {
+                cam.project(p.as_vec3(), 1280, 720)
+                    .is_some_and(|q| (0.0..1280.0).contains(&q.x) && (0.0..720.0).contains(&q.y))
+            })
+            .count()
+    };
+    let t = frame_target(&s, &snap.position, &snap.radius).unwrap();
+    let cam = ball_camera(follow(None, &t, 1.0), Up::Y, None, 16.0 / 9.0);
+    let seen = in_view(&cam);
+    assert!(seen * 10 >= n * 9, "{seen} of {n} in view");
+    // The spray reached well beyond the wall's own extent (what the initial framing showed).
+    let (lo, hi) = s.bounds().unwrap();
+    let r0 = ((hi - lo) * 0.5).length();
+    let c0 = (lo + hi) * 0.5;
+    let far = snap
+        .position
+        .iter()
+        .filter(|p| (**p - c0).length() > 1.5 * r0)
+        .count();
+    assert!(far > 0, "no sphere left the initial framing");
+}
+
+/// Each up axis appears up: a point above the target lands above the image centre, the eye is
+/// above the horizon, and the orbit camera orbits about that axis.
+#[test]
+fn the_chosen_up_axis_appears_up() {
+    use spheresim::render::camera::DEFAULT_FOV_DEG;
+    use spheresim::render::frames::view_direction;
+    for up in Up::ALL {
+        let b = up.basis();
+        assert!((b.determinant() - 1.0).abs() < 1e-6, "{up}: not a rotation");
+        assert!(
+            (b.transpose() * b).abs_diff_eq(glam::Mat3::IDENTITY, 1e-6),
+            "{up}"
+        );
+        let u = up.vector();
+        let cam = Camera::framing_sphere(
+            Vec3::new(1.0, 2.0, 3.0),
+            1.0,
+            view_direction(up),
+            up,
+            DEFAULT_FOV_DEG,
+            4.0 / 3.0,
+        );
+        assert!(
+            (cam.eye - cam.target).dot(u) > 0.0,
+            "{up}: eye below the horizon"
+        );
+        let c = cam.project(cam.target, W, H).unwrap();
+        let above = cam.project(cam.target + 0.5 * u, W, H).unwrap();
+        assert!(above.y < c.y - 10.0, "{up}: {above:?} vs centre {c:?}");
+        assert!(
+            (above.x - c.x).abs() < 1.0,
+            "{up}: {above:?} vs centre {c:?}"
+        );
+        let mut orbit = OrbitCamera::framing_sphere(Vec3::ZERO, 1.0, view_direction(up), up, 1.5);
+        assert!((orbit.offset_dir() - view_direction(up).normalize()).length() < 1e-5);
+        let h0 = orbit.offset_dir().dot(u);
+        orbit.rotate(200.0, 0.0);
+        assert!(
+            (orbit.offset_dir().dot(u) - h0).abs() < 1e-5,
+            "{up}: yaw changed the height"
+        );
+        let cam = orbit.camera();
+        assert_eq!(cam.up, u, "{up}");
+        // The command-line names.
+        use clap::ValueEnum;
+        assert_eq!(Up::from_str(up.label(), false), Ok(up));
+    }
+    assert_eq!(Up::default(), Up::Y);
+    assert_eq!(Camera::look_at(Vec3::Z, Vec3::ZERO).up, Vec3::Y);
+}
+
+/// The viewer's heads-up overlay drawn offscreen: its backdrop darkens the corner, a glyph's
+/// lit pixel is light, and the rest of the image is untouched.
+#[test]
+fn hud_overlay_draws_text_in_the_corner() {
+    if !gpu_available() {
+        return;
+    }
+    use spheresim::render::hud::{ADVANCE, HudOverlay, PAD};
+    let ctx = GpuContext::new().expect("adapter");
+    let target = Offscreen::new(&ctx.device, W, H, OFFSCREEN_FORMAT);
+    let mut hud = HudOverlay::new(&ctx.device, OFFSCREEN_FORMAT);
+    hud.set_text(&ctx.device, &ctx.queue, &["|1 fps".to_string()]);
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    {
+        // A mid-grey image to draw over.
+        let _pass = enc.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: None,
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &target.colour_view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color {
+                        r: 0.2,
+                        g: 0.2,
+                        b: 0.2,
+                        a: 1.0,
+                    }),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: None,
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+    }
+    let (ox, oy, scale) = (10u32, 6u32, 2u32);
+    hud.draw(
+        &ctx.queue,
+        &mut enc,
+        &target.colour_view,
+        (W, H),
+        (ox, oy),
+        scale,
+    );
+    let rgba = target.finish_and_read(&ctx.device, &ctx.queue, enc);
+    let img = Image { rgba };
+    if let Some(dir) = std::env::var_os("SPHERESIM_KEEP_IMAGES") {
+        spheresim::render::offscreen::write_png(&Path::new(&dir).join("hud.png"), W, H, &img.rgba)
+            .unwrap();
+    }
+    let grey = linear_to_srgb8(0.2);
+    let at = |tx: u32, ty: u32| {
+        img.at(
+            (ox + tx * scale) as f32 + 0.5 * scale as f32,
+            (oy + ty * scale) as f32 + 0.5 * scale as f32,
+        )
+    };
+    // '|' lights column 2 of the first glyph, rows 0-6; column 0 is backdrop.
+    for row in 0..7 {
+        let p = at(PAD + 2, PAD + row);
+        assert!(p.iter().all(|&c| c > 200), "text pixel row {row}: {p:?}");
+    }
+    let back = at(PAD, PAD);
+    assert!(
+        back.iter().all(|&c| c < grey),
+        "backdrop {back:?} vs grey {grey}"
+    );
+    // Past the text (6 characters) and below it the image is untouched.
+    let untouched = [
+        at(2 * PAD + 6 * ADVANCE + 2, PAD),
+        img.at(W as f32 - 2.0, H as f32 - 2.0),
+        img.at(2.0, 60.0),
+    ];
+    for p in untouched {
+        assert_close(p, [grey; 3], "outside the overlay");
     }
 }

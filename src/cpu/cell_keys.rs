@@ -24,10 +24,7 @@ pub fn cell_edge<R: Real>(small_radius_max: R, small_speed_max: R, dt: R) -> R {
     R::of(2.0) * (small_radius_max + small_speed_max * dt)
 }
 
-/// Number of hash buckets for `n` spheres: the power of two ≥ 2n (at least 64, one block).
-pub fn table_size(n: usize) -> u32 {
-    (2 * n).max(64).next_power_of_two() as u32
-}
+pub use crate::setup::table_size;
 
 /// Integer cell coordinates of a point, `floor(x × inv_h)`, clamped to ±[`CELL_LIMIT`].
 #[inline(always)]

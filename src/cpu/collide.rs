@@ -6,7 +6,7 @@
 //! so the two results are bitwise equal and opposite. Momentum balances without float atomics,
 //! and the result does not depend on which thread ran first.
 //!
-//! Impulse model (PHYSICS.md §1): a pair collides when its linear relative path within the step
+//! Impulse model (docs/physics.md §1): a pair collides when its linear relative path within the step
 //! reaches contact while approaching (Nikulin's two inequalities, [`contact_fraction`]); the
 //! impulse acts at the contact instant τ, and the rest of the step `(1 − τ) dt` is travelled
 //! with the new velocity. A residual overlap is removed by moving positions only (no kinetic
@@ -55,14 +55,7 @@ use rayon::prelude::*;
 
 use super::cell_keys::{cell_of, hash_cell};
 
-/// Fraction of a residual overlap removed per step by the position correction. Below 1 because
-/// a sphere with several overlapping neighbours gets every correction at once (Jacobi).
-pub const OVERLAP_RELAXATION: f64 = 0.5;
-
-/// Contacts per sphere whose friction history is kept (the sphere owns them: lower id of a
-/// pair, or any wall contact). Close packing gives 12 neighbours; past this a contact starts
-/// each step with ξ = 0 (its spring then acts only through this step's slip).
-pub const HISTORY_SLOTS: usize = 16;
+pub use crate::setup::{HISTORY_SLOTS, MATCHING_ROUNDS, OVERLAP_RELAXATION};
 
 /// One contact's friction history: partner (input id, or [`PLANE_EVENT`]` | wall index`) and
 /// the tangential displacement ξ, m. `partner == NO_EVENT` marks an empty slot; a row's slots
@@ -225,10 +218,6 @@ pub struct CollideParams<R: Real> {
     pub resting_speed: R,
 }
 
-/// Matching rounds of the impulse model per step, before the final round. Two: an event
-/// deferred in the first (its partner had an earlier one) is then resolved exactly in the
-/// second, and only a sphere with three or more events in one step reaches the final round.
-pub const MATCHING_ROUNDS: usize = 2;
 
 /// Which resolution round of the impulse model a [`collide`] pass is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -291,6 +280,38 @@ pub struct PairResponse<R: Real> {
     pub collision: bool,
 }
 
+/// Mechanical energy a contact round gives one movable sphere of mass `m` (kg) whose velocity
+/// `v` (m/s, as the round saw it) changes by `dv` and whose position changes by `dx` (m), between
+/// the drift and the second half kick of a step of `dt` (s) in the uniform field `g` (m/s²), J:
+///
+/// `ΔE = m [Δv·(v + ½ Δv + ½ g dt) − g·Δx]`
+///
+/// The energy ledger books `−ΔE` as dissipated (`Diagnostics::dissipated`; docs/physics.md
+/// §4.3). Twin of `impulse_energy_change` in `shaders/integrate.wgsl`.
+///
+/// Derivation (exact, no approximation): a kick–drift–kick step under a constant acceleration
+/// `g` conserves `½ m v² − m g·x` exactly; inserting `v → v + Δv`, `x → x + Δx` before the
+/// second half kick (velocity then `v + Δv + ½ g dt`) changes the step's end energy by exactly
+/// ΔE. Successive rounds add up exactly (the sum telescopes), so mass splitting, overlap pushes
+/// and the projection onto walls are all counted as the velocities and positions really change.
+///
+/// * Without a field: ΔE is the kinetic energy change `½ m (|v + Δv|² − |v|²)`. Summed over the
+///   two spheres of a binary collision with `J = (1 + e) u_n / (w_a + w_b)` (Nikulin eq. 8) it
+///   is `−½ μ (1 − e²) u_n²`, μ = `1/(w_a + w_b)` the reduced mass (m against a fixed sphere or
+///   a wall), u_n the normal approach speed (B. Neumann, "The three-dimensional collision of two
+///   spheres", 2024, §5); with `e = 0` below the resting speed (`effective_restitution`).
+/// * In a field, the field terms cancel over a pair of movable spheres (`Σ m Δv = 0` and
+///   `Σ m Δx = 0`: both are split by inverse mass). Against a wall or a fixed sphere, with the
+///   rest-of-step travel `Δx = Δv (1 − τ) dt`, ΔE is the kinetic energy change at the contact
+///   instant τ, where the velocity is `v + g (τ − ½) dt`. So a sphere resting on a floor, which
+///   the half kicks give `|g| dt` of approach speed each step and the contact takes back (τ = 0,
+///   e = 0), loses nothing, as the mechanical energy shows.
+#[inline(always)]
+pub fn impulse_energy_change<R: Real>(m: R, v: R::V3, dv: R::V3, dx: R::V3, g: R::V3, dt: R) -> R {
+    let half = R::of(0.5);
+    m * (R::dot(dv, v + dv * half + g * (half * dt)) - R::dot(g, dx))
+}
+
 /// Unit vector along `d`, or `fallback` when `d` is (nearly) zero.
 #[inline(always)]
 fn unit_or<R: Real>(d: R::V3, fallback: R::V3) -> R::V3 {
@@ -302,7 +323,7 @@ fn unit_or<R: Real>(d: R::V3, fallback: R::V3) -> R::V3 {
     }
 }
 
-/// Impulse-model response of a pair (PHYSICS.md §1, Nikulin's detection and return to the
+/// Impulse-model response of a pair (docs/physics.md §1, Nikulin's detection and return to the
 /// contact point). `a` must have the lower id.
 #[inline(always)]
 /// `k_a`, `k_b` are the mass-splitting factors (1 for a binary collision; see [`Round::Final`]).
@@ -353,7 +374,7 @@ pub fn resolve_pair<R: Real>(
 }
 
 /// Normal force of a soft contact: `(F_n, elastic part of F_n, elastic energy, contact
-/// stiffness dF_el/dδ)` in N, N, J, N/m, for the law `model` (spring–dashpot, PHYSICS.md §2.1,
+/// stiffness dF_el/dδ)` in N, N, J, N/m, for the law `model` (spring–dashpot, docs/physics.md §2.1,
 /// or Hertz/Hunt–Crossley, §2.2), overlap δ (m), approach speed `u_n` (m/s), pair restitution
 /// `e`, damping ratio `zeta` (spring–dashpot), spring stiffness (N/m), the two bodies'
 /// compliance sum (Pa⁻¹) and curvature sum (m⁻¹, Hertz) and inverse-mass sum (kg⁻¹).
@@ -684,7 +705,7 @@ pub fn plane_event<R: Real>(me: &Body<R>, plane: &PlaneBody<R>, dt: R) -> Option
     }
 }
 
-/// Sphere–wall response (PHYSICS.md §1 for impulses, §2 for soft contact), added to
+/// Sphere–wall response (docs/physics.md §1 for impulses, §2 for soft contact), added to
 /// `acc`. Planes are immovable. Impulse model: in the matching round the impulse acts when the
 /// plane is the sphere's `earliest` event, in the final round whenever the sphere reaches the
 /// plane approaching it; it acts at the contact instant and the sphere travels the rest of the
@@ -763,7 +784,7 @@ pub fn plane_contact<R: Real>(
 }
 
 /// Curvature of a wall as the Hertz law sees it, m⁻¹: `0` for a plane, `−1/R_W` for the inside
-/// of a spherical container (PHYSICS.md §2.2).
+/// of a spherical container (docs/physics.md §2.2).
 #[inline(always)]
 pub fn wall_curvature<R: Real>(wall: &PlaneBody<R>) -> R {
     if wall.radius > R::zero() {

@@ -17,6 +17,8 @@ pub struct Sums {
     pub potential_uniform: f64,
     /// Σ m v, kg·m/s.
     pub momentum: DVec3,
+    /// Σ m |v|, kg·m/s.
+    pub momentum_magnitude_sum: f64,
     /// Σ m x × v, kg·m²/s.
     pub angular_momentum: DVec3,
 }
@@ -27,12 +29,13 @@ impl Sums {
             kinetic: self.kinetic + o.kinetic,
             potential_uniform: self.potential_uniform + o.potential_uniform,
             momentum: self.momentum + o.momentum,
+            momentum_magnitude_sum: self.momentum_magnitude_sum + o.momentum_magnitude_sum,
             angular_momentum: self.angular_momentum + o.angular_momentum,
         }
     }
 }
 
-/// Kinetic and uniform-field energy, linear and angular momentum of the movable spheres
+/// Kinetic and uniform-field energy, linear and angular momentum and Σ m|v| of the movable spheres
 /// (`inv_mass > 0`), with `mass` in kg and `gravity` in m/s². Blocks of [`CHUNK`] spheres are
 /// reduced in parallel, then the block sums in order, so the result is the same every run.
 pub fn diagnostics<R: Real>(
@@ -57,6 +60,7 @@ pub fn diagnostics<R: Real>(
                 s.kinetic += 0.5 * m * v.length_squared();
                 s.potential_uniform -= m * gravity.dot(x);
                 s.momentum += m * v;
+                s.momentum_magnitude_sum += m * v.length();
                 s.angular_momentum += m * x.cross(v);
             }
             s

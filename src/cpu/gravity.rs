@@ -9,7 +9,7 @@ use rayon::prelude::*;
 /// and GPU add the same terms in the same order.
 pub const TILE: usize = 256;
 
-/// `a[i] = G Σ_{j≠i} m_j (x_j − x_i) / (|x_j − x_i|² + ε²)^{3/2}`, m/s² (PHYSICS.md §3).
+/// `a[i] = G Σ_{j≠i} m_j (x_j − x_i) / (|x_j − x_i|² + ε²)^{3/2}`, m/s² (docs/physics.md §3).
 /// `mass` in kg (a non-finite mass contributes nothing), `g_const` in m³ kg⁻¹ s⁻², `eps2` = ε² m².
 pub fn gravity<R: Real>(position: &[R::V3], mass: &[R], g_const: R, eps2: R, a: &mut [R::V3]) {
     let n = position.len();

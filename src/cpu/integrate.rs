@@ -1,4 +1,4 @@
-//! Stage `integrate`: kick–drift–kick leapfrog (velocity Verlet), PHYSICS.md §4.
+//! Stage `integrate`: kick–drift–kick leapfrog (velocity Verlet), docs/physics.md §4.
 //! Twin of `shaders/integrate.wgsl` (entry points `kick_drift`, `kick`).
 
 use crate::Real;

@@ -1,4 +1,4 @@
-//! CPU reference backend: the step of DESIGN.md, stage by stage, parallel with rayon.
+//! CPU reference backend: the step of docs/architecture.md, stage by stage, parallel with rayon.
 //!
 //! One module per GPU stage, with the stage's name, inputs and order: [`integrate`] →
 //! [`cell_keys`] → [`count`] → [`prefix_sum`] → [`scatter`] → [`collide`] → [`gravity`] →
@@ -14,8 +14,8 @@ pub mod integrate;
 pub mod prefix_sum;
 pub mod scatter;
 
-use crate::physics::spring_dashpot::damping_ratio;
 use crate::scene::{ContactModel, Scene};
+use crate::setup::PackedScene;
 use crate::{Diagnostics, Real, Snapshot};
 use collide::{
     Body, CellBox, CollideParams, ContactOut, Event, HISTORY_SLOTS, PlaneBody, Round, Slot,
@@ -26,56 +26,25 @@ use rayon::prelude::*;
 /// Spheres per block of the parallel loops and reductions (fixed, so sums are reproducible).
 pub const CHUNK: usize = 4096;
 
-/// A sphere is *large* when its radius exceeds this multiple of the median radius; large spheres
-/// skip the grid and go to the large-sphere list (DESIGN.md, step 4).
-pub const LARGE_RADIUS_RATIO: f64 = 4.0;
+/// Below this many spheres [`CpuBackend::step_many`] runs on one thread (see there). Chosen
+/// from `box-gas` on 2 cores (docs/performance.md): about where the two rates meet.
+pub const SERIAL_BELOW: usize = 1024;
 
-/// At most this many spheres go to the large-sphere list (every small sphere tests all of them);
-/// past it the threshold rises to the radius of the largest of the rest.
-pub const MAX_LARGE: usize = 256;
-
-/// Splits radii into small and large: returns the largest small radius, m. Spheres with a larger
-/// radius are large.
-pub fn small_radius_max(radii: &[f64]) -> f64 {
-    let mut sorted: Vec<f64> = radii.to_vec();
-    sorted.par_sort_unstable_by(|a, b| b.total_cmp(a));
-    let median = sorted[sorted.len() / 2];
-    let threshold = LARGE_RADIUS_RATIO * median;
-    let n_large = sorted.partition_point(|&r| r > threshold).min(MAX_LARGE);
-    // Largest radius that is not large (ties with it stay small).
-    sorted[n_large..].first().copied().unwrap_or(median)
+/// A one-thread pool for small scenes: inside it every parallel loop runs inline.
+fn serial_pool() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .thread_name(|_| "spheresim-serial".into())
+            .build()
+            .expect("a one-thread pool")
+    })
 }
 
-/// Integer outputs of the binning stages, for comparing backends exactly: `keys` (input to the
-/// sort, in the order before it), `counts` and `cell_start` (`table_size + 1` each), and the
-/// input ids in sorted order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BinningState {
-    /// Bucket of each sphere, in the order before the sort.
-    pub keys: Vec<u32>,
-    /// Spheres per bucket.
-    pub counts: Vec<u32>,
-    /// Exclusive prefix sum of `counts`.
-    pub cell_start: Vec<u32>,
-    /// Input ids in sorted order.
-    pub ids: Vec<u32>,
-}
-
-/// Names of the timed stages, in step order (see [`CpuBackend::stage_seconds`]).
-pub const STAGES: [&str; 6] = [
-    "integrate",
-    "binning",
-    "contacts",
-    "gravity",
-    "forces",
-    "check",
-];
-
-/// Whether a scene keeps friction history: a soft contact law and friction on some sphere (a
-/// pair's μ is the smaller of its two, so a contact has friction only when its sphere does).
-pub fn friction_history(scene: &Scene) -> bool {
-    scene.sim.contact.is_soft() && scene.spheres.iter().any(|s| s.surface.friction > 0.0)
-}
+pub use crate::setup::{
+    BinningState, LARGE_RADIUS_RATIO, MAX_LARGE, STAGES, friction_history, small_radius_max,
+};
 
 /// Sums of the contact stage's per-sphere results.
 #[derive(Clone, Copy, Debug, Default)]
@@ -87,6 +56,8 @@ struct ContactSums {
     power: f64,
     collisions: u64,
     history_dropped: u64,
+    /// Energy the impulse rounds took out of the step, J (see [`CpuBackend::apply_contacts`]).
+    impulse_loss: f64,
 }
 
 /// Uniform parameters of a scene, in the backend's precision.
@@ -156,101 +127,62 @@ impl<R: Real> CpuBackend<R> {
     /// Sets up a checked scene: converts to precision `R`, splits small and large spheres, sorts
     /// by bucket and evaluates the initial forces.
     pub fn new(scene: &Scene) -> Self {
-        let n = scene.spheres.len();
-        let radii: Vec<f64> = scene.spheres.iter().map(|s| s.radius).collect();
-        let small_max = small_radius_max(&radii);
-        // Classified in the backend's precision, as the stages compare (f64 radii that differ
-        // may round to the same f32).
-        let n_large = radii
-            .iter()
-            .filter(|&&r| R::of(r) > R::of(small_max))
-            .count();
-        let sim = &scene.sim;
-        let ts = cell_keys::table_size(n);
-        // ζ sets the spring–dashpot's normal dashpot and the tangential dashpot of both soft
-        // laws (physics::friction).
-        let zeta_of = |e: f64| {
-            if sim.contact.is_soft() {
-                R::of(damping_ratio(e))
-            } else {
-                R::zero()
-            }
-        };
-        let history = if friction_history(scene) {
+        Self::from_packed(&PackedScene::new(scene))
+    }
+
+    /// Sets up a packed scene (see [`PackedScene`]).
+    pub fn from_packed(p: &PackedScene) -> Self {
+        let n = p.len();
+        let sp = &p.params;
+        let n_large = p.large_count(R::of);
+        let ts = sp.table_size;
+        let history = if sp.history {
             vec![Slot::default(); n * HISTORY_SLOTS]
         } else {
             Vec::new()
         };
+        let of = |v: &[f64]| -> Vec<R> { v.iter().map(|&x| R::of(x)).collect() };
         let mut b = Self {
             params: Params {
-                dt: R::of(sim.dt),
-                resting_speed: R::of(crate::physics::impulse::resting_speed(sim.gravity, sim.dt)),
-                gravity: R::v3(sim.gravity),
-                g_const: R::of(sim.g_const),
-                eps2: R::of(sim.softening * sim.softening),
-                drag: R::of(sim.drag),
-                stiffness: R::of(sim.stiffness),
-                model: sim.contact,
+                dt: R::of(sp.dt),
+                resting_speed: R::of(sp.resting_speed),
+                gravity: R::v3(sp.gravity),
+                g_const: R::of(sp.g_const),
+                eps2: R::of(sp.eps2),
+                drag: R::of(sp.drag),
+                stiffness: R::of(sp.stiffness),
+                model: sp.contact,
             },
-            gravity_f64: sim.gravity,
-            planes: scene
-                .planes
+            gravity_f64: sp.gravity,
+            planes: p
+                .walls
                 .iter()
-                .map(|p| PlaneBody {
-                    point: R::v3(p.point),
-                    normal: R::v3(p.normal),
-                    e: R::of(p.restitution),
-                    zeta: zeta_of(p.restitution),
-                    compliance: R::of(p.surface.compliance()),
-                    mu: R::of(p.surface.friction),
-                    radius: R::zero(),
+                .map(|w| PlaneBody {
+                    point: R::v3(w.point),
+                    normal: R::v3(w.normal),
+                    e: R::of(w.restitution),
+                    zeta: R::of(w.zeta),
+                    compliance: R::of(w.compliance),
+                    mu: R::of(w.friction),
+                    radius: R::of(w.radius),
                 })
-                .chain(scene.containers.iter().map(|c| PlaneBody {
-                    point: R::v3(c.center),
-                    normal: R::vec(R::one(), R::zero(), R::zero()),
-                    e: R::of(c.restitution),
-                    zeta: zeta_of(c.restitution),
-                    compliance: R::of(c.surface.compliance()),
-                    mu: R::of(c.surface.friction),
-                    radius: R::of(c.radius),
-                }))
                 .collect(),
-            small_radius_max: R::of(small_max),
+            small_radius_max: R::of(sp.small_radius_max),
             n_small: (n - n_large) as u32,
             table_size: ts,
-            position: scene.spheres.iter().map(|s| R::v3(s.position)).collect(),
-            velocity: scene
-                .spheres
-                .iter()
-                .map(|s| R::v3(if s.fixed { DVec3::ZERO } else { s.velocity }))
-                .collect(),
+            position: p.position.iter().map(|&x| R::v3(x)).collect(),
+            velocity: p.velocity.iter().map(|&v| R::v3(v)).collect(),
             acceleration: vec![R::zero3(); n],
-            radius: radii.iter().map(|&r| R::of(r)).collect(),
-            mass: scene.spheres.iter().map(|s| R::of(s.mass)).collect(),
-            inv_mass: scene
-                .spheres
-                .iter()
-                .map(|s| R::of(s.inverse_mass()))
-                .collect(),
-            restitution: scene.spheres.iter().map(|s| R::of(s.restitution)).collect(),
-            zeta: scene
-                .spheres
-                .iter()
-                .map(|s| zeta_of(s.restitution))
-                .collect(),
-            compliance: scene
-                .spheres
-                .iter()
-                .map(|s| R::of(s.surface.compliance()))
-                .collect(),
-            mu: scene
-                .spheres
-                .iter()
-                .map(|s| R::of(s.surface.friction))
-                .collect(),
+            radius: of(&p.radius),
+            mass: of(&p.mass),
+            inv_mass: of(&p.inv_mass),
+            restitution: of(&p.restitution),
+            zeta: of(&p.zeta),
+            compliance: of(&p.compliance),
+            mu: of(&p.friction),
             id: (0..n as u32).collect(),
-            radius_input: radii.clone(),
-            mass_input: scene.spheres.iter().map(|s| s.mass).collect(),
+            radius_input: p.radius.clone(),
+            mass_input: p.mass.clone(),
             keys: vec![0; n],
             counts: vec![0; ts as usize + 1],
             cell_start: vec![0; ts as usize + 1],
@@ -265,7 +197,7 @@ impl<R: Real> CpuBackend<R> {
             force: Vec::new(),
             a_mutual: Vec::new(),
             step: 0,
-            dt_f64: sim.dt,
+            dt_f64: sp.dt,
             collisions: 0,
             history_dropped: 0,
             contacts: 0,
@@ -445,6 +377,7 @@ impl<R: Real> CpuBackend<R> {
         };
         let impulse = self.params.model == ContactModel::Impulse;
         let mut collisions = 0;
+        let mut impulse_loss = 0.0;
         let n_small = self.n_small as usize;
         self.boxes = (n_small..self.len())
             .map(|i| {
@@ -461,7 +394,7 @@ impl<R: Real> CpuBackend<R> {
             self.earliest_events(&params);
             self.collide(Round::Matching, &params);
             collisions += self.sum_contacts().collisions;
-            self.apply_contacts();
+            impulse_loss += self.apply_contacts();
             self.load_bodies();
         }
         if impulse && !init {
@@ -475,9 +408,10 @@ impl<R: Real> CpuBackend<R> {
         }
         let mut sums = self.sum_contacts();
         if impulse && !init {
-            self.apply_contacts();
+            impulse_loss += self.apply_contacts();
         }
         sums.collisions += collisions;
+        sums.impulse_loss = impulse_loss;
         sums
     }
 
@@ -511,16 +445,35 @@ impl<R: Real> CpuBackend<R> {
         );
     }
 
-    /// Impulse model: `x += dx`, `v += dv` from the contact stage.
-    fn apply_contacts(&mut self) {
-        self.position
-            .par_iter_mut()
-            .zip(self.velocity.par_iter_mut())
-            .zip(self.contact.par_iter())
-            .for_each(|((x, v), c)| {
-                *x += c.dx;
-                *v += c.dv;
-            });
+    /// Impulse model: `x += dx`, `v += dv` from the contact stage. Returns the energy the
+    /// round takes out of the step, J: minus [`collide::impulse_energy_change`] of every
+    /// movable sphere, each in precision `R` (as the GPU's `apply_contacts`), summed in f64 in
+    /// blocks of [`CHUNK`] and then in block order (reproducible).
+    fn apply_contacts(&mut self) -> f64 {
+        let (g, dt) = (self.params.gravity, self.params.dt);
+        let (mass, inv_mass) = (&self.mass, &self.inv_mass);
+        let blocks: Vec<f64> = self
+            .position
+            .par_chunks_mut(CHUNK)
+            .zip(self.velocity.par_chunks_mut(CHUNK))
+            .zip(self.contact.par_chunks(CHUNK))
+            .enumerate()
+            .map(|(b, ((xs, vs), cs))| {
+                let mut loss = 0.0;
+                for (k, ((x, v), c)) in xs.iter_mut().zip(vs.iter_mut()).zip(cs).enumerate() {
+                    let i = b * CHUNK + k;
+                    // Fixed spheres (infinite mass) never move.
+                    if inv_mass[i] != R::zero() {
+                        let gain = collide::impulse_energy_change(mass[i], *v, c.dv, c.dx, g, dt);
+                        loss -= gain.f64();
+                    }
+                    *x += c.dx;
+                    *v += c.dv;
+                }
+                loss
+            })
+            .collect();
+        blocks.iter().sum()
     }
 
     /// The contact results summed in fixed blocks (reproducible order).
@@ -534,6 +487,7 @@ impl<R: Real> CpuBackend<R> {
                     power: s.power + o.power.f64(),
                     collisions: s.collisions + o.collisions as u64,
                     history_dropped: s.history_dropped + o.history_dropped as u64,
+                    impulse_loss: 0.0,
                 })
             })
             .collect::<Vec<_>>()
@@ -544,6 +498,7 @@ impl<R: Real> CpuBackend<R> {
                 power: s.power + o.power,
                 collisions: s.collisions + o.collisions,
                 history_dropped: s.history_dropped + o.history_dropped,
+                impulse_loss: s.impulse_loss + o.impulse_loss,
             })
     }
 
@@ -587,6 +542,26 @@ impl<R: Real> CpuBackend<R> {
         );
     }
 
+    /// Advances `k` steps; stops at the first non-finite state with `(step, sphere id)`.
+    ///
+    /// Scenes of fewer than [`SERIAL_BELOW`] spheres step on one thread of a private pool:
+    /// waking the shared pool's threads for each of a step's dozens of parallel loops would cost
+    /// more than the work.
+    pub fn step_many(&mut self, k: u64) -> Result<(), (u64, u32)> {
+        let serial = self.len() < SERIAL_BELOW;
+        let mut run = || -> Result<(), (u64, u32)> {
+            for _ in 0..k {
+                self.step().map_err(|id| (self.step, id))?;
+            }
+            Ok(())
+        };
+        if serial {
+            serial_pool().install(run)
+        } else {
+            run()
+        }
+    }
+
     /// Advances one step. On a non-finite position or velocity, returns the input id of the
     /// first such sphere (lowest id).
     pub fn step(&mut self) -> Result<(), u32> {
@@ -614,8 +589,9 @@ impl<R: Real> CpuBackend<R> {
         self.spring_energy = sums.energy;
         self.collisions += sums.collisions;
         self.history_dropped += sums.history_dropped;
-        // The forces of this step's contacts act for one step (the two half kicks).
-        self.dissipated += sums.power * self.dt_f64;
+        // The forces of this step's contacts act for one step (the two half kicks); impulses
+        // book what their rounds took out of the step.
+        self.dissipated += sums.power * self.dt_f64 + sums.impulse_loss;
         lap(2, &mut self.stage_seconds);
         self.mutual_gravity();
         lap(3, &mut self.stage_seconds);
@@ -670,6 +646,7 @@ impl<R: Real> CpuBackend<R> {
             potential_spring: self.spring_energy,
             dissipated: self.dissipated,
             momentum: s.momentum,
+            momentum_magnitude_sum: s.momentum_magnitude_sum,
             angular_momentum: s.angular_momentum,
             contacts: self.contacts,
             collisions: self.collisions,

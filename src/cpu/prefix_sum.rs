@@ -7,8 +7,7 @@
 
 use rayon::prelude::*;
 
-/// Entries per block; the GPU's work-group size × items per thread.
-pub const SCAN_BLOCK: usize = 1024;
+pub use crate::setup::SCAN_BLOCK;
 
 /// `out[i] = Σ_{k<i} input[k]`; `out` has the length of `input`. Returns the total.
 pub fn prefix_sum(input: &[u32], out: &mut [u32]) -> u32 {

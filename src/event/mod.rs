@@ -4,8 +4,8 @@
 //! uniform field (zero for fixed spheres). The solver keeps a priority queue of predicted events
 //! (sphere–sphere, sphere–plane, sphere–fixed-sphere), always advances to the earliest one,
 //! resolves it with the same impulse law as the time-stepped backends
-//! ([`collide_velocities`], [`plane_velocity_change`], [`pair_restitution`]; PHYSICS.md §1) and
-//! predicts again for the spheres it changed (PHYSICS.md §5, after the MIT 3.029 π-collisions
+//! ([`collide_velocities`], [`plane_velocity_change`], [`pair_restitution`]; docs/physics.md §1) and
+//! predicts again for the spheres it changed (docs/physics.md §5, after the MIT 3.029 π-collisions
 //! notes). Planes and fixed spheres are bodies of infinite mass. Everything is `f64`.
 //!
 //! **Event times.** Two spheres that feel the same field move linearly relative to each other:
@@ -52,9 +52,11 @@ use std::collections::BinaryHeap;
 
 use glam::DVec3;
 
+use crate::cpu::collide::impulse_energy_change;
 use crate::physics::impulse::{collide_velocities, pair_restitution, plane_velocity_change};
 use crate::physics::toi::{contact_time, contact_time_accelerated, plane_contact_time};
 use crate::scene::{ContactModel, Scene};
+use crate::setup::PackedScene;
 use crate::{Diagnostics, Snapshot};
 
 /// Most spheres the event-driven solver accepts (set-up is O(N²), each event O(N)).
@@ -78,7 +80,7 @@ pub const REST_HEIGHT_FRACTION: f64 = 1e-9;
 /// Contact duration of the TC model, s: a sphere–sphere collision less than this after an
 /// earlier sphere–sphere collision of either sphere is elastic (Luding & McNamara 1998; see the
 /// module documentation). 1 µs: the order of the Hertz contact time of centimetre hard spheres
-/// at m/s (PHYSICS.md §2.2), and far below every time step the built-in scenes use.
+/// at m/s (docs/physics.md §2.2), and far below every time step the built-in scenes use.
 pub const TC_DURATION: f64 = 1e-6;
 
 /// Why the event-driven solver cannot run a scene.
@@ -180,6 +182,8 @@ pub struct EventBackend {
     steps: u64,
     collisions: u64,
     events: u64,
+    /// Energy the collisions and resting contacts took out, J (`Diagnostics::dissipated`).
+    dissipated: f64,
 }
 
 impl EventBackend {
@@ -230,38 +234,35 @@ impl EventBackend {
                  takes (each event costs O(N)); use --backend cpu or gpu"
             ));
         }
+        let p = PackedScene::new(scene);
         let mut b = Self {
-            gravity: sim.gravity,
-            planes: scene
-                .planes
+            gravity: p.params.gravity,
+            planes: p.walls[..p.n_planes]
                 .iter()
-                .map(|p| PlaneBody {
-                    point: p.point,
-                    normal: p.normal,
-                    e: p.restitution,
+                .map(|w| PlaneBody {
+                    point: w.point,
+                    normal: w.normal,
+                    e: w.restitution,
                 })
                 .collect(),
-            x: scene.spheres.iter().map(|s| s.position).collect(),
-            v: scene
-                .spheres
-                .iter()
-                .map(|s| if s.fixed { DVec3::ZERO } else { s.velocity })
-                .collect(),
             t0: vec![0.0; n],
-            radius: scene.spheres.iter().map(|s| s.radius).collect(),
-            mass: scene.spheres.iter().map(|s| s.mass).collect(),
-            inv_mass: scene.spheres.iter().map(|s| s.inverse_mass()).collect(),
-            restitution: scene.spheres.iter().map(|s| s.restitution).collect(),
             resting: vec![None; n],
             last: vec![None; n],
             counter: vec![0; n],
             last_time: vec![f64::NEG_INFINITY; n],
             queue: BinaryHeap::new(),
             time: 0.0,
-            dt: sim.dt,
+            dt: p.params.dt,
             steps: 0,
             collisions: 0,
             events: 0,
+            dissipated: 0.0,
+            x: p.position,
+            v: p.velocity,
+            radius: p.radius,
+            mass: p.mass,
+            inv_mass: p.inv_mass,
+            restitution: p.restitution,
         };
         for i in 0..n {
             b.predict(i);
@@ -341,7 +342,7 @@ impl EventBackend {
         let (dx, dv) = (xj - xi, vj - vi);
         let r = self.radius[i] + self.radius[j];
         if da == DVec3::ZERO {
-            // Linear relative motion: the quadratic of PHYSICS.md §5. Touching or overlapping
+            // Linear relative motion: the quadratic of docs/physics.md §5. Touching or overlapping
             // (rounding at an event) and approaching: now.
             if dx.length_squared() <= r * r {
                 return (dx.dot(dv) < 0.0).then_some(0.0);
@@ -416,6 +417,20 @@ impl EventBackend {
         }
     }
 
+    /// Books as dissipated the energy sphere `i` (advanced to now) loses when its velocity
+    /// changes by `dv` and its position by `dx` at this instant, J:
+    /// `−m [Δv·(v + ½ Δv) − g·Δx]` ([`impulse_energy_change`] with no time step), that is
+    /// `K_before − K_after` plus the field's work on a position correction. Summed over the two
+    /// spheres of a collision it is `½ μ (1 − e²) u_n²` (μ the reduced mass, m against a fixed
+    /// sphere or a plane). Fixed spheres (infinite mass) never change.
+    fn book(&mut self, i: usize, dv: DVec3, dx: DVec3) {
+        if self.inv_mass[i] != 0.0 {
+            let gain =
+                impulse_energy_change::<f64>(self.mass[i], self.v[i], dv, dx, self.gravity, 0.0);
+            self.dissipated -= gain;
+        }
+    }
+
     /// Resolves a collision of spheres `i` and `j` now.
     fn collide_pair(&mut self, i: usize, j: usize) {
         self.advance(i);
@@ -440,6 +455,8 @@ impl EventBackend {
         if vi != self.v[i] || vj != self.v[j] {
             self.collisions += 1;
         }
+        self.book(i, vi - self.v[i], DVec3::ZERO);
+        self.book(j, vj - self.v[j], DVec3::ZERO);
         self.v[i] = vi;
         self.v[j] = vj;
         for (k, other) in [(i, j), (j, i)] {
@@ -462,6 +479,7 @@ impl EventBackend {
             self.collisions += 1;
         }
         let dv = plane_velocity_change::<f64>(self.v[i], pl.normal, e);
+        self.book(i, dv, DVec3::ZERO);
         self.v[i] += dv;
         // Resting contact when the field presses the sphere on the plane and the bounce is
         // lower than REST_HEIGHT_FRACTION of the radius.
@@ -470,8 +488,9 @@ impl EventBackend {
         let rest_speed = (2.0 * (-g_n).max(0.0) * REST_HEIGHT_FRACTION * self.radius[i]).sqrt();
         self.resting[i] = None;
         if g_n < 0.0 && u_after < rest_speed {
-            self.v[i] -= u_after * pl.normal;
             let s = (self.x[i] - pl.point).dot(pl.normal) - self.radius[i];
+            self.book(i, -u_after * pl.normal, -s * pl.normal);
+            self.v[i] -= u_after * pl.normal;
             self.x[i] -= s * pl.normal;
             self.resting[i] = Some(p as u32);
         }
@@ -551,6 +570,7 @@ impl EventBackend {
             step: self.steps,
             time: self.time,
             collisions: self.collisions,
+            dissipated: self.dissipated,
             contacts: self.resting.iter().filter(|r| r.is_some()).count() as u64,
             ..Diagnostics::default()
         };
@@ -563,6 +583,7 @@ impl EventBackend {
             d.kinetic += 0.5 * m * v.length_squared();
             d.potential_uniform -= m * self.gravity.dot(x);
             d.momentum += m * v;
+            d.momentum_magnitude_sum += m * v.length();
             d.angular_momentum += m * x.cross(v);
         }
         d

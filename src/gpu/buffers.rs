@@ -155,7 +155,7 @@ pub const LARGEST_BINDING_PER_SPHERE: u64 = 32;
 
 /// Bytes per sphere of each of the two friction-history buffers (kept only with friction):
 /// `cpu::collide::HISTORY_SLOTS` × `vec4<u32>` (ξ bits and partner).
-pub const HISTORY_PER_SPHERE: u64 = 16 * crate::cpu::collide::HISTORY_SLOTS as u64;
+pub const HISTORY_PER_SPHERE: u64 = 16 * crate::setup::HISTORY_SLOTS as u64;
 
 /// Estimated device memory for `n` spheres with `table_size` buckets, bytes; `history` adds
 /// the two friction-history buffers.

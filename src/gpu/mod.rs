@@ -1,4 +1,4 @@
-//! GPU backend: the step of DESIGN.md in WGSL compute shaders through wgpu.
+//! GPU backend: the step of docs/architecture.md in WGSL compute shaders through wgpu.
 //!
 //! Stages have the names of `src/cpu/` and `shaders/`: integrate → cell_keys → count →
 //! prefix_sum → scatter (place, rank, gather) → collide → gravity → integrate, then `check`.
@@ -20,9 +20,10 @@ mod profiler;
 pub mod scatter;
 pub mod stages;
 
-use crate::cpu::collide::{MATCHING_ROUNDS, OVERLAP_RELAXATION};
-use crate::cpu::{cell_keys::table_size, prefix_sum::SCAN_BLOCK, small_radius_max};
-use crate::physics::spring_dashpot::damping_ratio;
+use crate::setup::{
+    BinningState, MATCHING_ROUNDS, OVERLAP_RELAXATION, PackedScene, SCAN_BLOCK, STAGES,
+    friction_history, table_size,
+};
 use crate::scene::{ContactModel, Scene};
 use crate::{Diagnostics, Snapshot};
 use buffers::{Grid, Params, PlaneGpu, ScanParams, Status, model_code};
@@ -214,22 +215,17 @@ impl GpuBackend {
         scene: &Scene,
         opts: GpuOptions,
     ) -> Result<Self, GpuError> {
+        // Checked before the host packs or the device allocates anything.
         let n = scene.spheres.len();
         let ts = table_size(n);
-        let history = crate::cpu::friction_history(scene);
+        let history = friction_history(scene);
         Self::check_fits(&ctx, n, ts, history, opts.max_binding_size)?;
+        let packed = PackedScene::new(scene);
+        let p = &packed;
+        let sp = &p.params;
         let device = &ctx.device;
-        let sim = &scene.sim;
-        let radii: Vec<f64> = scene.spheres.iter().map(|s| s.radius).collect();
-        let r_small = small_radius_max(&radii);
         // Classified in f32, as the shaders compare.
-        let n_large = radii
-            .iter()
-            .filter(|&&r| (r as f32) > (r_small as f32))
-            .count();
-        // As in CpuBackend::new: ζ for the soft laws' dashpots.
-        let soft = sim.contact.is_soft();
-        let zeta_of = |e: f64| if soft { damping_ratio(e) as f32 } else { 0.0 };
+        let n_large = p.large_count(|r| r as f32);
         let max_dim = opts
             .max_workgroups_per_dim
             .unwrap_or(u32::MAX)
@@ -237,66 +233,50 @@ impl GpuBackend {
         let n_groups = (n as u32).div_ceil(WORKGROUP_SIZE);
         let dims = dispatch_dims(n_groups, max_dim);
         let params = Params {
-            gravity: sim.gravity.as_vec3().to_array(),
-            dt: sim.dt as f32,
+            gravity: sp.gravity.as_vec3().to_array(),
+            dt: sp.dt as f32,
             n: n as u32,
             n_small: (n - n_large) as u32,
             table_size: ts,
-            n_planes: (scene.planes.len() + scene.containers.len()) as u32,
-            small_radius_max: r_small as f32,
-            g_const: sim.g_const as f32,
-            eps2: (sim.softening * sim.softening) as f32,
-            drag: sim.drag as f32,
-            stiffness: sim.stiffness as f32,
-            model: model_code(sim.contact),
+            n_planes: p.walls.len() as u32,
+            small_radius_max: sp.small_radius_max as f32,
+            g_const: sp.g_const as f32,
+            eps2: sp.eps2 as f32,
+            drag: sp.drag as f32,
+            stiffness: sp.stiffness as f32,
+            model: model_code(sp.contact),
             overlap_relaxation: OVERLAP_RELAXATION as f32,
             dispatch_x: dims.0 * WORKGROUP_SIZE,
-            resting_speed: crate::physics::impulse::resting_speed(sim.gravity, sim.dt) as f32,
+            resting_speed: sp.resting_speed as f32,
             history: history as u32,
             pad: [0; 2],
         };
 
-        let pos: Vec<[f32; 4]> = scene
-            .spheres
-            .iter()
-            .map(|s| {
-                let p = s.position.as_vec3();
-                [p.x, p.y, p.z, s.radius as f32]
+        let pos: Vec<[f32; 4]> = (0..n)
+            .map(|i| {
+                let x = p.position[i].as_vec3();
+                [x.x, x.y, x.z, p.radius[i] as f32]
             })
             .collect();
-        let vel: Vec<[f32; 4]> = scene
-            .spheres
-            .iter()
-            .map(|s| {
-                let v = if s.fixed {
-                    glam::Vec3::ZERO
-                } else {
-                    s.velocity.as_vec3()
-                };
-                [v.x, v.y, v.z, s.inverse_mass() as f32]
+        let vel: Vec<[f32; 4]> = (0..n)
+            .map(|i| {
+                let v = p.velocity[i].as_vec3();
+                [v.x, v.y, v.z, p.inv_mass[i] as f32]
             })
             .collect();
-        let acc: Vec<[f32; 4]> = scene
-            .spheres
+        // The shaders read mass 0 as infinite (fixed spheres).
+        let acc: Vec<[f32; 4]> = p
+            .mass
             .iter()
-            .map(|s| {
-                let m = if s.mass.is_finite() {
-                    s.mass as f32
-                } else {
-                    0.0
-                };
-                [0.0, 0.0, 0.0, m]
-            })
+            .map(|&m| [0.0, 0.0, 0.0, if m.is_finite() { m as f32 } else { 0.0 }])
             .collect();
-        let props: Vec<[f32; 4]> = scene
-            .spheres
-            .iter()
-            .map(|s| {
+        let props: Vec<[f32; 4]> = (0..n)
+            .map(|i| {
                 [
-                    s.restitution as f32,
-                    zeta_of(s.restitution),
-                    s.surface.compliance() as f32,
-                    s.surface.friction as f32,
+                    p.restitution[i] as f32,
+                    p.zeta[i] as f32,
+                    p.compliance[i] as f32,
+                    p.friction[i] as f32,
                 ]
             })
             .collect();
@@ -320,30 +300,20 @@ impl GpuBackend {
                 id: storage(device, "ids B", 4 * n as u64),
             },
         ];
-        // Planes, then spherical containers (as in CpuBackend::new).
-        let mut planes: Vec<PlaneGpu> = scene
-            .planes
+        // Planes, then spherical containers.
+        let mut planes: Vec<PlaneGpu> = p
+            .walls
             .iter()
-            .map(|p| PlaneGpu {
-                point: p.point.as_vec3().to_array(),
-                e: p.restitution as f32,
-                normal: p.normal.as_vec3().to_array(),
-                zeta: zeta_of(p.restitution),
-                compliance: p.surface.compliance() as f32,
-                mu: p.surface.friction as f32,
-                radius: 0.0,
+            .map(|w| PlaneGpu {
+                point: w.point.as_vec3().to_array(),
+                e: w.restitution as f32,
+                normal: w.normal.as_vec3().to_array(),
+                zeta: w.zeta as f32,
+                compliance: w.compliance as f32,
+                mu: w.friction as f32,
+                radius: w.radius as f32,
                 pad: 0.0,
             })
-            .chain(scene.containers.iter().map(|c| PlaneGpu {
-                point: c.center.as_vec3().to_array(),
-                e: c.restitution as f32,
-                normal: [1.0, 0.0, 0.0],
-                zeta: zeta_of(c.restitution),
-                compliance: c.surface.compliance() as f32,
-                mu: c.surface.friction as f32,
-                radius: c.radius as f32,
-                pad: 0.0,
-            }))
             .collect();
         if planes.is_empty() {
             planes.push(PlaneGpu::default());
@@ -565,10 +535,10 @@ impl GpuBackend {
             n: n as u32,
             table_size: ts,
             dims,
-            model: sim.contact,
+            model: sp.contact,
             history,
-            g_on: sim.g_const > 0.0,
-            dt: sim.dt,
+            g_on: sp.g_const > 0.0,
+            dt: sp.dt,
             grid_buf,
             status_buf,
             state,
@@ -586,8 +556,8 @@ impl GpuBackend {
             steps_done: 0,
             collisions: 0,
             history_dropped: 0,
-            radius_input: radii,
-            mass_input: scene.spheres.iter().map(|s| s.mass).collect(),
+            radius_input: packed.radius.clone(),
+            mass_input: packed.mass.clone(),
             profiler: None,
         };
         b.initialise();
@@ -669,7 +639,7 @@ impl GpuBackend {
         pass.dispatch_workgroups(self.dims.0, self.dims.1, 1);
     }
 
-    /// Begins a compute pass of stage group `stage` (an index into [`crate::cpu::STAGES`]), with
+    /// Begins a compute pass of stage group `stage` (an index into [`STAGES`]), with
     /// timestamp writes when profiling.
     fn pass<'e>(
         &self,
@@ -965,10 +935,10 @@ impl GpuBackend {
     }
 
     /// GPU seconds per stage group since profiling was turned on, named as
-    /// [`crate::cpu::STAGES`]; empty when profiling is off.
+    /// [`STAGES`]; empty when profiling is off.
     pub fn stage_seconds(&self) -> Vec<(&'static str, f64)> {
         match &self.profiler {
-            Some(p) => crate::cpu::STAGES.iter().copied().zip(p.totals).collect(),
+            Some(p) => STAGES.iter().copied().zip(p.totals).collect(),
             None => Vec::new(),
         }
     }
@@ -996,10 +966,10 @@ impl GpuBackend {
     }
 
     /// The integer outputs of the last binning (same layout as the CPU's, for exact comparison).
-    pub fn binning_state(&self) -> crate::cpu::BinningState {
+    pub fn binning_state(&self) -> BinningState {
         let n = self.n as u64;
         let t = self.table_size as u64 + 1;
-        crate::cpu::BinningState {
+        BinningState {
             keys: self.read(&self.keys, 4 * n),
             counts: self.read(&self.counts, 4 * t),
             cell_start: self.read(&self.cell_start, 4 * t),
@@ -1072,6 +1042,7 @@ impl GpuBackend {
             d.potential_spring += a[2] as f64;
             d.dissipated += a[3] as f64;
             d.momentum += DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64);
+            d.momentum_magnitude_sum += p[3] as f64;
             d.angular_momentum += DVec3::new(l[0] as f64, l[1] as f64, l[2] as f64);
             d.contacts += pu[g][0] as u64;
         }

@@ -1,4 +1,4 @@
-//! Final-state and snapshot CSV (the DESIGN.md contract).
+//! Final-state and snapshot CSV (a contract; docs/output.md).
 //!
 //! # Format
 //!

@@ -14,7 +14,7 @@
 //! | `lx,ly,lz` | angular momentum about the origin | kg·m²/s |
 //! | `contacts` | pairs touching now | – |
 //! | `collisions` | collisions since the start | – |
-//! | `dissipated` | energy taken out by soft-contact damping and friction since the start | J |
+//! | `dissipated` | energy taken out by the contacts since the start (damping, friction, impulses) | J |
 //!
 //! Numbers use the CSV's shortest round-trip digits ([`super::csv`]).
 

@@ -34,8 +34,9 @@ pub use atomic::{check_writable_file, prepare_output_dir, write_atomic};
 pub use csv::{CSV_HEADER, read_csv, write_csv};
 pub use energy::{ENERGY_LOG_HEADER, write_energy_log};
 pub use error::OutputError;
+pub(crate) use error::io_reason;
 pub use stats::{RunStats, write_stats_json};
 pub use vtk::{
-    PVD_FILE_NAME, SeriesEntry, SeriesWriter, VTK_SERIES_FILE_NAME, snapshot_file_name, write_pvd,
-    write_vtk, write_vtk_series, write_vtp,
+    PVD_FILE_NAME, SeriesEntry, SeriesWriter, SnapshotFormat, VTK_SERIES_FILE_NAME,
+    snapshot_file_name, write_pvd, write_vtk, write_vtk_series, write_vtp,
 };

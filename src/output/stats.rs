@@ -1,4 +1,4 @@
-//! Run statistics JSON (`--stats-json FILE`, the DESIGN.md contract).
+//! Run statistics JSON (`--stats-json FILE`; keys in docs/output.md, a contract).
 //!
 //! # Format
 //!
@@ -25,10 +25,13 @@
 //!   "total_energy_initial": 200.0,
 //!   "total_energy_final": 199.9,
 //!   "energy_drift_relative": -0.0005,
-//!   "dissipated_energy": 0.0,
+//!   "dissipated_energy": 0.1,
 //!   "friction_history_dropped": 0,
 //!   "momentum_initial": [0.0, 20.0, 0.0],
 //!   "momentum_final": [0.0, 20.0, 0.0],
+//!   "momentum_magnitude_sum_initial": 35.2,
+//!   "momentum_magnitude_sum_final": 30.1,
+//!   "momentum_change_relative": 0.0,
 //!   "angular_momentum_initial": [0.0, 0.0, 0.0],
 //!   "angular_momentum_final": [0.0, 0.0, 0.0],
 //!   "interrupted": false
@@ -95,8 +98,9 @@ pub struct RunStats {
     /// `(total_final − total_initial) / |total_initial|`; `null` when the initial total is 0
     /// or non-finite.
     pub energy_drift_relative: Option<f64>,
-    /// Energy taken out by soft-contact damping and friction during the run, J (0 for
-    /// impulses); `total_energy_final + dissipated_energy` balances `total_energy_initial`.
+    /// Energy taken out by the contacts during the run, J: soft-contact damping and friction,
+    /// and the kinetic energy inelastic impulses remove (see [`Diagnostics::dissipated`]);
+    /// `total_energy_final + dissipated_energy` balances `total_energy_initial`.
     pub dissipated_energy: f64,
     /// Contact-steps of the run whose friction history did not fit (see
     /// [`Diagnostics::friction_history_dropped`]); 0 when friction is fully tracked.
@@ -105,6 +109,14 @@ pub struct RunStats {
     pub momentum_initial: [f64; 3],
     /// Linear momentum at the end `[x, y, z]`, kg·m/s.
     pub momentum_final: [f64; 3],
+    /// Σ m|v| at the start, kg·m/s ([`Diagnostics::momentum_magnitude_sum`]).
+    pub momentum_magnitude_sum_initial: f64,
+    /// Σ m|v| at the end, kg·m/s.
+    pub momentum_magnitude_sum_final: f64,
+    /// `|P_final − P_initial| / max(Σ m|v| initial, Σ m|v| final)`, 0 when both sums are 0
+    /// ([`Diagnostics::momentum_change_relative`]): momentum conservation relative to the
+    /// momenta present, meaningful also where the total momentum is near zero.
+    pub momentum_change_relative: f64,
     /// Angular momentum about the origin at the start `[x, y, z]`, kg·m²/s.
     pub angular_momentum_initial: [f64; 3],
     /// Angular momentum about the origin at the end `[x, y, z]`, kg·m²/s.
@@ -121,7 +133,8 @@ impl RunStats {
     /// actually taken. Derived values: `particle_steps_per_second = particles × steps /
     /// wall_seconds` (non-finite, so `null` in JSON, when `wall_seconds` is 0),
     /// `collisions = final_.collisions − initial.collisions`, `simulated_time = final_.time −
-    /// initial.time`, `energy_drift_relative` as documented on the field.
+    /// initial.time`, `energy_drift_relative` and `momentum_change_relative` as documented on
+    /// the fields.
     // The argument list is the documented contract other modules call; every argument is a
     // distinct, named quantity.
     #[allow(clippy::too_many_arguments)]
@@ -167,6 +180,9 @@ impl RunStats {
                 .saturating_sub(initial.friction_history_dropped),
             momentum_initial: arr(initial.momentum),
             momentum_final: arr(final_.momentum),
+            momentum_magnitude_sum_initial: initial.momentum_magnitude_sum,
+            momentum_magnitude_sum_final: final_.momentum_magnitude_sum,
+            momentum_change_relative: final_.momentum_change_relative(initial),
             angular_momentum_initial: arr(initial.angular_momentum),
             angular_momentum_final: arr(final_.angular_momentum),
             interrupted,

@@ -249,15 +249,16 @@ pub struct SeriesEntry {
     pub step: u64,
     /// Simulated time, s.
     pub time: f64,
-    /// `snapshot_{step:08}.csv`.
-    pub csv: String,
-    /// `snapshot_{step:08}.vtp`, the file `series.pvd` lists.
-    pub vtp: String,
+    /// `snapshot_{step:08}.csv` when CSV was asked for.
+    pub csv: Option<String>,
+    /// `snapshot_{step:08}.vtp`, the file `series.pvd` lists, when VTP was asked for.
+    pub vtp: Option<String>,
     /// `snapshot_{step:08}.vtk` when legacy VTK was asked for.
     pub vtk: Option<String>,
 }
 
 /// Writes the ParaView collection `path` (normally `series.pvd`) listing `entries`' `.vtp` files
+/// (entries without one are left out)
 /// with `timestep` = their time in s, atomically. File names are written as given (relative
 /// names resolve against the `.pvd`'s directory).
 ///
@@ -279,12 +280,15 @@ pub fn write_pvd(path: &Path, entries: &[SeriesEntry]) -> Result<(), OutputError
               <VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n\
               \x20 <Collection>\n",
         )?;
-        for e in entries {
+        for (e, vtp) in entries
+            .iter()
+            .filter_map(|e| e.vtp.as_ref().map(|v| (e, v)))
+        {
             writeln!(
                 w,
                 "    <DataSet timestep=\"{}\" group=\"\" part=\"0\" file=\"{}\"/>",
                 vtk_time(e.time),
-                xml_escape(&e.vtp)
+                xml_escape(vtp)
             )?;
         }
         w.write_all(b"  </Collection>\n</VTKFile>\n")
@@ -335,7 +339,25 @@ fn xml_escape(s: &str) -> String {
 pub struct SeriesWriter {
     dir: PathBuf,
     entries: Vec<SeriesEntry>,
+    csv: bool,
+    vtp: bool,
     legacy_vtk: bool,
+}
+
+/// A snapshot file format of [`SeriesWriter`] (`spheresim run --format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum SnapshotFormat {
+    /// The state CSV, `snapshot_{step:08}.csv` (the `--final` format).
+    Csv,
+    /// Legacy binary VTK, `snapshot_{step:08}.vtk`, listed in `series.vtk.series`.
+    Vtk,
+    /// VTK XML PolyData, `snapshot_{step:08}.vtp`, listed in `series.pvd`.
+    Vtp,
+}
+
+impl SnapshotFormat {
+    /// The formats written when none are named: CSV and VTP.
+    pub const DEFAULT: [SnapshotFormat; 2] = [SnapshotFormat::Csv, SnapshotFormat::Vtp];
 }
 
 impl SeriesWriter {
@@ -351,8 +373,18 @@ impl SeriesWriter {
         Ok(SeriesWriter {
             dir,
             entries: Vec::new(),
+            csv: true,
+            vtp: true,
             legacy_vtk: false,
         })
+    }
+
+    /// Writes exactly `formats` per snapshot (default: CSV and VTP, no legacy VTK).
+    pub fn with_formats(mut self, formats: &[SnapshotFormat]) -> Self {
+        self.csv = formats.contains(&SnapshotFormat::Csv);
+        self.vtp = formats.contains(&SnapshotFormat::Vtp);
+        self.legacy_vtk = formats.contains(&SnapshotFormat::Vtk);
+        self
     }
 
     /// Also writes a legacy `snapshot_{step:08}.vtk` per snapshot, listed in
@@ -377,8 +409,8 @@ impl SeriesWriter {
         &self.entries
     }
 
-    /// Writes `snap`'s CSV and VTP (and legacy VTK when asked) into the directory, then
-    /// rewrites `series.pvd` to list it. A step written again replaces its files and entry.
+    /// Writes `snap` in the chosen formats into the directory, then rewrites `series.pvd` (with
+    /// VTP) and `series.vtk.series` (with legacy VTK) to list it. A step written again replaces its files and entry.
     ///
     /// # Errors
     /// The first failing file's [`OutputError`]; the `.pvd` then still lists only the
@@ -387,14 +419,18 @@ impl SeriesWriter {
         let entry = SeriesEntry {
             step: snap.step,
             time: snap.time,
-            csv: snapshot_file_name(snap.step, "csv"),
-            vtp: snapshot_file_name(snap.step, "vtp"),
+            csv: self.csv.then(|| snapshot_file_name(snap.step, "csv")),
+            vtp: self.vtp.then(|| snapshot_file_name(snap.step, "vtp")),
             vtk: self
                 .legacy_vtk
                 .then(|| snapshot_file_name(snap.step, "vtk")),
         };
-        write_csv(&self.dir.join(&entry.csv), snap)?;
-        write_vtp(&self.dir.join(&entry.vtp), snap)?;
+        if let Some(csv) = &entry.csv {
+            write_csv(&self.dir.join(csv), snap)?;
+        }
+        if let Some(vtp) = &entry.vtp {
+            write_vtp(&self.dir.join(vtp), snap)?;
+        }
         if let Some(vtk) = &entry.vtk {
             write_vtk(&self.dir.join(vtk), snap)?;
         }
@@ -405,6 +441,9 @@ impl SeriesWriter {
         if self.legacy_vtk {
             write_vtk_series(&self.dir.join(VTK_SERIES_FILE_NAME), &self.entries)?;
         }
-        write_pvd(&self.pvd_path(), &self.entries)
+        if self.vtp {
+            write_pvd(&self.pvd_path(), &self.entries)?;
+        }
+        Ok(())
     }
 }

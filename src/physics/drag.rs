@@ -1,4 +1,4 @@
-//! Stokes drag (PHYSICS.md §4, after Nikulin).
+//! Stokes drag (docs/physics.md §4, after Nikulin).
 
 use crate::Real;
 

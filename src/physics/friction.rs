@@ -1,4 +1,4 @@
-//! Coulomb friction with a tangential spring (PHYSICS.md §2.3), in the manner of P. A. Cundall
+//! Coulomb friction with a tangential spring (docs/physics.md §2.3), in the manner of P. A. Cundall
 //! and O. D. L. Strack, "A discrete numerical model for granular assemblies", Géotechnique 29
 //! (1979) 47.
 //!
@@ -10,7 +10,7 @@
 //! a contact loaded sideways below the Coulomb limit at rest: a wall of spheres stands on a
 //! floor instead of creeping.
 //!
-//! Choices, documented in README.md ("Contact models"):
+//! Choices, documented in docs/physics.md §2.3:
 //! * `k_t = (2/7) k_n'`, with `k_n'` the normal contact stiffness (`k_n`, or `(3/2) k₀ δ^{1/2}`
 //!   for Hertz): the ratio that gives tangential and normal oscillations the same period for a
 //!   solid sphere (Schäfer, Dippel and Wolf, J. Phys. I France 6 (1996) 5);

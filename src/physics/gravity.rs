@@ -1,4 +1,4 @@
-//! Newtonian gravity, Plummer-softened (PHYSICS.md §3).
+//! Newtonian gravity, Plummer-softened (docs/physics.md §3).
 
 use crate::Real;
 

@@ -1,10 +1,10 @@
-//! Hertz elastic contact with Hunt–Crossley dissipation (PHYSICS.md §2.2).
+//! Hertz elastic contact with Hunt–Crossley dissipation (docs/physics.md §2.2).
 //!
 //! Normal force on b along n (a on the opposite side), while the overlap δ > 0:
 //! `F_n = max(0, k₀ δ^{3/2} [1 + (3/2)(1 − e) δ̇/δ̇⁻])` with `k₀ = (4/3) E* sqrt(R*)`,
 //! `1/E* = (1 − ν_a²)/E_a + (1 − ν_b²)/E_b`, `1/R* = 1/r_a + 1/r_b`. Sources: K. H. Hunt and
 //! F. R. E. Crossley, J. Appl. Mech. 42 (1975) 440; the form with `(3/2)(1 − e)` as in P. Flores
-//! et al., Mech. Mach. Theory 2023 (the "colliding ellipses" seed of PHYSICS.md); Hertz's elastic
+//! et al., Mech. Mach. Theory 2023 (the "colliding ellipses" seed of docs/physics.md); Hertz's elastic
 //! part after K. L. Johnson, "Contact Mechanics" (1985), §4.2 and §11.
 //!
 //! **The approach speed δ̇⁻ is not stored per contact.** It is estimated from the contact's
@@ -30,7 +30,7 @@ pub fn effective_modulus<R: Real>(compliance_a: R, compliance_b: R) -> R {
 
 /// Effective radius `R* = 1 / (κ_a + κ_b)`, m, from the two surfaces' curvatures κ = 1/r (m⁻¹):
 /// a sphere of radius r has `1/r`, a plane `0`, the inside of a spherical container of radius
-/// R_W `−1/R_W` (PHYSICS.md §2.2: "use r_b = −R_W").
+/// R_W `−1/R_W` (docs/physics.md §2.2: "use r_b = −R_W").
 #[inline(always)]
 pub fn effective_radius<R: Real>(curvature_a: R, curvature_b: R) -> R {
     (curvature_a + curvature_b).recip()
@@ -79,7 +79,7 @@ pub fn elastic_energy<R: Real>(k0: R, overlap: R) -> R {
 }
 
 /// Duration of an elastic Hertz impact at approach speed `v0` (m/s),
-/// `t_c ≈ 2.87 (m*² / (R* E*² v₀))^{1/5}`, s (Johnson, "Contact Mechanics" §11.1; PHYSICS.md
+/// `t_c ≈ 2.87 (m*² / (R* E*² v₀))^{1/5}`, s (Johnson, "Contact Mechanics" §11.1; docs/physics.md
 /// §2.2), for reduced mass `m*` (kg), `R*` (m), `E*` (Pa).
 pub fn contact_duration(m_star: f64, r_star: f64, e_star: f64, v0: f64) -> f64 {
     2.87 * (m_star * m_star / (r_star * e_star * e_star * v0)).powf(0.2)

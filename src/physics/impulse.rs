@@ -1,4 +1,4 @@
-//! Instantaneous collisions with Newton's restitution (PHYSICS.md §1).
+//! Instantaneous collisions with Newton's restitution (docs/physics.md §1).
 //!
 //! Sources: B. Neumann, "The three-dimensional collision of two spheres" (2024), §§3–6;
 //! E. A. Nikulin, "Physical modeling of mechanical collisions in MathCAD", Trans. NNSTU 2024
@@ -46,7 +46,7 @@ pub fn normal_impulse<R: Real>(u_n: R, e: R, w_a: R, w_b: R) -> R {
 }
 
 /// Velocity change of a sphere bouncing off an immovable plane with unit normal `n`, m/s
-/// (PHYSICS.md §1): `Δv = −(1 + e)(v·n) n` when `v·n < 0`, else zero.
+/// (docs/physics.md §1): `Δv = −(1 + e)(v·n) n` when `v·n < 0`, else zero.
 #[inline(always)]
 pub fn plane_velocity_change<R: Real>(v: R::V3, n: R::V3, e: R) -> R::V3 {
     let vn = R::dot(v, n);

@@ -1,4 +1,4 @@
-//! Backend-free physical laws as small pure functions (PHYSICS.md).
+//! Backend-free physical laws as small pure functions (docs/physics.md).
 //!
 //! Each law lives here once. The CPU stages call these functions; the WGSL copies in `shaders/`
 //! name the function they mirror. Functions generic over [`Real`](crate::Real) run in the

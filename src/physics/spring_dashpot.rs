@@ -1,10 +1,10 @@
-//! Linear spring–dashpot normal contact with exact restitution (PHYSICS.md §2.1).
+//! Linear spring–dashpot normal contact with exact restitution (docs/physics.md §2.1).
 //!
 //! Force on b along n (a on the opposite side): `F_n = max(0, k_n δ + c_n u_n)` while `δ > 0`,
 //! with `c_n = 2 ζ sqrt(k_n m*)`. The `max(0, …)` clamp (LIGGGHTS' limitForce) stops the dashpot
 //! pulling at separation, so the contact ends when the force reaches zero, before `δ = 0`.
 //!
-//! **Damping from restitution.** PHYSICS.md gives `ζ = −ln e / sqrt(π² + ln² e)`, which is exact
+//! **Damping from restitution.** docs/physics.md gives `ζ = −ln e / sqrt(π² + ln² e)`, which is exact
 //! for the *unclamped* model. With the clamp the effective restitution is higher (0.55 instead of
 //! 0.50 at e = 0.5). We therefore invert the restitution of the clamped model, in closed form from
 //! T. Schwager & T. Pöschel, "Coefficient of restitution and linear–dashpot model revisited",
@@ -72,7 +72,7 @@ pub fn damping_ratio(e: f64) -> f64 {
     0.5 * (lo + hi)
 }
 
-/// The ζ of PHYSICS.md §2.1, `−ln e / sqrt(π² + ln² e)`: exact for the unclamped model only.
+/// The ζ of docs/physics.md §2.1, `−ln e / sqrt(π² + ln² e)`: exact for the unclamped model only.
 /// Kept for comparison and for the contact-duration estimate.
 pub fn damping_ratio_unclamped(e: f64) -> f64 {
     if e <= 0.0 {
@@ -100,7 +100,7 @@ pub fn normal_force<R: crate::Real>(k_n: R, c_n: R, overlap: R, u_n: R) -> R {
 }
 
 /// Duration of a spring–dashpot contact with the unclamped law,
-/// `t_c = π / sqrt(k_n/m* − (c_n / 2m*)²)`, s (PHYSICS.md §2.1); `inf` when overdamped.
+/// `t_c = π / sqrt(k_n/m* − (c_n / 2m*)²)`, s (docs/physics.md §2.1); `inf` when overdamped.
 /// Choose `dt ≤ t_c / 20`.
 pub fn contact_duration(k_n: f64, c_n: f64, m_star: f64) -> f64 {
     let w2 = k_n / m_star - (c_n / (2.0 * m_star)).powi(2);
@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn clamp_raises_restitution_of_the_unclamped_damping() {
-        // The reason for the inversion: PHYSICS.md's ζ gives 0.550 instead of 0.5 with the clamp.
+        // The reason for the inversion: docs/physics.md's ζ gives 0.550 instead of 0.5 with the clamp.
         let e = restitution_of_damping(damping_ratio_unclamped(0.5));
         assert!((e - 0.5503).abs() < 1e-3, "{e}");
     }

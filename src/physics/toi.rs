@@ -1,4 +1,4 @@
-//! Time of impact within a step: Nikulin's return to the contact point (PHYSICS.md §1).
+//! Time of impact within a step: Nikulin's return to the contact point (docs/physics.md §1).
 
 use crate::Real;
 
@@ -7,7 +7,7 @@ use crate::Real;
 /// The centre separation moves linearly within the step, `d(τ) = d0 + τ Δ`, with `d0` the
 /// separation at the start of the step and `Δ` the relative displacement over the step, m. The
 /// spheres touch when `|d(τ)| = R` (sum of radii, m): the smaller root of
-/// `|Δ|² τ² + 2 (d0·Δ) τ + |d0|² − R² = 0` (PHYSICS.md §5 in step-fraction form).
+/// `|Δ|² τ² + 2 (d0·Δ) τ + |d0|² − R² = 0` (docs/physics.md §5 in step-fraction form).
 ///
 /// Returns `None` unless the spheres are separated at the start (`|d0| > R`), approach
 /// (`d0·Δ < 0`) and the root lies in [0, 1]. Detection by this inequality pair, not by equality,
@@ -17,7 +17,7 @@ pub fn contact_fraction<R: Real>(d0: R::V3, delta: R::V3, radius_sum: R) -> Opti
     contact_time(d0, delta, radius_sum).filter(|&tau| tau <= R::one())
 }
 
-/// Time until two spheres in uniform relative motion first touch, s, or `None` (PHYSICS.md §5,
+/// Time until two spheres in uniform relative motion first touch, s, or `None` (docs/physics.md §5,
 /// after the MIT 3.029 π-collisions notes).
 ///
 /// `dx` is the separation `x_b − x_a` now (m), `dv` the relative velocity `v_b − v_a` (m/s),
@@ -89,7 +89,7 @@ pub fn plane_contact_fraction<R: Real>(s0: R, s1: R) -> R {
 /// `c₀ = |dx|² − R²`, `c₁ = 2 dx·dv`, `c₂ = |dv|² + dx·da`, `c₃ = dv·da`, `c₄ = |da|²/4`.
 /// This happens in the event-driven solver when one sphere of a pair rests on a plane (the field
 /// along the plane's normal is cancelled for it) or is fixed (no field at all); when both feel
-/// the same field, use [`contact_time`] (PHYSICS.md §5).
+/// the same field, use [`contact_time`] (docs/physics.md §5).
 ///
 /// Returns the first `t ≥ 0` where f crosses from positive to negative (the spheres move into
 /// each other; grazing touches are not contacts): `Some(0)` for spheres touching or overlapping

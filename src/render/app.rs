@@ -1,15 +1,20 @@
 //! `spheresim view`: a winit window drawing the simulation as it runs, with an orbit camera.
 //!
-//! Controls: left-drag orbits, right-drag or shift+left-drag pans, the wheel zooms, F frames the
-//! scene, space pauses and resumes, N steps once, R resets, + and − change the steps per frame,
-//! C cycles the colouring, P saves a PNG screenshot, Esc or closing the window quits. The title
-//! bar is the heads-up line.
+//! Controls: left-drag orbits (about the up axis, [`ViewOptions::up`]), right-drag or
+//! shift+left-drag pans, the wheel zooms, F frames the spheres where they are now, space pauses
+//! and resumes, N steps once, R resets, + and − change the steps per frame (A: adaptive again),
+//! C cycles the colouring, H hides or shows the heads-up lines, P saves a PNG screenshot, Esc or
+//! closing the window quits.
+//!
+//! Heads-up lines, drawn in the window's top-left corner ([`super::hud`]) and also put in the
+//! window title, refreshed twice a second: scene, N, simulated time, frames/s and steps/s; then
+//! steps per frame, colouring, total energy and whether paused.
 
+use super::framing::{self, Ball};
+use super::hud::{HudOverlay, RateMeter};
 use super::impostor::{Target, depth_view};
 use super::offscreen::{Offscreen, write_png};
-use super::{
-    ColourMode, DEFAULT_VIEW_DIRECTION, DrawSettings, OrbitCamera, RenderError, SceneRenderer,
-};
+use super::{ColourMode, DrawSettings, OrbitCamera, RenderError, SceneRenderer, Up};
 use crate::gpu::GpuContext;
 use crate::{Backend, Scene, Simulation};
 use std::sync::Arc;
@@ -37,6 +42,8 @@ pub struct ViewOptions {
     pub steps_per_frame: Option<u64>,
     /// Start paused.
     pub paused: bool,
+    /// World axis that appears up; the camera orbits about it (default: +y).
+    pub up: Up,
 }
 
 /// What a viewer session did.
@@ -117,13 +124,19 @@ struct Gfx {
     left: bool,
     right: bool,
     shift: bool,
-    // Heads-up line.
+    up: Up,
+    // Heads-up lines.
     frames: u64,
-    hud_at: Instant,
-    hud_frames: u64,
-    hud_steps: u64,
+    rates: RateMeter,
+    hud: HudOverlay,
+    hud_visible: bool,
+    /// Refresh the heads-up lines at the next frame rather than at the next rate window.
+    hud_dirty: bool,
     energy: Option<f64>,
 }
+
+/// How often the heads-up lines (and the rates in them) are refreshed.
+pub const HUD_INTERVAL: Duration = Duration::from_millis(500);
 
 impl Gfx {
     fn new(
@@ -178,7 +191,8 @@ impl Gfx {
         }
         let renderer = SceneRenderer::new(&ctx.device, format, scene, &sim);
         let depth = depth_view(&ctx.device, config.width, config.height);
-        let camera = frame_scene(scene, &config);
+        let camera = frame_scene(scene, opts.up, &config);
+        let hud = HudOverlay::new(&ctx.device, format);
         eprintln!(
             "{}: {} spheres, backend {} on {}, drawing on {}",
             scene.name,
@@ -206,10 +220,12 @@ impl Gfx {
             left: false,
             right: false,
             shift: false,
+            up: opts.up,
             frames: 0,
-            hud_at: Instant::now(),
-            hud_frames: 0,
-            hud_steps: 0,
+            rates: RateMeter::new(Instant::now(), HUD_INTERVAL),
+            hud,
+            hud_visible: true,
+            hud_dirty: true,
             energy: None,
             ctx,
         })
@@ -240,6 +256,7 @@ impl Gfx {
             self.steps_per_frame
         };
         self.single_step = false;
+        let before = self.sim.steps_done();
         if k > 0 {
             let t0 = Instant::now();
             if let Err(e) = self.sim.step(k) {
@@ -247,7 +264,6 @@ impl Gfx {
                 self.paused = true;
             }
             let took = t0.elapsed();
-            self.hud_steps += k;
             if self.adaptive && !self.paused {
                 // Proportional control towards the budget, at most doubling per frame.
                 let ratio = STEP_BUDGET.as_secs_f64() / took.as_secs_f64().max(1e-6);
@@ -289,6 +305,25 @@ impl Gfx {
             &settings,
             &self.sim,
         );
+        let stepped = self.sim.steps_done().saturating_sub(before);
+        if self.rates.frame(Instant::now(), stepped).is_some() {
+            self.hud_dirty = true;
+        }
+        if self.hud_dirty {
+            self.hud_dirty = false;
+            self.update_hud();
+        }
+        if self.hud_visible {
+            let scale = if self.config.height >= 600 { 2 } else { 1 };
+            self.hud.draw(
+                &self.ctx.queue,
+                &mut enc,
+                &view,
+                (self.config.width, self.config.height),
+                (8, 8),
+                scale,
+            );
+        }
         self.ctx.queue.submit([enc.finish()]);
         self.window.pre_present_notify();
         self.ctx.queue.present(frame);
@@ -296,12 +331,10 @@ impl Gfx {
         // buffers); without it memory grows every frame.
         let _ = self.ctx.device.poll(wgpu::PollType::Poll);
         self.frames += 1;
-        self.hud_frames += 1;
         if self.screenshot {
             self.screenshot = false;
             self.save_screenshot(&settings);
         }
-        self.update_hud();
         Ok(true)
     }
 
@@ -329,68 +362,115 @@ impl Gfx {
         }
     }
 
+    /// Rebuilds the heads-up lines (title and overlay) from the latest rates.
     fn update_hud(&mut self) {
-        let since = self.hud_at.elapsed();
-        if since < Duration::from_millis(500) {
-            return;
-        }
         // Diagnostics read back from the GPU: twice a second at most.
         self.energy = Some(self.sim.diagnostics().total_energy());
-        let secs = since.as_secs_f64();
-        let fps = self.hud_frames as f64 / secs;
-        let sps = self.hud_steps as f64 / secs;
-        self.hud_at = Instant::now();
-        self.hud_frames = 0;
-        self.hud_steps = 0;
-        let title = format!(
-            "spheresim — {} | {} spheres | {:.0} fps | {:.0} steps/s ({} per frame{}) | t = {:.4} s | E = {:.4e} J | colour: {}{}",
-            self.name,
-            self.sim.particles(),
-            fps,
-            sps,
-            self.steps_per_frame,
-            if self.adaptive { ", auto" } else { "" },
-            self.sim.time(),
-            self.energy.unwrap_or(f64::NAN),
-            self.colour.label(),
-            if self.paused { " | paused" } else { "" }
-        );
-        log::debug!("{title}");
-        self.window.set_title(&title);
+        let lines = hud_lines(&HudState {
+            scene: &self.name,
+            particles: self.sim.particles(),
+            time: self.sim.time(),
+            rates: self.rates.latest(),
+            steps_per_frame: self.steps_per_frame,
+            adaptive: self.adaptive,
+            colour: self.colour,
+            energy: self.energy,
+            paused: self.paused,
+            up: self.up,
+        });
+        log::debug!("{}", lines.join(" | "));
+        self.window.set_title(&lines[0]);
+        let shown = if self.hud_visible { &lines[..] } else { &[] };
+        self.hud.set_text(&self.ctx.device, &self.ctx.queue, shown);
     }
 }
 
-/// Orbit camera framing the scene's bounds from [`DEFAULT_VIEW_DIRECTION`].
-fn frame_scene(scene: &Scene, config: &wgpu::SurfaceConfiguration) -> OrbitCamera {
-    let (lo, hi) = scene
-        .bounds()
-        .unwrap_or((glam::DVec3::splat(-1.0), glam::DVec3::splat(1.0)));
-    OrbitCamera::framing(
-        lo,
-        hi,
-        DEFAULT_VIEW_DIRECTION,
-        config.width as f32 / config.height as f32,
-    )
+/// What the heads-up lines show.
+#[derive(Clone, Copy, Debug)]
+pub struct HudState<'a> {
+    /// Scene name.
+    pub scene: &'a str,
+    /// Number of spheres.
+    pub particles: usize,
+    /// Simulated time, s.
+    pub time: f64,
+    /// Latest rates (`None` before the first half second).
+    pub rates: Option<super::hud::Rates>,
+    /// Steps per frame.
+    pub steps_per_frame: u64,
+    /// Whether the steps per frame adapt.
+    pub adaptive: bool,
+    /// Colouring.
+    pub colour: ColourMode,
+    /// Total energy, J.
+    pub energy: Option<f64>,
+    /// Paused.
+    pub paused: bool,
+    /// Up axis.
+    pub up: Up,
 }
 
-/// Orbit camera framing the spheres where they are now (one read-back), keeping the view
-/// direction of [`DEFAULT_VIEW_DIRECTION`].
-fn frame_current(sim: &mut Simulation, config: &wgpu::SurfaceConfiguration) -> OrbitCamera {
+/// The heads-up lines: the first (also the window title) e.g.
+/// `spheresim — wall-break — N 10000 — t 0.0123 s — 58.9 fps — 1180 steps/s`, the second the
+/// steps per frame, colouring, energy, up axis and whether paused.
+pub fn hud_lines(h: &HudState<'_>) -> Vec<String> {
+    let rates = match h.rates {
+        Some(r) => format!("{:.1} fps — {:.0} steps/s", r.fps, r.steps_per_second),
+        None => "... fps — ... steps/s".to_string(),
+    };
+    let first = format!(
+        "spheresim — {} — N {} — t {:.4} s — {rates}{}",
+        h.scene,
+        h.particles,
+        h.time,
+        if h.paused { " — paused" } else { "" }
+    );
+    let second = format!(
+        "{} steps/frame{} — colour {} — E {:.4e} J — up {} — H hides",
+        h.steps_per_frame,
+        if h.adaptive { " (auto)" } else { "" },
+        h.colour.label(),
+        h.energy.unwrap_or(f64::NAN),
+        h.up,
+    );
+    vec![first, second]
+}
+
+/// Orbit camera framing the scene's initial state as `spheresim render`'s first frame does
+/// ([`framing::initial_target`]), with `up` up.
+fn frame_scene(scene: &Scene, up: Up, config: &wgpu::SurfaceConfiguration) -> OrbitCamera {
+    let ball = framing::initial_target(scene).map_or(
+        Ball {
+            centre: glam::DVec3::ZERO,
+            radius: 1.0,
+        },
+        |t| t.context,
+    );
+    orbit(ball, up, config)
+}
+
+/// Orbit camera framing the spheres where they are now (one read-back) with their containers
+/// and near planes ([`framing::frame_target`]), with `up` up.
+fn frame_current(
+    scene: &Scene,
+    sim: &mut Simulation,
+    up: Up,
+    config: &wgpu::SurfaceConfiguration,
+) -> OrbitCamera {
     let snap = sim.snapshot();
-    let (mut lo, mut hi) = (glam::DVec3::splat(-1.0), glam::DVec3::splat(1.0));
-    for (i, (p, r)) in snap.position.iter().zip(&snap.radius).enumerate() {
-        let (a, b) = (*p - glam::DVec3::splat(*r), *p + glam::DVec3::splat(*r));
-        (lo, hi) = if i == 0 {
-            (a, b)
-        } else {
-            (lo.min(a), hi.max(b))
-        };
+    match framing::frame_target(scene, &snap.position, &snap.radius) {
+        Some(t) => orbit(t.context, up, config),
+        None => frame_scene(scene, up, config),
     }
-    OrbitCamera::framing(
-        lo,
-        hi,
-        DEFAULT_VIEW_DIRECTION,
-        config.width as f32 / config.height as f32,
+}
+
+fn orbit(ball: Ball, up: Up, config: &wgpu::SurfaceConfiguration) -> OrbitCamera {
+    OrbitCamera::framing_sphere(
+        ball.centre.as_vec3(),
+        ball.radius as f32,
+        super::frames::view_direction(up),
+        up,
+        config.width as f32 / config.height.max(1) as f32,
     )
 }
 
@@ -423,14 +503,15 @@ impl App {
                 }
                 "a" => g.adaptive = true,
                 "c" => g.colour = g.colour.next(),
-                "f" => g.camera = frame_current(&mut g.sim, &g.config),
+                "h" => g.hud_visible = !g.hud_visible,
+                "f" => g.camera = frame_current(&self.scene, &mut g.sim, g.up, &g.config),
                 "p" => g.screenshot = true,
                 _ => {}
             },
             _ => {}
         }
         // Show the change at once rather than at the next half-second tick.
-        g.hud_at -= Duration::from_secs(1);
+        g.hud_dirty = true;
     }
 }
 

@@ -1,14 +1,24 @@
 //! `spheresim render`: the scene stepped and drawn offscreen every K steps into
 //! `DIR/frame_00000.png`, `frame_00001.png`, …
+//!
+//! The camera follows the spheres unless `--eye` or `--target` fix it: each frame is framed
+//! from the spheres' current positions, the scene's containers and the planes near them, and
+//! smoothed from frame to frame, as [`super::framing`] describes. The progress bar counts
+//! steps, updated several times a second (the steps go in chunks sized for about 50 to 200 ms
+//! each), and names the frame being made.
 
+use super::framing::{self, Ball};
 use super::offscreen::{OFFSCREEN_FORMAT, Offscreen, write_png};
-use super::{Camera, ColourMode, DEFAULT_VIEW_DIRECTION, DrawSettings, RenderError, SceneRenderer};
+use super::{
+    Camera, ColourMode, DEFAULT_VIEW_DIRECTION, DrawSettings, RenderError, SceneRenderer, Up,
+};
 use crate::gpu::GpuContext;
 use crate::output::prepare_output_dir;
-use crate::{Backend, Scene};
+use crate::{Backend, Scene, Simulation};
 use glam::Vec3;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 /// Frames written when neither `--frames` nor `--every` is given.
 pub const DEFAULT_FRAMES: u64 = 60;
@@ -26,14 +36,18 @@ pub struct RenderOptions {
     pub height: u32,
     /// Output directory, created if missing.
     pub out: PathBuf,
-    /// Camera position, m (default: framed from the scene's bounds).
+    /// Camera position, m; with it or [`RenderOptions::target`] the camera stays put (default:
+    /// the camera follows the spheres, see [`super::framing`]).
     pub eye: Option<Vec3>,
-    /// Point looked at, m (default: the centre of the scene's bounds).
+    /// Point looked at, m; with it or [`RenderOptions::eye`] the camera stays put (default:
+    /// the camera follows the spheres).
     pub target: Option<Vec3>,
     /// Vertical field of view, degrees (default: `45`).
     pub fov_deg: Option<f32>,
     /// Sphere colouring (default: material).
     pub colour: ColourMode,
+    /// World axis that appears up (default: +y).
+    pub up: Up,
     /// Backend that steps the scene (default: auto).
     pub backend: Backend,
     /// Show a progress bar on stderr.
@@ -102,36 +116,75 @@ pub fn frame_plan(
     })
 }
 
-/// The camera of `spheresim render`: `eye`, `target` and `fov` where given, else framed from
-/// the scene's bounds along [`DEFAULT_VIEW_DIRECTION`].
+/// The view direction (from the point looked at towards the eye) with `up` up:
+/// [`DEFAULT_VIEW_DIRECTION`] turned by [`Up::basis`].
+pub fn view_direction(up: Up) -> Vec3 {
+    up.basis() * DEFAULT_VIEW_DIRECTION
+}
+
+/// The camera framing `ball` along [`view_direction`]`(up)` with a vertical field of view of
+/// `fov_deg` (default: [`super::camera::DEFAULT_FOV_DEG`]).
+pub fn ball_camera(ball: Ball, up: Up, fov_deg: Option<f32>, aspect: f32) -> Camera {
+    Camera::framing_sphere(
+        ball.centre.as_vec3(),
+        ball.radius as f32,
+        view_direction(up),
+        up,
+        fov_deg.unwrap_or(super::camera::DEFAULT_FOV_DEG),
+        aspect,
+    )
+}
+
+/// A fixed camera of `spheresim render` (with `--eye` or `--target`): where one of them is
+/// missing it is placed as the automatic camera of the initial state would be (the scene's
+/// initial framing, [`framing::initial_target`]'s context, along [`view_direction`]).
 pub fn render_camera(
     scene: &Scene,
     eye: Option<Vec3>,
     target: Option<Vec3>,
     fov_deg: Option<f32>,
+    up: Up,
     aspect: f32,
 ) -> Camera {
-    let (lo, hi) = scene
-        .bounds()
-        .unwrap_or((glam::DVec3::splat(-1.0), glam::DVec3::splat(1.0)));
-    let framed = Camera::framing(lo, hi, DEFAULT_VIEW_DIRECTION, aspect);
-    let mut cam = match (eye, target) {
-        (None, None) => framed,
-        _ => {
-            let radius = ((hi - lo) * 0.5).length() as f32;
-            let t = target.unwrap_or(framed.target);
-            let e = eye.unwrap_or(t + (framed.eye - framed.target));
-            let mut c = Camera::look_at(e, t);
-            let d = (e - t).length();
-            c.near = (d - 3.0 * radius).max(d * 1e-3);
-            c.far = d + 3.0 * radius.max(d);
-            c
-        }
-    };
-    if let Some(f) = fov_deg {
-        cam.fov_y_deg = f;
+    let ball = framing::initial_target(scene).map_or(
+        Ball {
+            centre: glam::DVec3::ZERO,
+            radius: 1.0,
+        },
+        |t| t.context,
+    );
+    let framed = ball_camera(ball, up, fov_deg, aspect);
+    if eye.is_none() && target.is_none() {
+        return framed;
     }
-    cam
+    let radius = ball.radius as f32;
+    let t = target.unwrap_or(framed.target);
+    let e = eye.unwrap_or(t + (framed.eye - framed.target));
+    let mut c = Camera::look_at_up(e, t, up);
+    let d = (e - t).length();
+    c.near = (d - 3.0 * radius).max(d * 1e-3);
+    c.far = d + 3.0 * radius.max(d);
+    c.fov_y_deg = framed.fov_y_deg;
+    c
+}
+
+/// Steps per call of [`Simulation::step`] while rendering: doubles while a chunk takes under
+/// 50 ms, halves while one takes over 200 ms (as `spheresim run` does), so the progress bar
+/// moves several times a second however long a step takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chunk(pub u64);
+
+impl Chunk {
+    /// The next chunk after one that took `took`.
+    pub fn after(self, took: Duration) -> Self {
+        if took < Duration::from_millis(50) {
+            Chunk((self.0 * 2).min(1 << 20))
+        } else if took > Duration::from_millis(200) && self.0 > 1 {
+            Chunk(self.0 / 2)
+        } else {
+            self
+        }
+    }
 }
 
 /// Steps `scene` and writes `frames` images `every` steps apart into `opts.out`, the first of
@@ -175,34 +228,73 @@ pub fn render_frames(scene: &Scene, opts: &RenderOptions) -> Result<RenderSummar
     let mut sim = super::open_simulation(scene, opts.backend, &ctx)?;
     let target = Offscreen::new(&ctx.device, opts.width, opts.height, OFFSCREEN_FORMAT);
     let renderer = SceneRenderer::new(&ctx.device, OFFSCREEN_FORMAT, scene, &sim);
-    let settings = DrawSettings {
-        camera: render_camera(scene, opts.eye, opts.target, opts.fov_deg, target.aspect()),
-        colour: opts.colour,
-        flat: false,
+    let fixed = (opts.eye.is_some() || opts.target.is_some()).then(|| {
+        render_camera(
+            scene,
+            opts.eye,
+            opts.target,
+            opts.fov_deg,
+            opts.up,
+            target.aspect(),
+        )
+    });
+    // The last frame shows the scene's last step, unless the user set both count and spacing.
+    let clamp = opts.frames.is_none() || opts.every.is_none();
+    let steps = scene.sim.steps;
+    let frame_step = |f: u64| {
+        if clamp {
+            f.saturating_mul(every).min(steps)
+        } else {
+            f.saturating_mul(every)
+        }
     };
+    let total = frame_step(frames - 1);
     let bar = if opts.progress {
-        let b = ProgressBar::new(frames);
+        let b = ProgressBar::new(total);
         b.set_style(
             ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} frames  {msg}  eta {eta}",
+                "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps  {msg}  eta {eta}",
             )
             .expect("valid template"),
         );
+        b.enable_steady_tick(Duration::from_millis(200));
         b
     } else {
         ProgressBar::hidden()
     };
-    // The last frame shows the scene's last step, unless the user set both count and spacing.
-    let clamp = opts.frames.is_none() || opts.every.is_none();
-    let steps = scene.sim.steps;
+    let mut chunk = Chunk(1);
+    let mut framed: Option<Ball> = None;
+    let rate = framing::follow_rate(frames);
     for f in 0..frames {
-        let at = if clamp {
-            (f * every).min(steps)
-        } else {
-            f * every
-        };
-        sim.step(at.saturating_sub(sim.steps_done()))?;
+        let at = frame_step(f);
+        bar.set_message(format!("frame {}/{frames}", f + 1));
+        while sim.steps_done() < at {
+            let k = chunk.0.min(at - sim.steps_done());
+            let t0 = Instant::now();
+            if let Err(e) = sim.step(k) {
+                bar.abandon();
+                return Err(e.into());
+            }
+            chunk = chunk.after(t0.elapsed());
+            bar.set_position(sim.steps_done());
+        }
         renderer.update(&ctx.queue, &mut sim);
+        let camera = match fixed {
+            Some(c) => c,
+            None => {
+                framed = follow_frame(scene, &mut sim, framed, rate);
+                let ball = framed.unwrap_or(Ball {
+                    centre: glam::DVec3::ZERO,
+                    radius: 1.0,
+                });
+                ball_camera(ball, opts.up, opts.fov_deg, target.aspect())
+            }
+        };
+        let settings = DrawSettings {
+            camera,
+            colour: opts.colour,
+            flat: false,
+        };
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         renderer.draw(&ctx.queue, &mut enc, &target.target(), &settings, &sim);
         let rgba = target.finish_and_read(&ctx.device, &ctx.queue, enc);
@@ -212,12 +304,6 @@ pub fn render_frames(scene: &Scene, opts: &RenderOptions) -> Result<RenderSummar
             opts.height,
             &rgba,
         )?;
-        bar.set_message(format!(
-            "step {}  t = {:.4} s",
-            sim.steps_done(),
-            sim.time()
-        ));
-        bar.inc(1);
     }
     bar.finish_and_clear();
     Ok(RenderSummary {
@@ -227,6 +313,21 @@ pub fn render_frames(scene: &Scene, opts: &RenderOptions) -> Result<RenderSummar
         backend: sim.backend(),
         adapter: ctx.adapter_name(),
     })
+}
+
+/// The framed ball after `previous` for the simulation's current state (one read-back),
+/// smoothed at `rate` ([`framing::follow`]).
+fn follow_frame(
+    scene: &Scene,
+    sim: &mut Simulation,
+    previous: Option<Ball>,
+    rate: f64,
+) -> Option<Ball> {
+    let snap = sim.snapshot();
+    match framing::frame_target(scene, &snap.position, &snap.radius) {
+        Some(t) => Some(framing::follow(previous, &t, rate)),
+        None => previous,
+    }
 }
 
 /// Parses `--size`: `WIDTHxHEIGHT` in pixels, e.g. `1280x720`, both at least 1.

@@ -126,12 +126,15 @@ fn scene_box(scene: &Scene) -> (DVec3, DVec3) {
     (lo, hi)
 }
 
-/// Two triangles per plane: a square in the plane about the projection of the scene box's
-/// centre, as large as the box across (the box's own face for axis-aligned planes).
+/// Two triangles per plane: a rectangle in the plane about the projection of the scene box's
+/// centre, as large as the box across (the box's own face for axis-aligned planes), but at
+/// least half the box's largest extent along each side, so a floor under a ball dropped from
+/// high up is wider than the ball.
 fn plane_quads(scene: &Scene) -> Vec<PlaneVertex> {
     let (lo, hi) = scene_box(scene);
     let centre = (lo + hi) * 0.5;
     let half = (hi - lo) * 0.5 * 1.02 + DVec3::splat(1e-6);
+    let half = half.max(DVec3::splat(0.5 * half.max_element()));
     let mut out = Vec::new();
     for p in &scene.planes {
         let n = p.normal.normalize();

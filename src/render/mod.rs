@@ -1,6 +1,7 @@
-//! Drawing the spheres: an orbit camera ([`camera`]), the instanced impostor renderer
-//! ([`impostor`]), offscreen capture to PNG ([`offscreen`]), `spheresim render`'s frame series
-//! ([`frames`]) and the interactive winit viewer ([`app`]).
+//! Drawing the spheres: an orbit camera ([`camera`]; which axis is up: [`Up`]), the automatic
+//! framing ([`framing`]), the instanced impostor renderer ([`impostor`]), offscreen capture to
+//! PNG ([`offscreen`]), `spheresim render`'s frame series ([`frames`]), the interactive winit
+//! viewer ([`app`]) and its heads-up overlay ([`hud`]).
 //!
 //! The renderer draws on the device the simulation runs on: with the GPU backend its vertex
 //! shader reads the simulation's storage buffers directly (no copy back to the CPU per frame);
@@ -10,6 +11,8 @@ pub mod app;
 pub mod camera;
 pub mod colour;
 pub mod frames;
+pub mod framing;
+pub mod hud;
 pub mod impostor;
 pub mod offscreen;
 
@@ -17,13 +20,13 @@ use crate::gpu::{GpuContext, GpuError, GpuOptions};
 use crate::output::OutputError;
 use crate::{Backend, Precision, Scene, SimError, Simulation};
 
-pub use camera::{Camera, OrbitCamera};
+pub use camera::{Camera, OrbitCamera, Up};
 pub use colour::ColourMode;
 pub use impostor::{DrawSettings, SceneRenderer};
 
-/// Default direction from a scene's centre towards the camera: from the −x side (where
-/// wall-break's projectile comes from), above and to the side, so a wall in the y–z plane is
-/// seen at an angle.
+/// Default direction from a scene's centre towards the camera with +y up: from the −x side
+/// (where wall-break's projectile comes from), above and to the side, so a wall in the y–z
+/// plane is seen at an angle. With another up axis it is turned by [`Up::basis`].
 pub const DEFAULT_VIEW_DIRECTION: glam::Vec3 = glam::Vec3::new(-0.8, 0.45, 1.0);
 
 /// Errors of `spheresim view` and `spheresim render`.

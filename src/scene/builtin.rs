@@ -6,7 +6,7 @@
 //!
 //! | name          | default N | dt, s  | steps  | what                                              |
 //! |---------------|-----------|--------|--------|---------------------------------------------------|
-//! | `wall-break`  | 100 000   | 1e-4   | ≥ 1500 | steel ball at 20 m/s through a close-packed wall  |
+//! | `wall-break`  | 4 000     | 1e-4   | ≥ 1500 | steel ball at 20 m/s through a close-packed wall  |
 //! | `wall-stand`  | 2 000     | t_c/20 | varies | the same wall, of rubber, standing on a floor under gravity (Hertz, friction) |
 //! | `container`   | 2 000     | t_c/20 | 0.5 s  | rubber spheres falling in a steel spherical container (Hertz, friction) |
 //! | `box-gas`     | 10 000    | 2e-4   | 2000   | elastic hard-sphere gas in a closed cube          |
@@ -42,7 +42,7 @@ const BUILTINS: &[BuiltinInfo] = &[
         name: "wall-break",
         summary: "steel ball (r >= 5 r_wall, 20 m/s) smashes a close-packed fcc wall of 1 cm wood \
                   spheres, no gravity (needs >= 17 particles)",
-        default_particles: 100_000,
+        default_particles: 4_000,
     },
     BuiltinInfo {
         name: "wall-stand",
@@ -700,7 +700,7 @@ fn bounce(n: usize) -> Scene {
 /// `two-spheres`: sphere A (radius 0.1 m, 1 kg) at (−0.5, 0, 0) m moving at (2, 0, 0) m/s hits
 /// sphere B (radius 0.2 m, 4 kg) at rest at (0.5, 0.15, 0) m: impact parameter 0.15 m of the
 /// 0.3 m contact distance, an oblique collision at t ≈ 0.370 s. Restitution 1 (elastic: kinetic
-/// energy and momentum are both conserved and the outcome has a closed form, PHYSICS.md §1).
+/// energy and momentum are both conserved and the outcome has a closed form, docs/physics.md §1).
 /// After it A moves at (−0.4, −1.386, 0) m/s and B at (0.6, 0.346, 0) m/s.
 /// No gravity, dt = 1e-4 s, 10 000 steps (1 s).
 ///
@@ -776,7 +776,7 @@ pub fn pi_blocks_last_collision_time(m: f64, big_m: f64, l: f64, v: f64) -> f64 
     (2.0 * l - (m / big_m).sqrt() * l / (k * theta).tan()) / v
 }
 
-/// `pi-blocks` with `digits` = D (Galperin 2003; PHYSICS.md §5): a fixed elastic wall (the
+/// `pi-blocks` with `digits` = D (Galperin 2003; docs/physics.md §5): a fixed elastic wall (the
 /// plane x = 0, normal +x), sphere 0 of mass 1 kg at rest, and sphere 1 of mass 100^(D−1) kg
 /// moving at −1 m/s along the x axis towards it; both of radius 0.1 m, gaps of 1 m between wall,
 /// light and heavy sphere; all restitutions 1, no gravity. The number of collisions

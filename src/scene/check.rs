@@ -1,13 +1,22 @@
 //! Scene checking: every value in range, and no deep initial overlaps.
 //!
-//! [`Scene::check`] runs the value checks in a fixed order (simulation, materials, spheres,
-//! planes, sphere containers, then that every sphere lies inside every sphere container) and
-//! reports the first failure, naming the item and the reason. Then, unless
-//! [`CheckOptions::allow_overlap`] is set, it looks for spheres that start overlapping by more than
-//! [`OVERLAP_TOLERANCE`] of the smaller radius, without comparing all pairs (see [`overlap`]).
+//! [`Scene::check`] runs every value check (simulation, materials, spheres, planes, sphere
+//! containers, then that every sphere lies inside every sphere container) and reports all the
+//! problems it finds together, each naming the item and the reason: one problem as itself, several
+//! as one [`SceneError::Problems`] listing up to [`MAX_REPORTED`] of them, one per line, and
+//! counting the rest. Spheres (and planes) with the same problem one after the other are reported
+//! once, as a range (`spheres 3 to 999: …`), and a value that is wrong on `[simulation]` or on a
+//! material is not reported again on every body that takes it from there. Then, unless
+//! [`CheckOptions::allow_overlap`] is set, it looks for spheres that start overlapping by more
+//! than [`OVERLAP_TOLERANCE`] of the smaller radius, without comparing all pairs (see
+//! [`overlap`]).
+//!
+//! Numbers in messages are printed by [`fmt_num`]: at most six significant digits, so that
+//! `0.05000000000000002` reads `0.05`.
 
 use super::{Scene, SimParams, Surface};
 use glam::DVec3;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// Deepest initial overlap [`Scene::check`] accepts, as a fraction of the smaller radius (1 %).
@@ -15,6 +24,9 @@ pub const OVERLAP_TOLERANCE: f64 = 0.01;
 
 /// Most spheres a scene may hold: sphere ids are `u32` on the GPU.
 pub const MAX_SPHERES: usize = u32::MAX as usize;
+
+/// Most problems one [`SceneError::Problems`] lists; the rest are counted (`… and N more`).
+pub const MAX_REPORTED: usize = 20;
 
 /// Options of [`Scene::check`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -25,16 +37,18 @@ pub struct CheckOptions {
 }
 
 /// Why a scene was rejected. Every message names the item (sphere id, plane id, material name,
-/// `[simulation]` key, file and line) and the reason.
+/// `[simulation]` key; for scene files also the file, the table and the line of its header) and
+/// the reason. No variant has a [`source`](std::error::Error::source): each message is complete
+/// on its own, so printing the error chain never repeats a cause.
 #[derive(Debug, thiserror::Error)]
 pub enum SceneError {
     /// The scene file could not be read.
-    #[error("cannot read scene file {}: {source}", path.display())]
+    #[error("cannot read scene file {}: {}", path.display(), crate::output::io_reason(error))]
     Io {
         /// The file that was asked for.
         path: PathBuf,
-        /// What the operating system said.
-        source: std::io::Error,
+        /// What the operating system said (its message is part of this error's).
+        error: std::io::Error,
     },
     /// The file is not valid TOML, has an unknown key, or a value of the wrong type.
     #[error("{file}: {}{message}", location(*line, *column))]
@@ -51,8 +65,9 @@ pub enum SceneError {
     /// A value is out of range or refers to something that does not exist.
     #[error("{item}: {reason}")]
     Invalid {
-        /// The offending item, e.g. `sphere 17`, `plane 2`, `material "foo"`, `[simulation]`,
-        /// `block 0`.
+        /// The offending item, e.g. `sphere 17`, `spheres 3 to 9`, `plane 2`, `material "foo"`,
+        /// `[simulation]`; in a scene file the table and its line, e.g.
+        /// `[[particle]] #3 at line 17 (sphere 3)` or `[[block]] #0 at line 30`.
         item: String,
         /// What is wrong, with the value found, e.g. `radius must be positive and finite, got -0.5`.
         reason: String,
@@ -61,11 +76,7 @@ pub enum SceneError {
     #[error("scene has no spheres")]
     Empty,
     /// Two spheres start overlapping by more than [`OVERLAP_TOLERANCE`] of the smaller radius.
-    #[error(
-        "spheres {a} and {b} overlap by {depth} m, more than {pct}% of the smaller radius \
-         ({min_radius} m); move them apart or allow overlaps",
-        pct = OVERLAP_TOLERANCE * 100.0
-    )]
+    #[error("spheres {a} and {b} {}", overlap_reason(*depth, *min_radius))]
     Overlap {
         /// The smaller sphere id of the pair.
         a: usize,
@@ -75,6 +86,19 @@ pub enum SceneError {
         depth: f64,
         /// The smaller of the two radii, m.
         min_radius: f64,
+    },
+    /// Several problems found at once, or problems in a scene file: `ORIGIN: PROBLEM` for one,
+    /// else `ORIGIN: N problems:` and then each problem on a line of its own.
+    #[error("{}", list(origin, problems, *omitted))]
+    Problems {
+        /// Where the problems are: the scene file (or the name given to
+        /// [`Scene::from_toml_str`]), or `scene NAME`.
+        origin: String,
+        /// The problems, at most [`MAX_REPORTED`], in file (or check) order; none of them is a
+        /// `Problems` itself.
+        problems: Vec<SceneError>,
+        /// How many more problems were found but are not listed.
+        omitted: usize,
     },
     /// Any other reason (for scene builders).
     #[error("{0}")]
@@ -89,6 +113,35 @@ fn location(line: usize, column: usize) -> String {
     }
 }
 
+/// What follows "spheres A and B" in an overlap error.
+pub(crate) fn overlap_reason(depth: f64, min_radius: f64) -> String {
+    format!(
+        "overlap by {} m, more than {}% of the smaller radius ({} m); move them apart \
+         (or pass --allow-overlap to accept initial overlaps)",
+        fmt_num(depth),
+        fmt_num(OVERLAP_TOLERANCE * 100.0),
+        fmt_num(min_radius)
+    )
+}
+
+fn list(origin: &str, problems: &[SceneError], omitted: usize) -> String {
+    let n = problems.len() + omitted;
+    match problems {
+        [one] if omitted == 0 => format!("{origin}: {one}"),
+        _ => {
+            let mut s = format!("{origin}: {n} problems:");
+            for p in problems {
+                s.push_str("\n  ");
+                s.push_str(&p.to_string());
+            }
+            if omitted > 0 {
+                s.push_str(&format!("\n  … and {omitted} more"));
+            }
+            s
+        }
+    }
+}
+
 impl SceneError {
     /// Shorthand for [`SceneError::Invalid`].
     pub fn invalid(item: impl Into<String>, reason: impl Into<String>) -> Self {
@@ -97,94 +150,279 @@ impl SceneError {
             reason: reason.into(),
         }
     }
+
+    /// The single problems this error reports: the listed ones of [`SceneError::Problems`], else
+    /// the error itself.
+    pub fn problems(&self) -> &[SceneError] {
+        match self {
+            SceneError::Problems { problems, .. } => problems,
+            e => std::slice::from_ref(e),
+        }
+    }
 }
 
-/// `key` must be finite and > 0.
-pub(crate) fn positive(item: &dyn Fn() -> String, key: &str, v: f64) -> Result<(), SceneError> {
+/// Formats a number for a message: rounded to six significant digits and printed in the
+/// shortest form, so that float noise does not show (`0.05000000000000002` → `0.05`).
+///
+/// Magnitudes from `1e-4` up to below `1e6` are printed as plain decimals without trailing zeros
+/// (`0.5`, `101`, `0.0001`, `123457`), others in scientific notation with a trimmed mantissa
+/// (`1e9`, `-2e11`, `1.5e-7`, `1e-310`). Zero is `0` (`-0` for negative zero), and NaN and the
+/// infinities read `NaN`, `inf` and `-inf`, as Rust prints them.
+pub fn fmt_num(x: f64) -> String {
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0" } else { "0" }.to_string();
+    }
+    // Round first, then choose the form from the rounded exponent (999999.7 → 1e6).
+    let sci = format!("{x:.5e}");
+    let (mantissa, exp) = sci.split_once('e').expect("{:e} has an exponent");
+    let exp: i32 = exp.parse().expect("{:e} exponent is an integer");
+    if (-4..6).contains(&exp) {
+        let decimals = (5 - exp) as usize;
+        trim_zeros(format!("{x:.decimals$}"))
+    } else {
+        format!("{}e{exp}", trim_zeros(mantissa.to_string()))
+    }
+}
+
+/// `1.500` → `1.5`, `2.000` → `2`; integers are left alone.
+fn trim_zeros(s: String) -> String {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// A vector for a message: `[x, y, z]` with [`fmt_num`].
+pub(crate) fn fmt_vec(v: DVec3) -> String {
+    format!("[{}, {}, {}]", fmt_num(v.x), fmt_num(v.y), fmt_num(v.z))
+}
+
+/// `key` must be finite and > 0; the reason otherwise.
+pub(crate) fn positive(key: &str, v: f64) -> Result<(), String> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
-        Err(SceneError::invalid(
-            item(),
-            format!("{key} must be positive and finite, got {v}"),
+        Err(format!(
+            "{key} must be positive and finite, got {}",
+            fmt_num(v)
         ))
     }
 }
 
-/// `key` must be finite and ≥ 0.
-pub(crate) fn non_negative(item: &dyn Fn() -> String, key: &str, v: f64) -> Result<(), SceneError> {
+/// `key` must be finite and ≥ 0; the reason otherwise.
+pub(crate) fn non_negative(key: &str, v: f64) -> Result<(), String> {
     if v.is_finite() && v >= 0.0 {
         Ok(())
     } else {
-        Err(SceneError::invalid(
-            item(),
-            format!("{key} must be non-negative and finite, got {v}"),
+        Err(format!(
+            "{key} must be non-negative and finite, got {}",
+            fmt_num(v)
         ))
     }
 }
 
-/// A restitution coefficient must lie in [0, 1].
-pub(crate) fn restitution(item: &dyn Fn() -> String, v: f64) -> Result<(), SceneError> {
+/// A restitution coefficient must lie in [0, 1]; the reason otherwise.
+pub(crate) fn restitution(v: f64) -> Result<(), String> {
     if (0.0..=1.0).contains(&v) {
         Ok(())
     } else {
-        Err(SceneError::invalid(
-            item(),
-            format!("restitution must be in [0, 1], got {v}"),
-        ))
+        Err(format!("restitution must be in [0, 1], got {}", fmt_num(v)))
     }
 }
 
-/// Every component of a vector must be finite.
-pub(crate) fn finite3(item: &dyn Fn() -> String, key: &str, v: DVec3) -> Result<(), SceneError> {
+/// Every component of a vector must be finite; the reason otherwise.
+pub(crate) fn finite3(key: &str, v: DVec3) -> Result<(), String> {
     if v.is_finite() {
         Ok(())
     } else {
-        Err(SceneError::invalid(
-            item(),
-            format!("{key} must be finite, got [{}, {}, {}]", v.x, v.y, v.z),
-        ))
+        Err(format!("{key} must be finite, got {}", fmt_vec(v)))
     }
 }
 
 /// Elastic constants and friction: Young's modulus positive and finite, Poisson ratio in
-/// (−1, 0.5], friction finite and ≥ 0.
-pub(crate) fn surface(item: &dyn Fn() -> String, s: &Surface) -> Result<(), SceneError> {
-    positive(item, "youngs_modulus", s.youngs_modulus)?;
+/// (−1, 0.5], friction finite and ≥ 0. Every reason that applies.
+fn surface_problems(s: &Surface) -> Vec<String> {
     let nu = s.poisson_ratio;
-    if !(nu > -1.0 && nu <= 0.5) {
-        return Err(SceneError::invalid(
-            item(),
-            format!("poisson_ratio must be in (-1, 0.5], got {nu}"),
-        ));
-    }
-    non_negative(item, "friction", s.friction)
+    let poisson = if nu > -1.0 && nu <= 0.5 {
+        Ok(())
+    } else {
+        Err(format!(
+            "poisson_ratio must be in (-1, 0.5], got {}",
+            fmt_num(nu)
+        ))
+    };
+    [
+        positive("youngs_modulus", s.youngs_modulus),
+        poisson,
+        non_negative("friction", s.friction),
+    ]
+    .into_iter()
+    .filter_map(Result::err)
+    .collect()
 }
 
-fn check_sim(p: &SimParams) -> Result<(), SceneError> {
-    let item = || "[simulation]".to_string();
-    positive(&item, "dt", p.dt)?;
-    if p.steps == 0 {
-        return Err(SceneError::invalid(
-            item(),
-            "steps must be at least 1, got 0",
-        ));
+/// Bitwise equality (so that a NaN equals the same NaN): "this value came from there".
+fn same(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits()
+}
+
+fn same_surface(a: &Surface, b: &Surface) -> bool {
+    same(a.youngs_modulus, b.youngs_modulus)
+        && same(a.poisson_ratio, b.poisson_ratio)
+        && same(a.friction, b.friction)
+}
+
+/// What a problem found by the value checks is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Subject {
+    /// `[simulation]`.
+    Simulation,
+    /// A material, by index into [`Scene::materials`].
+    Material(usize),
+    /// Spheres `first..=last` (ids).
+    Spheres(usize, usize),
+    /// Planes `first..=last` (indices into [`Scene::planes`]).
+    Planes(usize, usize),
+    /// A sphere container, by index.
+    Container(usize),
+    /// The scene has no spheres ([`SceneError::Empty`]).
+    Empty,
+    /// The scene as a whole ([`SceneError::Other`]).
+    Scene,
+}
+
+/// One problem: what it is about and what is wrong.
+#[derive(Debug)]
+pub(crate) struct Problem {
+    pub subject: Subject,
+    pub reason: String,
+}
+
+/// Problems collected by the checks: at most [`MAX_REPORTED`] kept, the rest counted. A sphere
+/// (plane) problem with the same reason as the one of the sphere (plane) just before extends its
+/// range instead of being listed again.
+#[derive(Debug, Default)]
+pub(crate) struct Problems {
+    pub list: Vec<Problem>,
+    /// Problems found but not kept.
+    pub omitted: usize,
+    /// Index in `list` of the latest range with this (is plane, reason).
+    open: HashMap<(bool, String), usize>,
+}
+
+impl Problems {
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty() && self.omitted == 0
     }
-    finite3(&item, "gravity", p.gravity)?;
-    non_negative(&item, "G", p.g_const)?;
-    non_negative(&item, "softening", p.softening)?;
-    positive(&item, "stiffness", p.stiffness)?;
-    non_negative(&item, "drag", p.drag)?;
-    restitution(&item, p.restitution)?;
-    surface(&item, &p.surface)
+
+    pub fn push(&mut self, subject: Subject, reason: String) {
+        let range = match subject {
+            Subject::Spheres(i, _) => Some((false, i)),
+            Subject::Planes(i, _) => Some((true, i)),
+            _ => None,
+        };
+        let Some((planes, i)) = range else {
+            if self.list.len() >= MAX_REPORTED {
+                self.omitted += 1;
+            } else {
+                self.list.push(Problem { subject, reason });
+            }
+            return;
+        };
+        let key = (planes, reason);
+        if let Some(&k) = self.open.get(&key) {
+            if let Subject::Spheres(_, last) | Subject::Planes(_, last) = &mut self.list[k].subject
+                && *last + 1 == i
+            {
+                *last = i;
+                return;
+            }
+        }
+        if self.list.len() >= MAX_REPORTED {
+            self.omitted += 1;
+            return;
+        }
+        let reason = key.1.clone();
+        self.open.insert(key, self.list.len());
+        self.list.push(Problem { subject, reason });
+    }
+
+    /// Records `r`'s reason, if any, against `subject`; whether `r` was fine.
+    pub fn check(&mut self, subject: Subject, r: Result<(), String>) -> bool {
+        match r {
+            Ok(()) => true,
+            Err(reason) => {
+                self.push(subject, reason);
+                false
+            }
+        }
+    }
+
+    /// Records every reason in `reasons` against `subject`; whether there were none.
+    fn check_all(&mut self, subject: Subject, reasons: Vec<String>) -> bool {
+        let ok = reasons.is_empty();
+        for r in reasons {
+            self.push(subject, r);
+        }
+        ok
+    }
+}
+
+/// The error for problems found (`items`: sort key, e.g. a file line, and the error of each).
+/// Sorted stably by key and cut to [`MAX_REPORTED`]; a single problem is returned as itself
+/// unless `wrap_single`, else all are listed under `origin` in a [`SceneError::Problems`].
+pub(crate) fn report(
+    origin: &str,
+    wrap_single: bool,
+    mut items: Vec<(usize, SceneError)>,
+    mut omitted: usize,
+) -> SceneError {
+    items.sort_by_key(|(k, _)| *k);
+    if items.len() > MAX_REPORTED {
+        omitted += items.len() - MAX_REPORTED;
+        items.truncate(MAX_REPORTED);
+    }
+    if !wrap_single && items.len() == 1 && omitted == 0 {
+        return items.pop().expect("one item").1;
+    }
+    SceneError::Problems {
+        origin: origin.to_string(),
+        problems: items.into_iter().map(|(_, e)| e).collect(),
+        omitted,
+    }
+}
+
+/// The `[simulation]` checks; whether its restitution and its surface were fine.
+fn check_sim(p: &SimParams, out: &mut Problems) -> (bool, bool) {
+    let s = Subject::Simulation;
+    out.check(s, positive("dt", p.dt));
+    if p.steps == 0 {
+        out.push(s, "steps must be at least 1, got 0".to_string());
+    }
+    out.check(s, finite3("gravity", p.gravity));
+    out.check(s, non_negative("G", p.g_const));
+    out.check(s, non_negative("softening", p.softening));
+    out.check(s, positive("stiffness", p.stiffness));
+    out.check(s, non_negative("drag", p.drag));
+    let restitution_ok = out.check(s, restitution(p.restitution));
+    let surface_ok = out.check_all(s, surface_problems(&p.surface));
+    (restitution_ok, surface_ok)
 }
 
 impl Scene {
     /// Checks every value of the scene and, unless `opts.allow_overlap`, that no two spheres start
-    /// overlapping by more than [`OVERLAP_TOLERANCE`] of the smaller radius. Returns the first
-    /// problem found; the order is fixed (simulation, materials, spheres, planes, sphere
-    /// containers, containment, overlaps), and of several overlapping pairs the one with the
-    /// smallest `(a, b)` is reported, so the same scene always gives the same error.
+    /// overlapping by more than [`OVERLAP_TOLERANCE`] of the smaller radius.
+    ///
+    /// All value problems are reported together: one as itself ([`SceneError::Invalid`],
+    /// [`SceneError::Empty`], [`SceneError::Other`]), several as [`SceneError::Problems`] in a
+    /// fixed order (simulation, materials, spheres, planes, sphere containers, containment; at
+    /// most [`MAX_REPORTED`] listed). Only a scene whose values are all fine is searched for
+    /// overlaps; of several overlapping pairs the one with the smallest `(a, b)` is reported
+    /// ([`SceneError::Overlap`]), so the same scene always gives the same error.
     ///
     /// Ranges: `dt`, radii (of spheres and containers), masses (except of fixed spheres),
     /// `stiffness`, densities and Young's moduli positive and finite; `steps ≥ 1`; `G`,
@@ -192,17 +430,31 @@ impl Scene {
     /// Poisson ratios in (−1, 0.5]; positions, velocities, gravity, plane points and container
     /// centres finite; plane normals of unit length; material indices in range; at least one
     /// sphere. Surfaces (E, ν, μ) are checked on `[simulation]`, every material, sphere, plane and
-    /// container.
+    /// container; a body whose surface (or restitution) is that of a `[simulation]` or material
+    /// already reported is not reported again.
     ///
     /// Containment is checked whatever `opts` says: every sphere, fixed ones included, must lie
     /// inside every sphere container, `|x − c| + r ≤ R_W`, up to [`OVERLAP_TOLERANCE`] of the
-    /// smaller of `r` and `R_W`.
+    /// smaller of `r` and `R_W` (for spheres and containers whose values are fine).
     ///
     /// Cost: O(N) for the values, O(N × containers) for containment; the overlap search bins the
     /// spheres into hashed uniform grids (one per radius class) and runs in parallel, about O(N)
     /// for scenes whose radii vary little.
     pub fn check(&self, opts: &CheckOptions) -> Result<(), SceneError> {
-        self.check_values()?;
+        let problems = self.problems();
+        if !problems.is_empty() {
+            let items = problems
+                .list
+                .into_iter()
+                .map(|p| (0, self.plain_error(p)))
+                .collect();
+            let origin = if self.name.is_empty() {
+                "scene".to_string()
+            } else {
+                format!("scene {}", self.name)
+            };
+            return Err(report(&origin, false, items, problems.omitted));
+        }
         if opts.allow_overlap {
             return Ok(());
         }
@@ -217,106 +469,199 @@ impl Scene {
         }
     }
 
-    /// The value checks of [`Scene::check`], without the overlap search.
-    fn check_values(&self) -> Result<(), SceneError> {
-        check_sim(&self.sim)?;
-        for m in &self.materials {
-            let item = || format!("material {:?}", m.name);
-            restitution(&item, m.restitution)?;
-            positive(&item, "density", m.density)?;
-            surface(&item, &Surface::of(m))?;
+    /// The item a problem is about, as [`Scene::check`] names it: `[simulation]`,
+    /// `material "steel"`, `sphere 3`, `spheres 3 to 9`, `plane 2`, `sphere_container 0`.
+    pub(crate) fn plain_name(&self, subject: Subject) -> String {
+        let range = |what: &str, a: usize, b: usize| {
+            if a == b {
+                format!("{what} {a}")
+            } else {
+                format!("{what}s {a} to {b}")
+            }
+        };
+        match subject {
+            Subject::Simulation => "[simulation]".to_string(),
+            Subject::Material(i) => match self.materials.get(i) {
+                Some(m) => format!("material {:?}", m.name),
+                None => format!("material {i}"),
+            },
+            Subject::Spheres(a, b) => range("sphere", a, b),
+            Subject::Planes(a, b) => range("plane", a, b),
+            Subject::Container(k) => format!("sphere_container {k}"),
+            Subject::Empty | Subject::Scene => "scene".to_string(),
         }
+    }
+
+    /// A problem as the error [`Scene::check`] reports, named by [`Scene::plain_name`].
+    fn plain_error(&self, p: Problem) -> SceneError {
+        match p.subject {
+            Subject::Empty => SceneError::Empty,
+            Subject::Scene => SceneError::Other(p.reason),
+            s => SceneError::invalid(self.plain_name(s), p.reason),
+        }
+    }
+
+    /// Every value problem of the scene, containment included (see [`Scene::check`]).
+    pub(crate) fn problems(&self) -> Problems {
+        let mut out = Problems::default();
+        // Values already reported where they come from: not reported again on each body.
+        let mut bad_surfaces: Vec<Surface> = Vec::new();
+        let mut bad_restitutions: Vec<f64> = Vec::new();
+        let (restitution_ok, surface_ok) = check_sim(&self.sim, &mut out);
+        if !restitution_ok {
+            bad_restitutions.push(self.sim.restitution);
+        }
+        if !surface_ok {
+            bad_surfaces.push(self.sim.surface);
+        }
+        for (i, m) in self.materials.iter().enumerate() {
+            let s = Subject::Material(i);
+            if !out.check(s, restitution(m.restitution)) {
+                bad_restitutions.push(m.restitution);
+            }
+            out.check(s, positive("density", m.density));
+            let surface = Surface::of(m);
+            if !out.check_all(s, surface_problems(&surface)) {
+                bad_surfaces.push(surface);
+            }
+        }
+        let reported_surface = |s: &Surface| bad_surfaces.iter().any(|b| same_surface(b, s));
+        let reported_restitution = |e: f64| bad_restitutions.iter().any(|&b| same(b, e));
+
         if self.spheres.is_empty() {
-            return Err(SceneError::Empty);
+            out.push(Subject::Empty, String::new());
         }
         if self.spheres.len() > MAX_SPHERES {
-            return Err(SceneError::Other(format!(
-                "scene has {} spheres, more than the {MAX_SPHERES} supported",
-                self.spheres.len()
-            )));
+            out.push(
+                Subject::Scene,
+                format!(
+                    "scene has {} spheres, more than the {MAX_SPHERES} supported",
+                    self.spheres.len()
+                ),
+            );
+            return out;
         }
+        // Ids of spheres with a problem, ascending: left out of the containment check.
+        let mut bad_spheres: Vec<usize> = Vec::new();
         for (i, s) in self.spheres.iter().enumerate() {
-            let item = || format!("sphere {i}");
-            finite3(&item, "position", s.position)?;
-            finite3(&item, "velocity", s.velocity)?;
-            positive(&item, "radius", s.radius)?;
+            let subject = Subject::Spheres(i, i);
+            let mut ok = out.check(subject, finite3("position", s.position));
+            ok &= out.check(subject, finite3("velocity", s.velocity));
+            ok &= out.check(subject, positive("radius", s.radius));
             if !s.fixed {
-                positive(&item, "mass", s.mass)?;
+                ok &= out.check(subject, positive("mass", s.mass));
             }
-            restitution(&item, s.restitution)?;
-            match s.material {
-                Some(m) if m >= self.materials.len() => {
-                    return Err(SceneError::invalid(
-                        item(),
-                        format!(
-                            "material index {m} out of range (the scene has {} materials)",
-                            self.materials.len()
-                        ),
-                    ));
-                }
-                _ => {}
+            if !reported_restitution(s.restitution) {
+                ok &= out.check(subject, restitution(s.restitution));
             }
-            surface(&item, &s.surface)?;
+            if let Some(m) = s.material
+                && m >= self.materials.len()
+            {
+                out.push(
+                    subject,
+                    format!(
+                        "material index {m} out of range (the scene has {} materials)",
+                        self.materials.len()
+                    ),
+                );
+                ok = false;
+            }
+            if !reported_surface(&s.surface) {
+                ok &= out.check_all(subject, surface_problems(&s.surface));
+            }
+            if !ok {
+                bad_spheres.push(i);
+            }
         }
         for (i, p) in self.planes.iter().enumerate() {
-            let item = || format!("plane {i}");
-            finite3(&item, "point", p.point)?;
-            finite3(&item, "normal", p.normal)?;
-            let len = p.normal.length();
-            if len == 0.0 {
-                return Err(SceneError::invalid(item(), "normal has zero length"));
+            let subject = Subject::Planes(i, i);
+            out.check(subject, finite3("point", p.point));
+            if out.check(subject, finite3("normal", p.normal)) {
+                let len = p.normal.length();
+                if len == 0.0 {
+                    out.push(subject, "normal has zero length".to_string());
+                } else if (len - 1.0).abs() > 1e-9 {
+                    out.push(
+                        subject,
+                        format!("normal must have unit length, got length {}", fmt_num(len)),
+                    );
+                }
             }
-            if (len - 1.0).abs() > 1e-9 {
-                return Err(SceneError::invalid(
-                    item(),
-                    format!("normal must have unit length, got length {len}"),
-                ));
+            if !reported_restitution(p.restitution) {
+                out.check(subject, restitution(p.restitution));
             }
-            restitution(&item, p.restitution)?;
-            surface(&item, &p.surface)?;
+            if !reported_surface(&p.surface) {
+                out.check_all(subject, surface_problems(&p.surface));
+            }
         }
+        let mut bad_containers: Vec<usize> = Vec::new();
         for (k, c) in self.containers.iter().enumerate() {
-            let item = || format!("sphere_container {k}");
-            finite3(&item, "center", c.center)?;
-            positive(&item, "radius", c.radius)?;
-            restitution(&item, c.restitution)?;
-            surface(&item, &c.surface)?;
+            let subject = Subject::Container(k);
+            let mut ok = out.check(subject, finite3("center", c.center));
+            ok &= out.check(subject, positive("radius", c.radius));
+            if !reported_restitution(c.restitution) {
+                out.check(subject, restitution(c.restitution));
+            }
+            if !reported_surface(&c.surface) {
+                out.check_all(subject, surface_problems(&c.surface));
+            }
+            if !ok {
+                bad_containers.push(k);
+            }
         }
-        self.check_containment()
+        self.check_containment(&bad_spheres, &bad_containers, &mut out);
+        out
     }
 
     /// Every sphere inside every sphere container: `|x − c| + r ≤ R_W` up to
-    /// [`OVERLAP_TOLERANCE`] of the smaller of `r` and `R_W`. Reports the lowest sphere id, then
-    /// the lowest container index. Values must have been checked (finite, radii positive).
-    fn check_containment(&self) -> Result<(), SceneError> {
-        if self.containers.is_empty() {
-            return Ok(());
+    /// [`OVERLAP_TOLERANCE`] of the smaller of `r` and `R_W`. By sphere id, then container index.
+    /// Spheres and containers listed as bad (ascending) are skipped: their values may not be
+    /// finite.
+    fn check_containment(
+        &self,
+        bad_spheres: &[usize],
+        bad_containers: &[usize],
+        out: &mut Problems,
+    ) {
+        if self.containers.len() == bad_containers.len() {
+            return;
         }
         for (i, s) in self.spheres.iter().enumerate() {
+            if bad_spheres.binary_search(&i).is_ok() {
+                continue;
+            }
             for (k, c) in self.containers.iter().enumerate() {
+                if bad_containers.binary_search(&k).is_ok() {
+                    continue;
+                }
                 let distance = (s.position - c.center).length();
                 let reach = distance + s.radius;
                 let allowed = c.radius + OVERLAP_TOLERANCE * s.radius.min(c.radius);
                 // Finite positions may still be so far apart that `reach` is infinite: rejected.
-                if reach > allowed {
-                    return Err(SceneError::invalid(
-                        format!("sphere {i}"),
-                        format!(
-                            "not inside sphere_container {k}: distance from its center {distance} m \
-                             + radius {} m = {reach} m exceeds the container radius {} m by more \
-                             than {}% of the smaller radius (container center [{}, {}, {}])",
-                            s.radius,
-                            c.radius,
-                            OVERLAP_TOLERANCE * 100.0,
-                            c.center.x,
-                            c.center.y,
-                            c.center.z
-                        ),
-                    ));
+                if reach <= allowed {
+                    continue;
                 }
+                if out.list.len() >= MAX_REPORTED {
+                    // Each message has its own numbers: nothing to merge, only to count.
+                    out.omitted += 1;
+                    continue;
+                }
+                out.push(
+                    Subject::Spheres(i, i),
+                    format!(
+                        "not inside sphere_container {k}: distance from its center {} m \
+                         + radius {} m = {} m exceeds the container radius {} m by more \
+                         than {}% of the smaller radius (container center {})",
+                        fmt_num(distance),
+                        fmt_num(s.radius),
+                        fmt_num(reach),
+                        fmt_num(c.radius),
+                        fmt_num(OVERLAP_TOLERANCE * 100.0),
+                        fmt_vec(c.center)
+                    ),
+                );
             }
         }
-        Ok(())
     }
 }
 
@@ -714,6 +1059,94 @@ mod tests {
             })
             .unwrap();
         assert_eq!(o.a, first_inside);
+    }
+
+    #[test]
+    fn fmt_num_rounds_to_six_digits_in_the_shortest_form() {
+        use super::fmt_num;
+        for (x, want) in [
+            (0.05000000000000002, "0.05"),
+            (0.1 + 0.2, "0.3"),
+            (1.0, "1"),
+            (-0.5, "-0.5"),
+            (101.0, "101"),
+            (5.02, "5.02"),
+            (123456.0, "123456"),
+            (1234567.0, "1.23457e6"),
+            (999999.7, "1e6"),
+            (99999.97, "100000"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-5"),
+            (1.5e-7, "1.5e-7"),
+            (-1e9, "-1e9"),
+            (-200e9, "-2e11"),
+            (6.674e-11, "6.674e-11"),
+            (1e-310, "1e-310"),
+            (std::f64::consts::PI, "3.14159"),
+            (0.0, "0"),
+            (-0.0, "-0"),
+            (f64::NAN, "NaN"),
+            (f64::INFINITY, "inf"),
+            (f64::NEG_INFINITY, "-inf"),
+        ] {
+            assert_eq!(fmt_num(x), want, "{x:e}");
+        }
+    }
+
+    /// Every value problem is reported, spheres with the same problem as one range, and a bad
+    /// `[simulation]` value is not reported again on every sphere that takes it.
+    #[test]
+    fn all_problems_are_reported_together() {
+        let mut scene = Scene {
+            name: "s".into(),
+            spheres: (0..6)
+                .map(|i| sphere(DVec3::X * (3.0 * i as f64), 1.0, false))
+                .collect(),
+            ..Scene::default()
+        };
+        scene.check(&CheckOptions::default()).unwrap();
+        for s in &mut scene.spheres[1..4] {
+            s.radius = -1.0;
+        }
+        scene.spheres[5].mass = 0.1 + 0.2 - 0.3 - 1.0;
+        scene.sim.restitution = 2.0;
+        scene.sim.surface.friction = -1.0;
+        for s in &mut scene.spheres {
+            s.surface = scene.sim.surface;
+        }
+        let e = scene.check(&CheckOptions::default()).unwrap_err();
+        assert_eq!(e.problems().len(), 4, "{e}");
+        assert_eq!(
+            e.to_string(),
+            "scene s: 4 problems:\n  \
+             [simulation]: restitution must be in [0, 1], got 2\n  \
+             [simulation]: friction must be non-negative and finite, got -1\n  \
+             spheres 1 to 3: radius must be positive and finite, got -1\n  \
+             sphere 5: mass must be positive and finite, got -1"
+        );
+    }
+
+    /// At most MAX_REPORTED problems are listed, the rest counted.
+    #[test]
+    fn problems_beyond_the_cap_are_counted() {
+        let scene = Scene {
+            spheres: (0..30)
+                .map(|i| sphere(DVec3::X * (3.0 * i as f64), -(1.0 + i as f64), false))
+                .collect(),
+            ..Scene::default()
+        };
+        let msg = scene
+            .check(&CheckOptions::default())
+            .unwrap_err()
+            .to_string();
+        let lines: Vec<&str> = msg.lines().collect();
+        assert_eq!(lines[0], "scene: 30 problems:");
+        assert_eq!(lines.len(), 1 + super::MAX_REPORTED + 1, "{msg}");
+        assert_eq!(
+            lines[1],
+            "  sphere 0: radius must be positive and finite, got -1"
+        );
+        assert_eq!(lines[21], "  … and 10 more");
     }
 
     fn message(scene: &Scene) -> String {

@@ -1,15 +1,32 @@
 //! TOML scene files.
 //!
-//! The format is the "Scene file" contract of `shared/DESIGN.md`, plus three extensions: a `seed`
+//! The format is the format documented in docs/scene-files.md, plus three extensions: a `seed`
 //! key on `[[block]]`, a `[[box_container]]` generator and `[[sphere_container]]`s. Every table
 //! rejects unknown keys. All tables are optional, but a scene must end up with at least one
 //! sphere.
 //!
 //! Every body (sphere, plane, container) has a surface: Young's modulus E, Poisson ratio ν and
 //! friction coefficient μ. It is its material's, or `[simulation]`'s for a body that names no
-//! material. The Hertz law (`contact = "hertz"`, PHYSICS.md §2.2) takes `1/E*` as the sum of the
+//! material. The Hertz law (`contact = "hertz"`, docs/physics.md §2.2) takes `1/E*` as the sum of the
 //! two bodies' compliances `(1 − ν²)/E`, and a sphere container's concave wall enters it with
 //! `r_b = −R_W`; a pair's friction coefficient is the smaller μ of the two.
+//!
+//! # Errors
+//!
+//! TOML syntax errors, unknown keys and values of the wrong type are reported with their line and
+//! column (the first one only). Otherwise every problem of the file is reported at once, in file
+//! order, one per line (at most [`MAX_REPORTED`](super::check::MAX_REPORTED), then a count of the
+//! rest), each naming the table, numbered from 0 in file order like sphere ids, and the line of its
+//! header:
+//!
+//! ```text
+//! scene.toml: 2 problems:
+//!   [[particle]] #1 at line 6 (sphere 1): radius must be positive and finite, got -0.5
+//!   [[block]] #0 at line 30: spacing must be positive and finite, got 0
+//! ```
+//!
+//! Initial overlaps are checked later, by [`Scene::check`] (sphere ids) or [`Origins::check`]
+//! (located in the file).
 //!
 //! ```toml
 //! [simulation]                 # every key optional; defaults of SimParams::default()
@@ -74,7 +91,10 @@
 //! material = "glass"           # optional, as for planes
 //! ```
 
-use super::check::{MAX_SPHERES, finite3, non_negative, positive, restitution};
+use super::check::{
+    MAX_SPHERES, OVERLAP_TOLERANCE, Problem, Subject, finite3, fmt_vec, non_negative, overlap,
+    overlap_reason, positive, report, restitution,
+};
 use super::{
     CheckOptions, ContactModel, Material, Plane, Scene, SceneError, SimParams, Sphere,
     SphereContainer, Surface,
@@ -85,23 +105,24 @@ use rand_pcg::Pcg64;
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::Path;
+use toml::Spanned;
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct FileDoc {
-    simulation: Option<SimTable>,
+    simulation: Option<Spanned<SimTable>>,
     #[serde(default)]
-    material: Vec<MaterialTable>,
+    material: Vec<Spanned<MaterialTable>>,
     #[serde(default)]
-    particle: Vec<ParticleTable>,
+    particle: Vec<Spanned<ParticleTable>>,
     #[serde(default)]
-    block: Vec<BlockTable>,
+    block: Vec<Spanned<BlockTable>>,
     #[serde(default)]
-    plane: Vec<PlaneTable>,
+    plane: Vec<Spanned<PlaneTable>>,
     #[serde(default)]
-    box_container: Vec<BoxTable>,
+    box_container: Vec<Spanned<BoxTable>>,
     #[serde(default)]
-    sphere_container: Vec<SphereContainerTable>,
+    sphere_container: Vec<Spanned<SphereContainerTable>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -195,31 +216,54 @@ struct SphereContainerTable {
 }
 
 impl Scene {
-    /// Parses a scene from TOML text (format: module docs, `shared/DESIGN.md`); `name` is used in
-    /// summaries and in error messages.
+    /// Parses a scene from TOML text (format: docs/scene-files.md); `name` is used in
+    /// summaries and in error messages. As [`SceneFile::from_toml_str`], keeping the scene only.
     ///
-    /// Resolves materials (user tables, then the presets spheres, planes, boxes and sphere
-    /// containers refer to, in that order of first use), sphere masses (`mass`, else density ×
+    /// Resolves materials (presets on first use), masses (explicit, else the material's density ×
     /// 4/3 π r³, else infinite for fixed spheres), restitutions (own key, else the material's,
     /// else `[simulation]`'s) and surfaces (the material's, else `[simulation]`'s), expands
     /// blocks and box containers, normalises plane normals, and runs every value check of
     /// [`Scene::check`], including that every sphere lies inside every sphere container.
-    /// Overlaps between spheres are *not* checked here: call [`Scene::check`] with the caller's
-    /// [`CheckOptions`] before running.
+    /// Overlaps between spheres are *not* checked here: call [`Scene::check`] (or
+    /// [`Origins::check`], to have them located in the file) with the caller's [`CheckOptions`]
+    /// before running.
     ///
     /// Errors: TOML syntax, unknown keys and wrong types with line and column
-    /// ([`SceneError::Toml`]); unknown or incomplete materials, spheres without mass, zero plane
-    /// normals, bad block or box parameters and every value check ([`SceneError::Invalid`]).
+    /// ([`SceneError::Toml`], the first only); otherwise every problem found, each naming the
+    /// table and the line of its header, listed under `name` in one [`SceneError::Problems`]
+    /// (unknown or incomplete materials, spheres without mass, zero plane normals, bad block or
+    /// box parameters and every value check).
     pub fn from_toml_str(text: &str, name: &str) -> Result<Scene, SceneError> {
-        parse(text, name, name)
+        SceneFile::from_toml_str(text, name).map(|f| f.scene)
     }
 
     /// Loads a scene file; the scene is named after the file stem. As [`Scene::from_toml_str`],
     /// with errors naming the path; [`SceneError::Io`] when the file cannot be read.
     pub fn load(path: &Path) -> Result<Scene, SceneError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SceneError::Io {
+        SceneFile::load(path).map(|f| f.scene)
+    }
+}
+
+/// A scene read from a file, with the [`Origins`] of its items for locating later problems.
+#[derive(Clone, Debug)]
+pub struct SceneFile {
+    /// The scene, checked as [`Scene::from_toml_str`] says.
+    pub scene: Scene,
+    /// Where each of its items was defined.
+    pub origins: Origins,
+}
+
+impl SceneFile {
+    /// Parses scene text, as [`Scene::from_toml_str`].
+    pub fn from_toml_str(text: &str, name: &str) -> Result<SceneFile, SceneError> {
+        parse(text, name, name)
+    }
+
+    /// Loads a scene file, as [`Scene::load`].
+    pub fn load(path: &Path) -> Result<SceneFile, SceneError> {
+        let text = std::fs::read_to_string(path).map_err(|error| SceneError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         let name = path
             .file_stem()
@@ -227,11 +271,175 @@ impl Scene {
             .unwrap_or_else(|| "scene".to_string());
         parse(&text, &name, &path.display().to_string())
     }
+
+    /// [`Origins::check`] of the scene as loaded.
+    pub fn check(&self, opts: &CheckOptions) -> Result<(), SceneError> {
+        self.origins.check(&self.scene, opts)
+    }
 }
 
-fn parse(text: &str, name: &str, file: &str) -> Result<Scene, SceneError> {
+/// Where the items of a scene read from a file were defined: the file, and for each sphere,
+/// plane, container and material the table (`[[particle]] #3`, numbered from 0 in file order)
+/// and the line of its header.
+#[derive(Clone, Debug, Default)]
+pub struct Origins {
+    file: String,
+    /// Line of `[simulation]`.
+    simulation: Option<usize>,
+    /// Per material of the scene: its table and line; `None` for a preset without a table.
+    materials: Vec<Option<(usize, usize)>>,
+    /// Line of each `[[particle]]`; particle `i` is sphere `i`.
+    particles: Vec<usize>,
+    /// Expanded blocks, ascending in sphere ids.
+    blocks: Vec<BlockRun>,
+    /// Per plane of the scene: table kind, table index, line.
+    planes: Vec<(&'static str, usize, usize)>,
+    /// Per sphere container of the scene: table index, line.
+    containers: Vec<(usize, usize)>,
+}
+
+#[derive(Clone, Debug)]
+struct BlockRun {
+    table: usize,
+    line: usize,
+    first: usize,
+    count: usize,
+}
+
+impl Origins {
+    /// The file (or the name given to [`Scene::from_toml_str`]).
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// [`Scene::check`] of `scene` (this file's scene, possibly with changed parameters), with
+    /// every problem located in the file: always a [`SceneError::Problems`] under the file name
+    /// whose items name the table and line, e.g.
+    /// `scene.toml: [[particle]] #3 at line 17 (sphere 3): radius must be positive and finite,
+    /// got -1`. A deep overlap reads `scene.toml: spheres 1 ([[particle]] #1 at line 5) and 2
+    /// ([[particle]] #2 at line 9) overlap by …` ([`SceneError::Other`] inside). Items added to
+    /// the scene after loading are named as [`Scene::check`] names them.
+    pub fn check(&self, scene: &Scene, opts: &CheckOptions) -> Result<(), SceneError> {
+        let problems = scene.problems();
+        if !problems.is_empty() {
+            let items = problems
+                .list
+                .into_iter()
+                .map(|p| self.locate(scene, p))
+                .collect();
+            return Err(report(&self.file, true, items, problems.omitted));
+        }
+        if opts.allow_overlap {
+            return Ok(());
+        }
+        match overlap::first_overlap(&scene.spheres, OVERLAP_TOLERANCE) {
+            Some(o) => {
+                let name = |i: usize| match self.sphere_table(i) {
+                    Some((table, line)) => format!("{i} ({table} at line {line})"),
+                    None => i.to_string(),
+                };
+                let e = SceneError::Other(format!(
+                    "spheres {} and {} {}",
+                    name(o.a),
+                    name(o.b),
+                    overlap_reason(o.depth, o.min_radius)
+                ));
+                let line = self.sphere_table(o.a).map_or(0, |(_, l)| l);
+                Err(report(&self.file, true, vec![(line, e)], 0))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// The table of sphere `i` and the line of its header.
+    fn sphere_table(&self, i: usize) -> Option<(String, usize)> {
+        if let Some(&line) = self.particles.get(i) {
+            return Some((format!("[[particle]] #{i}"), line));
+        }
+        let k = self.blocks.partition_point(|b| b.first + b.count <= i);
+        let b = self.blocks.get(k).filter(|b| b.first <= i)?;
+        Some((format!("[[block]] #{}", b.table), b.line))
+    }
+
+    /// A problem found by the checks, named by table and line; with the line, for sorting.
+    fn locate(&self, scene: &Scene, p: Problem) -> (usize, SceneError) {
+        let plain = |p: Problem| {
+            (
+                usize::MAX - 1,
+                SceneError::invalid(scene.plain_name(p.subject), p.reason),
+            )
+        };
+        match p.subject {
+            Subject::Simulation => match self.simulation {
+                Some(line) => (
+                    line,
+                    SceneError::invalid(format!("[simulation] at line {line}"), p.reason),
+                ),
+                None => (0, SceneError::invalid("[simulation]", p.reason)),
+            },
+            Subject::Material(i) => match (self.materials.get(i), scene.materials.get(i)) {
+                (Some(Some((k, line))), Some(m)) => (
+                    *line,
+                    SceneError::invalid(
+                        format!("[[material]] #{k} at line {line} (material {:?})", m.name),
+                        p.reason,
+                    ),
+                ),
+                _ => plain(p),
+            },
+            Subject::Spheres(a, b) => {
+                let ids = scene.plain_name(p.subject);
+                match (self.sphere_table(a), self.sphere_table(b)) {
+                    (Some((ta, la)), Some((tb, _))) if ta == tb => (
+                        la,
+                        SceneError::invalid(format!("{ta} at line {la} ({ids})"), p.reason),
+                    ),
+                    (Some((ta, la)), Some((tb, lb))) => (
+                        la,
+                        SceneError::invalid(
+                            format!("{ids} ({ta} at line {la} to {tb} at line {lb})"),
+                            p.reason,
+                        ),
+                    ),
+                    _ => plain(p),
+                }
+            }
+            Subject::Planes(a, b) => match (self.planes.get(a), self.planes.get(b)) {
+                (Some(&(ka, ta, la)), Some(&(kb, tb, _))) if (ka, ta) == (kb, tb) => (
+                    la,
+                    SceneError::invalid(format!("[[{ka}]] #{ta} at line {la}"), p.reason),
+                ),
+                (Some(&(ka, ta, la)), Some(&(kb, tb, lb))) => (
+                    la,
+                    SceneError::invalid(
+                        format!(
+                            "{} ([[{ka}]] #{ta} at line {la} to [[{kb}]] #{tb} at line {lb})",
+                            scene.plain_name(p.subject)
+                        ),
+                        p.reason,
+                    ),
+                ),
+                _ => plain(p),
+            },
+            Subject::Container(k) => match self.containers.get(k) {
+                Some(&(t, line)) => (
+                    line,
+                    SceneError::invalid(
+                        format!("[[sphere_container]] #{t} at line {line}"),
+                        p.reason,
+                    ),
+                ),
+                None => plain(p),
+            },
+            Subject::Empty => (usize::MAX, SceneError::Empty),
+            Subject::Scene => (usize::MAX, SceneError::Other(p.reason)),
+        }
+    }
+}
+
+fn parse(text: &str, name: &str, file: &str) -> Result<SceneFile, SceneError> {
     let doc: FileDoc = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
-    build(doc, name)
+    build(doc, text, name, file)
 }
 
 fn toml_error(text: &str, file: &str, e: &toml::de::Error) -> SceneError {
@@ -259,60 +467,109 @@ fn line_column(text: &str, at: usize) -> (usize, usize) {
     (line, before[line_start..].chars().count() + 1)
 }
 
+/// The tables of one kind, each with the line of its header.
+fn with_lines<T>(text: &str, tables: Vec<Spanned<T>>) -> Vec<(usize, T)> {
+    tables
+        .into_iter()
+        .map(|t| (line_column(text, t.span().start).0, t.into_inner()))
+        .collect()
+}
+
 fn v3(a: [f64; 3]) -> DVec3 {
     DVec3::from_array(a)
+}
+
+/// Problems found while building a scene from its tables: line of the table, and the error.
+#[derive(Default)]
+struct Found(Vec<(usize, SceneError)>);
+
+impl Found {
+    /// Records `r`'s reason, if any, against `item` at `line`; whether `r` was fine.
+    fn check(&mut self, line: usize, item: &str, r: Result<(), String>) -> bool {
+        match r {
+            Ok(()) => true,
+            Err(reason) => {
+                self.0.push((line, SceneError::invalid(item, reason)));
+                false
+            }
+        }
+    }
 }
 
 /// Materials of a scene being loaded: the user's tables, then presets on first use.
 struct Materials {
     list: Vec<Material>,
     index: HashMap<String, usize>,
+    /// Per material: its table and line (`None`: a preset without a table).
+    origins: Vec<Option<(usize, usize)>>,
 }
 
 impl Materials {
-    fn new(tables: Vec<MaterialTable>) -> Result<Self, SceneError> {
+    /// The user's materials; a table defined twice is reported and left out, one missing keys is
+    /// reported and kept with harmless stand-ins (so that its users are not reported too).
+    fn new(tables: Vec<(usize, MaterialTable)>, found: &mut Found) -> Self {
         let presets = Material::presets();
         let mut m = Materials {
             list: Vec::with_capacity(tables.len()),
             index: HashMap::new(),
+            origins: Vec::with_capacity(tables.len()),
         };
-        for (k, t) in tables.into_iter().enumerate() {
-            let item = || format!("material {:?} ([[material]] {k})", t.name);
+        for (k, (line, t)) in tables.into_iter().enumerate() {
+            let item = format!("[[material]] #{k} at line {line} (material {:?})", t.name);
             if let Some(&first) = m.index.get(&t.name) {
-                return Err(SceneError::invalid(
-                    item(),
-                    format!("defined twice (also [[material]] {first})"),
-                ));
+                let also = match m.origins[first] {
+                    Some((fk, fl)) => format!("[[material]] #{fk} at line {fl}"),
+                    None => "a preset".to_string(),
+                };
+                found.check(line, &item, Err(format!("defined twice (also {also})")));
+                continue;
             }
             let preset = presets.iter().find(|p| p.name == t.name);
-            let value = |key: &str, v: Option<f64>, from_preset: fn(&Material) -> f64| {
-                v.or(preset.map(from_preset)).ok_or_else(|| {
-                    SceneError::invalid(
-                        item(),
-                        format!(
-                            "missing key `{key}` (only the presets {} may leave keys out)",
-                            preset_names()
-                        ),
-                    )
-                })
-            };
+            let mut missing: Vec<&str> = Vec::new();
+            let mut value =
+                |key: &'static str, v: Option<f64>, from_preset: fn(&Material) -> f64, stand_in| {
+                    v.or(preset.map(from_preset)).unwrap_or_else(|| {
+                        missing.push(key);
+                        stand_in
+                    })
+                };
             let material = Material {
                 name: t.name.clone(),
-                restitution: value("restitution", t.restitution, |p| p.restitution)?,
-                density: value("density", t.density, |p| p.density)?,
-                youngs_modulus: value("youngs_modulus", t.youngs_modulus, |p| p.youngs_modulus)?,
-                poisson_ratio: value("poisson_ratio", t.poisson_ratio, |p| p.poisson_ratio)?,
+                restitution: value("restitution", t.restitution, |p| p.restitution, 1.0),
+                density: value("density", t.density, |p| p.density, 1.0),
+                youngs_modulus: value(
+                    "youngs_modulus",
+                    t.youngs_modulus,
+                    |p| p.youngs_modulus,
+                    1e8,
+                ),
+                poisson_ratio: value("poisson_ratio", t.poisson_ratio, |p| p.poisson_ratio, 0.3),
                 // Friction is optional for every material: frictionless unless given.
                 friction: t.friction.or(preset.map(|p| p.friction)).unwrap_or(0.0),
             };
-            m.index.insert(t.name, k);
+            if !missing.is_empty() {
+                let keys: Vec<String> = missing.iter().map(|k| format!("`{k}`")).collect();
+                found.check(
+                    line,
+                    &item,
+                    Err(format!(
+                        "missing key{} {} (only the presets {} may leave keys out)",
+                        if keys.len() == 1 { "" } else { "s" },
+                        keys.join(", "),
+                        preset_names()
+                    )),
+                );
+            }
+            m.index.insert(t.name, m.list.len());
             m.list.push(material);
+            m.origins.push(Some((k, line)));
         }
-        Ok(m)
+        m
     }
 
-    /// Index of the material called `name`, adding the preset of that name on first use.
-    fn resolve(&mut self, name: &str, user: &str) -> Result<usize, SceneError> {
+    /// Index of the material called `name`, adding the preset of that name on first use; the
+    /// reason when there is no such material.
+    fn resolve(&mut self, name: &str) -> Result<usize, String> {
         if let Some(&i) = self.index.get(name) {
             return Ok(i);
         }
@@ -324,14 +581,15 @@ impl Materials {
                     known.push(&p.name);
                 }
             }
-            return Err(SceneError::invalid(
-                format!("material {name:?} ({user})"),
-                format!("unknown material; known: {}", known.join(", ")),
+            return Err(format!(
+                "unknown material {name:?}; known: {}",
+                known.join(", ")
             ));
         };
         let i = self.list.len();
         self.list.push(preset);
         self.index.insert(name.to_string(), i);
+        self.origins.push(None);
         Ok(i)
     }
 }
@@ -353,29 +611,25 @@ struct Resolved {
 }
 
 /// Mass, restitution and surface of a sphere of `radius` from its own keys, its material, or the
-/// simulation defaults. `user` names the table for errors.
+/// simulation defaults; the reason when its material is unknown or it has no mass.
 #[allow(clippy::too_many_arguments)]
 fn resolve(
     materials: &mut Materials,
     sim: &SimParams,
-    user: &str,
     radius: f64,
     mass: Option<f64>,
     material: Option<&str>,
     restitution: Option<f64>,
     fixed: bool,
-) -> Result<Resolved, SceneError> {
-    let material = material.map(|m| materials.resolve(m, user)).transpose()?;
+) -> Result<Resolved, String> {
+    let material = material.map(|m| materials.resolve(m)).transpose()?;
     let mat = material.map(|i| &materials.list[i]);
     let mass = match (mass, mat) {
         (Some(m), _) => m,
         (None, Some(mat)) => mat.density * super::sphere_volume(radius),
         (None, None) if fixed => f64::INFINITY,
         (None, None) => {
-            return Err(SceneError::invalid(
-                user,
-                "no mass: give `mass`, or a `material` with a density",
-            ));
+            return Err("no mass: give `mass`, or a `material` with a density".to_string());
         }
     };
     Ok(Resolved {
@@ -390,15 +644,14 @@ fn resolve(
 
 /// Restitution and surface of a wall (plane, box or sphere container): restitution from its own
 /// key, else its material's, else `[simulation]`'s; surface from its material, else
-/// `[simulation]`'s. `user` names the table for errors.
+/// `[simulation]`'s. The reason when the material is unknown.
 fn resolve_wall(
     materials: &mut Materials,
     sim: &SimParams,
-    user: &str,
     material: Option<&str>,
     restitution: Option<f64>,
-) -> Result<(f64, Surface), SceneError> {
-    let material = material.map(|m| materials.resolve(m, user)).transpose()?;
+) -> Result<(f64, Surface), String> {
+    let material = material.map(|m| materials.resolve(m)).transpose()?;
     let mat = material.map(|i| &materials.list[i]);
     Ok((
         restitution
@@ -408,8 +661,21 @@ fn resolve_wall(
     ))
 }
 
-fn build(doc: FileDoc, name: &str) -> Result<Scene, SceneError> {
-    let t = doc.simulation.unwrap_or_default();
+/// Builds the scene from its tables, collecting every problem: a table that cannot be built
+/// (unknown material, no mass, bad block or box parameters, bad plane normal) is reported and
+/// stands in harmlessly (particles, containers) or is left out (blocks, planes, boxes), and the
+/// scene's value checks run on the rest.
+fn build(doc: FileDoc, text: &str, name: &str, file: &str) -> Result<SceneFile, SceneError> {
+    let mut found = Found::default();
+    let mut origins = Origins {
+        file: file.to_string(),
+        simulation: doc
+            .simulation
+            .as_ref()
+            .map(|s| line_column(text, s.span().start).0),
+        ..Origins::default()
+    };
+    let t = doc.simulation.map(Spanned::into_inner).unwrap_or_default();
     let d = SimParams::default();
     let sim = SimParams {
         dt: t.dt.unwrap_or(d.dt),
@@ -427,45 +693,62 @@ fn build(doc: FileDoc, name: &str) -> Result<Scene, SceneError> {
             friction: t.friction.unwrap_or(d.surface.friction),
         },
     };
-    let mut materials = Materials::new(doc.material)?;
+    let mut materials = Materials::new(with_lines(text, doc.material), &mut found);
+    let particles = with_lines(text, doc.particle);
+    let blocks = with_lines(text, doc.block);
 
     // Count first, so that a huge block fails cleanly instead of exhausting memory.
-    let mut total = doc.particle.len();
-    for (k, b) in doc.block.iter().enumerate() {
+    let mut total = particles.len();
+    let mut fits = vec![true; blocks.len()];
+    for (k, (line, b)) in blocks.iter().enumerate() {
         let n = b
             .count
             .iter()
             .try_fold(1usize, |acc, &c| acc.checked_mul(usize::try_from(c).ok()?));
-        total = match n.and_then(|n| total.checked_add(n)) {
-            Some(t) if t <= MAX_SPHERES => t,
+        match n.and_then(|n| total.checked_add(n)) {
+            Some(t) if t <= MAX_SPHERES => total = t,
             _ => {
-                return Err(SceneError::invalid(
-                    format!("block {k}"),
-                    format!(
+                fits[k] = false;
+                found.check(
+                    *line,
+                    &format!("[[block]] #{k} at line {line}"),
+                    Err(format!(
                         "count {:?} makes the scene larger than the {MAX_SPHERES} spheres supported",
                         b.count
-                    ),
-                ));
+                    )),
+                );
             }
-        };
+        }
     }
     let mut spheres: Vec<Sphere> = Vec::new();
     spheres.try_reserve_exact(total).map_err(|_| {
-        SceneError::Other(format!("not enough memory for the scene's {total} spheres"))
+        SceneError::Other(format!(
+            "{file}: not enough memory for the scene's {total} spheres"
+        ))
     })?;
 
-    for (i, p) in doc.particle.into_iter().enumerate() {
-        let user = format!("sphere {i}");
+    for (i, (line, p)) in particles.into_iter().enumerate() {
+        let item = format!("[[particle]] #{i} at line {line} (sphere {i})");
         let r = resolve(
             &mut materials,
             &sim,
-            &user,
             p.radius,
             p.mass,
             p.material.as_deref(),
             p.restitution,
             p.fixed,
-        )?;
+        )
+        .unwrap_or_else(|reason| {
+            found.check(line, &item, Err(reason));
+            // A stand-in that passes the checks, so that the rest of the sphere is checked.
+            Resolved {
+                mass: 1.0,
+                restitution: p.restitution.unwrap_or(sim.restitution),
+                material: None,
+                surface: sim.surface,
+            }
+        });
+        origins.particles.push(line);
         spheres.push(Sphere {
             position: v3(p.position),
             velocity: v3(p.velocity),
@@ -478,31 +761,39 @@ fn build(doc: FileDoc, name: &str) -> Result<Scene, SceneError> {
         });
     }
 
-    for (k, b) in doc.block.into_iter().enumerate() {
-        let user = format!("block {k}");
-        let item = || user.clone();
+    for (k, (line, b)) in blocks.into_iter().enumerate() {
+        let item = format!("[[block]] #{k} at line {line}");
         let min = v3(b.min);
-        finite3(&item, "min", min)?;
-        finite3(&item, "velocity", v3(b.velocity))?;
-        positive(&item, "spacing", b.spacing)?;
-        positive(&item, "radius", b.radius)?;
-        non_negative(&item, "jitter", b.jitter)?;
+        let mut ok = fits[k];
+        ok &= found.check(line, &item, finite3("min", min));
+        ok &= found.check(line, &item, finite3("velocity", v3(b.velocity)));
+        ok &= found.check(line, &item, positive("spacing", b.spacing));
+        ok &= found.check(line, &item, positive("radius", b.radius));
+        ok &= found.check(line, &item, non_negative("jitter", b.jitter));
         if let Some(m) = b.mass {
-            positive(&item, "mass", m)?;
+            ok &= found.check(line, &item, positive("mass", m));
         }
         if let Some(e) = b.restitution {
-            restitution(&item, e)?;
+            ok &= found.check(line, &item, restitution(e));
         }
         let r = resolve(
             &mut materials,
             &sim,
-            &user,
             b.radius,
             b.mass,
             b.material.as_deref(),
             b.restitution,
             false,
-        )?;
+        );
+        let r = match r {
+            Ok(r) if ok => r,
+            Ok(_) => continue,
+            Err(reason) => {
+                found.check(line, &item, Err(reason));
+                continue;
+            }
+        };
+        let first = spheres.len();
         let amplitude = b.jitter * b.spacing;
         let mut rng = Pcg64::seed_from_u64(b.seed);
         let [nx, ny, nz] = b.count;
@@ -530,79 +821,100 @@ fn build(doc: FileDoc, name: &str) -> Result<Scene, SceneError> {
                 }
             }
         }
+        origins.blocks.push(BlockRun {
+            table: k,
+            line,
+            first,
+            count: spheres.len() - first,
+        });
     }
 
-    let mut planes = Vec::with_capacity(doc.plane.len() + 6 * doc.box_container.len());
-    for (k, p) in doc.plane.into_iter().enumerate() {
-        let user = format!("plane {k}");
-        let item = || user.clone();
+    let boxes = with_lines(text, doc.box_container);
+    let mut planes = Vec::with_capacity(doc.plane.len() + 6 * boxes.len());
+    for (k, (line, p)) in with_lines(text, doc.plane).into_iter().enumerate() {
+        let item = format!("[[plane]] #{k} at line {line}");
         let normal = v3(p.normal);
-        finite3(&item, "normal", normal)?;
+        let mut ok = found.check(line, &item, finite3("normal", normal));
         // Normalise via the largest component so that tiny but nonzero normals survive.
         let scale = normal.abs().max_element();
-        if scale == 0.0 {
-            return Err(SceneError::invalid(item(), "normal has zero length"));
+        if ok && scale == 0.0 {
+            ok = found.check(line, &item, Err("normal has zero length".to_string()));
         }
-        let (restitution, surface) = resolve_wall(
-            &mut materials,
-            &sim,
-            &user,
-            p.material.as_deref(),
-            p.restitution,
-        )?;
+        let (restitution, surface) =
+            resolve_wall(&mut materials, &sim, p.material.as_deref(), p.restitution)
+                .unwrap_or_else(|reason| {
+                    found.check(line, &item, Err(reason));
+                    (p.restitution.unwrap_or(sim.restitution), sim.surface)
+                });
+        if !ok {
+            // Left out, so its point is not checked with the others: check it here.
+            found.check(line, &item, finite3("point", v3(p.point)));
+            continue;
+        }
         planes.push(Plane {
             point: v3(p.point),
             normal: (normal / scale).normalize(),
             restitution,
             surface,
         });
+        origins.planes.push(("plane", k, line));
     }
-    for (k, b) in doc.box_container.into_iter().enumerate() {
-        let user = format!("box_container {k}");
-        let item = || user.clone();
+    for (k, (line, b)) in boxes.into_iter().enumerate() {
+        let item = format!("[[box_container]] #{k} at line {line}");
         let (min, max) = (v3(b.min), v3(b.max));
-        finite3(&item, "min", min)?;
-        finite3(&item, "max", max)?;
-        if !min.cmplt(max).all() {
-            return Err(SceneError::invalid(
-                item(),
-                format!(
-                    "min must be below max on every axis, got min [{}, {}, {}], max [{}, {}, {}]",
-                    min.x, min.y, min.z, max.x, max.y, max.z
-                ),
-            ));
+        let mut ok = found.check(line, &item, finite3("min", min));
+        ok &= found.check(line, &item, finite3("max", max));
+        if ok && !min.cmplt(max).all() {
+            ok = found.check(
+                line,
+                &item,
+                Err(format!(
+                    "min must be below max on every axis, got min {}, max {}",
+                    fmt_vec(min),
+                    fmt_vec(max)
+                )),
+            );
         }
-        let (e, surface) = resolve_wall(
-            &mut materials,
-            &sim,
-            &user,
-            b.material.as_deref(),
-            b.restitution,
-        )?;
-        // Checked here, as the six planes no longer say which box they came from.
-        restitution(&item, e)?;
-        planes.extend(Scene::box_planes(min, max, e, surface));
+        match resolve_wall(&mut materials, &sim, b.material.as_deref(), b.restitution) {
+            Ok((e, surface)) => {
+                // Checked here, as the six planes no longer say which box they came from.
+                ok &= found.check(line, &item, restitution(e));
+                if ok {
+                    planes.extend(Scene::box_planes(min, max, e, surface));
+                    origins
+                        .planes
+                        .extend(std::iter::repeat_n(("box_container", k, line), 6));
+                }
+            }
+            Err(reason) => {
+                found.check(line, &item, Err(reason));
+            }
+        }
     }
 
     // Value checks (and containment of every sphere) are Scene::check's.
     let mut containers = Vec::with_capacity(doc.sphere_container.len());
-    for (k, c) in doc.sphere_container.into_iter().enumerate() {
-        let user = format!("sphere_container {k}");
-        let (restitution, surface) = resolve_wall(
-            &mut materials,
-            &sim,
-            &user,
-            c.material.as_deref(),
-            c.restitution,
-        )?;
+    for (k, (line, c)) in with_lines(text, doc.sphere_container)
+        .into_iter()
+        .enumerate()
+    {
+        let item = format!("[[sphere_container]] #{k} at line {line}");
+        let (restitution, surface) =
+            resolve_wall(&mut materials, &sim, c.material.as_deref(), c.restitution)
+                .unwrap_or_else(|reason| {
+                    found.check(line, &item, Err(reason));
+                    (c.restitution.unwrap_or(sim.restitution), sim.surface)
+                });
         containers.push(SphereContainer {
             center: v3(c.center),
             radius: c.radius,
             restitution,
             surface,
         });
+        origins.containers.push((k, line));
     }
 
+    origins.materials = materials.origins;
     let scene = Scene {
         name: name.to_string(),
         sim,
@@ -611,8 +923,18 @@ fn build(doc: FileDoc, name: &str) -> Result<Scene, SceneError> {
         planes,
         containers,
     };
-    scene.check(&CheckOptions {
-        allow_overlap: true,
-    })?;
-    Ok(scene)
+    let checked = scene.problems();
+    let mut items = found.0;
+    let built_ok = items.is_empty();
+    for p in checked.list {
+        // Spheres left out with a reported table do not make the scene empty.
+        if p.subject == Subject::Empty && !built_ok {
+            continue;
+        }
+        items.push(origins.locate(&scene, p));
+    }
+    if !items.is_empty() || checked.omitted > 0 {
+        return Err(report(file, true, items, checked.omitted));
+    }
+    Ok(SceneFile { scene, origins })
 }

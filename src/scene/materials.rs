@@ -1,6 +1,6 @@
 //! Materials and the built-in presets.
 //!
-//! Restitution coefficients are Nikulin's drop-test values after Savelyev (PHYSICS.md §6), except
+//! Restitution coefficients are Nikulin's drop-test values after Savelyev (docs/physics.md §6), except
 //! rubber, which that table lacks. Elastic constants and densities are engineering-table values;
 //! the source of each is given on the preset. Friction coefficients are kinetic, like-on-like
 //! values from R. A. Serway and J. W. Jewett, "Physics for Scientists and Engineers", Table 5.1
@@ -62,7 +62,7 @@ impl Material {
     }
 
     /// Natural rubber: ρ = 1100 kg/m³, E = 10 MPa, ν = 0.49 (vulcanised natural rubber, typical
-    /// handbook values); e = 0.8 is an assumed value for a solid rubber ball, not from PHYSICS.md;
+    /// handbook values); e = 0.8 is an assumed value for a solid rubber ball, not from docs/physics.md;
     /// μ = 0.8 (Serway, rubber on concrete).
     pub fn rubber() -> Self {
         Self::preset("rubber", 0.8, 1100.0, 10e6, 0.49, 0.8)

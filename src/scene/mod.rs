@@ -1,7 +1,7 @@
 //! Scene model: spheres, materials, planes and simulation parameters, in SI units.
 //!
 //! A [`Scene`] is built either from a TOML file ([`Scene::from_toml_str`], [`Scene::load`]; format
-//! in README.md and `shared/DESIGN.md`) or by a named built-in builder ([`builtin`]). Every scene is
+//! in docs/scene-files.md) or by a named built-in builder ([`builtin`]). Every scene is
 //! checked by [`Scene::check`] before a backend sees it.
 
 pub mod builtin;
@@ -12,7 +12,8 @@ pub mod timestep;
 
 use glam::DVec3;
 
-pub use check::{CheckOptions, SceneError};
+pub use check::{CheckOptions, SceneError, fmt_num};
+pub use file::{Origins, SceneFile};
 pub use materials::{Material, sphere_volume};
 
 /// Normal contact law between touching bodies (`contact` key).
@@ -29,13 +30,21 @@ pub use materials::{Material, sphere_volume};
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum ContactModel {
-    /// Instantaneous impulses with Newton's restitution (PHYSICS.md §1) (default).
+    /// Instantaneous impulses with Newton's restitution (docs/physics.md §1) (default).
+    // The `#[value(help)]` texts are what `spheresim --help` shows: plain, without the
+    // document citations meant for rustdoc readers.
     #[default]
+    #[value(help = "Instantaneous impulses with Newton's restitution (default)")]
     Impulse,
-    /// Linear spring–dashpot with damping set from the restitution (PHYSICS.md §2.1).
+    /// Linear spring–dashpot with damping set from the restitution (docs/physics.md §2.1).
+    #[value(help = "Linear spring–dashpot with damping set from the restitution")]
     SpringDashpot,
     /// Hertz elastic law with Hunt–Crossley dissipation, stiffness from the materials' Young's
-    /// moduli and Poisson ratios (PHYSICS.md §2.2).
+    /// moduli and Poisson ratios (docs/physics.md §2.2).
+    #[value(
+        help = "Hertz elastic law with Hunt–Crossley dissipation, stiffness from the materials' \
+                Young's moduli and Poisson ratios"
+    )]
     Hertz,
 }
 
@@ -135,7 +144,7 @@ impl Surface {
     }
 
     /// Compliance `(1 − ν²)/E`, Pa⁻¹: the body's share of `1/E*` in the Hertz law
-    /// (PHYSICS.md §2.2, `physics::hertz::effective_modulus`).
+    /// (docs/physics.md §2.2, `physics::hertz::effective_modulus`).
     pub fn compliance(&self) -> f64 {
         (1.0 - self.poisson_ratio * self.poisson_ratio) / self.youngs_modulus
     }
@@ -184,7 +193,7 @@ pub struct Plane {
 }
 
 /// A hollow sphere that keeps spheres inside it (`[[sphere_container]]`): the concave wall of
-/// PHYSICS.md §2.2, whose radius enters the Hertz law as `r_b = −R_W`.
+/// docs/physics.md §2.2, whose radius enters the Hertz law as `r_b = −R_W`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SphereContainer {
     /// Centre, m.

@@ -1,11 +1,11 @@
 //! The time step a soft contact law needs: the contact duration of the scene's stiffest,
-//! lightest contact, and the `dt ≤ t_c / 20` rule of PHYSICS.md §2.1.
+//! lightest contact, and the `dt ≤ t_c / 20` rule of docs/physics.md §2.1.
 
 use super::{ContactModel, Scene};
 use crate::physics::{hertz, spring_dashpot};
 
 /// Steps per contact duration the engine asks for: `dt ≤ t_c / STEPS_PER_CONTACT`
-/// (PHYSICS.md §2.1).
+/// (docs/physics.md §2.1).
 pub const STEPS_PER_CONTACT: f64 = 20.0;
 
 /// Estimated shortest contact duration of a scene with a soft contact law.
@@ -30,9 +30,9 @@ impl Scene {
     /// sphere and its stiffest bodies; `None` for the impulse model (whose contacts take no
     /// time) or a scene without movable spheres.
     ///
-    /// * Spring–dashpot: `t_c = π / sqrt(k_n/m*)` (PHYSICS.md §2.1, undamped: the shortest)
+    /// * Spring–dashpot: `t_c = π / sqrt(k_n/m*)` (docs/physics.md §2.1, undamped: the shortest)
     ///   with the lightest sphere against its own kind (`m* = m/2`).
-    /// * Hertz: `t_c ≈ 2.87 (m*²/(R* E*² v₀))^{1/5}` (PHYSICS.md §2.2), the shortest of the
+    /// * Hertz: `t_c ≈ 2.87 (m*²/(R* E*² v₀))^{1/5}` (docs/physics.md §2.2), the shortest of the
     ///   lightest sphere against its own kind, against the stiffest sphere (smallest
     ///   `(1 − ν²)/E`) and against the stiffest wall, and of the stiffest sphere against its own
     ///   kind when there are two; at the approach speed `v₀ = 2 v_max + sqrt(2 |g| H)`: twice

@@ -24,7 +24,7 @@ pub static CASES: &[Case] = &[
     Case {
         name: "binary-head-on",
         description: "head-on binary collisions, e in {0, 0.5, 1} x mass ratio {1, 4, 1000}, \
-                      against Newton's restitution law in Neumann's closed form (PHYSICS.md §1)",
+                      against Newton's restitution law in Neumann's closed form (docs/physics.md §1)",
         backends: ALL,
         run: binary_head_on,
     },
@@ -32,7 +32,7 @@ pub static CASES: &[Case] = &[
         name: "binary-oblique",
         description: "oblique binary collisions (impact parameter half the contact distance), \
                       same e and mass ratios, against the closed form (normal part 1-D law, \
-                      tangential part untouched; PHYSICS.md §1)",
+                      tangential part untouched; docs/physics.md §1)",
         backends: ALL,
         run: binary_oblique,
     },
@@ -46,7 +46,7 @@ pub static CASES: &[Case] = &[
     Case {
         name: "bounce-apex",
         description: "a sphere (e = 0.7) dropped on a floor under gravity: successive apex \
-                      heights shrink by e^2 = 0.49 (PHYSICS.md §1, Neumann §4 ii)",
+                      heights shrink by e^2 = 0.49 (docs/physics.md §1, Neumann §4 ii)",
         backends: ALL,
         run: bounce_apex,
     },
@@ -67,7 +67,7 @@ pub static CASES: &[Case] = &[
     Case {
         name: "circular-orbit",
         description: "two bodies (1e12 kg, 1 kg) on a circular orbit of radius 10 m: period \
-                      2 pi sqrt(r^3 / G M) and no radius drift (PHYSICS.md §3)",
+                      2 pi sqrt(r^3 / G M) and no radius drift (docs/physics.md §3)",
         backends: STEPPED,
         run: circular_orbit,
     },
@@ -75,14 +75,14 @@ pub static CASES: &[Case] = &[
         name: "kepler-ellipse",
         description: "two bodies (1e12 kg, 1e11 kg) on an ellipse of eccentricity 0.51: energy \
                       1/2 mu v^2 - G m1 m2 / r, angular momentum and Kepler's third-law period \
-                      (PHYSICS.md §3)",
+                      (docs/physics.md §3)",
         backends: STEPPED,
         run: kepler_ellipse,
     },
     Case {
         name: "pi-digits",
         description: "Galperin's billiard (pi-blocks) for D = 1..7: the number of collisions is \
-                      the integer of the first D digits of pi (Galperin 2003; PHYSICS.md §5)",
+                      the integer of the first D digits of pi (Galperin 2003; docs/physics.md §5)",
         backends: &[Backend::Event],
         run: pi_digits,
     },
@@ -96,7 +96,7 @@ pub static CASES: &[Case] = &[
     Case {
         name: "hertz-duration",
         description: "two steel spheres head-on at 1 m/s, Hertz law, e = 1: contact duration \
-                      2.87 (m*^2 / (R* E*^2 v0))^(1/5) and largest overlap (PHYSICS.md §2.2; \
+                      2.87 (m*^2 / (R* E*^2 v0))^(1/5) and largest overlap (docs/physics.md §2.2; \
                       Johnson, Contact Mechanics §11.1), within 2 %",
         backends: STEPPED,
         run: hertz_duration,
@@ -141,7 +141,7 @@ pub static CASES: &[Case] = &[
     },
 ];
 
-/// Velocities after a binary collision in Neumann's closed form (PHYSICS.md §1; B. Neumann,
+/// Velocities after a binary collision in Neumann's closed form (docs/physics.md §1; B. Neumann,
 /// "The three-dimensional collision of two spheres" (2024) §5): along the unit normal `n` the
 /// 1-D law `u_a' = (m_a u_a + m_b u_b + e m_b (u_b − u_a)) / (m_a + m_b)` (and symmetrically),
 /// tangential components untouched. `m_b = ∞` is a fixed body: `u_a' = u_b − e (u_a − u_b)`.
@@ -488,7 +488,7 @@ fn kepler_ellipse(backend: Backend) -> Result<Vec<Row>, CaseError> {
     // Relative speed 0.7 of the circular speed at r0: r0 is the apoapsis, eccentricity
     // 1 − 0.7² = 0.51, periapsis 3.25 m (> the radii 1.5 m).
     let v_rel = 0.7 * (G * m / r0).sqrt();
-    // PHYSICS.md §3: E = ½ μ v² − G m1 m2 / r, L = μ r v (v ⟂ r at apoapsis).
+    // docs/physics.md §3: E = ½ μ v² − G m1 m2 / r, L = μ r v (v ⟂ r at apoapsis).
     let energy = 0.5 * mu * v_rel * v_rel - G * m1 * m2 / r0;
     let ang_mom = mu * r0 * v_rel;
     // Kepler's third law with the vis-viva semi-major axis 1/a = 2/r − v²/(G M).
@@ -666,7 +666,7 @@ fn gpu_vs_cpu(backend: Backend) -> Result<Vec<Row>, CaseError> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Contact mechanics (PHYSICS.md §2.2, §2.3): Hertz / Hunt–Crossley, friction, containers.
+// Contact mechanics (docs/physics.md §2.2, §2.3): Hertz / Hunt–Crossley, friction, containers.
 
 /// Gap `|x_b − x_a| − (r_a + r_b)` of spheres 0 and 1, m.
 fn gap(s: &crate::Snapshot) -> f64 {
@@ -741,7 +741,7 @@ fn hertz_duration(backend: Backend) -> Result<Vec<Row>, CaseError> {
     );
     let mut sim = start(&s, backend)?;
     let (t0, t1, deepest) = contact_interval(&mut sim, dt, s.sim.steps)?;
-    // Hertz's elastic impact (PHYSICS.md §2.2, Johnson §11.1): 2.87 is the rounded coefficient
+    // Hertz's elastic impact (docs/physics.md §2.2, Johnson §11.1): 2.87 is the rounded coefficient
     // (2.868); 400 steps per contact put leapfrog's error near 1e-5 and the linear
     // interpolation of the touching instants near 1e-4 of t_c. The issue asks for 2 %; f32
     // (GPU) carries the 21 µm overlap on 1 cm coordinates to ~5e-5. Both within 2e-2 with a
@@ -925,7 +925,7 @@ fn container_inside(backend: Backend) -> Result<Vec<Row>, CaseError> {
         if model == ContactModel::Hertz {
             // A soft wall lets a sphere in by Hertz's overlap: at most the deepest one of the
             // fastest possible impact (largest initial speed plus a fall across the container)
-            // against the concave wall, R* = r R_W / (R_W − r) (PHYSICS.md §2.2).
+            // against the concave wall, R* = r R_W / (R_W − r) (docs/physics.md §2.2).
             let v_max = s
                 .spheres
                 .iter()

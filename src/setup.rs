@@ -1,0 +1,312 @@
+//! Host-side set-up: the one place that turns a [`Scene`] into what the backends consume.
+//!
+//! [`PackedScene::new`] packs a checked scene into per-sphere arrays (input order, f64), the
+//! walls (planes, then spherical containers) and the uniform parameters of the step. The CPU
+//! backend ([`crate::cpu`]), the GPU backend ([`crate::gpu`]) and the event-driven solver
+//! ([`crate::event`]) each convert these to their own precision and layout; none of them reads
+//! the scene's spheres, materials or walls itself, so a property is derived once (a damping ratio
+//! from a restitution coefficient, a compliance from E and ν, the resting speed).
+//!
+//! The constants both step backends share (large-sphere split, friction-history slots, matching
+//! rounds, prefix-sum block, hash-table size, stage names) live here too: `src/cpu` and
+//! `src/gpu` import them from this module, and `tests/gpu_shaders.rs` checks the WGSL copies.
+
+use crate::physics::impulse::resting_speed;
+use crate::physics::spring_dashpot::damping_ratio;
+use crate::scene::{ContactModel, Scene};
+use glam::DVec3;
+use rayon::prelude::*;
+
+/// A sphere is *large* when its radius exceeds this multiple of the median radius; large spheres
+/// skip the grid and go to the large-sphere list (docs/architecture.md, "Large spheres").
+pub const LARGE_RADIUS_RATIO: f64 = 4.0;
+
+/// At most this many spheres go to the large-sphere list (every small sphere tests all of them);
+/// past it the threshold rises to the radius of the largest of the rest.
+pub const MAX_LARGE: usize = 256;
+
+/// Contacts per sphere whose friction history is kept (the sphere owns them: lower id of a
+/// pair, or any wall contact). Close packing gives 12 neighbours; past this a contact starts
+/// each step with ξ = 0 (its spring then acts only through this step's slip).
+pub const HISTORY_SLOTS: usize = 16;
+
+/// Matching rounds of the impulse model per step, before the final round. Two: an event
+/// deferred in the first (its partner had an earlier one) is then resolved exactly in the
+/// second, and only a sphere with three or more events in one step reaches the final round.
+pub const MATCHING_ROUNDS: usize = 2;
+
+/// Fraction of a residual overlap removed per step by the position correction. Below 1 because
+/// a sphere with several overlapping neighbours gets every correction at once (Jacobi).
+pub const OVERLAP_RELAXATION: f64 = 0.5;
+
+/// Entries per block of the prefix sum; the GPU's work-group size × items per thread.
+pub const SCAN_BLOCK: usize = 1024;
+
+/// Names of the timed stages, in step order (`Simulation::stage_seconds`).
+pub const STAGES: [&str; 6] = [
+    "integrate",
+    "binning",
+    "contacts",
+    "gravity",
+    "forces",
+    "check",
+];
+
+/// Number of hash buckets for `n` spheres: the power of two ≥ 2n (at least 64, one block).
+pub fn table_size(n: usize) -> u32 {
+    (2 * n).max(64).next_power_of_two() as u32
+}
+
+/// Splits radii into small and large: returns the largest small radius, m. Spheres with a larger
+/// radius are large.
+///
+/// # Panics
+/// On an empty slice (a checked scene has at least one sphere).
+pub fn small_radius_max(radii: &[f64]) -> f64 {
+    let mut sorted: Vec<f64> = radii.to_vec();
+    sorted.par_sort_unstable_by(|a, b| b.total_cmp(a));
+    let median = sorted[sorted.len() / 2];
+    let threshold = LARGE_RADIUS_RATIO * median;
+    let n_large = sorted.partition_point(|&r| r > threshold).min(MAX_LARGE);
+    // Largest radius that is not large (ties with it stay small).
+    sorted[n_large..].first().copied().unwrap_or(median)
+}
+
+/// Whether a scene keeps friction history: a soft contact law and friction on some sphere (a
+/// pair's μ is the smaller of its two, so a contact has friction only when its sphere does).
+pub fn friction_history(scene: &Scene) -> bool {
+    scene.sim.contact.is_soft() && scene.spheres.iter().any(|s| s.surface.friction > 0.0)
+}
+
+/// Integer outputs of the binning stages, for comparing backends exactly: `keys` (input to the
+/// sort, in the order before it), `counts` and `cell_start` (`table_size + 1` each), and the
+/// input ids in sorted order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BinningState {
+    /// Bucket of each sphere, in the order before the sort.
+    pub keys: Vec<u32>,
+    /// Spheres per bucket.
+    pub counts: Vec<u32>,
+    /// Exclusive prefix sum of `counts`.
+    pub cell_start: Vec<u32>,
+    /// Input ids in sorted order.
+    pub ids: Vec<u32>,
+}
+
+/// A wall as the backends see it: a plane (`radius == 0`) or the inside of a spherical
+/// container (`radius > 0`, `point` its centre).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Wall {
+    /// A point on the plane, or the container's centre, m.
+    pub point: DVec3,
+    /// Unit normal into the domain (planes; `+x` for containers, unused).
+    pub normal: DVec3,
+    /// Restitution coefficient, 0 ≤ e ≤ 1.
+    pub restitution: f64,
+    /// Damping ratio ζ of the soft laws' dashpots for `restitution` (0 for impulses).
+    pub zeta: f64,
+    /// Hertz compliance (1 − ν²)/E, 1/Pa.
+    pub compliance: f64,
+    /// Coulomb friction coefficient μ.
+    pub friction: f64,
+    /// Container radius, m; 0 for a plane.
+    pub radius: f64,
+}
+
+/// Uniform parameters of the step, in f64 (each backend rounds them to its precision).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepParams {
+    /// Time step, s.
+    pub dt: f64,
+    /// Uniform gravitational field, m/s².
+    pub gravity: DVec3,
+    /// Gravitational constant G, m³ kg⁻¹ s⁻² (0: no mutual gravity).
+    pub g_const: f64,
+    /// Squared Plummer softening ε², m².
+    pub eps2: f64,
+    /// Stokes drag coefficient, N·s/m².
+    pub drag: f64,
+    /// Normal stiffness of the spring–dashpot law, N/m.
+    pub stiffness: f64,
+    /// Contact law.
+    pub contact: ContactModel,
+    /// Approach speed below which an impulse contact rests, m/s
+    /// ([`crate::physics::impulse::resting_speed`]).
+    pub resting_speed: f64,
+    /// Largest radius of a small sphere, m ([`small_radius_max`]).
+    pub small_radius_max: f64,
+    /// Hash-table buckets ([`table_size`]).
+    pub table_size: u32,
+    /// Whether friction history is kept ([`friction_history`]).
+    pub history: bool,
+}
+
+/// A scene packed for the backends: per-sphere arrays in input order, walls and parameters.
+///
+/// Fixed spheres get zero velocity, infinite mass and zero inverse mass, as the scene defines
+/// them. Every array has one entry per sphere.
+#[derive(Clone, Debug)]
+pub struct PackedScene {
+    /// Centres, m.
+    pub position: Vec<DVec3>,
+    /// Velocities, m/s (zero for fixed spheres).
+    pub velocity: Vec<DVec3>,
+    /// Radii, m.
+    pub radius: Vec<f64>,
+    /// Masses, kg (infinite for fixed spheres).
+    pub mass: Vec<f64>,
+    /// Inverse masses, 1/kg (0 for fixed spheres).
+    pub inv_mass: Vec<f64>,
+    /// Restitution coefficients.
+    pub restitution: Vec<f64>,
+    /// Damping ratios ζ of the soft laws' dashpots (0 with impulses).
+    pub zeta: Vec<f64>,
+    /// Hertz compliances (1 − ν²)/E, 1/Pa.
+    pub compliance: Vec<f64>,
+    /// Coulomb friction coefficients μ.
+    pub friction: Vec<f64>,
+    /// Planes first, then spherical containers, in scene order.
+    pub walls: Vec<Wall>,
+    /// Number of planes at the front of `walls`.
+    pub n_planes: usize,
+    /// Uniform parameters.
+    pub params: StepParams,
+}
+
+impl PackedScene {
+    /// Packs a checked scene (see `Scene::check`).
+    pub fn new(scene: &Scene) -> Self {
+        let sim = &scene.sim;
+        // ζ sets the spring–dashpot's normal dashpot and the tangential dashpot of both soft
+        // laws (physics::friction); impulses have no dashpot.
+        let zeta_of = |e: f64| {
+            if sim.contact.is_soft() {
+                damping_ratio(e)
+            } else {
+                0.0
+            }
+        };
+        let spheres = &scene.spheres;
+        let radius: Vec<f64> = spheres.iter().map(|s| s.radius).collect();
+        let small_max = if radius.is_empty() {
+            0.0
+        } else {
+            small_radius_max(&radius)
+        };
+        let walls = scene
+            .planes
+            .iter()
+            .map(|p| Wall {
+                point: p.point,
+                normal: p.normal,
+                restitution: p.restitution,
+                zeta: zeta_of(p.restitution),
+                compliance: p.surface.compliance(),
+                friction: p.surface.friction,
+                radius: 0.0,
+            })
+            .chain(scene.containers.iter().map(|c| Wall {
+                point: c.center,
+                normal: DVec3::X,
+                restitution: c.restitution,
+                zeta: zeta_of(c.restitution),
+                compliance: c.surface.compliance(),
+                friction: c.surface.friction,
+                radius: c.radius,
+            }))
+            .collect();
+        Self {
+            position: spheres.iter().map(|s| s.position).collect(),
+            velocity: spheres
+                .iter()
+                .map(|s| if s.fixed { DVec3::ZERO } else { s.velocity })
+                .collect(),
+            mass: spheres.iter().map(|s| s.mass).collect(),
+            inv_mass: spheres.iter().map(|s| s.inverse_mass()).collect(),
+            restitution: spheres.iter().map(|s| s.restitution).collect(),
+            zeta: spheres.iter().map(|s| zeta_of(s.restitution)).collect(),
+            compliance: spheres.iter().map(|s| s.surface.compliance()).collect(),
+            friction: spheres.iter().map(|s| s.surface.friction).collect(),
+            walls,
+            n_planes: scene.planes.len(),
+            params: StepParams {
+                dt: sim.dt,
+                gravity: sim.gravity,
+                g_const: sim.g_const,
+                eps2: sim.softening * sim.softening,
+                drag: sim.drag,
+                stiffness: sim.stiffness,
+                contact: sim.contact,
+                resting_speed: resting_speed(sim.gravity, sim.dt),
+                small_radius_max: small_max,
+                table_size: table_size(spheres.len()),
+                history: friction_history(scene),
+            },
+            radius,
+        }
+    }
+
+    /// Number of spheres.
+    pub fn len(&self) -> usize {
+        self.position.len()
+    }
+
+    /// True when there are no spheres.
+    pub fn is_empty(&self) -> bool {
+        self.position.is_empty()
+    }
+
+    /// Number of large spheres as a backend of precision `T` classifies them: radii and the
+    /// threshold are first rounded by `round`, as the stages compare them (f64 radii that differ
+    /// may round to the same f32).
+    pub fn large_count<T: PartialOrd>(&self, round: impl Fn(f64) -> T) -> usize {
+        let threshold = round(self.params.small_radius_max);
+        self.radius.iter().filter(|&&r| round(r) > threshold).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::builtin;
+
+    #[test]
+    fn packs_every_sphere_and_wall_in_order() {
+        let scene = builtin::build("container", Some(50)).unwrap();
+        let p = PackedScene::new(&scene);
+        assert_eq!(p.len(), scene.spheres.len());
+        assert_eq!(p.walls.len(), scene.planes.len() + scene.containers.len());
+        assert_eq!(p.n_planes, scene.planes.len());
+        for (w, c) in p.walls[p.n_planes..].iter().zip(&scene.containers) {
+            assert_eq!(w.radius, c.radius);
+            assert_eq!(w.point, c.center);
+        }
+        for (i, s) in scene.spheres.iter().enumerate() {
+            assert_eq!(p.position[i], s.position);
+            assert_eq!(p.radius[i], s.radius);
+            assert_eq!(p.inv_mass[i], s.inverse_mass());
+        }
+        assert!(p.params.table_size as usize >= 2 * p.len());
+    }
+
+    #[test]
+    fn fixed_spheres_do_not_move_and_impulses_have_no_dashpot() {
+        let mut scene = builtin::build("two-spheres", None).unwrap();
+        scene.spheres[0].fixed = true;
+        scene.spheres[0].velocity = DVec3::new(1.0, 2.0, 3.0);
+        scene.sim.contact = ContactModel::Impulse;
+        let p = PackedScene::new(&scene);
+        assert_eq!(p.velocity[0], DVec3::ZERO);
+        assert_eq!(p.inv_mass[0], 0.0);
+        assert!(p.zeta.iter().all(|&z| z == 0.0));
+    }
+
+    #[test]
+    fn large_spheres_are_counted_after_rounding() {
+        let scene = builtin::build("wall-break", Some(1000)).unwrap();
+        let p = PackedScene::new(&scene);
+        // The projectile is the one sphere far above the median radius.
+        assert_eq!(p.large_count(|r| r), 1);
+        assert_eq!(p.large_count(|r| r as f32), 1);
+    }
+}
