@@ -36,25 +36,57 @@ impl std::fmt::Display for BenchBackend {
     }
 }
 
-/// What to run.
-#[derive(Clone, Debug)]
+/// What to run; also the options of `spheresim bench` (`help` gives the command-line text).
+#[derive(Clone, Debug, clap::Args)]
 pub struct BenchConfig {
     /// Built-in scene names (default: wall-break, box-gas, orbits).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "wall-break,box-gas,orbits",
+        help = "Built-in scenes, comma-separated"
+    )]
     pub scenes: Vec<String>,
     /// Sphere counts (default: 10³, 10⁴, 10⁵, 10⁶).
+    #[arg(long, value_delimiter = ',', default_value = "1e3,1e4,1e5,1e6",
+          value_parser = parse_count,
+          help = "Sphere counts, comma-separated; `1e5` and `100000` both work")]
     pub particles: Vec<usize>,
     /// Backends (default: gpu, cpu).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "gpu,cpu",
+        help = "Backends, comma-separated: gpu, cpu (every core), cpu1 (one thread)"
+    )]
     pub backends: Vec<BenchBackend>,
     /// Timed steps per repeat (default: `10`).
+    #[arg(long, default_value_t = 10, help = "Timed steps per repeat")]
     pub steps: u64,
     /// Timed repeats (default: `3`).
+    #[arg(
+        long,
+        default_value_t = 3,
+        help = "Timed repeats (the table gives their median, min and max)"
+    )]
     pub repeats: usize,
     /// Untimed steps before the repeats (default: `2`): first-use costs (pipeline compilation,
     /// page faults) stay out of the figures.
+    #[arg(
+        long,
+        default_value_t = 2,
+        help = "Untimed warm-up steps before the repeats"
+    )]
     pub warmup: u64,
     /// Seconds one configuration may take, estimated from the previous sphere count of the same
     /// scene and backend; a configuration predicted to take longer is skipped, and its row says
     /// so (default: `300`).
+    #[arg(
+        long,
+        default_value_t = 300.0,
+        help = "Skip a configuration predicted (from the previous count) to take longer than this, s"
+    )]
     pub budget_seconds: f64,
 }
 
@@ -502,4 +534,66 @@ pub fn table(rows: &[BenchRow]) -> String {
         }
     }
     out
+}
+
+/// A sphere count for `--particles`: a positive integer, also written like `1e6`.
+///
+/// # Errors
+/// Text that is not a whole number ≥ 1 (at most 10¹²).
+pub fn parse_count(s: &str) -> Result<usize, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number"))?;
+    if !(v >= 1.0 && v.fract() == 0.0 && v <= 1e12) {
+        return Err(format!("`{s}` is not a whole number of spheres ≥ 1"));
+    }
+    Ok(v as usize)
+}
+
+/// `spheresim bench`: checks the configuration and the JSON path, runs every configuration
+/// with a progress bar on standard error, prints the table and writes the rows as JSON.
+///
+/// # Errors
+/// A bad configuration or an unwritable JSON path (both before anything runs), or a failed
+/// write of the JSON.
+pub fn run_cli(cfg: &BenchConfig, json: Option<&std::path::Path>) -> anyhow::Result<()> {
+    use anyhow::Context;
+    use indicatif::{ProgressBar, ProgressStyle};
+    check(cfg).map_err(anyhow::Error::msg)?;
+    if let Some(p) = json {
+        crate::output::check_writable_file(p)?;
+    }
+    let total = (cfg.scenes.len() * cfg.particles.len() * cfg.backends.len()) as u64;
+    eprintln!("{}", header(cfg));
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
+            .expect("valid template"),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    let rows = run(cfg, |p| match p {
+        Progress::Start {
+            scene,
+            particles,
+            backend,
+        } => bar.set_message(format!("{scene} N={particles} {backend}")),
+        Progress::Done(row) => {
+            bar.inc(1);
+            if let Some(e) = &row.error {
+                bar.println(format!(
+                    "{} N={} {}: {e}",
+                    row.scene, row.particles_requested, row.backend
+                ));
+            }
+        }
+    });
+    bar.finish_and_clear();
+    print!("{}", table(&rows));
+    if let Some(p) = json {
+        let text = serde_json::to_string_pretty(&rows).context("serialising the bench rows")?;
+        crate::output::write_atomic(p, |w| w.write_all(text.as_bytes()))?;
+        println!("rows: {}", p.display());
+    }
+    Ok(())
 }

@@ -3,14 +3,12 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, CommandFactory, Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
-use spheresim::output::{self, SnapshotFormat};
+use spheresim::output::SnapshotFormat;
 use spheresim::render::{ColourMode, Up};
 use spheresim::run::{RunOptions, SceneOptions, SimRun, ctrl_c_flag};
 use spheresim::scene::{ContactModel, builtin};
 use spheresim::{Backend, Precision, Scene, validate};
 use std::path::PathBuf;
-use std::time::Duration;
 
 /// GPU many-body sphere engine: contacts with restitution, gravity, leapfrog; CPU reference.
 #[derive(Parser, Debug)]
@@ -29,7 +27,7 @@ enum Command {
     /// Time built-in scenes on the GPU and CPU backends and print a comparison table.
     Bench(BenchArgs),
     /// Run validation cases against exact and analytic answers; exits 1 on any failure.
-    Validate(ValidateArgs),
+    Validate(validate::ValidateArgs),
     /// Watch a scene run in a window (orbit camera; keys in docs/viewing.md).
     View(ViewArgs),
     /// Render a scene offscreen to DIR/frame_00000.png, frame_00001.png, ...
@@ -52,9 +50,6 @@ struct SceneArgs {
     /// Number of spheres of a built-in scene (default: the scene's own).
     #[arg(long)]
     particles: Option<usize>,
-    /// Number of steps (default: the scene's `steps`).
-    #[arg(long)]
-    steps: Option<u64>,
     /// Contact law, replacing the scene's `contact`.
     #[arg(long, value_enum)]
     contact: Option<ContactModel>,
@@ -72,7 +67,6 @@ impl SceneArgs {
         SceneOptions {
             scene: self.scene.clone(),
             particles: self.particles,
-            steps: self.steps,
             contact: self.contact,
             friction: self.friction,
             allow_overlap: self.allow_overlap,
@@ -81,31 +75,13 @@ impl SceneArgs {
     }
 }
 
-/// Backends that draw from a GPU context (`view`, `render`): the event solver cannot.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-enum DrawBackend {
-    /// The GPU unless it is a software one.
-    Auto,
-    /// The GPU backend.
-    Gpu,
-    /// The CPU backend, uploaded for drawing.
-    Cpu,
-}
-
-impl From<DrawBackend> for Backend {
-    fn from(b: DrawBackend) -> Backend {
-        match b {
-            DrawBackend::Auto => Backend::Auto,
-            DrawBackend::Gpu => Backend::Gpu,
-            DrawBackend::Cpu => Backend::Cpu,
-        }
-    }
-}
-
 #[derive(Args, Debug)]
 struct RunArgs {
     #[command(flatten)]
     scene: SceneArgs,
+    /// Number of steps (default: the scene's `steps`).
+    #[arg(long)]
+    steps: Option<u64>,
     /// Backend that steps the scene (auto: the GPU unless it is a software one).
     #[arg(long, value_enum, default_value_t = Backend::Auto)]
     backend: Backend,
@@ -145,8 +121,8 @@ struct ViewArgs {
     #[command(flatten)]
     scene: SceneArgs,
     /// Backend that steps the scene.
-    #[arg(long, value_enum, default_value_t = DrawBackend::Auto)]
-    backend: DrawBackend,
+    #[arg(long, value_enum, default_value_t = spheresim::render::DrawBackend::Auto)]
+    backend: spheresim::render::DrawBackend,
     /// Quit after drawing N frames (for scripted runs).
     #[arg(long, value_name = "N")]
     exit_after_frames: Option<u64>,
@@ -168,6 +144,9 @@ struct ViewArgs {
 struct RenderArgs {
     #[command(flatten)]
     scene: SceneArgs,
+    /// Number of steps to cover (default: the scene's `steps`).
+    #[arg(long)]
+    steps: Option<u64>,
     /// Output directory for frame_NNNNN.png (created if missing).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -182,8 +161,8 @@ struct RenderArgs {
     #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = spheresim::render::frames::parse_size)]
     size: (u32, u32),
     /// Backend that steps the scene.
-    #[arg(long, value_enum, default_value_t = DrawBackend::Auto)]
-    backend: DrawBackend,
+    #[arg(long, value_enum, default_value_t = spheresim::render::DrawBackend::Auto)]
+    backend: spheresim::render::DrawBackend,
     /// Camera position x,y,z in m (default: the camera follows the spheres).
     #[arg(long, value_name = "X,Y,Z", value_parser = spheresim::render::frames::parse_vec3, allow_hyphen_values = true)]
     eye: Option<glam::Vec3>,
@@ -204,64 +183,12 @@ struct RenderArgs {
     quiet: bool,
 }
 
-/// `spheresim bench`: see the library's `bench` module.
+/// `spheresim bench`: the options are the library's `BenchConfig`.
 #[derive(Args, Debug)]
 struct BenchArgs {
-    /// Built-in scenes, comma-separated.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "wall-break,box-gas,orbits"
-    )]
-    scenes: Vec<String>,
-    /// Sphere counts, comma-separated; `1e5` and `100000` both work.
-    #[arg(long, value_delimiter = ',', default_value = "1e3,1e4,1e5,1e6", value_parser = parse_count)]
-    particles: Vec<usize>,
-    /// Backends, comma-separated: gpu, cpu (every core), cpu1 (one thread).
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "gpu,cpu")]
-    backends: Vec<spheresim::bench::BenchBackend>,
-    /// Timed steps per repeat.
-    #[arg(long, default_value_t = 10)]
-    steps: u64,
-    /// Timed repeats (the table gives their median, min and max).
-    #[arg(long, default_value_t = 3)]
-    repeats: usize,
-    /// Untimed warm-up steps before the repeats.
-    #[arg(long, default_value_t = 2)]
-    warmup: u64,
-    /// Skip a configuration predicted (from the previous count) to take longer than this, s.
-    #[arg(long, default_value_t = 300.0)]
-    budget_seconds: f64,
+    #[command(flatten)]
+    cfg: spheresim::bench::BenchConfig,
     /// Also write the rows as JSON (a list of objects).
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-}
-
-/// A sphere count: a positive integer, also written like `1e6`.
-fn parse_count(s: &str) -> Result<usize, String> {
-    let v: f64 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{s}` is not a number"))?;
-    if !(v >= 1.0 && v.fract() == 0.0 && v <= 1e12) {
-        return Err(format!("`{s}` is not a whole number of spheres ≥ 1"));
-    }
-    Ok(v as usize)
-}
-
-#[derive(Args, Debug)]
-struct ValidateArgs {
-    /// Backends to validate. Without a GPU adapter, `gpu` fails; `all` reports GPU cases as
-    /// unavailable and passes on the rest, unless CI=true, where it fails.
-    #[arg(long, value_enum, default_value_t = validate::Which::All)]
-    backend: validate::Which,
-    /// Cases to run (default: all; see --list).
-    #[arg(value_name = "CASE")]
-    cases: Vec<String>,
-    /// List the cases and exit.
-    #[arg(long)]
-    list: bool,
-    /// Also write every row as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
 }
@@ -270,22 +197,21 @@ fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let code = match Cli::parse().command {
         Command::Scenes => {
-            for s in builtin::list() {
-                println!(
-                    "{:<12} {:>9} spheres by default  {}",
-                    s.name, s.default_particles, s.summary
-                );
-            }
+            print!("{}", builtin::list_text());
             Ok(0)
         }
         Command::Run(args) => run(args),
-        Command::Bench(args) => bench(args),
-        Command::Validate(a) => validate::run_cli(a.backend, &a.cases, a.list, a.json.as_deref())
-            .map_err(anyhow::Error::msg),
+        Command::Bench(a) => spheresim::bench::run_cli(&a.cfg, a.json.as_deref()).map(|()| 0),
+        Command::Validate(a) => a.run().map_err(anyhow::Error::msg),
         Command::View(args) => view(args),
         Command::Render(args) => render(args),
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "spheresim", &mut std::io::stdout());
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "spheresim",
+                &mut std::io::stdout(),
+            );
             Ok(0)
         }
         Command::Manpage => clap_mangen::Man::new(Cli::command())
@@ -313,6 +239,7 @@ fn load(opts: &SceneOptions) -> Result<Scene> {
 
 fn run(args: RunArgs) -> Result<i32> {
     let mut opts = args.scene.options();
+    opts.steps = args.steps;
     opts.dt = args.dt;
     opts.digits = args.digits;
     let scene = load(&opts)?;
@@ -342,55 +269,6 @@ fn run(args: RunArgs) -> Result<i32> {
     Ok(report.exit_code())
 }
 
-fn bench(args: BenchArgs) -> Result<i32> {
-    use spheresim::bench::{self, BenchConfig, Progress};
-    let cfg = BenchConfig {
-        scenes: args.scenes,
-        particles: args.particles,
-        backends: args.backends,
-        steps: args.steps,
-        repeats: args.repeats,
-        warmup: args.warmup,
-        budget_seconds: args.budget_seconds,
-    };
-    bench::check(&cfg).map_err(anyhow::Error::msg)?;
-    if let Some(p) = &args.json {
-        output::check_writable_file(p)?;
-    }
-    let total = (cfg.scenes.len() * cfg.particles.len() * cfg.backends.len()) as u64;
-    eprintln!("{}", bench::header(&cfg));
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
-            .expect("valid template"),
-    );
-    bar.enable_steady_tick(Duration::from_millis(200));
-    let rows = bench::run(&cfg, |p| match p {
-        Progress::Start {
-            scene,
-            particles,
-            backend,
-        } => bar.set_message(format!("{scene} N={particles} {backend}")),
-        Progress::Done(row) => {
-            bar.inc(1);
-            if let Some(e) = &row.error {
-                bar.println(format!(
-                    "{} N={} {}: {e}",
-                    row.scene, row.particles_requested, row.backend
-                ));
-            }
-        }
-    });
-    bar.finish_and_clear();
-    print!("{}", bench::table(&rows));
-    if let Some(p) = &args.json {
-        let text = serde_json::to_string_pretty(&rows).context("serialising the bench rows")?;
-        output::write_atomic(p, |w| w.write_all(text.as_bytes()))?;
-        println!("rows: {}", p.display());
-    }
-    Ok(0)
-}
-
 fn view(args: ViewArgs) -> Result<i32> {
     use spheresim::render::app::{ViewOptions, run_viewer};
     if args.steps_per_frame == Some(0) {
@@ -408,16 +286,15 @@ fn view(args: ViewArgs) -> Result<i32> {
             up: args.up,
         },
     )?;
-    println!(
-        "viewer closed after {} frames, {} steps (backend {}, drawn on {})",
-        summary.frames, summary.steps, summary.backend, summary.adapter
-    );
+    println!("{summary}");
     Ok(0)
 }
 
 fn render(args: RenderArgs) -> Result<i32> {
     use spheresim::render::frames::{RenderOptions, render_frames};
-    let scene = load(&args.scene.options())?;
+    let mut scene_opts = args.scene.options();
+    scene_opts.steps = args.steps;
+    let scene = load(&scene_opts)?;
     let opts = RenderOptions {
         frames: args.frames,
         every: args.every,
@@ -433,17 +310,10 @@ fn render(args: RenderArgs) -> Result<i32> {
         progress: !args.quiet,
     };
     let summary = render_frames(&scene, &opts)?;
+    println!("{summary}");
     println!(
-        "wrote {} frames ({}x{}, every {} steps, backend {}, drawn on {}) to {}",
-        summary.frames,
-        opts.width,
-        opts.height,
-        summary.every,
-        summary.backend,
-        summary.adapter,
-        summary.out.display()
+        "make a video with:\n  {}",
+        summary.ffmpeg_command(&scene.name)
     );
-    println!("make a video with:");
-    println!("  {}", summary.ffmpeg_command(&scene.name));
     Ok(0)
 }

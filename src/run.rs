@@ -12,7 +12,7 @@
 //! ```
 
 use crate::output::{self, RunStats, SeriesWriter, SnapshotFormat};
-use crate::scene::{CheckOptions, ContactModel, builtin};
+use crate::scene::{CheckOptions, ContactModel, SceneFile, builtin};
 use crate::{Backend, Diagnostics, Precision, Scene, Simulation, StepStats};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -97,6 +97,8 @@ impl SceneOptions {
     /// or a failed check; each message names the item and the reason.
     pub fn load(&self) -> Result<Scene> {
         let is_file = self.is_file();
+        // A file's origins let the check name the table and line of each problem.
+        let mut origins = None;
         let mut scene = if is_file {
             if self.particles.is_some() {
                 bail!(
@@ -104,7 +106,9 @@ impl SceneOptions {
                     self.scene
                 );
             }
-            Scene::load(Path::new(&self.scene))?
+            let file = SceneFile::load(Path::new(&self.scene))?;
+            origins = Some(file.origins);
+            file.scene
         } else if let Some(d) = self.digits.filter(|_| self.scene == "pi-blocks") {
             if self.particles.is_some_and(|n| n != 2) {
                 bail!("--particles: pi-blocks has exactly 2 spheres; its size is set by --digits");
@@ -120,9 +124,13 @@ impl SceneOptions {
             );
         }
         self.apply(&mut scene)?;
-        scene.check(&CheckOptions {
+        let check = CheckOptions {
             allow_overlap: self.allow_overlap,
-        })?;
+        };
+        match origins {
+            Some(o) => o.check(&scene, &check)?,
+            None => scene.check(&check)?,
+        }
         Ok(scene)
     }
 
@@ -442,7 +450,10 @@ impl Progress {
         let rate = done as f64 / self.start.elapsed().as_secs_f64().max(1e-9);
         if let Some(b) = &self.bar {
             b.set_position(done);
-            b.set_message(format!("t = {:.4} s  {rate:.0} steps/s", done as f64 * self.dt));
+            b.set_message(format!(
+                "t = {:.4} s  {rate:.0} steps/s",
+                done as f64 * self.dt
+            ));
         } else if let Some(every) = self.log_every
             && self.last_log.elapsed() >= every
         {

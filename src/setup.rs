@@ -261,7 +261,10 @@ impl PackedScene {
     /// may round to the same f32).
     pub fn large_count<T: PartialOrd>(&self, round: impl Fn(f64) -> T) -> usize {
         let threshold = round(self.params.small_radius_max);
-        self.radius.iter().filter(|&&r| round(r) > threshold).count()
+        self.radius
+            .iter()
+            .filter(|&&r| round(r) > threshold)
+            .count()
     }
 }
 

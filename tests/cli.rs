@@ -201,24 +201,44 @@ fn output_formats_are_chosen_by_format() {
     let cases: [(&[&str], &[&str], &[&str]); 3] = [
         (
             &[],
-            &["snapshot_00000040.csv", "snapshot_00000040.vtp", "series.pvd"],
+            &[
+                "snapshot_00000040.csv",
+                "snapshot_00000040.vtp",
+                "series.pvd",
+            ],
             &["snapshot_00000040.vtk", "series.vtk.series"],
         ),
         (
             &["--format", "csv"],
             &["snapshot_00000040.csv"],
-            &["snapshot_00000040.vtp", "series.pvd", "snapshot_00000040.vtk"],
+            &[
+                "snapshot_00000040.vtp",
+                "series.pvd",
+                "snapshot_00000040.vtk",
+            ],
         ),
         (
             &["--format", "vtk"],
             &["snapshot_00000040.vtk", "series.vtk.series"],
-            &["snapshot_00000040.csv", "snapshot_00000040.vtp", "series.pvd"],
+            &[
+                "snapshot_00000040.csv",
+                "snapshot_00000040.vtp",
+                "series.pvd",
+            ],
         ),
     ];
     for (k, (extra, present, absent)) in cases.iter().enumerate() {
         let out = dir.path().join(format!("out{k}"));
         let out_s = out.to_str().unwrap();
-        let mut args = vec!["run", "two-spheres", "--steps", "40", "-q", "--output", out_s];
+        let mut args = vec![
+            "run",
+            "two-spheres",
+            "--steps",
+            "40",
+            "-q",
+            "--output",
+            out_s,
+        ];
         args.extend_from_slice(extra);
         let o = run(&args);
         assert!(o.status.success(), "{extra:?}: {}", stderr(&o));

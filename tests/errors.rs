@@ -255,6 +255,7 @@ fn problems_of_every_table_are_listed_in_file_order() {
                 position = [0, 0, 0]\n\
                 radius = 1\n\
                 material = \"glue\"\n\
+                mass = -2\n\
                 [[plane]]\n\
                 point = [0, -5, 0]\n\
                 normal = [0, 0, 0]\n\
@@ -265,15 +266,16 @@ fn problems_of_every_table_are_listed_in_file_order() {
     let e = Scene::from_toml_str(text, "many").unwrap_err();
     assert_eq!(
         e.to_string(),
-        "many: 6 problems:\n  \
+        "many: 7 problems:\n  \
          [simulation] at line 1: dt must be positive and finite, got -0.001\n  \
          [[material]] #0 at line 3 (material \"goo\"): missing keys `density`, `youngs_modulus`, \
          `poisson_ratio` (only the presets steel, glass, wood, ivory, rubber may leave keys out)\n  \
          [[block]] #0 at line 6: spacing must be positive and finite, got 0\n  \
          [[particle]] #0 at line 12 (sphere 0): unknown material \"glue\"; known: goo, steel, glass, \
          wood, ivory, rubber\n  \
-         [[plane]] #0 at line 16: normal has zero length\n  \
-         [[sphere_container]] #0 at line 19: restitution must be in [0, 1], got 1.5"
+         [[particle]] #0 at line 12 (sphere 0): mass must be positive and finite, got -2\n  \
+         [[plane]] #0 at line 17: normal has zero length\n  \
+         [[sphere_container]] #0 at line 20: restitution must be in [0, 1], got 1.5"
     );
 }
 

@@ -19,8 +19,12 @@ mod api;
 
 /// Fewest scene files `examples/` must hold.
 const MIN_EXAMPLES: usize = 5;
-/// Steps each scene is run for (fewer if the scene itself asks for fewer).
-const STEPS: u64 = 400;
+/// Each scene is run for this fraction of its own `steps`, enough to see the first collisions
+/// of most examples (the cradle's first pass, the billiard break, the balls sliding down the
+/// incline), ...
+const FRACTION: u64 = 10;
+/// ... but for at most this many sphere-steps, so that the test stays quick.
+const SPHERE_STEPS: u64 = 1_000_000;
 /// Checkpoints within those steps.
 const CHECKPOINTS: u64 = 8;
 /// How far a sphere may have moved past a wall, or into another sphere, as a fraction of its
@@ -89,6 +93,15 @@ fn run(scene: &Scene, steps: u64, name: &str) -> Vec<(Diagnostics, Snapshot)> {
         out.push((sim.diagnostics(), sim.snapshot()));
     }
     out
+}
+
+/// Steps to run `scene` for: a tenth of its steps, at most `SPHERE_STEPS` sphere-steps, and at
+/// least 5 (or all of them, if it has fewer).
+fn test_steps(scene: &Scene) -> u64 {
+    let n = scene.spheres.len().max(1) as u64;
+    (scene.sim.steps / FRACTION)
+        .min(SPHERE_STEPS / n)
+        .max(scene.sim.steps.min(5))
 }
 
 fn assert_finite(name: &str, d: &Diagnostics, snap: &Snapshot) {
@@ -192,7 +205,8 @@ fn every_example_says_how_to_run_it() {
 }
 
 /// Every example loads, passes `spheresim run`'s checks without a time-step warning, and stays
-/// physical over its first `STEPS` steps on the CPU backend.
+/// physical over the first tenth of its steps (at most `SPHERE_STEPS` sphere-steps) on the CPU
+/// backend.
 #[test]
 fn every_example_loads_checks_and_steps() {
     let files = scene_files();
@@ -210,7 +224,7 @@ fn every_example_loads_checks_and_steps() {
             None,
             "{name}: dt too large for its contacts"
         );
-        let steps = scene.sim.steps.min(STEPS);
+        let steps = test_steps(&scene);
         let samples = run(&scene, steps, &name);
         for (d, snap) in &samples {
             assert_finite(&name, d, snap);
@@ -222,9 +236,12 @@ fn every_example_loads_checks_and_steps() {
 }
 
 /// Nothing in the examples feeds energy in: kinetic + potential + elastic + dissipated must not
-/// grow beyond the integration error of the soft contact laws (first order in dt), measured
-/// against the energies that change in the run. With impulses of restitution 1 everywhere and
-/// no field, drag or mutual gravity, the kinetic energy is conserved to rounding.
+/// grow, measured against the energies that change in the run. Impulses book exactly what they
+/// take out, so only rounding is allowed (f64). The soft laws' ledger is first order in dt: at
+/// the examples' dt ≈ t_c/20 the billiard break gains about 0.4 % of its energy scale, and
+/// 2 % with a dt five times too large; 1 % lies between. With impulses of restitution 1
+/// everywhere and no field, drag or mutual gravity, the kinetic energy itself is conserved to
+/// rounding.
 fn check_energy(name: &str, scene: &Scene, samples: &[(Diagnostics, Snapshot)]) {
     let d0 = &samples[0].0;
     let scale = samples
@@ -239,7 +256,7 @@ fn check_energy(name: &str, scene: &Scene, samples: &[(Diagnostics, Snapshot)]) 
         .fold(0.0, f64::max);
     assert!(scale > 0.0, "{name}: no energy at all in the scene");
     let tolerance = if scene.sim.contact.is_soft() {
-        1e-3
+        1e-2
     } else {
         1e-9
     };

@@ -426,7 +426,7 @@ fn render_command_rejects_bad_options_naming_them_and_writes_nothing() {
         (&["--every", "0"][..], "--every"),
         (&["--fov", "200"][..], "--fov"),
         (&["--eye", "1,2"][..], "x,y,z"),
-        (&["--backend", "event"][..], "cannot be drawn"),
+        (&["--backend", "event"][..], "--backend"),
     ] {
         let o = bin()
             .args(["render", "two-spheres", "--out"])

@@ -53,7 +53,10 @@ fn overrides_that_do_not_apply_are_errors() {
     let mut o = SceneOptions::new("two-spheres");
     o.digits = Some(3);
     let err = o.load().unwrap_err().to_string();
-    assert!(err.contains("--digits") && err.contains("pi-blocks"), "{err}");
+    assert!(
+        err.contains("--digits") && err.contains("pi-blocks"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -94,7 +97,10 @@ fn run_steps_writes_and_summarises() {
     );
     let text = report.to_string();
     assert!(text.starts_with("ran 40 steps of 2 spheres"), "{text}");
-    assert!(text.contains("of Σ|m v|") && text.contains("final state"), "{text}");
+    assert!(
+        text.contains("of Σ|m v|") && text.contains("final state"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -218,7 +218,6 @@ pub struct CollideParams<R: Real> {
     pub resting_speed: R,
 }
 
-
 /// Which resolution round of the impulse model a [`collide`] pass is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Round {

@@ -20,11 +20,11 @@ mod profiler;
 pub mod scatter;
 pub mod stages;
 
+use crate::scene::{ContactModel, Scene};
 use crate::setup::{
     BinningState, MATCHING_ROUNDS, OVERLAP_RELAXATION, PackedScene, SCAN_BLOCK, STAGES,
     friction_history, table_size,
 };
-use crate::scene::{ContactModel, Scene};
 use crate::{Diagnostics, Snapshot};
 use buffers::{Grid, Params, PlaneGpu, ScanParams, Status, model_code};
 use bytemuck::{Pod, cast_slice};

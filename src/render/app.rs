@@ -59,6 +59,16 @@ pub struct ViewSummary {
     pub backend: String,
 }
 
+impl std::fmt::Display for ViewSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "viewer closed after {} frames, {} steps (backend {}, drawn on {})",
+            self.frames, self.steps, self.backend, self.adapter
+        )
+    }
+}
+
 /// Opens the window and runs until it is closed, Esc is pressed, or
 /// [`ViewOptions::exit_after_frames`] frames were drawn.
 ///

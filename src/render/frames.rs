@@ -63,10 +63,28 @@ pub struct RenderSummary {
     pub every: u64,
     /// The directory.
     pub out: PathBuf,
+    /// Image size `(width, height)`, pixels.
+    pub size: (u32, u32),
     /// Backend that stepped the scene.
     pub backend: Backend,
     /// Adapter that drew.
     pub adapter: String,
+}
+
+impl std::fmt::Display for RenderSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "wrote {} frames ({}x{}, every {} steps, backend {}, drawn on {}) to {}",
+            self.frames,
+            self.size.0,
+            self.size.1,
+            self.every,
+            self.backend,
+            self.adapter,
+            self.out.display()
+        )
+    }
 }
 
 impl RenderSummary {
@@ -310,6 +328,7 @@ pub fn render_frames(scene: &Scene, opts: &RenderOptions) -> Result<RenderSummar
         frames,
         every,
         out: opts.out.clone(),
+        size: (opts.width, opts.height),
         backend: sim.backend(),
         adapter: ctx.adapter_name(),
     })

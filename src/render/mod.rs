@@ -77,3 +77,25 @@ pub fn open_simulation(
         Simulation::new(scene, Backend::Cpu, Precision::F32)?
     })
 }
+
+/// Backends that can draw (`spheresim view` and `render`): the event solver cannot, since it
+/// keeps no GPU buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DrawBackend {
+    /// The GPU unless it is a software one, else the CPU.
+    Auto,
+    /// The GPU backend.
+    Gpu,
+    /// The CPU backend, its state uploaded for drawing.
+    Cpu,
+}
+
+impl From<DrawBackend> for crate::Backend {
+    fn from(b: DrawBackend) -> crate::Backend {
+        match b {
+            DrawBackend::Auto => crate::Backend::Auto,
+            DrawBackend::Gpu => crate::Backend::Gpu,
+            DrawBackend::Cpu => crate::Backend::Cpu,
+        }
+    }
+}

@@ -89,6 +89,20 @@ const BUILTINS: &[BuiltinInfo] = &[
     },
 ];
 
+/// The table `spheresim scenes` prints: one line per built-in scene with its default sphere
+/// count and summary.
+pub fn list_text() -> String {
+    list()
+        .iter()
+        .map(|s| {
+            format!(
+                "{:<12} {:>9} spheres by default  {}\n",
+                s.name, s.default_particles, s.summary
+            )
+        })
+        .collect()
+}
+
 /// All built-in scenes, in the order `spheresim scenes` prints them.
 pub fn list() -> &'static [BuiltinInfo] {
     BUILTINS

@@ -740,9 +740,10 @@ fn build(doc: FileDoc, text: &str, name: &str, file: &str) -> Result<SceneFile, 
         )
         .unwrap_or_else(|reason| {
             found.check(line, &item, Err(reason));
-            // A stand-in that passes the checks, so that the rest of the sphere is checked.
+            // Harmless stand-ins for what could not be resolved; the sphere's own values are
+            // still checked.
             Resolved {
-                mass: 1.0,
+                mass: p.mass.unwrap_or(1.0),
                 restitution: p.restitution.unwrap_or(sim.restitution),
                 material: None,
                 surface: sim.surface,

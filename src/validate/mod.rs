@@ -499,6 +499,34 @@ pub fn rows(reports: &[Report]) -> Vec<Row> {
         .collect()
 }
 
+/// The options of `spheresim validate`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// Backends to validate. Without a GPU adapter, `gpu` fails; `all` reports GPU cases as
+    /// unavailable and passes on the rest, unless CI=true, where it fails.
+    #[arg(long, value_enum, default_value_t = Which::All)]
+    pub backend: Which,
+    /// Cases to run (default: all; see --list).
+    #[arg(value_name = "CASE")]
+    pub cases: Vec<String>,
+    /// List the cases and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Also write every row as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<std::path::PathBuf>,
+}
+
+impl ValidateArgs {
+    /// Runs [`run_cli`] with these options.
+    ///
+    /// # Errors
+    /// As [`run_cli`].
+    pub fn run(&self) -> Result<i32, String> {
+        run_cli(self.backend, &self.cases, self.list, self.json.as_deref())
+    }
+}
+
 /// `spheresim validate`: runs the selected cases on the selected backends, printing one
 /// progress line per run to standard error, then the [`table`] and a tally to standard output;
 /// with `json`, also writes every row there (atomically). With `list`, prints the cases instead.
