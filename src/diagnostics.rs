@@ -70,6 +70,30 @@ impl Diagnostics {
         self.total_energy() + self.dissipated
     }
 
+    /// The size of the energies in play, J: `K + |U_uniform| + |U_gravity| + U_elastic`. The
+    /// scale for relative energy changes, since the total itself can be near zero (a bound
+    /// orbit, where U ≈ −2K) or arbitrarily large (the uniform field's potential depends on
+    /// where the origin is; here only its present size enters).
+    pub fn energy_scale(&self) -> f64 {
+        self.kinetic
+            + self.potential_uniform.abs()
+            + self.potential_gravity.abs()
+            + self.potential_spring.abs()
+    }
+
+    /// Change of [`Diagnostics::energy_balance`] (mechanical energy plus dissipated) since
+    /// `initial`, relative to the larger [`Diagnostics::energy_scale`] of the two states; 0
+    /// when both scales are 0. The integration error of the run for every contact law (drag
+    /// aside).
+    pub fn energy_balance_change_relative(&self, initial: &Diagnostics) -> f64 {
+        let scale = initial.energy_scale().max(self.energy_scale());
+        if scale > 0.0 {
+            (self.energy_balance() - initial.energy_balance()) / scale
+        } else {
+            0.0
+        }
+    }
+
     /// Change of the linear momentum since `initial`, relative to the momenta present:
     /// `|P − P_initial| / max(Σ m|v| initial, Σ m|v| now)`
     /// ([`Diagnostics::momentum_magnitude_sum`]).
@@ -90,5 +114,40 @@ impl Diagnostics {
         } else {
             0.0
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A circular orbit with U = −2K has total E = −K; a stationary pair (K = U = 0) has none.
+    #[test]
+    fn energy_change_is_relative_to_the_energies_in_play() {
+        let d0 = Diagnostics {
+            kinetic: 1.0,
+            potential_gravity: -2.0,
+            ..Default::default()
+        };
+        assert_eq!(d0.energy_scale(), 3.0);
+        let d1 = Diagnostics {
+            kinetic: 1.5,
+            potential_gravity: -2.4,
+            dissipated: 0.0,
+            ..Default::default()
+        };
+        // Balance −1 → −0.9 over a scale of max(3, 3.9) = 3.9.
+        let rel = d1.energy_balance_change_relative(&d0);
+        assert!((rel - 0.1 / 3.9).abs() < 1e-15, "{rel}");
+        // Energy moved to the ledger is no change.
+        let d2 = Diagnostics {
+            kinetic: 0.5,
+            potential_gravity: -2.0,
+            dissipated: 0.5,
+            ..Default::default()
+        };
+        assert_eq!(d2.energy_balance_change_relative(&d0), 0.0);
+        let rest = Diagnostics::default();
+        assert_eq!(rest.energy_balance_change_relative(&rest), 0.0);
     }
 }

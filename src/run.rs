@@ -502,11 +502,6 @@ pub struct RunReport {
     pub files: Vec<(&'static str, PathBuf)>,
 }
 
-/// Relative change `(b − a)/|a|`, or absolute when `a` is zero.
-fn drift(a: f64, b: f64) -> f64 {
-    if a != 0.0 { (b - a) / a.abs() } else { b - a }
-}
-
 impl RunReport {
     /// Exit status of `spheresim run`: 0, or 130 when interrupted (as after SIGINT).
     pub fn exit_code(&self) -> i32 {
@@ -550,12 +545,11 @@ impl fmt::Display for RunReport {
         let (e0, e1) = (i.total_energy(), e.total_energy());
         writeln!(
             f,
-            "  energy: total {e0:.6e} -> {e1:.6e} J (change {:+.3e} relative), kinetic {:.6e} -> {:.6e} J",
-            drift(e0, e1),
+            "  energy: total {e0:.6e} -> {e1:.6e} J, kinetic {:.6e} -> {:.6e} J (energy scale K + |U| {:.3e} J)",
             i.kinetic,
-            e.kinetic
+            e.kinetic,
+            i.energy_scale().max(e.energy_scale())
         )?;
-        let (b0, b1) = (i.energy_balance(), e.energy_balance());
         let by = if self.soft {
             "contact damping and friction"
         } else {
@@ -563,9 +557,10 @@ impl fmt::Display for RunReport {
         };
         writeln!(
             f,
-            "  dissipated by {by}: {:.6e} J; total + dissipated {b1:.6e} J (change {:+.3e} relative)",
+            "  dissipated by {by}: {:.6e} J; total + dissipated {:.6e} J (change {:+.3e} of the energy scale)",
             e.dissipated - i.dissipated,
-            drift(b0, b1)
+            e.energy_balance(),
+            e.energy_balance_change_relative(i)
         )?;
         writeln!(
             f,

@@ -582,6 +582,7 @@ fn stats_json_has_every_design_key_with_the_right_type() {
         "simulated_time",
         "energy_drift_relative",
         "dissipated_energy",
+        "energy_balance_change_relative",
     ] {
         assert!(o[key].is_f64(), "{key}: {}", o[key]);
     }

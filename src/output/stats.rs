@@ -26,6 +26,7 @@
 //!   "total_energy_final": 199.9,
 //!   "energy_drift_relative": -0.0005,
 //!   "dissipated_energy": 0.1,
+//!   "energy_balance_change_relative": 0.0,
 //!   "friction_history_dropped": 0,
 //!   "momentum_initial": [0.0, 20.0, 0.0],
 //!   "momentum_final": [0.0, 20.0, 0.0],
@@ -102,6 +103,10 @@ pub struct RunStats {
     /// and the kinetic energy inelastic impulses remove (see [`Diagnostics::dissipated`]);
     /// `total_energy_final + dissipated_energy` balances `total_energy_initial`.
     pub dissipated_energy: f64,
+    /// Change of total + dissipated energy over the run, relative to the energies in play
+    /// ([`Diagnostics::energy_balance_change_relative`]): the integration error for every
+    /// contact law, meaningful also where the total energy is near zero.
+    pub energy_balance_change_relative: f64,
     /// Contact-steps of the run whose friction history did not fit (see
     /// [`Diagnostics::friction_history_dropped`]); 0 when friction is fully tracked.
     pub friction_history_dropped: u64,
@@ -175,6 +180,7 @@ impl RunStats {
             total_energy_final: e1,
             energy_drift_relative: drift,
             dissipated_energy: final_.dissipated - initial.dissipated,
+            energy_balance_change_relative: final_.energy_balance_change_relative(initial),
             friction_history_dropped: final_
                 .friction_history_dropped
                 .saturating_sub(initial.friction_history_dropped),
