@@ -377,7 +377,8 @@ fn soft_contact(n: vec3<f32>, overlap: f32, dv: vec3<f32>, xi_old: vec3<f32>, e:
     }
     let c_t = dashpot_coefficient(zeta, k_t, inverse_mass_sum);
     let t = tangential_spring(xi_old, n, v_t, k_t, k_t_old, c_t, f.force, mu, params.dt);
-    return Soft(f.force, t.force, f.energy + t.energy, (f.force - f.elastic) * u_n + t.power, t.xi);
+    // As cpu::collide::soft_contact: the friction's whole work on the slip is dissipated.
+    return Soft(f.force, t.force, f.energy, (f.force - f.elastic) * u_n - dot3(t.force, v_t), t.xi);
 }
 
 // cpu::collide::pair_force (soft contact; a has the lower id)

@@ -12,7 +12,7 @@
 //! ```
 
 use crate::output::{self, RunStats, SeriesWriter, SnapshotFormat};
-use crate::scene::{CheckOptions, ContactModel, SceneFile, builtin};
+use crate::scene::{CheckOptions, ContactModel, SceneFile, builtin, fmt_num};
 use crate::{Backend, Diagnostics, Precision, Scene, Simulation, StepStats};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -291,8 +291,8 @@ impl<'a> SimRun<'a> {
                 k => format!(", {k} spherical container{}", if k == 1 { "" } else { "s" }),
             },
             steps,
-            scene.sim.dt,
-            steps as f64 * scene.sim.dt,
+            fmt_num(scene.sim.dt),
+            fmt_num(steps as f64 * scene.sim.dt),
             scene.sim.contact,
             self.sim.backend(),
             self.sim.adapter(),

@@ -19,9 +19,9 @@ mod api;
 
 /// Fewest scene files `examples/` must hold.
 const MIN_EXAMPLES: usize = 5;
-/// Each scene is run for this fraction of its own `steps`, enough to see the first collisions
-/// of most examples (the cradle's first pass, the billiard break, the balls sliding down the
-/// incline), ...
+/// Each scene is run for 1/FRACTION of its own `steps`: enough to see the first events of most
+/// examples (the cradle's first pass, the billiard break, balls sliding down the incline, the
+/// clusters' approach) ...
 const FRACTION: u64 = 10;
 /// ... but for at most this many sphere-steps, so that the test stays quick.
 const SPHERE_STEPS: u64 = 1_000_000;
@@ -29,7 +29,8 @@ const SPHERE_STEPS: u64 = 1_000_000;
 const CHECKPOINTS: u64 = 8;
 /// How far a sphere may have moved past a wall, or into another sphere, as a fraction of its
 /// radius (of the smaller one), before we call it sunk or tunnelled. Soft contacts overlap by
-/// design, by about 1 % in these scenes.
+/// design: about 1 % at rest in these scenes, more for a moment in a hard impact (the hopper's
+/// falling beads, later than the steps run here).
 const PENETRATION: f64 = 0.1;
 
 fn examples_dir() -> PathBuf {
@@ -197,10 +198,6 @@ fn every_example_says_how_to_run_it() {
                 "{file}: the leading comment should show `{wanted}`"
             );
         }
-        assert!(
-            !text.contains("PHYSICS.md") && !text.contains("DESIGN.md"),
-            "{file}: refer to docs/physics.md and docs/scene-files.md, not to notes outside the repository"
-        );
     }
 }
 
