@@ -6,7 +6,7 @@
 //!
 //! | name          | default N | dt, s  | steps  | what                                              |
 //! |---------------|-----------|--------|--------|---------------------------------------------------|
-//! | `wall-break`  | 4 000     | 1e-4   | ≥ 1500 | steel ball at 20 m/s through a close-packed wall  |
+//! | `wall-break`  | 8 000     | 1e-4   | ≥ 1500 | steel ball at 20 m/s through a close-packed wall  |
 //! | `wall-stand`  | 2 000     | t_c/20 | varies | the same wall, of rubber, standing on a floor under gravity (Hertz, friction) |
 //! | `container`   | 2 000     | t_c/20 | 0.5 s  | rubber spheres falling in a steel spherical container (Hertz, friction) |
 //! | `box-gas`     | 10 000    | 2e-4   | 2000   | elastic hard-sphere gas in a closed cube          |
@@ -42,7 +42,7 @@ const BUILTINS: &[BuiltinInfo] = &[
         name: "wall-break",
         summary: "steel ball (r >= 5 r_wall, 20 m/s) smashes a close-packed fcc wall of 1 cm wood \
                   spheres, no gravity (needs >= 17 particles)",
-        default_particles: 4_000,
+        default_particles: 8_000,
     },
     BuiltinInfo {
         name: "wall-stand",
