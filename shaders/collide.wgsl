@@ -33,7 +33,7 @@ const TAU_NONE: f32 = 3.0e38;          // stands for the CPU's infinity (never a
 const PASS_EARLIEST: u32 = 0u;
 const PASS_COLLIDE: u32 = 1u;
 const TANGENTIAL_STIFFNESS_RATIO: f32 = 0.2857142857;  // physics::friction::TANGENTIAL_STIFFNESS_RATIO (2/7)
-const HISTORY_SLOTS: u32 = 16u;                         // cpu::collide::HISTORY_SLOTS
+const HISTORY_SLOTS: u32 = 16u;                         // setup::HISTORY_SLOTS (tests/shader_constants.rs)
 
 // cpu::collide::Body
 struct Body {

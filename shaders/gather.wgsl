@@ -18,7 +18,7 @@
 @group(0) @binding(12) var<storage, read> src_history: array<vec4<u32>>;
 @group(0) @binding(13) var<storage, read_write> dst_history: array<vec4<u32>>;
 
-const HISTORY_SLOTS: u32 = 16u;  // cpu::collide::HISTORY_SLOTS
+const HISTORY_SLOTS: u32 = 16u;  // setup::HISTORY_SLOTS (tests/shader_constants.rs)
 
 @compute @workgroup_size(256)
 fn gather(@builtin(global_invocation_id) gid: vec3<u32>) {

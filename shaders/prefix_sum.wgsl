@@ -13,7 +13,7 @@ struct ScanParams {
 @group(0) @binding(2) var<storage, read_write> block_sums: array<u32>;  // the level above
 
 const ITEMS: u32 = 4u;            // entries per thread
-const SCAN_BLOCK: u32 = 1024u;    // WG × ITEMS, = cpu::prefix_sum::SCAN_BLOCK
+const SCAN_BLOCK: u32 = 1024u;    // WG × ITEMS, = setup::SCAN_BLOCK
 
 var<workgroup> shared_sums: array<u32, 256>;
 

@@ -9,7 +9,7 @@
 //!
 //! The constants both step backends share (large-sphere split, friction-history slots, matching
 //! rounds, prefix-sum block, hash-table size, stage names) live here too: `src/cpu` and
-//! `src/gpu` import them from this module, and `tests/gpu_shaders.rs` checks the WGSL copies.
+//! `src/gpu` import them from this module, and `tests/shader_constants.rs` checks the WGSL copies.
 
 use crate::physics::impulse::resting_speed;
 use crate::physics::spring_dashpot::damping_ratio;

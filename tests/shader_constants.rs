@@ -1,0 +1,143 @@
+//! Every constant the WGSL stages share with Rust has the Rust value: each stage's source is
+//! parsed with naga and its `const` declarations read back. A constant declared in a shader
+//! must be either checked here or listed as shader-only, so a new shared constant cannot go
+//! unchecked.
+
+use naga::{Expression, Literal};
+use spheresim::gpu::pipelines::{DIAGNOSTICS, STAGES, source};
+use std::collections::BTreeMap;
+
+/// A scalar constant's value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Value {
+    U32(u32),
+    I32(i32),
+    F32(f32),
+    Bool(bool),
+}
+
+/// The named scalar constants of a WGSL source.
+fn constants(name: &str, src: &str) -> BTreeMap<String, Value> {
+    let module = naga::front::wgsl::parse_str(src)
+        .unwrap_or_else(|e| panic!("shader {name}: {}", e.emit_to_string(src)));
+    let mut out = BTreeMap::new();
+    for (_, c) in module.constants.iter() {
+        let Some(cname) = &c.name else { continue };
+        let v = match module.global_expressions[c.init] {
+            Expression::Literal(Literal::U32(v)) => Value::U32(v),
+            Expression::Literal(Literal::I32(v)) => Value::I32(v),
+            Expression::Literal(Literal::F32(v)) => Value::F32(v),
+            Expression::Literal(Literal::Bool(v)) => Value::Bool(v),
+            ref other => panic!("shader {name}: constant {cname} is not a scalar: {other:?}"),
+        };
+        out.insert(cname.clone(), v);
+    }
+    out
+}
+
+/// Constants of every stage, by name; a name declared in several stages must agree.
+fn all_constants() -> BTreeMap<String, Value> {
+    let mut all = BTreeMap::new();
+    let mut stages: Vec<(&str, &str)> = STAGES.to_vec();
+    stages.push(("diagnostics", DIAGNOSTICS));
+    for (name, src) in stages {
+        for (k, v) in constants(name, &source(src)) {
+            if let Some(old) = all.insert(k.clone(), v) {
+                assert_eq!(old, v, "{k} differs between shaders ({name})");
+            }
+        }
+    }
+    all
+}
+
+/// Constants that exist only in WGSL, with why no Rust twin is needed.
+const SHADER_ONLY: &[(&str, &str)] = &[
+    ("F32_MAX", "largest f32, a WGSL literal"),
+    (
+        "TAU_NONE",
+        "stands for the CPU's infinity, which WGSL lacks",
+    ),
+    (
+        "PASS_EARLIEST",
+        "selects the pass of collide.wgsl's shared entry",
+    ),
+    (
+        "PASS_COLLIDE",
+        "selects the pass of collide.wgsl's shared entry",
+    ),
+    (
+        "ITEMS",
+        "entries per thread of the scan; SCAN_BLOCK = WG × ITEMS is checked",
+    ),
+];
+
+#[test]
+fn shared_constants_match_their_rust_twins() {
+    use spheresim::cpu::collide::{NO_EVENT, PLANE_EVENT};
+    use spheresim::gpu::buffers::model_code;
+    use spheresim::scene::ContactModel;
+    let c = all_constants();
+    let expect: Vec<(&str, Value)> = vec![
+        ("WG", Value::U32(spheresim::gpu::WORKGROUP_SIZE)),
+        (
+            "HISTORY_SLOTS",
+            Value::U32(spheresim::setup::HISTORY_SLOTS as u32),
+        ),
+        (
+            "SCAN_BLOCK",
+            Value::U32(spheresim::setup::SCAN_BLOCK as u32),
+        ),
+        ("TILE", Value::U32(spheresim::cpu::gravity::TILE as u32)),
+        ("PLANE_EVENT", Value::U32(PLANE_EVENT)),
+        ("NO_EVENT", Value::U32(NO_EVENT)),
+        (
+            "TANGENTIAL_STIFFNESS_RATIO",
+            Value::F32(spheresim::physics::friction::TANGENTIAL_STIFFNESS_RATIO as f32),
+        ),
+        (
+            "CELL_LIMIT",
+            Value::F32(spheresim::cpu::cell_keys::CELL_LIMIT as f32),
+        ),
+        (
+            "MODEL_IMPULSE",
+            Value::U32(model_code(ContactModel::Impulse)),
+        ),
+        (
+            "MODEL_SPRING_DASHPOT",
+            Value::U32(model_code(ContactModel::SpringDashpot)),
+        ),
+        ("MODEL_HERTZ", Value::U32(model_code(ContactModel::Hertz))),
+    ];
+    for (name, value) in &expect {
+        assert_eq!(
+            c.get(*name),
+            Some(value),
+            "WGSL constant {name} against its Rust twin"
+        );
+    }
+    if let (Some(Value::U32(wg)), Some(Value::U32(items))) = (c.get("WG"), c.get("ITEMS")) {
+        assert_eq!(wg * items, spheresim::setup::SCAN_BLOCK as u32);
+    } else {
+        panic!("WG and ITEMS must be u32 constants");
+    }
+    for name in c.keys() {
+        assert!(
+            expect.iter().any(|(n, _)| n == name) || SHADER_ONLY.iter().any(|(n, _)| n == name),
+            "WGSL constant {name} is neither checked against Rust nor listed as shader-only"
+        );
+    }
+}
+
+#[test]
+fn a_changed_constant_is_seen() {
+    let c = constants(
+        "sample",
+        "const HISTORY_SLOTS: u32 = 15u;\nconst F: f32 = 0.5;",
+    );
+    assert_eq!(c["HISTORY_SLOTS"], Value::U32(15));
+    assert_ne!(
+        c["HISTORY_SLOTS"],
+        Value::U32(spheresim::setup::HISTORY_SLOTS as u32)
+    );
+    assert_eq!(c["F"], Value::F32(0.5));
+}
