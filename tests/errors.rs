@@ -339,7 +339,13 @@ fn the_overlap_message_names_the_flag_and_prints_clean_numbers() {
     let dir = Scratch::new();
     fs::write(dir.path("o.toml"), OVERLAPPING).unwrap();
     let o = dir.run(&["run", "o.toml", "--final", "final.csv"]);
-    let err = fails_with(&o, want);
+    // The command line keeps the file's origins, so it names the tables and lines too.
+    let err = fails_with(
+        &o,
+        "o.toml: spheres 0 ([[particle]] #0 at line 4) and 1 ([[particle]] #1 at line 8) \
+         overlap by 0.05 m, more than 1% of the smaller radius (0.1 m); move them apart (or \
+         pass --allow-overlap to accept initial overlaps)",
+    );
     assert!(!err.contains("0000000"), "float noise: {err}");
     assert_eq!(dir.listing(), ["o.toml"]);
     // The flag named does what it says.
