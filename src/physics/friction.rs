@@ -62,7 +62,9 @@ pub struct Tangential<V, R> {
 ///
 /// The power is `−F_t·v_t − (½ k_t |ξ|² − ½ k_t,old |ξ_old|²)/dt`: the dashpot's and the
 /// sliding's losses, less the energy a stiffening spring gains at fixed ξ (the variable
-/// stiffness is not conservative), so kinetic + elastic + dissipated energy balances exactly.
+/// stiffness is not conservative). The energy ledger does not use `energy` and `power`: it books
+/// the friction's whole work on the slip, `−F_t·v_t`, since a spring that holds energy when its
+/// contact opens never returns it (see `cpu::collide::soft_contact`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn tangential_spring<R: Real>(
