@@ -5,7 +5,7 @@ use glam::DVec3;
 /// Whole-system diagnostics at one instant (all in f64, whatever the backend's precision).
 ///
 /// Fixed spheres (infinite mass) are left out of energies and momenta.
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Diagnostics {
     /// Step number the diagnostics belong to (0 = initial state).
     pub step: u64,

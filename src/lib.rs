@@ -16,6 +16,7 @@
 //! ```
 
 pub mod bench;
+pub mod checkpoint;
 pub mod cpu;
 pub mod diagnostics;
 pub mod event;

@@ -3,6 +3,7 @@
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, CommandFactory, Parser, Subcommand};
+use spheresim::checkpoint::{self, Checkpoint};
 use spheresim::output::SnapshotFormat;
 use spheresim::render::{ColourMode, Up};
 use spheresim::run::{RunOptions, SceneOptions, SimRun, ctrl_c_flag};
@@ -30,7 +31,7 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Watch a scene run in a window (orbit camera; keys in docs/viewing.md).
     View(ViewArgs),
-    /// Render a scene offscreen to DIR/frame_00000.png, frame_00001.png, ...
+    /// Render a scene offscreen to PNG frames (--out DIR) and/or a video (--video FILE).
     Render(RenderArgs),
     /// Print a shell completion script to standard output.
     Completions {
@@ -42,11 +43,18 @@ enum Command {
     Manpage,
 }
 
-/// The scene and the overrides shared by `run`, `view` and `render`.
+/// The scene and the overrides shared by `view` and `render`.
 #[derive(Args, Debug)]
 struct SceneArgs {
     /// Built-in scene name (see `spheresim scenes`) or path to a scene file (.toml).
     scene: String,
+    #[command(flatten)]
+    overrides: SceneOverrides,
+}
+
+/// The scene overrides shared by `run`, `view` and `render`.
+#[derive(Args, Debug)]
+struct SceneOverrides {
     /// Number of spheres of a built-in scene (default: the scene's own).
     #[arg(long)]
     particles: Option<usize>,
@@ -62,10 +70,10 @@ struct SceneArgs {
     allow_overlap: bool,
 }
 
-impl SceneArgs {
-    fn options(&self) -> SceneOptions {
+impl SceneOverrides {
+    fn options(&self, scene: &str) -> SceneOptions {
         SceneOptions {
-            scene: self.scene.clone(),
+            scene: scene.to_string(),
             particles: self.particles,
             contact: self.contact,
             friction: self.friction,
@@ -75,16 +83,28 @@ impl SceneArgs {
     }
 }
 
+impl SceneArgs {
+    fn options(&self) -> SceneOptions {
+        self.overrides.options(&self.scene)
+    }
+}
+
 #[derive(Args, Debug)]
 struct RunArgs {
+    /// Built-in scene name (see `spheresim scenes`) or path to a scene file (.toml); not with
+    /// --resume.
+    #[arg(required_unless_present = "resume")]
+    scene: Option<String>,
     #[command(flatten)]
-    scene: SceneArgs,
-    /// Number of steps (default: the scene's `steps`).
+    overrides: SceneOverrides,
+    /// Number of steps (default: the scene's `steps`); with --resume, the run's new total,
+    /// counted from its start.
     #[arg(long)]
     steps: Option<u64>,
-    /// Backend that steps the scene (auto: the GPU unless it is a software one).
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
-    backend: Backend,
+    /// Backend that steps the scene (auto: the GPU unless it is a software one) [default: auto;
+    /// with --resume: the checkpoint's].
+    #[arg(long, value_enum)]
+    backend: Option<Backend>,
     /// Time step in seconds (default: the scene's `dt`).
     #[arg(long, allow_negative_numbers = true)]
     dt: Option<f64>,
@@ -95,25 +115,46 @@ struct RunArgs {
     /// lists series.pvd and series.vtk.series) and the energy log diagnostics.csv.
     #[arg(long, value_name = "DIR")]
     output: Option<PathBuf>,
-    /// Snapshot formats written with --output, comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "csv,vtp")]
-    format: Vec<SnapshotFormat>,
+    /// Snapshot formats written with --output, comma-separated [default: csv,vtp; with
+    /// --resume: the checkpoint's].
+    #[arg(long, value_enum, value_delimiter = ',')]
+    format: Option<Vec<SnapshotFormat>>,
     /// Snapshot every K steps (with --output; default: steps / 20).
     #[arg(long, value_name = "K")]
     every: Option<u64>,
     /// Write run statistics as JSON.
     #[arg(long, value_name = "FILE")]
     stats_json: Option<PathBuf>,
-    /// Arithmetic precision of the backend.
-    #[arg(long, value_enum, default_value_t = Precision::F32)]
-    precision: Precision,
+    /// Arithmetic precision of the backend [default: f32; with --resume: the checkpoint's].
+    #[arg(long, value_enum)]
+    precision: Option<Precision>,
     /// Digits of π for the built-in scene pi-blocks: the heavy sphere weighs 100^(D−1) times
     /// the light one (1 to 8; default: 3). Only with pi-blocks.
     #[arg(long, value_name = "D")]
     digits: Option<u32>,
-    /// No progress bar or progress lines (the summary is still printed).
+    /// Write checkpoints into DIR (created if missing): every --checkpoint-every steps, at the
+    /// last step, on Ctrl-C and at a non-finite stop; the newest two periodic ones are kept.
+    #[arg(long, value_name = "DIR")]
+    checkpoint: Option<PathBuf>,
+    /// Steps between checkpoints (with --checkpoint; default: only at the end and on Ctrl-C).
+    #[arg(long, value_name = "K")]
+    checkpoint_every: Option<u64>,
+    /// Continue the run of a checkpoint file, or of the newest checkpoint in a directory; its
+    /// scene, outputs and cadences carry over, options given here replace them.
+    #[arg(
+        long,
+        value_name = "FILE|DIR",
+        conflicts_with_all = ["scene", "particles", "contact", "friction", "allow_overlap", "dt", "digits"]
+    )]
+    resume: Option<PathBuf>,
+    /// No progress bar; a progress line every --progress-every seconds instead (the summary is
+    /// still printed).
     #[arg(long, short)]
     quiet: bool,
+    /// Seconds between progress lines when no bar is shown (--quiet, or standard error is not
+    /// a terminal); 0: none.
+    #[arg(long, value_name = "SECONDS", default_value_t = spheresim::run::PROGRESS_LOG_SECONDS)]
+    progress_every: u64,
 }
 
 #[derive(Args, Debug)]
@@ -141,15 +182,24 @@ struct ViewArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("output").args(["out", "video"]).required(true).multiple(true)))]
 struct RenderArgs {
     #[command(flatten)]
     scene: SceneArgs,
     /// Number of steps to cover (default: the scene's `steps`).
     #[arg(long)]
     steps: Option<u64>,
-    /// Output directory for frame_NNNNN.png (created if missing).
+    /// Output directory for frame_NNNNN.png (created if missing); --out, --video or both.
     #[arg(long, value_name = "DIR")]
-    out: PathBuf,
+    out: Option<PathBuf>,
+    /// Video file made by ffmpeg from the frames: .mp4 (H.264; even width and height) or
+    /// .webm (VP9); replaced only when complete.
+    #[arg(long, value_name = "FILE")]
+    video: Option<PathBuf>,
+    /// Frames per second of the video (default: 30).
+    #[arg(long, value_name = "N", requires = "video", allow_negative_numbers = true,
+          value_parser = spheresim::render::video::parse_fps)]
+    fps: Option<f64>,
     /// Frames to write, the first of the initial state, the last at the scene's last step
     /// (default: up to 60, or ceil(steps / --every) + 1).
     #[arg(long)]
@@ -238,30 +288,73 @@ fn load(opts: &SceneOptions) -> Result<Scene> {
 }
 
 fn run(args: RunArgs) -> Result<i32> {
-    let mut opts = args.scene.options();
+    // Given on the command line, these replace the checkpoint's when resuming.
+    let given = |opts: &mut RunOptions, args: &RunArgs| {
+        if let Some(b) = args.backend {
+            opts.backend = b;
+        }
+        if let Some(p) = args.precision {
+            opts.precision = p;
+        }
+        if let Some(f) = &args.format {
+            opts.formats = f.clone();
+        }
+        for (dst, src) in [
+            (&mut opts.final_csv, &args.final_csv),
+            (&mut opts.output, &args.output),
+            (&mut opts.stats_json, &args.stats_json),
+            (&mut opts.checkpoint, &args.checkpoint),
+        ] {
+            if src.is_some() {
+                dst.clone_from(src);
+            }
+        }
+        if args.every.is_some() {
+            opts.every = args.every;
+        }
+        if args.checkpoint_every.is_some() {
+            opts.checkpoint_every = args.checkpoint_every;
+        }
+        opts.progress = !args.quiet;
+        opts.progress_every = Some(args.progress_every);
+    };
+    let stop = ctrl_c_flag()?;
+    if let Some(resume) = &args.resume {
+        let path = checkpoint::resolve(resume)?;
+        let ckpt = Checkpoint::read(&path)?;
+        let mut scene = ckpt.scene.clone();
+        if let Some(steps) = args.steps {
+            scene.sim.steps = steps;
+        }
+        let mut opts = RunOptions::resumed(&ckpt);
+        given(&mut opts, &args);
+        let sim = SimRun::resume(&scene, &ckpt, &path, opts)?;
+        // The checkpoint can be large; its state now lives in the backend.
+        drop(ckpt);
+        return execute(sim, &stop);
+    }
+    let mut opts = args.overrides.options(
+        args.scene
+            .as_deref()
+            .expect("clap requires a scene without --resume"),
+    );
     opts.steps = args.steps;
     opts.dt = args.dt;
     opts.digits = args.digits;
     let scene = load(&opts)?;
-    let sim = SimRun::new(
-        &scene,
-        RunOptions {
-            backend: args.backend,
-            precision: args.precision,
-            final_csv: args.final_csv,
-            output: args.output,
-            every: args.every,
-            formats: args.format,
-            stats_json: args.stats_json,
-            progress: !args.quiet,
-        },
-    )?;
+    let mut run_opts = RunOptions::default();
+    given(&mut run_opts, &args);
+    let sim = SimRun::new(&scene, run_opts)?;
+    execute(sim, &stop)
+}
+
+/// Prints the notice and header, steps the run and prints its summary.
+fn execute(sim: SimRun<'_>, stop: &std::sync::atomic::AtomicBool) -> Result<i32> {
     if let Some(notice) = sim.notice() {
         eprintln!("notice: {notice}");
     }
     eprintln!("{}", sim.header());
-    let stop = ctrl_c_flag()?;
-    let report = sim.execute(&stop)?;
+    let report = sim.execute(stop)?;
     print!("{report}");
     for w in report.warnings() {
         eprintln!("warning: {w}");
@@ -291,16 +384,24 @@ fn view(args: ViewArgs) -> Result<i32> {
 }
 
 fn render(args: RenderArgs) -> Result<i32> {
-    use spheresim::render::frames::{RenderOptions, render_frames};
+    use spheresim::render::frames::{RenderOptions, RenderOutputs, VideoOptions, render_to};
+    use spheresim::render::video::DEFAULT_FPS;
     let mut scene_opts = args.scene.options();
     scene_opts.steps = args.steps;
     let scene = load(&scene_opts)?;
+    let outputs = RenderOutputs {
+        frames_dir: args.out.clone(),
+        video: args.video.map(|path| VideoOptions {
+            path,
+            fps: args.fps.unwrap_or(DEFAULT_FPS),
+        }),
+    };
     let opts = RenderOptions {
         frames: args.frames,
         every: args.every,
         width: args.size.0,
         height: args.size.1,
-        out: args.out,
+        out: args.out.unwrap_or_default(),
         eye: args.eye,
         target: args.target,
         fov_deg: args.fov,
@@ -309,11 +410,12 @@ fn render(args: RenderArgs) -> Result<i32> {
         backend: args.backend.into(),
         progress: !args.quiet,
     };
-    let summary = render_frames(&scene, &opts)?;
+    let summary = render_to(&scene, &opts, &outputs)?;
     println!("{summary}");
-    println!(
-        "make a video with:\n  {}",
-        summary.ffmpeg_command(&scene.name)
-    );
+    if summary.video.is_none()
+        && let Some(cmd) = summary.ffmpeg_command(&scene.name)
+    {
+        println!("make a video with:\n  {cmd}");
+    }
     Ok(0)
 }

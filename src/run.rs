@@ -11,6 +11,7 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
+use crate::checkpoint::{Checkpoint, Checkpointer, Reason, RunState};
 use crate::output::{self, RunStats, SeriesWriter, SnapshotFormat};
 use crate::scene::{CheckOptions, ContactModel, SceneFile, builtin, fmt_num};
 use crate::{Backend, Diagnostics, Precision, Scene, Simulation, StepStats};
@@ -188,9 +189,18 @@ pub struct RunOptions {
     pub formats: Vec<SnapshotFormat>,
     /// Run statistics as JSON (`--stats-json`).
     pub stats_json: Option<PathBuf>,
-    /// Show a progress bar (on a terminal) or a progress line every [`PROGRESS_LOG_SECONDS`]
-    /// (otherwise); `--quiet` turns both off.
+    /// Show a progress bar when standard error is a terminal (`--quiet` turns it off).
     pub progress: bool,
+    /// Seconds between progress lines on standard error when no bar is shown (`--quiet`, or no
+    /// terminal: a batch job's log); `None`: no lines (`--progress-every 0`).
+    pub progress_every: Option<u64>,
+    /// Checkpoint directory (`--checkpoint`): a checkpoint every `checkpoint_every` steps, at
+    /// the last step, on Ctrl-C and at a non-finite stop; the newest
+    /// [`KEEP`](crate::checkpoint::KEEP) periodic ones are kept.
+    pub checkpoint: Option<PathBuf>,
+    /// Steps between checkpoints (`--checkpoint-every`; needs `checkpoint`). `None`: only at the
+    /// end, on Ctrl-C and at a non-finite stop.
+    pub checkpoint_every: Option<u64>,
 }
 
 impl Default for RunOptions {
@@ -204,11 +214,47 @@ impl Default for RunOptions {
             formats: SnapshotFormat::DEFAULT.to_vec(),
             stats_json: None,
             progress: false,
+            progress_every: None,
+            checkpoint: None,
+            checkpoint_every: None,
         }
     }
 }
 
-/// Seconds between progress lines when standard error is not a terminal.
+impl RunOptions {
+    /// The options a checkpoint's run was started with (outputs, snapshot and checkpoint
+    /// cadence), on its backend and precision, without progress output. `--resume` starts from
+    /// these and applies what the command line gives.
+    pub fn resumed(ckpt: &Checkpoint) -> Self {
+        let r = &ckpt.run;
+        RunOptions {
+            backend: ckpt.backend,
+            precision: ckpt.precision,
+            final_csv: r.final_csv.clone(),
+            output: r.output.clone(),
+            every: r.every,
+            formats: if r.formats.is_empty() {
+                SnapshotFormat::DEFAULT.to_vec()
+            } else {
+                r.formats.clone()
+            },
+            stats_json: r.stats_json.clone(),
+            progress: false,
+            progress_every: None,
+            checkpoint: r.checkpoint.clone(),
+            checkpoint_every: r.checkpoint_every,
+        }
+    }
+}
+
+/// Where a resumed run started: the checkpoint's file, its step and its bookkeeping.
+struct Resumed {
+    path: PathBuf,
+    step: u64,
+    run: RunState,
+}
+
+/// Default seconds between progress lines when no bar is shown (`--progress-every`).
 pub const PROGRESS_LOG_SECONDS: u64 = 10;
 
 /// A run set up and ready to step: the scene is loaded, every output path checked, the backend
@@ -221,6 +267,16 @@ pub struct SimRun<'a> {
     every: u64,
     precision: Precision,
     setup_seconds: f64,
+    checkpointer: Option<Checkpointer>,
+    resumed: Option<Resumed>,
+    resume_notice: Option<String>,
+}
+
+/// `path` made absolute against the working directory (a checkpoint stores absolute paths, so a
+/// resume works from any directory).
+fn absolute(path: &Option<PathBuf>) -> Option<PathBuf> {
+    path.as_ref()
+        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
 }
 
 impl<'a> SimRun<'a> {
@@ -230,6 +286,62 @@ impl<'a> SimRun<'a> {
     /// An unwritable output path, `--every` without `--output` or equal to 0, no formats, or a
     /// backend that cannot take the scene.
     pub fn new(scene: &'a Scene, opts: RunOptions) -> Result<Self> {
+        Self::start(scene, opts, None)
+    }
+
+    /// Continues the run of checkpoint `ckpt` (read from `path`) on `scene`, its scene with
+    /// perhaps another `steps`. `opts` usually starts from [`RunOptions::resumed`]. On the
+    /// checkpoint's backend and precision the run continues bit for bit (on the GPU: on the
+    /// same adapter); otherwise [`SimRun::notice`] says what differs. Snapshots, the energy log
+    /// and the statistics continue the checkpoint's series.
+    ///
+    /// # Errors
+    /// A checkpoint written at a non-finite stop, a target step before the checkpoint's, a
+    /// state that does not fit the scene, and the errors of [`SimRun::new`].
+    pub fn resume(
+        scene: &'a Scene,
+        ckpt: &Checkpoint,
+        path: &Path,
+        opts: RunOptions,
+    ) -> Result<Self> {
+        if ckpt.reason == Reason::NonFinite {
+            bail!(
+                "{} was written at a non-finite stop (step {}); its state holds NaN or infinity. \
+                 Resume from an earlier checkpoint in {}",
+                path.display(),
+                ckpt.step,
+                path.parent()
+                    .map_or(".".into(), |d| d.display().to_string())
+            );
+        }
+        if scene.sim.steps < ckpt.step {
+            bail!(
+                "--steps {} is before the checkpoint's step {} ({}); --steps gives the run's \
+                 total, counted from its start",
+                scene.sim.steps,
+                ckpt.step,
+                path.display()
+            );
+        }
+        Self::start(
+            scene,
+            opts,
+            Some((
+                ckpt,
+                Resumed {
+                    path: path.to_path_buf(),
+                    step: ckpt.step,
+                    run: ckpt.run.clone(),
+                },
+            )),
+        )
+    }
+
+    fn start(
+        scene: &'a Scene,
+        opts: RunOptions,
+        resume: Option<(&Checkpoint, Resumed)>,
+    ) -> Result<Self> {
         for p in [&opts.final_csv, &opts.stats_json].into_iter().flatten() {
             output::check_writable_file(p)?;
         }
@@ -242,20 +354,53 @@ impl<'a> SimRun<'a> {
         if opts.output.is_some() && opts.formats.is_empty() {
             bail!("--format needs at least one of csv, vtk, vtp");
         }
+        if opts.checkpoint_every.is_some() && opts.checkpoint.is_none() {
+            bail!("--checkpoint-every needs --checkpoint DIR");
+        }
+        if opts.checkpoint_every == Some(0) {
+            bail!("--checkpoint-every must be at least 1");
+        }
+        if opts.checkpoint.is_some() && opts.backend == Backend::Event {
+            bail!("--checkpoint: the event-driven solver writes no checkpoints; use --backend cpu");
+        }
         let every = opts.every.unwrap_or((scene.sim.steps / 20).max(1));
         let series = match &opts.output {
-            Some(dir) => Some(SeriesWriter::new(dir)?.with_formats(&opts.formats)),
+            Some(dir) => {
+                let mut w = SeriesWriter::new(dir)?.with_formats(&opts.formats);
+                if let Some((_, r)) = &resume {
+                    w = w.with_entries(r.run.series.clone());
+                }
+                Some(w)
+            }
+            None => None,
+        };
+        let checkpointer = match &opts.checkpoint {
+            Some(dir) => Some(
+                Checkpointer::new(dir, opts.checkpoint_every)
+                    .with_context(|| format!("--checkpoint {}", dir.display()))?,
+            ),
             None => None,
         };
         let setup = Instant::now();
-        let sim = Simulation::new(scene, opts.backend, opts.precision)?;
+        let (sim, resume_notice) = match &resume {
+            Some((ckpt, _)) => Simulation::resume(
+                scene,
+                &ckpt.engine,
+                ckpt.offsets,
+                &ckpt.diagnostics,
+                opts.backend,
+                opts.precision,
+                Default::default(),
+            )?,
+            None => (Simulation::new(scene, opts.backend, opts.precision)?, None),
+        };
         // The event-driven solver computes in f64 whatever the options say.
         let precision = if sim.backend() == Backend::Event {
             Precision::F64
         } else {
             opts.precision
         };
-        Ok(SimRun {
+        let mut run = SimRun {
             scene,
             opts,
             series,
@@ -263,6 +408,76 @@ impl<'a> SimRun<'a> {
             precision,
             setup_seconds: setup.elapsed().as_secs_f64(),
             sim,
+            checkpointer,
+            resumed: resume.map(|(_, r)| r),
+            resume_notice,
+        };
+        // The space check encodes the current state once: the exact size of every checkpoint
+        // of this run (the state's size does not change as it steps).
+        if run.checkpointer.is_some() {
+            let ckpt = run.checkpoint(Reason::Periodic)?;
+            let bytes = ckpt.encode()?.len() as u64;
+            run.checkpointer
+                .as_ref()
+                .expect("checked above")
+                .check_space(bytes)?;
+        }
+        Ok(run)
+    }
+
+    /// The run's bookkeeping now: its options with absolute paths, the diagnostics so far and
+    /// the snapshot series.
+    fn run_state(&self, initial: Diagnostics, log: &[Diagnostics], seconds: f64) -> RunState {
+        let o = &self.opts;
+        RunState {
+            final_csv: absolute(&o.final_csv),
+            output: absolute(&o.output),
+            every: o.every,
+            formats: o.formats.clone(),
+            stats_json: absolute(&o.stats_json),
+            checkpoint: absolute(&o.checkpoint),
+            checkpoint_every: o.checkpoint_every,
+            initial,
+            log: log.to_vec(),
+            series: self
+                .series
+                .as_ref()
+                .map(|s| s.entries().to_vec())
+                .unwrap_or_default(),
+            stepping_seconds: seconds,
+        }
+    }
+
+    /// A checkpoint of the current state, with the bookkeeping of a run that has not stepped
+    /// yet (for its size).
+    fn checkpoint(&mut self, reason: Reason) -> Result<Checkpoint> {
+        let d = self.sim.diagnostics();
+        let (initial, log, secs) = match &self.resumed {
+            Some(r) => (r.run.initial, r.run.log.clone(), r.run.stepping_seconds),
+            None => (d, Vec::new(), 0.0),
+        };
+        let run = self.run_state(initial, &log, secs);
+        self.checkpoint_with(reason, d, run)
+    }
+
+    fn checkpoint_with(
+        &mut self,
+        reason: Reason,
+        diagnostics: Diagnostics,
+        run: RunState,
+    ) -> Result<Checkpoint> {
+        Ok(Checkpoint {
+            reason,
+            step: self.sim.steps_done(),
+            time: self.sim.time(),
+            scene: self.scene.clone(),
+            backend: self.sim.backend(),
+            precision: self.precision,
+            adapter: self.sim.adapter(),
+            engine: self.sim.save_state()?,
+            offsets: self.sim.offsets(),
+            diagnostics,
+            run,
         })
     }
 
@@ -271,9 +486,10 @@ impl<'a> SimRun<'a> {
         &self.sim
     }
 
-    /// A notice from the backend choice (e.g. a fallback), if any.
+    /// A notice from the backend choice (e.g. a fallback) or from a resume on another backend
+    /// or precision, if any.
     pub fn notice(&self) -> Option<&str> {
-        self.sim.notice()
+        self.resume_notice.as_deref().or(self.sim.notice())
     }
 
     /// One line describing the run: spheres, walls, steps, law, backend, adapter, precision and
@@ -309,14 +525,35 @@ impl<'a> SimRun<'a> {
     /// stay complete.
     pub fn execute(mut self, stop: &AtomicBool) -> Result<RunReport> {
         let steps = self.scene.sim.steps;
-        let initial = self.sim.diagnostics();
-        let mut log: Vec<Diagnostics> = vec![initial];
         let log_dir = self.opts.output.clone();
-        if let Some(s) = self.series.as_mut() {
+        let resumed = self.resumed.take();
+        let (initial, mut log, seconds_before) = match &resumed {
+            Some(r) => (r.run.initial, r.run.log.clone(), r.run.stepping_seconds),
+            None => {
+                let d = self.sim.diagnostics();
+                (d, vec![d], 0.0)
+            }
+        };
+        if resumed.is_none()
+            && let Some(s) = self.series.as_mut()
+        {
             s.write(&self.sim.snapshot())?;
             write_diagnostics_log(log_dir.as_deref().unwrap(), &log)?;
         }
-        let mut progress = Progress::new(self.opts.progress, steps, self.scene.sim.dt);
+        let start_step = self.sim.steps_done();
+        let mut progress = Progress::new(
+            self.opts.progress,
+            self.opts.progress_every,
+            start_step,
+            steps,
+            self.scene.sim.dt,
+        );
+        let ckpt_every = self.checkpointer.as_ref().and_then(|c| c.every());
+        let next_multiple = |done: u64, k: Option<u64>| match k {
+            Some(k) => (done / k + 1) * k,
+            None => u64::MAX,
+        };
+        let mut checkpoints = Vec::new();
         // Step in chunks sized for about ten progress updates per second.
         let mut chunk: u64 = 1;
         let mut interrupted = false;
@@ -326,16 +563,31 @@ impl<'a> SimRun<'a> {
                 break;
             }
             let done = self.sim.steps_done();
-            let next_snapshot = if self.series.is_some() {
-                (done / self.every + 1) * self.every
-            } else {
-                u64::MAX
-            };
-            let k = chunk.min(steps - done).min(next_snapshot - done);
+            let snap_every = self.series.is_some().then_some(self.every);
+            let k = chunk
+                .min(steps - done)
+                .min(next_multiple(done, snap_every) - done)
+                .min(next_multiple(done, ckpt_every) - done);
             let t0 = Instant::now();
             if let Err(e) = self.sim.step(k) {
                 progress.abandon();
-                return Err(e.into());
+                let mut err = anyhow::Error::from(e);
+                // The non-finite state, for inspection: a later resume refuses it.
+                if self.checkpointer.is_some() {
+                    let secs = seconds_before + self.sim.step_stats().wall_seconds;
+                    match self.write_checkpoint(Reason::NonFinite, initial, &log, secs) {
+                        Ok(path) => {
+                            err = err.context(format!(
+                                "the non-finite state is in {}; earlier checkpoints are in {}",
+                                path.display(),
+                                path.parent()
+                                    .map_or(String::new(), |d| d.display().to_string())
+                            ))
+                        }
+                        Err(w) => err = err.context(format!("no checkpoint written: {w:#}")),
+                    }
+                }
+                return Err(err);
             }
             let dt = t0.elapsed();
             if dt < Duration::from_millis(50) {
@@ -343,19 +595,33 @@ impl<'a> SimRun<'a> {
             } else if dt > Duration::from_millis(200) && chunk > 1 {
                 chunk /= 2;
             }
-            progress.set(self.sim.steps_done());
-            if let Some(s) = self.series.as_mut() {
-                let d = self.sim.steps_done();
-                if d % self.every == 0 || d == steps {
-                    s.write(&self.sim.snapshot())?;
-                    log.push(self.sim.diagnostics());
-                    write_diagnostics_log(log_dir.as_deref().unwrap(), &log)?;
-                }
+            let d = self.sim.steps_done();
+            progress.set(d);
+            if let Some(s) = self.series.as_mut()
+                && (d % self.every == 0 || d == steps)
+            {
+                s.write(&self.sim.snapshot())?;
+                log.push(self.sim.diagnostics());
+                write_diagnostics_log(log_dir.as_deref().unwrap(), &log)?;
+            }
+            if ckpt_every.is_some_and(|k| d % k == 0) && d < steps {
+                let secs = seconds_before + self.sim.step_stats().wall_seconds;
+                let path = self.write_checkpoint(Reason::Periodic, initial, &log, secs)?;
+                checkpoints.push(path);
             }
         }
         progress.finish();
 
-        let stats = self.sim.step_stats();
+        let session = self.sim.step_stats();
+        let wall_seconds = seconds_before + session.wall_seconds;
+        if self.checkpointer.is_some() {
+            let reason = if interrupted {
+                Reason::Interrupted
+            } else {
+                Reason::Final
+            };
+            checkpoints.push(self.write_checkpoint(reason, initial, &log, wall_seconds)?);
+        }
         let fin = self.sim.diagnostics();
         let mut files = Vec::new();
         if let Some(path) = &self.opts.final_csv {
@@ -363,20 +629,22 @@ impl<'a> SimRun<'a> {
             files.push(("final state", path.clone()));
         }
         let n = self.sim.particles();
+        let steps_done = self.sim.steps_done();
         if let Some(path) = &self.opts.stats_json {
-            let st = RunStats::from_diagnostics(
+            let mut st = RunStats::from_diagnostics(
                 &self.scene.name,
                 &self.sim.backend().to_string(),
                 &self.sim.adapter(),
                 &self.precision.to_string(),
                 n,
-                stats.steps,
+                steps_done,
                 self.scene.sim.dt,
-                stats.wall_seconds,
+                wall_seconds,
                 &initial,
                 &fin,
                 interrupted,
             );
+            st.resumed_from_step = resumed.as_ref().map(|r| r.step);
             output::write_stats_json(path, &st)?;
             files.push(("stats", path.clone()));
         }
@@ -388,10 +656,25 @@ impl<'a> SimRun<'a> {
             };
             files.push(("snapshots", main));
         }
+        if let Some(last) = checkpoints.last() {
+            files.push(("checkpoint", last.clone()));
+        }
+        // This session's steps and time: the rate the summary reports.
+        let run_steps = steps_done - start_step;
+        let stats = StepStats {
+            steps: run_steps,
+            wall_seconds: session.wall_seconds,
+            particle_steps_per_second: if session.wall_seconds > 0.0 {
+                n as f64 * run_steps as f64 / session.wall_seconds
+            } else {
+                0.0
+            },
+        };
         Ok(RunReport {
             particles: n,
             interrupted,
             soft: self.scene.sim.contact.is_soft(),
+            resumed_from: resumed.map(|r| (r.path, r.step)),
             stats,
             initial,
             fin,
@@ -404,6 +687,21 @@ impl<'a> SimRun<'a> {
             files,
         })
     }
+
+    /// Writes a checkpoint of the current state with the run's bookkeeping; returns its path.
+    fn write_checkpoint(
+        &mut self,
+        reason: Reason,
+        initial: Diagnostics,
+        log: &[Diagnostics],
+        seconds: f64,
+    ) -> Result<PathBuf> {
+        let d = self.sim.diagnostics();
+        let run = self.run_state(initial, log, seconds);
+        let ckpt = self.checkpoint_with(reason, d, run)?;
+        let c = self.checkpointer.as_ref().expect("checkpointing is on");
+        Ok(c.write(&ckpt)?)
+    }
 }
 
 /// Rewrites `DIR/diagnostics.csv` (atomically) with one row per diagnostics sample.
@@ -412,57 +710,79 @@ fn write_diagnostics_log(dir: &Path, log: &[Diagnostics]) -> Result<()> {
     Ok(())
 }
 
-/// Progress of a run: a bar with simulated time, steps/s and the ETA on a terminal; a line
-/// every [`PROGRESS_LOG_SECONDS`] otherwise (batch logs); nothing when off.
+/// Progress of a run: a bar with simulated time, steps/s and the ETA on a terminal; otherwise
+/// (`--quiet`, or a batch job's log) a line every `--progress-every` seconds; nothing when both
+/// are off.
 struct Progress {
     bar: Option<ProgressBar>,
     log_every: Option<Duration>,
     last_log: Instant,
     start: Instant,
+    first: u64,
     total: u64,
     dt: f64,
 }
 
 impl Progress {
-    fn new(on: bool, total: u64, dt: f64) -> Self {
+    fn new(bar: bool, lines_every: Option<u64>, first: u64, total: u64, dt: f64) -> Self {
         let terminal = std::io::stderr().is_terminal();
-        let bar = (on && terminal).then(|| {
+        let bar = (bar && terminal).then(|| {
             let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             b.set_style(
                 ProgressStyle::with_template(
-                    "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps  {msg}  eta {eta}",
+                    "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} steps  {msg}",
                 )
                 .expect("valid template"),
             );
+            b.set_position(first);
             b
         });
         Progress {
+            log_every: if bar.is_none() {
+                lines_every.filter(|&s| s > 0).map(Duration::from_secs)
+            } else {
+                None
+            },
             bar,
-            log_every: (on && !terminal).then(|| Duration::from_secs(PROGRESS_LOG_SECONDS)),
             last_log: Instant::now(),
             start: Instant::now(),
+            first,
             total,
             dt,
         }
     }
 
+    /// Steps per second of this session, and the seconds left at that rate.
+    fn rate_eta(&self, done: u64) -> (f64, f64) {
+        let rate = (done - self.first) as f64 / self.start.elapsed().as_secs_f64().max(1e-9);
+        let eta = self.total.saturating_sub(done) as f64 / rate.max(1e-9);
+        (rate, eta)
+    }
+
     fn set(&mut self, done: u64) {
-        let rate = done as f64 / self.start.elapsed().as_secs_f64().max(1e-9);
+        let (rate, eta) = self.rate_eta(done);
+        let t = done as f64 * self.dt;
         if let Some(b) = &self.bar {
             b.set_position(done);
             b.set_message(format!(
-                "t = {:.4} s  {rate:.0} steps/s",
-                done as f64 * self.dt
+                "t = {} s  {}  eta {}",
+                fmt_sig(t),
+                fmt_rate(rate),
+                fmt_duration(eta)
             ));
         } else if let Some(every) = self.log_every
             && self.last_log.elapsed() >= every
         {
             self.last_log = Instant::now();
-            let eta = (self.total - done) as f64 / rate.max(1e-9);
             eprintln!(
-                "progress: step {done}/{} (t = {:.4} s), {rate:.0} steps/s, eta {eta:.0} s",
+                "progress: step {done}/{} ({:.1} %), t = {} s of {} s, {}, elapsed {}, eta {}",
                 self.total,
-                done as f64 * self.dt
+                100.0 * done as f64 / self.total.max(1) as f64,
+                fmt_sig(t),
+                fmt_sig(self.total as f64 * self.dt),
+                fmt_rate(rate),
+                fmt_duration(self.start.elapsed().as_secs_f64()),
+                fmt_duration(eta)
             );
         }
     }
@@ -480,6 +800,42 @@ impl Progress {
     }
 }
 
+/// `x` with 4 significant digits (`0.01234`, `12.35`, `1.235e5`).
+fn fmt_sig(x: f64) -> String {
+    if x == 0.0 || (1e-3..1e5).contains(&x.abs()) {
+        let digits = if x == 0.0 {
+            0
+        } else {
+            (3 - x.abs().log10().floor() as i32).max(0) as usize
+        };
+        format!("{x:.digits$}")
+    } else {
+        format!("{x:.3e}")
+    }
+}
+
+/// Steps per second, readable at any rate.
+fn fmt_rate(rate: f64) -> String {
+    if rate >= 100.0 {
+        format!("{rate:.0} steps/s")
+    } else {
+        format!("{rate:.2} steps/s")
+    }
+}
+
+/// Seconds as `45 s`, `12 min 5 s` or `3 h 20 min`.
+fn fmt_duration(secs: f64) -> String {
+    if !secs.is_finite() {
+        return "unknown".into();
+    }
+    let s = secs.round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, (s % 3600) / 60),
+    }
+}
+
 /// What a run did: its statistics, the diagnostics at the start and end, and the files written.
 /// `Display` prints the summary `spheresim run` shows.
 #[derive(Clone, Debug)]
@@ -490,7 +846,10 @@ pub struct RunReport {
     pub interrupted: bool,
     /// A soft contact law (spring–dashpot or Hertz) was used.
     pub soft: bool,
-    /// Steps and wall-clock time of stepping.
+    /// The checkpoint file and step the run was resumed from (`--resume`).
+    pub resumed_from: Option<(PathBuf, u64)>,
+    /// Steps and wall-clock time of this invocation's stepping (after the checkpoint when
+    /// resumed).
     pub stats: StepStats,
     /// Diagnostics before the first step.
     pub initial: Diagnostics,
@@ -529,6 +888,13 @@ impl RunReport {
 impl fmt::Display for RunReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (i, e) = (&self.initial, &self.fin);
+        if let Some((path, step)) = &self.resumed_from {
+            writeln!(
+                f,
+                "resumed at step {step} from {}; the figures below cover the whole run",
+                path.display()
+            )?;
+        }
         writeln!(
             f,
             "{} {} steps of {} spheres in {:.3} s: {:.3e} particle-steps/s (stepping only)",

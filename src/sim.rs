@@ -1,12 +1,23 @@
 //! Backend-independent simulation driver.
 
+use crate::checkpoint::{EngineState, Offsets};
 use crate::cpu::CpuBackend;
 use crate::event::{EventBackend, EventError};
 use crate::gpu::{GpuBackend, GpuError, GpuOptions};
 use crate::{Diagnostics, Precision, Scene, Snapshot};
 
 /// Which engine steps the scene (`--backend`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
     /// The GPU when a hardware adapter exists, else the CPU with a notice (default). A software
@@ -161,9 +172,11 @@ enum Engine {
     Event(Box<EventBackend>),
 }
 
-/// A running simulation on one backend. Create with [`Simulation::new`] from a checked scene.
+/// A running simulation on one backend. Create with [`Simulation::new`] from a checked scene,
+/// or [`Simulation::resume`] from a checkpoint's state.
 pub struct Simulation {
     engine: Engine,
+    base: Offsets,
     backend: Backend,
     dt: f64,
     particles: usize,
@@ -248,6 +261,7 @@ impl Simulation {
         };
         Ok(Self {
             engine,
+            base: Offsets::default(),
             backend,
             dt: scene.sim.dt,
             particles: scene.spheres.len(),
@@ -295,7 +309,7 @@ impl Simulation {
             Engine::Event(ev) => {
                 for _ in 0..n {
                     if let Some(id) = ev.step()? {
-                        let step = ev.steps_done();
+                        let step = self.base.step + ev.steps_done();
                         self.stepping += t0.elapsed();
                         return Err(SimError::NonFinite {
                             step,
@@ -308,17 +322,23 @@ impl Simulation {
             }
         };
         self.stepping += t0.elapsed();
-        result.map_err(|(step, sphere)| SimError::NonFinite { step, sphere, dt })
+        let base = self.base.step;
+        result.map_err(|(step, sphere)| SimError::NonFinite {
+            step: base + step,
+            sphere,
+            dt,
+        })
     }
 
     /// Steps completed.
     pub fn steps_done(&self) -> u64 {
-        match &self.engine {
-            Engine::Cpu32(b) => b.steps_done(),
-            Engine::Cpu64(b) => b.steps_done(),
-            Engine::Gpu(g) => g.steps_done(),
-            Engine::Event(ev) => ev.steps_done(),
-        }
+        self.base.step
+            + match &self.engine {
+                Engine::Cpu32(b) => b.steps_done(),
+                Engine::Cpu64(b) => b.steps_done(),
+                Engine::Gpu(g) => g.steps_done(),
+                Engine::Event(ev) => ev.steps_done(),
+            }
     }
 
     /// Simulated time, s.
@@ -328,22 +348,160 @@ impl Simulation {
 
     /// Diagnostics of the current state.
     pub fn diagnostics(&mut self) -> Diagnostics {
-        match &self.engine {
+        let mut d = match &self.engine {
             Engine::Cpu32(b) => b.diagnostics(),
             Engine::Cpu64(b) => b.diagnostics(),
             Engine::Gpu(g) => g.diagnostics(),
             Engine::Event(ev) => ev.diagnostics(),
+        };
+        if self.base.step > 0 {
+            d.step = self.steps_done();
+            d.time = self.time();
+            d.collisions += self.base.collisions;
+            d.dissipated += self.base.dissipated;
+            d.friction_history_dropped += self.base.history_dropped;
         }
+        d
     }
 
     /// The current state in input order.
     pub fn snapshot(&mut self) -> Snapshot {
-        match &self.engine {
+        let mut s = match &self.engine {
             Engine::Cpu32(b) => b.snapshot(),
             Engine::Cpu64(b) => b.snapshot(),
             Engine::Gpu(g) => g.snapshot(),
             Engine::Event(ev) => ev.snapshot(),
+        };
+        if self.base.step > 0 {
+            s.step = self.steps_done();
+            s.time = self.time();
         }
+        s
+    }
+
+    /// The precision the backend computes in (the event solver: always f64).
+    pub fn precision(&self) -> Precision {
+        match &self.engine {
+            Engine::Cpu32(_) | Engine::Gpu(_) => Precision::F32,
+            Engine::Cpu64(_) | Engine::Event(_) => Precision::F64,
+        }
+    }
+
+    /// Counters carried over from before a change of backend or precision (zero otherwise);
+    /// a checkpoint stores them beside [`Simulation::save_state`].
+    pub fn offsets(&self) -> Offsets {
+        self.base
+    }
+
+    /// Everything a later step reads, for a checkpoint ([`Simulation::resume`] continues from
+    /// it with [`Simulation::offsets`]).
+    ///
+    /// # Errors
+    /// [`SimError::Unavailable`] on the event-driven solver, whose event queue is not saved.
+    pub fn save_state(&self) -> Result<EngineState, SimError> {
+        Ok(match &self.engine {
+            Engine::Cpu32(b) => EngineState::Cpu(b.save_state()),
+            Engine::Cpu64(b) => EngineState::Cpu(b.save_state()),
+            Engine::Gpu(g) => EngineState::Gpu(g.save_state()),
+            Engine::Event(_) => {
+                return Err(SimError::Unavailable {
+                    backend: Backend::Event,
+                    reason: "the event-driven solver writes no checkpoints; use --backend cpu \
+                             for a run with --checkpoint"
+                        .into(),
+                });
+            }
+        })
+    }
+
+    /// Continues a checkpoint's run: `scene` is the checkpoint's, `state` its backend state,
+    /// `offsets` its counters from before an earlier conversion and `at` its diagnostics. On the checkpoint's own backend and precision the state is restored
+    /// exactly and the run continues bit for bit (on the GPU: on the same adapter). On another
+    /// backend or precision the spheres start from the saved positions and velocities (rounded
+    /// to the new precision), friction history starts empty, and the returned notice says so.
+    ///
+    /// # Errors
+    /// As [`Simulation::with_gpu_options`], and [`SimError::Unavailable`] when the state does not
+    /// fit the scene.
+    pub fn resume(
+        scene: &Scene,
+        state: &EngineState,
+        offsets: Offsets,
+        at: &Diagnostics,
+        backend: Backend,
+        precision: Precision,
+        gpu: GpuOptions,
+    ) -> Result<(Self, Option<String>), SimError> {
+        let unusable = |reason: String| SimError::Unavailable { backend, reason };
+        let exact = (backend == state.backend() || backend == Backend::Auto)
+            && precision == state.precision();
+        if exact {
+            let (engine, notice) = match state {
+                EngineState::Cpu(c) => {
+                    let mut e = cpu_engine(scene, precision)?;
+                    match &mut e {
+                        Engine::Cpu32(b) => b.restore_state(c),
+                        Engine::Cpu64(b) => b.restore_state(c),
+                        _ => unreachable!("cpu_engine makes a CPU engine"),
+                    }
+                    .map_err(unusable)?;
+                    (e, None)
+                }
+                EngineState::Gpu(g) => {
+                    let mut b = GpuBackend::new(scene, gpu)?;
+                    b.restore_state(g).map_err(unusable)?;
+                    let notice = (b.adapter_name() != g.adapter).then(|| {
+                        format!(
+                            "the checkpoint was written on {}, this run is on {}: the \
+                             continuation is not bit-identical across adapters",
+                            g.adapter,
+                            b.adapter_name()
+                        )
+                    });
+                    (Engine::Gpu(Box::new(b)), notice)
+                }
+            };
+            let sim = Self {
+                engine,
+                base: offsets,
+                backend: state.backend(),
+                dt: scene.sim.dt,
+                particles: scene.spheres.len(),
+                stepping: std::time::Duration::ZERO,
+                notice: None,
+            };
+            return Ok((sim, notice));
+        }
+        let p = state.portable(scene.spheres.len()).map_err(unusable)?;
+        let mut moved = scene.clone();
+        for (s, (x, v)) in moved
+            .spheres
+            .iter_mut()
+            .zip(p.position.iter().zip(&p.velocity))
+        {
+            s.position = *x;
+            s.velocity = *v;
+        }
+        let mut sim = Self::with_gpu_options(&moved, backend, precision, gpu)?;
+        sim.base = Offsets {
+            step: at.step,
+            collisions: at.collisions,
+            dissipated: at.dissipated,
+            history_dropped: at.friction_history_dropped,
+        };
+        let notice = format!(
+            "resuming a {} {} checkpoint on the {} backend in {}: the state is converted, \
+             friction history restarts, and the run is not bit-identical to an uninterrupted one",
+            state.backend(),
+            state.precision(),
+            sim.backend(),
+            sim.precision()
+        );
+        let notice = match sim.notice.take() {
+            Some(n) => format!("{n}; {notice}"),
+            None => notice,
+        };
+        Ok((sim, Some(notice)))
     }
 
     /// Seconds spent per stage so far, named as [`crate::setup::STAGES`]: wall-clock on the CPU
@@ -413,6 +571,7 @@ impl Simulation {
     ) -> Result<Self, SimError> {
         Ok(Self {
             engine: Engine::Gpu(Box::new(GpuBackend::with_context(ctx, scene, gpu)?)),
+            base: Offsets::default(),
             backend: Backend::Gpu,
             dt: scene.sim.dt,
             particles: scene.spheres.len(),

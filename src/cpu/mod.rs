@@ -14,6 +14,7 @@ pub mod integrate;
 pub mod prefix_sum;
 pub mod scatter;
 
+use crate::checkpoint::{CpuState, Floats};
 use crate::scene::{ContactModel, Scene};
 use crate::setup::PackedScene;
 use crate::{Diagnostics, Real, Snapshot};
@@ -45,6 +46,14 @@ fn serial_pool() -> &'static rayon::ThreadPool {
 pub use crate::setup::{
     BinningState, LARGE_RADIUS_RATIO, MAX_LARGE, STAGES, friction_history, small_radius_max,
 };
+
+/// Values of precision `R` (given widened to f64, which is exact) as checkpoint floats.
+fn floats<R: Real>(values: impl Iterator<Item = f64>) -> Floats {
+    match R::PRECISION {
+        crate::Precision::F32 => Floats::F32(values.map(|x| x as f32).collect()),
+        crate::Precision::F64 => Floats::F64(values.collect()),
+    }
+}
 
 /// Sums of the contact stage's per-sphere results.
 #[derive(Clone, Copy, Debug, Default)]
@@ -652,6 +661,106 @@ impl<R: Real> CpuBackend<R> {
             collisions: self.collisions,
             friction_history_dropped: self.history_dropped,
         }
+    }
+
+    /// Everything a later step reads (see [`CpuState`]), for a checkpoint.
+    pub fn save_state(&self) -> CpuState {
+        let flat = |v: &[R::V3]| floats::<R>(v.iter().flat_map(|&x| R::comps(x)).map(|c| c.f64()));
+        CpuState {
+            id: self.id.clone(),
+            position: flat(&self.position),
+            velocity: flat(&self.velocity),
+            acceleration: flat(&self.acceleration),
+            history_partner: self.history_new.iter().map(|s| s.partner).collect(),
+            history_xi: floats::<R>(
+                self.history_new
+                    .iter()
+                    .flat_map(|s| R::comps(s.xi))
+                    .map(|c| c.f64()),
+            ),
+            step: self.step,
+            collisions: self.collisions,
+            history_dropped: self.history_dropped,
+            contacts: self.contacts,
+            spring_energy: self.spring_energy,
+            dissipated: self.dissipated,
+        }
+    }
+
+    /// Continues from a saved state of the same scene and precision: the next step is
+    /// bit-identical to the one the saving backend would have taken.
+    ///
+    /// # Errors
+    /// A message when the state is of the other precision or does not fit this scene (sphere
+    /// count, ids, friction history); the backend is then unchanged.
+    pub fn restore_state(&mut self, s: &CpuState) -> Result<(), String> {
+        let n = self.len();
+        if s.position.precision() != R::PRECISION {
+            return Err(format!(
+                "it holds {} values, this backend computes in {}",
+                s.position.precision(),
+                R::PRECISION
+            ));
+        }
+        let rows = self.history_new.len();
+        if s.id.len() != n
+            || [&s.position, &s.velocity, &s.acceleration]
+                .iter()
+                .any(|f| f.len() != 3 * n)
+        {
+            return Err(format!(
+                "it holds {} spheres, the scene has {n}",
+                s.id.len()
+            ));
+        }
+        if s.history_partner.len() != rows || s.history_xi.len() != 3 * rows {
+            return Err(format!(
+                "its friction history has {} slots, this scene needs {rows}",
+                s.history_partner.len()
+            ));
+        }
+        // Slot of each input id now, to carry the per-sphere constants into the saved order.
+        let mut slot = vec![u32::MAX; n];
+        for (i, &id) in self.id.iter().enumerate() {
+            slot[id as usize] = i as u32;
+        }
+        let mut seen = vec![false; n];
+        for &id in &s.id {
+            if id as usize >= n || std::mem::replace(&mut seen[id as usize], true) {
+                return Err(format!("sphere id {id} is out of range or repeated"));
+            }
+        }
+        let order: Vec<u32> = s.id.iter().map(|&id| slot[id as usize]).collect();
+        fn reorder<T: Copy>(v: &mut Vec<T>, order: &[u32]) {
+            *v = order.iter().map(|&i| v[i as usize]).collect();
+        }
+        reorder(&mut self.radius, &order);
+        reorder(&mut self.mass, &order);
+        reorder(&mut self.inv_mass, &order);
+        reorder(&mut self.restitution, &order);
+        reorder(&mut self.zeta, &order);
+        reorder(&mut self.compliance, &order);
+        reorder(&mut self.mu, &order);
+        self.id.clone_from(&s.id);
+        let v3 = |f: &Floats, i: usize| {
+            R::v3(DVec3::new(f.get(3 * i), f.get(3 * i + 1), f.get(3 * i + 2)))
+        };
+        for i in 0..n {
+            self.position[i] = v3(&s.position, i);
+            self.velocity[i] = v3(&s.velocity, i);
+            self.acceleration[i] = v3(&s.acceleration, i);
+        }
+        for (k, slot) in self.history_new.iter_mut().enumerate() {
+            slot.partner = s.history_partner[k];
+            slot.xi = v3(&s.history_xi, k);
+        }
+        self.step = s.step;
+        self.collisions = s.collisions;
+        self.history_dropped = s.history_dropped;
+        self.contacts = s.contacts;
+        self.spring_energy = s.spring_energy;
+        self.dissipated = s.dissipated;
+        Ok(())
     }
 
     /// The state in input order, widened to f64.

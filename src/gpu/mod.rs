@@ -20,6 +20,7 @@ mod profiler;
 pub mod scatter;
 pub mod stages;
 
+use crate::checkpoint::{BufferBytes, GpuState};
 use crate::scene::{ContactModel, Scene};
 use crate::setup::{
     BinningState, MATCHING_ROUNDS, OVERLAP_RELAXATION, PackedScene, SCAN_BLOCK, STAGES,
@@ -156,6 +157,12 @@ pub struct GpuBackend {
     a_mutual: wgpu::Buffer,
     partial_f: wgpu::Buffer,
     partial_u: wgpu::Buffer,
+    // Read across steps besides the state sets and the grid: what a checkpoint saves.
+    dissipated: wgpu::Buffer,
+    contact: wgpu::Buffer,
+    contact_counts: wgpu::Buffer,
+    history_old: wgpu::Buffer,
+    history_new: wgpu::Buffer,
     bind_count: wgpu::BindGroup,
     bind_scatter: wgpu::BindGroup,
     scan: Vec<ScanLevel>,
@@ -548,6 +555,11 @@ impl GpuBackend {
             a_mutual,
             partial_f,
             partial_u,
+            dissipated: dissipated.clone(),
+            contact: contact.clone(),
+            contact_counts: contact_counts.clone(),
+            history_old: history_old.clone(),
+            history_new: history_new.clone(),
             bind_count,
             bind_scatter,
             scan,
@@ -963,6 +975,83 @@ impl GpuBackend {
         let data = cast_slice::<u8, T>(&slice.get_mapped_range().expect("mapped range")).to_vec();
         staging.unmap();
         data
+    }
+
+    /// The buffers a later step reads, by label: the current state set, the grid, the status
+    /// counters, the per-sphere dissipated energy, the contact results and counts, mutual
+    /// gravity and the friction history.
+    fn persistent(&self, set: usize) -> Vec<(&'static str, &wgpu::Buffer)> {
+        let s = &self.state[set];
+        vec![
+            ("position", &s.pos),
+            ("velocity", &s.vel),
+            ("acceleration", &s.acc),
+            ("properties", &s.props),
+            ("ids", &s.id),
+            ("grid", &self.grid_buf),
+            ("status", &self.status_buf),
+            ("dissipated", &self.dissipated),
+            ("contact", &self.contact),
+            ("contact counts", &self.contact_counts),
+            ("mutual gravity", &self.a_mutual),
+            ("history old", &self.history_old),
+            ("history new", &self.history_new),
+        ]
+    }
+
+    /// Everything a later step reads, copied back to the host, for a checkpoint.
+    pub fn save_state(&self) -> GpuState {
+        GpuState {
+            adapter: self.adapter_name(),
+            current_set: self.cur as u32,
+            steps_done: self.steps_done,
+            collisions: self.collisions,
+            history_dropped: self.history_dropped,
+            buffers: self
+                .persistent(self.cur)
+                .into_iter()
+                .map(|(name, b)| BufferBytes {
+                    name: name.to_string(),
+                    bytes: self.read(b, b.size()),
+                })
+                .collect(),
+        }
+    }
+
+    /// Continues from a saved state of the same scene: on the same adapter the next step is
+    /// bit-identical to the one the saving backend would have taken.
+    ///
+    /// # Errors
+    /// A message naming the first buffer that is missing or of another size (another scene);
+    /// the backend is then unchanged.
+    pub fn restore_state(&mut self, s: &GpuState) -> Result<(), String> {
+        if s.current_set > 1 {
+            return Err(format!("state set {} does not exist", s.current_set));
+        }
+        let targets = self.persistent(s.current_set as usize);
+        for (name, b) in &targets {
+            match s.buffer(name) {
+                Some(bytes) if bytes.len() as u64 == b.size() => {}
+                Some(bytes) => {
+                    return Err(format!(
+                        "its {name} buffer holds {} bytes, this scene's holds {}",
+                        bytes.len(),
+                        b.size()
+                    ));
+                }
+                None => return Err(format!("it has no {name} buffer")),
+            }
+        }
+        for (name, b) in &targets {
+            let bytes = s.buffer(name).expect("checked above");
+            self.ctx.queue.write_buffer(b, 0, bytes);
+        }
+        self.ctx.queue.submit([]);
+        self.cur = s.current_set as usize;
+        self.steps_done = s.steps_done;
+        self.collisions = s.collisions;
+        self.history_dropped = s.history_dropped;
+        Ok(())
     }
 
     /// The integer outputs of the last binning (same layout as the CPU's, for exact comparison).

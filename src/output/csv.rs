@@ -21,9 +21,19 @@
 //! Rows are formatted in parallel (rayon) in bounded batches and streamed through
 //! [`write_atomic`], so millions of spheres take a fraction of a second per core and memory
 //! stays bounded.
+//!
+//! # Reading
+//!
+//! [`read_csv`] reads the format back, and also files that add columns after the nine (a later
+//! version's, or another program's): the header's first nine names must be the ones above, in
+//! order, and the further columns are ignored. [`read_csv_checked`] also checks that the rows
+//! are a valid initial state; it is what a scene's `[[particles_file]]` uses
+//! (docs/scene-files.md). Both read a few MiB at a time and parse the rows of each batch in
+//! parallel: a million rows (150 MB with full-precision numbers) take well under a second of
+//! CPU time.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, Read, Write};
 use std::path::Path;
 
 use glam::DVec3;
@@ -131,101 +141,327 @@ pub(crate) fn check_lengths(path: &Path, snap: &Snapshot) -> Result<(), OutputEr
     Ok(())
 }
 
-/// Reads a state CSV written by [`write_csv`] (or by hand, in the same format).
+/// Bytes read from the file per batch; each batch is parsed in parallel (rayon), so memory
+/// beyond the snapshot itself stays bounded by about twice this.
+const READ_BATCH: usize = 8 << 20;
+/// Smallest piece of a batch one parallel task parses.
+const MIN_PIECE: usize = 64 << 10;
+
+/// The names of the nine required columns, in order.
+const COLUMNS: [&str; 9] = ["id", "x", "y", "z", "vx", "vy", "vz", "radius", "mass"];
+
+/// Reads a state CSV written by [`write_csv`] (or by hand, or by another program, in the same
+/// format).
 ///
-/// The first line must be exactly [`CSV_HEADER`]; every other non-blank line must hold 9 fields
-/// whose `id` is its row index (0, 1, 2, …). `\r\n` line ends and spaces around fields are
-/// accepted. The returned snapshot has `step = 0` and `time = 0.0`, which the CSV does not
-/// record.
+/// The header's first nine names must be exactly those of [`CSV_HEADER`], in that order; more
+/// columns may follow (for example a future `wx,wy,wz`) and are ignored, as are their fields.
+/// Every other non-blank line must hold as many fields as the header names, and its `id` must be
+/// its row index (0, 1, 2, …). `\r\n` line ends, a UTF-8 byte-order mark and spaces around
+/// fields are accepted. Values are not checked: `NaN` (a blown-up run) and any radius or mass
+/// read back as written; see [`read_csv_checked`] for an initial state. The returned snapshot
+/// has `step = 0` and `time = 0.0`, which the CSV does not record.
+///
+/// Large files are read in batches of a few MiB whose rows are parsed in parallel.
 ///
 /// # Errors
 /// [`OutputError::Read`] when the file cannot be opened or read, [`OutputError::Parse`] with the
-/// 1-based line number for a wrong header, a wrong field count, an id out of order or a number
-/// that does not parse.
+/// 1-based line number of the first problem in the file for a wrong header, a wrong field count,
+/// an id out of order or a number that does not parse (naming the column, e.g.
+/// `vx "abc" is not a number`).
 pub fn read_csv(path: &Path) -> Result<Snapshot, OutputError> {
-    let file = File::open(path).map_err(|e| OutputError::read_io(path, &e))?;
-    let reader = BufReader::with_capacity(1 << 20, file);
+    read(path, false)
+}
+
+/// As [`read_csv`], and also checks that every row is a valid initial state, as a scene's
+/// `[[particles_file]]` needs: position (`x,y,z`, m) and velocity (`vx,vy,vz`, m/s) finite,
+/// `radius` (m) positive and finite, `mass` (kg) positive; `inf` (a fixed sphere, as
+/// [`write_csv`] writes it) is allowed.
+///
+/// # Errors
+/// As [`read_csv`], and [`OutputError::Parse`] with the line number, the column and the value
+/// for the first row that breaks one of these rules, e.g.
+/// `line 57: radius must be positive and finite, got 0`.
+pub fn read_csv_checked(path: &Path) -> Result<Snapshot, OutputError> {
+    read(path, true)
+}
+
+/// What a parallel task found in its piece of a batch: the rows up to its first problem (in
+/// columns), the id and line of its first row, that problem, and the number of lines in the
+/// piece. Lines are relative to the piece, from 0. The rows' ids are checked to follow the
+/// first row's; that the first row's follows the previous piece's is checked when merging.
+#[derive(Default)]
+struct Piece {
+    position: Vec<DVec3>,
+    velocity: Vec<DVec3>,
+    radius: Vec<f64>,
+    mass: Vec<f64>,
+    first: Option<(usize, usize)>,
+    error: Option<(usize, PieceError)>,
+    lines: usize,
+}
+
+/// A piece's first problem.
+enum PieceError {
+    /// The line is malformed or breaks a rule; the reason.
+    Line(String),
+    /// The row's `id` is not its first row's plus `offset` (the row's index in the piece).
+    Id { id: usize, offset: usize },
+}
+
+fn read(path: &Path, checked: bool) -> Result<Snapshot, OutputError> {
+    let mut file = File::open(path).map_err(|e| OutputError::read_io(path, &e))?;
+    let file_len = file.metadata().map(|m| m.len()).unwrap_or(0);
     let mut snap = Snapshot::default();
-    let mut lines = reader.lines().enumerate();
-    match lines.next() {
-        None => {
-            return Err(OutputError::parse(
-                path,
-                1,
-                "empty file, expected the header",
-            ));
-        }
-        Some((_, line)) => {
-            let line = line.map_err(|e| OutputError::read_io(path, &e))?;
-            let header = line.trim_start_matches('\u{feff}').trim_end();
-            if header != CSV_HEADER {
+    // Columns of the header, once read.
+    let mut columns: Option<usize> = None;
+    // Lines consumed so far (the header is line 1).
+    let mut lines_done = 0usize;
+    let mut reserved = false;
+    let mut buf: Vec<u8> = Vec::new();
+    let mut eof = false;
+    while !eof {
+        let want = READ_BATCH.saturating_sub(buf.len()).max(MIN_PIECE);
+        let n = (&mut file)
+            .take(want as u64)
+            .read_to_end(&mut buf)
+            .map_err(|e| OutputError::read_io(path, &e))?;
+        eof = n == 0;
+        // Parse up to the last complete line; keep the rest for the next batch.
+        let end = if eof {
+            buf.len()
+        } else {
+            match buf.iter().rposition(|&b| b == b'\n') {
+                Some(i) => i + 1,
+                None => continue,
+            }
+        };
+        let mut batch = &buf[..end];
+        if columns.is_none() {
+            if batch.is_empty() {
                 return Err(OutputError::parse(
                     path,
                     1,
-                    format!("header is {header:?}, expected {CSV_HEADER:?}"),
+                    "empty file, expected the header",
                 ));
             }
+            let (line, rest) = match batch.iter().position(|&b| b == b'\n') {
+                Some(i) => (&batch[..i], &batch[i + 1..]),
+                None => (batch, &[][..]),
+            };
+            columns = Some(header_columns(line).map_err(|r| OutputError::parse(path, 1, r))?);
+            lines_done = 1;
+            batch = rest;
         }
-    }
-    for (index, line) in lines {
-        let lineno = index + 1;
-        let line = line.map_err(|e| OutputError::read_io(path, &e))?;
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        let mut fields = [0.0f64; 8];
-        let mut parts = line.split(',');
-        let id = parts.next().unwrap_or_default().trim();
-        let expected = snap.position.len();
-        match id.parse::<usize>() {
-            Ok(id) if id == expected => {}
-            Ok(id) => {
-                return Err(OutputError::parse(
-                    path,
-                    lineno,
-                    format!("id {id} out of order, expected {expected}"),
-                ));
-            }
-            Err(_) => {
-                return Err(OutputError::parse(
-                    path,
-                    lineno,
-                    format!("id {id:?} is not a non-negative integer"),
-                ));
-            }
-        }
-        let mut count = 1;
-        for part in parts {
-            if count <= 8 {
-                let part = part.trim();
-                fields[count - 1] = part.parse::<f64>().map_err(|_| {
-                    OutputError::parse(
+        let ncols = columns.unwrap_or(COLUMNS.len());
+        for piece in parse_batch(batch, ncols, checked) {
+            if let Some((id, line)) = piece.first {
+                let expected = snap.len();
+                if id != expected {
+                    return Err(OutputError::parse(
                         path,
-                        lineno,
-                        format!(
-                            "{} {part:?} is not a number",
-                            CSV_HEADER.split(',').nth(count).unwrap_or("field")
-                        ),
-                    )
-                })?;
+                        lines_done + line + 1,
+                        format!("id {id} out of order, expected {expected}"),
+                    ));
+                }
             }
-            count += 1;
+            snap.position.extend_from_slice(&piece.position);
+            snap.velocity.extend_from_slice(&piece.velocity);
+            snap.radius.extend_from_slice(&piece.radius);
+            snap.mass.extend_from_slice(&piece.mass);
+            if let Some((line, error)) = piece.error {
+                let reason = match error {
+                    PieceError::Line(reason) => reason,
+                    // The piece's first id was right: it is where the piece's rows start.
+                    PieceError::Id { id, offset } => {
+                        let expected = snap.len() - piece.position.len() + offset;
+                        format!("id {id} out of order, expected {expected}")
+                    }
+                };
+                return Err(OutputError::parse(path, lines_done + line + 1, reason));
+            }
+            lines_done += piece.lines;
         }
-        if count != 9 {
-            return Err(OutputError::parse(
-                path,
-                lineno,
-                format!("{count} fields, expected 9"),
-            ));
+        // After the first batch, reserve for the whole file at the rows per byte seen so far.
+        if !reserved && !eof && end > 0 {
+            reserved = true;
+            let estimate = (snap.len() as u128 * u128::from(file_len) / end as u128) as usize;
+            let extra = (estimate + estimate / 32).saturating_sub(snap.len());
+            snap.position.reserve(extra);
+            snap.velocity.reserve(extra);
+            snap.radius.reserve(extra);
+            snap.mass.reserve(extra);
         }
-        let [x, y, z, vx, vy, vz, r, m] = fields;
-        snap.position.push(DVec3::new(x, y, z));
-        snap.velocity.push(DVec3::new(vx, vy, vz));
-        snap.radius.push(r);
-        snap.mass.push(m);
+        buf.drain(..end);
     }
     Ok(snap)
+}
+
+/// The number of columns the header names; the reason when its first nine are not those of
+/// [`CSV_HEADER`].
+fn header_columns(line: &[u8]) -> Result<usize, String> {
+    let line = line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line);
+    let text = String::from_utf8_lossy(line);
+    let header = text.trim_end();
+    let names: Vec<&str> = header.split(',').map(str::trim).collect();
+    if names.len() < COLUMNS.len() || names[..COLUMNS.len()] != COLUMNS {
+        return Err(format!(
+            "header is {header:?}, expected {CSV_HEADER:?} (further columns may follow)"
+        ));
+    }
+    if let Some(k) = names.iter().position(|n| n.is_empty()) {
+        return Err(format!("header column {} has no name", k + 1));
+    }
+    Ok(names.len())
+}
+
+/// Parses the complete lines of `batch` in parallel pieces, in order.
+fn parse_batch(batch: &[u8], ncols: usize, checked: bool) -> Vec<Piece> {
+    if batch.is_empty() {
+        return Vec::new();
+    }
+    let tasks = rayon::current_num_threads().max(1) * 4;
+    let size = (batch.len() / tasks).max(MIN_PIECE);
+    let mut bounds = vec![0];
+    let mut start = 0;
+    while start < batch.len() {
+        let mut end = (start + size).min(batch.len());
+        if end < batch.len() {
+            end = match batch[end - 1..].iter().position(|&b| b == b'\n') {
+                Some(i) => end + i,
+                None => batch.len(),
+            };
+        }
+        bounds.push(end);
+        start = end;
+    }
+    bounds
+        .par_windows(2)
+        .map(|w| parse_piece(&batch[w[0]..w[1]], ncols, checked))
+        .collect()
+}
+
+/// Parses one piece of whole lines, stopping at its first problem.
+fn parse_piece(piece: &[u8], ncols: usize, checked: bool) -> Piece {
+    // Text up to the first invalid UTF-8 byte; its line is then the piece's last.
+    let (text, invalid) = match std::str::from_utf8(piece) {
+        Ok(text) => (text, false),
+        Err(e) => {
+            let valid = &piece[..e.valid_up_to()];
+            let cut = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            // The prefix up to a line end is valid UTF-8.
+            (std::str::from_utf8(&piece[..cut]).unwrap_or_default(), true)
+        }
+    };
+    let rows = text.len() / 64 + 1;
+    let mut out = Piece {
+        position: Vec::with_capacity(rows),
+        velocity: Vec::with_capacity(rows),
+        radius: Vec::with_capacity(rows),
+        mass: Vec::with_capacity(rows),
+        ..Piece::default()
+    };
+    for (index, line) in text.lines().enumerate() {
+        out.lines = index + 1;
+        let row = match parse_row(line, ncols, checked) {
+            Ok(Some(row)) => row,
+            Ok(None) => continue,
+            Err(reason) => {
+                out.error = Some((index, PieceError::Line(reason)));
+                return out;
+            }
+        };
+        let (id, [x, y, z, vx, vy, vz, r, m]) = row;
+        let k = out.position.len();
+        match out.first {
+            None => out.first = Some((id, index)),
+            Some((first, _)) if first.checked_add(k) != Some(id) => {
+                out.error = Some((index, PieceError::Id { id, offset: k }));
+                return out;
+            }
+            Some(_) => {}
+        }
+        out.position.push(DVec3::new(x, y, z));
+        out.velocity.push(DVec3::new(vx, vy, vz));
+        out.radius.push(r);
+        out.mass.push(m);
+    }
+    if invalid {
+        let reason = "line is not valid UTF-8 text".to_string();
+        out.error = Some((out.lines, PieceError::Line(reason)));
+    }
+    out
+}
+
+/// A data line's id and eight numbers; `None` for a blank line; the reason when it is malformed
+/// (or, when `checked`, when its values are not a valid initial state).
+fn parse_row(line: &str, ncols: usize, checked: bool) -> Result<Option<(usize, [f64; 8])>, String> {
+    let line = line.trim();
+    if line.is_empty() {
+        return Ok(None);
+    }
+    let wrong_count = |line: &str| {
+        let count = line.split(',').count();
+        (count != ncols).then(|| format!("{count} fields, expected {ncols}"))
+    };
+    let mut parts = line.split(',');
+    let id = parts.next().unwrap_or_default().trim();
+    let Ok(id) = id.parse::<usize>() else {
+        return Err(
+            wrong_count(line).unwrap_or_else(|| format!("id {id:?} is not a non-negative integer"))
+        );
+    };
+    let mut values = [0.0f64; 8];
+    for (k, value) in values.iter_mut().enumerate() {
+        let part = parts.next().map(str::trim);
+        match part.map(str::parse::<f64>) {
+            Some(Ok(v)) => *value = v,
+            _ => {
+                return Err(wrong_count(line).unwrap_or_else(|| {
+                    format!(
+                        "{} {:?} is not a number",
+                        COLUMNS[k + 1],
+                        part.unwrap_or_default()
+                    )
+                }));
+            }
+        }
+    }
+    // The ignored columns: only their count matters.
+    if parts.count() + 9 != ncols {
+        return Err(wrong_count(line).unwrap_or_default());
+    }
+    if checked {
+        check_row(&values)?;
+    }
+    Ok(Some((id, values)))
+}
+
+/// The rules of [`read_csv_checked`]; the reason for the first value that breaks one.
+fn check_row(values: &[f64; 8]) -> Result<(), String> {
+    for (k, &v) in values[..6].iter().enumerate() {
+        if !v.is_finite() {
+            return Err(format!(
+                "{} must be finite, got {}",
+                COLUMNS[k + 1],
+                fmt_f64(v)
+            ));
+        }
+    }
+    let (r, m) = (values[6], values[7]);
+    if !(r.is_finite() && r > 0.0) {
+        return Err(format!(
+            "radius must be positive and finite, got {}",
+            fmt_f64(r)
+        ));
+    }
+    // `inf` is a fixed sphere.
+    if m.is_nan() || m <= 0.0 {
+        return Err(format!(
+            "mass must be positive (or inf for a fixed sphere), got {}",
+            fmt_f64(m)
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -265,5 +501,156 @@ mod tests {
             let back: f64 = fmt_f64(x).parse().unwrap();
             assert_eq!(back.to_bits(), x.to_bits(), "{x}");
         }
+    }
+
+    fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn parse_line(path: &Path, checked: bool) -> (usize, String) {
+        match read(path, checked) {
+            Err(OutputError::Parse { line, reason, .. }) => (line, reason),
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn extra_header_columns_and_fields_are_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            dir.path(),
+            "w.csv",
+            "\u{feff}id,x,y,z,vx,vy,vz,radius,mass,wx,note\n0,1,2,3,4,5,6,7,8,9,hello\n",
+        );
+        let s = read_csv(&path).unwrap();
+        assert_eq!(s.position, vec![DVec3::new(1.0, 2.0, 3.0)]);
+        assert_eq!(s.velocity, vec![DVec3::new(4.0, 5.0, 6.0)]);
+        assert_eq!((s.radius[0], s.mass[0]), (7.0, 8.0));
+        // As many fields as the header names, no fewer.
+        let path = write(
+            dir.path(),
+            "short.csv",
+            "id,x,y,z,vx,vy,vz,radius,mass,wx\n0,1,2,3,4,5,6,7,8\n",
+        );
+        assert_eq!(
+            parse_line(&path, false),
+            (2, "9 fields, expected 10".to_string())
+        );
+        // Named columns only.
+        let path = write(dir.path(), "empty.csv", "id,x,y,z,vx,vy,vz,radius,mass,\n");
+        assert_eq!(
+            parse_line(&path, false),
+            (1, "header column 10 has no name".to_string())
+        );
+    }
+
+    #[test]
+    fn unchecked_reading_keeps_any_value_checked_reading_names_the_first_bad_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            dir.path(),
+            "nan.csv",
+            "id,x,y,z,vx,vy,vz,radius,mass\n0,0,0,0,0,0,0,1,1\n1,NaN,0,0,0,0,0,-1,0\n",
+        );
+        let s = read_csv(&path).unwrap();
+        assert!(s.position[1].x.is_nan() && s.radius[1] == -1.0);
+        assert_eq!(
+            parse_line(&path, true),
+            (3, "x must be finite, got NaN".to_string())
+        );
+        assert_eq!(
+            check_row(&[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, f64::INFINITY]),
+            Ok(())
+        );
+        assert!(check_row(&[0.0; 8]).unwrap_err().starts_with("radius"));
+        assert!(
+            check_row(&[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, -0.0])
+                .unwrap_err()
+                .starts_with("mass must be positive")
+        );
+    }
+
+    /// Many batches and many parallel pieces: every row back in order, and the first problem
+    /// of the file reported at its own line, whichever piece or batch it falls in.
+    #[test]
+    fn large_files_read_back_in_order_with_exact_line_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 2 * READ_BATCH / 60;
+        let snap = Snapshot {
+            step: 0,
+            time: 0.0,
+            position: (0..n)
+                .map(|i| DVec3::new(i as f64 / 3.0, -(i as f64), 1e-9 * i as f64))
+                .collect(),
+            velocity: (0..n).map(|i| DVec3::splat(i as f64 * 0.1)).collect(),
+            radius: vec![0.5; n],
+            mass: (0..n).map(|i| 1.0 + i as f64).collect(),
+        };
+        let path = dir.path().join("big.csv");
+        write_csv(&path, &snap).unwrap();
+        let len = std::fs::metadata(&path).unwrap().len() as usize;
+        assert!(len > 2 * READ_BATCH, "{len} bytes: too few batches");
+        let back = read_csv_checked(&path).unwrap();
+        assert_eq!(back.position, snap.position);
+        assert_eq!(back.velocity, snap.velocity);
+        assert_eq!(back.mass, snap.mass);
+
+        // Blank lines shift line numbers away from ids; two bad rows, the first one wins.
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let (first_bad, second_bad) = (n - n / 3, n - 10);
+        lines[1 + second_bad] = format!("{second_bad},1,2,3,4,5,6,7");
+        lines[1 + first_bad] = format!("{first_bad},1,2,3,4,oops,6,7,8");
+        for k in [n / 2, 5000, 3] {
+            lines.insert(1 + k, String::new());
+        }
+        let path = write(dir.path(), "bad.csv", &(lines.join("\n") + "\n"));
+        assert_eq!(
+            parse_line(&path, false),
+            (first_bad + 2 + 3, "vy \"oops\" is not a number".to_string())
+        );
+    }
+
+    /// An id out of order is found whether it is the first row of a parallel piece (checked when
+    /// the pieces are merged) or a later one (checked within the piece); invalid UTF-8 is an
+    /// error of its line.
+    #[test]
+    fn ids_out_of_order_are_found_at_and_after_piece_boundaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 40_000;
+        let body: Vec<String> = (0..n)
+            .map(|i| format!("{i},{},0.5,-2.25,0,0,1e-3,0.01,1", i as f64 * 0.1))
+            .collect();
+        let text = body.join("\n") + "\n";
+        let pieces = parse_batch(text.as_bytes(), 9, true);
+        assert!(pieces.len() > 2, "{} pieces", pieces.len());
+        let at_boundary = pieces[0].position.len() + pieces[1].position.len();
+        for row in [at_boundary, at_boundary + 1] {
+            assert_eq!((row + 1).to_string().len(), row.to_string().len());
+            let mut lines = body.clone();
+            lines[row] = lines[row].replacen(&format!("{row},"), &format!("{},", row + 1), 1);
+            let path = write(
+                dir.path(),
+                "ids.csv",
+                &format!("{CSV_HEADER}\n{}\n", lines.join("\n")),
+            );
+            assert_eq!(
+                parse_line(&path, true),
+                (
+                    row + 2,
+                    format!("id {} out of order, expected {row}", row + 1)
+                )
+            );
+        }
+        let mut bytes = format!("{CSV_HEADER}\n0,1,2,3,4,5,6,7,8\n1,1,2,3,4,5,6,7,8,").into_bytes();
+        bytes.extend_from_slice(b"\xff\n");
+        let path = dir.path().join("latin1.csv");
+        std::fs::write(&path, bytes).unwrap();
+        assert_eq!(
+            parse_line(&path, false),
+            (3, "line is not valid UTF-8 text".to_string())
+        );
     }
 }

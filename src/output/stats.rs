@@ -35,7 +35,8 @@
 //!   "momentum_change_relative": 0.0,
 //!   "angular_momentum_initial": [0.0, 0.0, 0.0],
 //!   "angular_momentum_final": [0.0, 0.0, 0.0],
-//!   "interrupted": false
+//!   "interrupted": false,
+//!   "resumed_from_step": null
 //! }
 //! ```
 //!
@@ -128,6 +129,9 @@ pub struct RunStats {
     pub angular_momentum_final: [f64; 3],
     /// True when the run was stopped early (Ctrl-C).
     pub interrupted: bool,
+    /// The step of the checkpoint this run was resumed from (`--resume`), `null` for a run from
+    /// the scene's start. Counts, energies and times above still cover the whole run.
+    pub resumed_from_step: Option<u64>,
 }
 
 impl RunStats {
@@ -192,6 +196,7 @@ impl RunStats {
             angular_momentum_initial: arr(initial.angular_momentum),
             angular_momentum_final: arr(final_.angular_momentum),
             interrupted,
+            resumed_from_step: None,
         }
     }
 

@@ -243,7 +243,7 @@ fn put_words<T, const N: usize>(
 
 /// One snapshot in a series: its step, time and the file names (relative to the series
 /// directory) written for it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SeriesEntry {
     /// Step number.
     pub step: u64,
@@ -345,7 +345,10 @@ pub struct SeriesWriter {
 }
 
 /// A snapshot file format of [`SeriesWriter`] (`spheresim run --format`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum SnapshotFormat {
     /// The state CSV, `snapshot_{step:08}.csv` (the `--final` format).
     Csv,
@@ -391,6 +394,14 @@ impl SeriesWriter {
     /// `series.vtk.series` (the `.pvd` cannot list legacy files). Off by default.
     pub fn with_legacy_vtk(mut self, on: bool) -> Self {
         self.legacy_vtk = on;
+        self
+    }
+
+    /// Continues a series: `entries` (e.g. a checkpoint's) are listed before the snapshots
+    /// written from now on.
+    pub fn with_entries(mut self, mut entries: Vec<SeriesEntry>) -> Self {
+        entries.sort_by_key(|e| e.step);
+        self.entries = entries;
         self
     }
 

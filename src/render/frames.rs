@@ -1,5 +1,6 @@
 //! `spheresim render`: the scene stepped and drawn offscreen every K steps into
-//! `DIR/frame_00000.png`, `frame_00001.png`, …
+//! `DIR/frame_00000.png`, `frame_00001.png`, …, into a video (`--video FILE`, encoded by ffmpeg
+//! as [`super::video`] describes), or both.
 //!
 //! The camera follows the spheres unless `--eye` or `--target` fix it: each frame is framed
 //! from the spheres' current positions, the scene's containers and the planes near them, and
@@ -9,6 +10,7 @@
 
 use super::framing::{self, Ball};
 use super::offscreen::{OFFSCREEN_FORMAT, Offscreen, write_png};
+use super::video::{VideoSummary, VideoWriter, check_video};
 use super::{
     Camera, ColourMode, DEFAULT_VIEW_DIRECTION, DrawSettings, RenderError, SceneRenderer, Up,
 };
@@ -17,7 +19,7 @@ use crate::output::prepare_output_dir;
 use crate::{Backend, Scene, Simulation};
 use glam::Vec3;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Frames written when neither `--frames` nor `--every` is given.
@@ -34,7 +36,8 @@ pub struct RenderOptions {
     pub width: u32,
     /// Image height, pixels (default: `720`).
     pub height: u32,
-    /// Output directory, created if missing.
+    /// Output directory of [`render_frames`], created if missing. [`render_to`] ignores it and
+    /// takes its outputs from [`RenderOutputs`].
     pub out: PathBuf,
     /// Camera position, m; with it or [`RenderOptions::target`] the camera stays put (default:
     /// the camera follows the spheres, see [`super::framing`]).
@@ -54,15 +57,36 @@ pub struct RenderOptions {
     pub progress: bool,
 }
 
-/// What [`render_frames`] wrote.
+/// A video to write with [`render_to`]: `spheresim render --video FILE --fps N`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VideoOptions {
+    /// The video file: `.mp4` (H.264) or `.webm` (VP9), written atomically.
+    pub path: PathBuf,
+    /// Frames per second, finite and above 0 (default: [`super::video::DEFAULT_FPS`], 30).
+    pub fps: f64,
+}
+
+/// Where [`render_to`] puts the frames: PNG files in a directory, a video, or both (at least
+/// one).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RenderOutputs {
+    /// Directory for `frame_NNNNN.png`, created if missing (default: no PNG files).
+    pub frames_dir: Option<PathBuf>,
+    /// The video (default: none).
+    pub video: Option<VideoOptions>,
+}
+
+/// What [`render_frames`] or [`render_to`] wrote.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RenderSummary {
-    /// Frames written.
+    /// Frames drawn.
     pub frames: u64,
     /// Steps between frames.
     pub every: u64,
-    /// The directory.
-    pub out: PathBuf,
+    /// The directory the PNG frames went to; `None` when none were written.
+    pub out: Option<PathBuf>,
+    /// The video written, if any.
+    pub video: Option<VideoSummary>,
     /// Image size `(width, height)`, pixels.
     pub size: (u32, u32),
     /// Backend that stepped the scene.
@@ -71,30 +95,40 @@ pub struct RenderSummary {
     pub adapter: String,
 }
 
+/// One line for the frames (`wrote 60 frames (…) to DIR`, or `drew 60 frames (…)` without a
+/// directory), then, with a video, [`VideoSummary`]'s line: its file, codec, frame count, frames
+/// per second and duration.
 impl std::fmt::Display for RenderSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "wrote {} frames ({}x{}, every {} steps, backend {}, drawn on {}) to {}",
+            "{} {} frames ({}x{}, every {} steps, backend {}, drawn on {})",
+            if self.out.is_some() { "wrote" } else { "drew" },
             self.frames,
             self.size.0,
             self.size.1,
             self.every,
             self.backend,
             self.adapter,
-            self.out.display()
-        )
+        )?;
+        if let Some(out) = &self.out {
+            write!(f, " to {}", out.display())?;
+        }
+        if let Some(v) = &self.video {
+            write!(f, "\n{v}")?;
+        }
+        Ok(())
     }
 }
 
 impl RenderSummary {
-    /// The ffmpeg command that turns the frames into `DIR/NAME.mp4` at 30 frames/s (H.264,
-    /// yuv420p for players that need it).
-    pub fn ffmpeg_command(&self, name: &str) -> String {
-        let dir = self.out.display();
-        format!(
+    /// The ffmpeg command that turns the PNG frames into `DIR/NAME.mp4` at 30 frames/s (H.264,
+    /// yuv420p for players that need it); `None` when no PNG frames were written.
+    pub fn ffmpeg_command(&self, name: &str) -> Option<String> {
+        let dir = self.out.as_ref()?.display();
+        Some(format!(
             "ffmpeg -framerate 30 -i {dir}/frame_%05d.png -c:v libx264 -pix_fmt yuv420p {dir}/{name}.mp4"
-        )
+        ))
     }
 }
 
@@ -206,14 +240,45 @@ impl Chunk {
 }
 
 /// Steps `scene` and writes `frames` images `every` steps apart into `opts.out`, the first of
-/// the initial state.
+/// the initial state: [`render_to`] with PNG files only.
+///
+/// # Errors
+/// As [`render_to`].
+pub fn render_frames(scene: &Scene, opts: &RenderOptions) -> Result<RenderSummary, RenderError> {
+    render_to(
+        scene,
+        opts,
+        &RenderOutputs {
+            frames_dir: Some(opts.out.clone()),
+            video: None,
+        },
+    )
+}
+
+/// Steps `scene` and draws `frames` images `every` steps apart, the first of the initial state,
+/// into `outputs`: PNG files in a directory, a video, or both. Every check (options, the
+/// directory, the video's extension, size and directory, ffmpeg and its encoder) is made before
+/// any stepping; the video is fed the frames in order and renamed onto its file only when
+/// ffmpeg succeeds.
 ///
 /// # Errors
 /// [`RenderError::Invalid`] for a zero frame count, spacing or size, a size over the adapter's
-/// texture limit, or a field of view outside (0, 180); [`RenderError::Output`] naming the
-/// directory when it cannot be created or written (checked before any stepping);
-/// [`RenderError::Gpu`] without an adapter; [`RenderError::Sim`] when stepping fails.
-pub fn render_frames(scene: &Scene, opts: &RenderOptions) -> Result<RenderSummary, RenderError> {
+/// texture limit, a field of view outside (0, 180), or no output; [`RenderError::Output`]
+/// naming the directory when it cannot be created or written; [`RenderError::Video`] naming the
+/// video when its extension, frame rate or size is refused, its directory is not writable,
+/// ffmpeg is missing (with how to install it) or fails; [`RenderError::Gpu`] without an
+/// adapter; [`RenderError::Sim`] when stepping fails.
+pub fn render_to(
+    scene: &Scene,
+    opts: &RenderOptions,
+    outputs: &RenderOutputs,
+) -> Result<RenderSummary, RenderError> {
+    if outputs.frames_dir.is_none() && outputs.video.is_none() {
+        return Err(RenderError::Invalid(
+            "nothing to write: give --out DIR (PNG frames), --video FILE (.mp4 or .webm), or both"
+                .into(),
+        ));
+    }
     let (frames, every) = frame_plan(scene.sim.steps, opts.frames, opts.every)?;
     if opts.width == 0 || opts.height == 0 {
         return Err(RenderError::Invalid(format!(
@@ -233,6 +298,9 @@ pub fn render_frames(scene: &Scene, opts: &RenderOptions) -> Result<RenderSummar
             "--backend event cannot be drawn: use gpu, cpu or auto".into(),
         ));
     }
+    if let Some(v) = &outputs.video {
+        check_video(&v.path, opts.width, opts.height, v.fps)?;
+    }
     let ctx = GpuContext::new()?;
     let max = ctx.limits.max_texture_dimension_2d;
     if opts.width > max || opts.height > max {
@@ -242,7 +310,13 @@ pub fn render_frames(scene: &Scene, opts: &RenderOptions) -> Result<RenderSummar
         )));
     }
     // Created only once every option is known to be good.
-    prepare_output_dir(&opts.out)?;
+    if let Some(dir) = &outputs.frames_dir {
+        prepare_output_dir(dir)?;
+    }
+    let mut video = match &outputs.video {
+        Some(v) => Some(VideoWriter::new(&v.path, opts.width, opts.height, v.fps)?),
+        None => None,
+    };
     let mut sim = super::open_simulation(scene, opts.backend, &ctx)?;
     let target = Offscreen::new(&ctx.device, opts.width, opts.height, OFFSCREEN_FORMAT);
     let renderer = SceneRenderer::new(&ctx.device, OFFSCREEN_FORMAT, scene, &sim);
@@ -316,22 +390,40 @@ pub fn render_frames(scene: &Scene, opts: &RenderOptions) -> Result<RenderSummar
         let mut enc = ctx.device.create_command_encoder(&Default::default());
         renderer.draw(&ctx.queue, &mut enc, &target.target(), &settings, &sim);
         let rgba = target.finish_and_read(&ctx.device, &ctx.queue, enc);
-        write_png(
-            &opts.out.join(format!("frame_{f:05}.png")),
-            opts.width,
-            opts.height,
-            &rgba,
-        )?;
+        if let Some(dir) = &outputs.frames_dir {
+            write_frame(dir, f, opts, &rgba).inspect_err(|_| bar.abandon())?;
+        }
+        if let Some(v) = video.as_mut() {
+            v.push_frame(&rgba).inspect_err(|_| bar.abandon())?;
+        }
     }
+    if video.is_some() {
+        bar.set_message("finishing the video");
+    }
+    let video = video
+        .map(VideoWriter::finish)
+        .transpose()
+        .inspect_err(|_| bar.abandon())?;
     bar.finish_and_clear();
     Ok(RenderSummary {
         frames,
         every,
-        out: opts.out.clone(),
+        out: outputs.frames_dir.clone(),
+        video,
         size: (opts.width, opts.height),
         backend: sim.backend(),
         adapter: ctx.adapter_name(),
     })
+}
+
+/// Writes frame `f` as `dir/frame_NNNNN.png`.
+fn write_frame(dir: &Path, f: u64, opts: &RenderOptions, rgba: &[u8]) -> Result<(), RenderError> {
+    Ok(write_png(
+        &dir.join(format!("frame_{f:05}.png")),
+        opts.width,
+        opts.height,
+        rgba,
+    )?)
 }
 
 /// The framed ball after `previous` for the simulation's current state (one read-back),

@@ -1,7 +1,8 @@
 //! Drawing the spheres: an orbit camera ([`camera`]; which axis is up: [`Up`]), the automatic
 //! framing ([`framing`]), the instanced impostor renderer ([`impostor`]), offscreen capture to
-//! PNG ([`offscreen`]), `spheresim render`'s frame series ([`frames`]), the interactive winit
-//! viewer ([`app`]) and its heads-up overlay ([`hud`]).
+//! PNG ([`offscreen`]), `spheresim render`'s frame series ([`frames`]) and its video output
+//! through ffmpeg ([`video`]), the interactive winit viewer ([`app`]) and its heads-up overlay
+//! ([`hud`]).
 //!
 //! The renderer draws on the device the simulation runs on: with the GPU backend its vertex
 //! shader reads the simulation's storage buffers directly (no copy back to the CPU per frame);
@@ -15,6 +16,7 @@ pub mod framing;
 pub mod hud;
 pub mod impostor;
 pub mod offscreen;
+pub mod video;
 
 use crate::gpu::{GpuContext, GpuError, GpuOptions};
 use crate::output::OutputError;
@@ -41,6 +43,10 @@ pub enum RenderError {
     /// An image or directory could not be written.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// A video could not be checked or written (extension, size, ffmpeg); the message names
+    /// the file.
+    #[error(transparent)]
+    Video(#[from] video::VideoError),
     /// An option is out of range; the message names it.
     #[error("{0}")]
     Invalid(String),

@@ -1,9 +1,15 @@
 //! TOML scene files.
 //!
-//! The format is the format documented in docs/scene-files.md, plus three extensions: a `seed`
-//! key on `[[block]]`, a `[[box_container]]` generator and `[[sphere_container]]`s. Every table
-//! rejects unknown keys. All tables are optional, but a scene must end up with at least one
-//! sphere.
+//! The format is the format documented in docs/scene-files.md, plus four extensions: a `seed`
+//! key on `[[block]]`, a `[[box_container]]` generator, `[[sphere_container]]`s and
+//! `[[particles_file]]`s, which read spheres from a state CSV (the format of
+//! [`write_csv`](crate::output::write_csv), for example the `--final` state of an earlier run).
+//! Every table rejects unknown keys. All tables are optional, but a scene must end up with at
+//! least one sphere.
+//!
+//! Sphere ids follow file order within each kind of table, and the kinds in this order: every
+//! `[[particle]]`, then the rows of every `[[particles_file]]`, then the spheres of every
+//! `[[block]]`.
 //!
 //! Every body (sphere, plane, container) has a surface: Young's modulus E, Poisson ratio ν and
 //! friction coefficient μ. It is its material's, or `[simulation]`'s for a body that names no
@@ -60,7 +66,14 @@
 //! fixed = false                # optional; a fixed sphere needs no mass
 //! restitution = 0.9            # optional; else the material's, else [simulation]'s
 //!
-//! [[block]]                    # lattice; its ids follow all particles, x fastest, then y, z
+//! [[particles_file]]           # spheres of a state CSV; ids follow all particles, row by row
+//! path = "state.csv"           # relative to the scene file's directory; header starts with
+//!                              # id,x,y,z,vx,vy,vz,radius,mass (further columns are ignored)
+//! material = "glass"           # optional; E, ν, μ of every sphere (the CSV gives the masses)
+//! restitution = 0.9            # optional, as for particles
+//!
+//! [[block]]                    # lattice; its ids follow all particles and particle files,
+//!                              # x fastest, then y, z
 //! min = [0.0, 0.0, 0.0]        # m, centre of the first sphere
 //! count = [10, 10, 10]
 //! spacing = 0.02               # m between centres
@@ -99,12 +112,15 @@ use super::{
     CheckOptions, ContactModel, Material, Plane, Scene, SceneError, SimParams, Sphere,
     SphereContainer, Surface,
 };
+use crate::Snapshot;
+use crate::output::OutputError;
+use crate::output::csv::read_csv_checked;
 use glam::DVec3;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Deserialize;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use toml::Spanned;
 
 #[derive(Deserialize, Default)]
@@ -115,6 +131,8 @@ struct FileDoc {
     material: Vec<Spanned<MaterialTable>>,
     #[serde(default)]
     particle: Vec<Spanned<ParticleTable>>,
+    #[serde(default)]
+    particles_file: Vec<Spanned<ParticlesFileTable>>,
     #[serde(default)]
     block: Vec<Spanned<BlockTable>>,
     #[serde(default)]
@@ -170,6 +188,16 @@ struct ParticleTable {
     restitution: Option<f64>,
 }
 
+/// Spheres from a state CSV: position, velocity, radius and mass per row; the table's keys
+/// apply to all of them.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ParticlesFileTable {
+    path: String,
+    material: Option<String>,
+    restitution: Option<f64>,
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct BlockTable {
@@ -221,8 +249,10 @@ impl Scene {
     ///
     /// Resolves materials (presets on first use), masses (explicit, else the material's density ×
     /// 4/3 π r³, else infinite for fixed spheres), restitutions (own key, else the material's,
-    /// else `[simulation]`'s) and surfaces (the material's, else `[simulation]`'s), expands
-    /// blocks and box containers, normalises plane normals, and runs every value check of
+    /// else `[simulation]`'s) and surfaces (the material's, else `[simulation]`'s), reads the
+    /// spheres of every `[[particles_file]]` (a relative `path` is taken relative to the current
+    /// directory here, to the scene file's directory by [`Scene::load`]), expands blocks and box
+    /// containers, normalises plane normals, and runs every value check of
     /// [`Scene::check`], including that every sphere lies inside every sphere container.
     /// Overlaps between spheres are *not* checked here: call [`Scene::check`] (or
     /// [`Origins::check`], to have them located in the file) with the caller's [`CheckOptions`]
@@ -232,13 +262,15 @@ impl Scene {
     /// ([`SceneError::Toml`], the first only); otherwise every problem found, each naming the
     /// table and the line of its header, listed under `name` in one [`SceneError::Problems`]
     /// (unknown or incomplete materials, spheres without mass, zero plane normals, bad block or
-    /// box parameters and every value check).
+    /// box parameters, particle files that cannot be read or have a bad row (with the CSV's path
+    /// and line, see [`read_csv_checked`]), and every value check).
     pub fn from_toml_str(text: &str, name: &str) -> Result<Scene, SceneError> {
         SceneFile::from_toml_str(text, name).map(|f| f.scene)
     }
 
     /// Loads a scene file; the scene is named after the file stem. As [`Scene::from_toml_str`],
-    /// with errors naming the path; [`SceneError::Io`] when the file cannot be read.
+    /// with errors naming the path, and with relative `[[particles_file]]` paths taken relative
+    /// to the scene file's directory; [`SceneError::Io`] when the scene file cannot be read.
     pub fn load(path: &Path) -> Result<Scene, SceneError> {
         SceneFile::load(path).map(|f| f.scene)
     }
@@ -254,9 +286,10 @@ pub struct SceneFile {
 }
 
 impl SceneFile {
-    /// Parses scene text, as [`Scene::from_toml_str`].
+    /// Parses scene text, as [`Scene::from_toml_str`] (relative `[[particles_file]]` paths are
+    /// taken relative to the current directory).
     pub fn from_toml_str(text: &str, name: &str) -> Result<SceneFile, SceneError> {
-        parse(text, name, name)
+        parse(text, name, name, None)
     }
 
     /// Loads a scene file, as [`Scene::load`].
@@ -269,7 +302,7 @@ impl SceneFile {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "scene".to_string());
-        parse(&text, &name, &path.display().to_string())
+        parse(&text, &name, &path.display().to_string(), path.parent())
     }
 
     /// [`Origins::check`] of the scene as loaded.
@@ -280,7 +313,7 @@ impl SceneFile {
 
 /// Where the items of a scene read from a file were defined: the file, and for each sphere,
 /// plane, container and material the table (`[[particle]] #3`, numbered from 0 in file order)
-/// and the line of its header.
+/// and the line of its header; for a sphere of a `[[particles_file]]` also its CSV and row id.
 #[derive(Clone, Debug, Default)]
 pub struct Origins {
     file: String,
@@ -290,20 +323,28 @@ pub struct Origins {
     materials: Vec<Option<(usize, usize)>>,
     /// Line of each `[[particle]]`; particle `i` is sphere `i`.
     particles: Vec<usize>,
-    /// Expanded blocks, ascending in sphere ids.
-    blocks: Vec<BlockRun>,
+    /// Spheres read from particle files, then expanded blocks, ascending in sphere ids.
+    runs: Vec<Run>,
     /// Per plane of the scene: table kind, table index, line.
     planes: Vec<(&'static str, usize, usize)>,
     /// Per sphere container of the scene: table index, line.
     containers: Vec<(usize, usize)>,
 }
 
+/// Consecutive spheres from one table.
 #[derive(Clone, Debug)]
-struct BlockRun {
+struct Run {
+    /// `particles_file` or `block`.
+    kind: &'static str,
+    /// Index of the table among those of its kind.
     table: usize,
+    /// Line of its header.
     line: usize,
+    /// First sphere id.
     first: usize,
     count: usize,
+    /// The `path` of a `[[particles_file]]`, as written.
+    csv: Option<String>,
 }
 
 impl Origins {
@@ -335,7 +376,9 @@ impl Origins {
         match overlap::first_overlap(&scene.spheres, OVERLAP_TOLERANCE) {
             Some(o) => {
                 let name = |i: usize| match self.sphere_table(i) {
-                    Some((table, line)) => format!("{i} ({table} at line {line})"),
+                    Some((table, line)) => {
+                        format!("{i} ({table} at line {line}{})", self.csv_rows(i, i))
+                    }
                     None => i.to_string(),
                 };
                 let e = SceneError::Other(format!(
@@ -356,9 +399,31 @@ impl Origins {
         if let Some(&line) = self.particles.get(i) {
             return Some((format!("[[particle]] #{i}"), line));
         }
-        let k = self.blocks.partition_point(|b| b.first + b.count <= i);
-        let b = self.blocks.get(k).filter(|b| b.first <= i)?;
-        Some((format!("[[block]] #{}", b.table), b.line))
+        let r = self.run(i)?;
+        Some((format!("[[{}]] #{}", r.kind, r.table), r.line))
+    }
+
+    /// The run of spheres from a file or block that holds sphere `i`.
+    fn run(&self, i: usize) -> Option<&Run> {
+        let k = self.runs.partition_point(|r| r.first + r.count <= i);
+        self.runs.get(k).filter(|r| r.first <= i)
+    }
+
+    /// `, state.csv id 3` (or `ids 3 to 9`) when spheres `a..=b` come from the same particle
+    /// file, naming their rows by the CSV's ids; else empty.
+    fn csv_rows(&self, a: usize, b: usize) -> String {
+        match (self.run(a), self.run(b)) {
+            (Some(r), Some(rb)) if std::ptr::eq(r, rb) && r.csv.is_some() => {
+                let csv = r.csv.as_deref().unwrap_or_default();
+                let (ia, ib) = (a - r.first, b - r.first);
+                if ia == ib {
+                    format!(", {csv} id {ia}")
+                } else {
+                    format!(", {csv} ids {ia} to {ib}")
+                }
+            }
+            _ => String::new(),
+        }
     }
 
     /// A problem found by the checks, named by table and line; with the line, for sorting.
@@ -392,7 +457,10 @@ impl Origins {
                 match (self.sphere_table(a), self.sphere_table(b)) {
                     (Some((ta, la)), Some((tb, _))) if ta == tb => (
                         la,
-                        SceneError::invalid(format!("{ta} at line {la} ({ids})"), p.reason),
+                        SceneError::invalid(
+                            format!("{ta} at line {la} ({ids}{})", self.csv_rows(a, b)),
+                            p.reason,
+                        ),
                     ),
                     (Some((ta, la)), Some((tb, lb))) => (
                         la,
@@ -437,9 +505,32 @@ impl Origins {
     }
 }
 
-fn parse(text: &str, name: &str, file: &str) -> Result<SceneFile, SceneError> {
+/// Parses and builds a scene; relative `[[particles_file]]` paths are taken relative to `dir`
+/// (the current directory when `None`).
+fn parse(text: &str, name: &str, file: &str, dir: Option<&Path>) -> Result<SceneFile, SceneError> {
     let doc: FileDoc = toml::from_str(text).map_err(|e| toml_error(text, file, &e))?;
-    build(doc, text, name, file)
+    build(doc, text, name, file, dir)
+}
+
+/// The spheres of a particle file whose `path` is `given`, relative to `dir`; the reason when it
+/// cannot be read or a row is bad, naming the CSV (as given, and as resolved when different)
+/// and its line.
+fn read_particles_file(dir: Option<&Path>, given: &str) -> Result<Snapshot, String> {
+    if given.trim().is_empty() {
+        return Err("path must name a CSV file, got \"\"".to_string());
+    }
+    let path = match dir {
+        Some(dir) => dir.join(given),
+        None => PathBuf::from(given),
+    };
+    read_csv_checked(&path).map_err(|e| match e {
+        OutputError::Parse { line, reason, .. } => format!("{given} line {line}: {reason}"),
+        OutputError::Read { path, reason } if path.as_os_str() != given => {
+            format!("cannot read {given:?} ({}): {reason}", path.display())
+        }
+        OutputError::Read { reason, .. } => format!("cannot read {given:?}: {reason}"),
+        e => e.to_string(),
+    })
 }
 
 fn toml_error(text: &str, file: &str, e: &toml::de::Error) -> SceneError {
@@ -602,7 +693,7 @@ fn preset_names() -> String {
         .join(", ")
 }
 
-/// Sphere properties shared by particles and blocks.
+/// Sphere properties shared by particles, particle files and blocks.
 struct Resolved {
     mass: f64,
     restitution: f64,
@@ -662,10 +753,17 @@ fn resolve_wall(
 }
 
 /// Builds the scene from its tables, collecting every problem: a table that cannot be built
-/// (unknown material, no mass, bad block or box parameters, bad plane normal) is reported and
-/// stands in harmlessly (particles, containers) or is left out (blocks, planes, boxes), and the
-/// scene's value checks run on the rest.
-fn build(doc: FileDoc, text: &str, name: &str, file: &str) -> Result<SceneFile, SceneError> {
+/// (unknown material, no mass, bad block or box parameters, bad plane normal, unreadable particle
+/// file) is reported and stands in harmlessly (particles, containers) or is left out (particle
+/// files, blocks, planes, boxes), and the scene's value checks run on the rest. Relative particle
+/// file paths are taken relative to `dir`.
+fn build(
+    doc: FileDoc,
+    text: &str,
+    name: &str,
+    file: &str,
+    dir: Option<&Path>,
+) -> Result<SceneFile, SceneError> {
     let mut found = Found::default();
     let mut origins = Origins {
         file: file.to_string(),
@@ -695,10 +793,64 @@ fn build(doc: FileDoc, text: &str, name: &str, file: &str) -> Result<SceneFile, 
     };
     let mut materials = Materials::new(with_lines(text, doc.material), &mut found);
     let particles = with_lines(text, doc.particle);
+    let files = with_lines(text, doc.particles_file);
     let blocks = with_lines(text, doc.block);
 
-    // Count first, so that a huge block fails cleanly instead of exhausting memory.
+    // Read the particle files first: their rows count towards the size of the scene. Each file's
+    // spheres share its table's restitution, material and surface; mass comes from each row.
     let mut total = particles.len();
+    let mut loaded: Vec<Option<(Snapshot, Resolved)>> = Vec::with_capacity(files.len());
+    for (k, (line, f)) in files.iter().enumerate() {
+        let line = *line;
+        let item = format!("[[particles_file]] #{k} at line {line}");
+        let mut ok = true;
+        if let Some(e) = f.restitution {
+            ok &= found.check(line, &item, restitution(e));
+        }
+        let r = resolve(
+            &mut materials,
+            &sim,
+            1.0,
+            Some(1.0), // a stand-in: each row gives its own mass
+            f.material.as_deref(),
+            f.restitution,
+            false,
+        );
+        let r = match r {
+            Ok(r) => Some(r),
+            Err(reason) => {
+                found.check(line, &item, Err(reason));
+                None
+            }
+        };
+        let snap = match read_particles_file(dir, &f.path) {
+            Ok(snap) => Some(snap),
+            Err(reason) => {
+                found.check(line, &item, Err(reason));
+                None
+            }
+        };
+        let snap = snap.filter(|snap| match total.checked_add(snap.len()) {
+            Some(t) if t <= MAX_SPHERES => {
+                total = t;
+                true
+            }
+            _ => found.check(
+                line,
+                &item,
+                Err(format!(
+                    "its {} rows make the scene larger than the {MAX_SPHERES} spheres supported",
+                    snap.len()
+                )),
+            ),
+        });
+        loaded.push(match (snap, r) {
+            (Some(snap), Some(r)) if ok => Some((snap, r)),
+            _ => None,
+        });
+    }
+
+    // Count first, so that a huge block fails cleanly instead of exhausting memory.
     let mut fits = vec![true; blocks.len()];
     for (k, (line, b)) in blocks.iter().enumerate() {
         let n = b
@@ -762,6 +914,33 @@ fn build(doc: FileDoc, text: &str, name: &str, file: &str) -> Result<SceneFile, 
         });
     }
 
+    for (k, ((line, f), loaded)) in files.into_iter().zip(loaded).enumerate() {
+        let Some((snap, r)) = loaded else { continue };
+        let first = spheres.len();
+        spheres.extend((0..snap.len()).map(|i| {
+            let mass = snap.mass[i];
+            Sphere {
+                position: snap.position[i],
+                velocity: snap.velocity[i],
+                radius: snap.radius[i],
+                mass,
+                restitution: r.restitution,
+                material: r.material,
+                // As the CSV writes a fixed sphere without a mass.
+                fixed: mass == f64::INFINITY,
+                surface: r.surface,
+            }
+        }));
+        origins.runs.push(Run {
+            kind: "particles_file",
+            table: k,
+            line,
+            first,
+            count: snap.len(),
+            csv: Some(f.path),
+        });
+    }
+
     for (k, (line, b)) in blocks.into_iter().enumerate() {
         let item = format!("[[block]] #{k} at line {line}");
         let min = v3(b.min);
@@ -822,11 +1001,13 @@ fn build(doc: FileDoc, text: &str, name: &str, file: &str) -> Result<SceneFile, 
                 }
             }
         }
-        origins.blocks.push(BlockRun {
+        origins.runs.push(Run {
+            kind: "block",
             table: k,
             line,
             first,
             count: spheres.len() - first,
+            csv: None,
         });
     }
 

@@ -8,7 +8,7 @@
 
 /// A material (`[[material]]` table). Spheres that name a material take its restitution, and its
 /// density when they give no mass.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Material {
     /// Name spheres refer to it by.
     pub name: String,

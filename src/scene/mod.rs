@@ -66,7 +66,7 @@ impl std::fmt::Display for ContactModel {
 }
 
 /// Global simulation parameters (`[simulation]` table).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SimParams {
     /// Time step, s (default: `1e-4`).
     pub dt: f64,
@@ -111,7 +111,7 @@ impl Default for SimParams {
 /// What the Hertz law and friction need of a body's material: Young's modulus, Poisson ratio
 /// and the Coulomb friction coefficient (scene keys `youngs_modulus`, `poisson_ratio`,
 /// `friction` of `[[material]]` and `[simulation]`).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Surface {
     /// Young's modulus E, Pa (> 0) (default: `1e8`, a soft polymer; name a material for real
     /// values).
@@ -151,7 +151,7 @@ impl Surface {
 }
 
 /// One sphere, as given by the user (id = its index in [`Scene::spheres`]).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sphere {
     /// Centre, m.
     pub position: DVec3,
@@ -179,7 +179,7 @@ impl Sphere {
 }
 
 /// An infinite plane; spheres live on the side its normal points to.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Plane {
     /// A point on the plane, m.
     pub point: DVec3,
@@ -194,7 +194,7 @@ pub struct Plane {
 
 /// A hollow sphere that keeps spheres inside it (`[[sphere_container]]`): the concave wall of
 /// docs/physics.md §2.2, whose radius enters the Hertz law as `r_b = −R_W`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SphereContainer {
     /// Centre, m.
     pub center: DVec3,
@@ -207,7 +207,7 @@ pub struct SphereContainer {
 }
 
 /// A complete scene: what a backend needs to start stepping.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Scene {
     /// Name shown in summaries (built-in name or file stem).
     pub name: String,

@@ -1,0 +1,667 @@
+//! Checkpoints: the whole state of a run in one versioned file, so that a resumed run continues
+//! bit for bit (docs/long-runs.md).
+//!
+//! # File format
+//!
+//! A checkpoint file is one [postcard](https://docs.rs/postcard) record, the envelope:
+//! `magic` ([`MAGIC`]), `version` ([`FORMAT_VERSION`]), the writer's crate version, the CRC-32
+//! of the body, and the body: a postcard-encoded [`Checkpoint`]. Reading checks each in turn,
+//! so a foreign file, a newer format, a truncated file and a flipped bit get different errors.
+//!
+//! [`Checkpointer`] writes `DIR/checkpoint_{step:010}.ckpt` atomically (a temporary file renamed
+//! into place) and keeps the newest [`KEEP`]; a non-finite stop writes
+//! `DIR/nonfinite_{step:010}.ckpt` beside them for inspection.
+
+use crate::output::{OutputError, SeriesEntry, SnapshotFormat, write_atomic};
+use crate::{Backend, Diagnostics, Precision, Scene};
+use glam::DVec3;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// First field of every checkpoint file.
+pub const MAGIC: &str = "spheresim checkpoint";
+
+/// Version of the body layout; a reader refuses any other. Raise it whenever [`Checkpoint`] or
+/// anything it holds changes shape.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// File extension of checkpoints.
+pub const EXTENSION: &str = "ckpt";
+
+/// Periodic checkpoints kept in the directory; older ones are removed after a new one is
+/// complete.
+pub const KEEP: usize = 2;
+
+/// Errors reading, checking or writing checkpoints. Each names the file or directory.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    /// The file cannot be read.
+    #[error("cannot read checkpoint {path}: {reason}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// The file does not start with the checkpoint header.
+    #[error("{path} is not a spheresim checkpoint (it does not start with the checkpoint header)")]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file has another format version.
+    #[error(
+        "{path} is a checkpoint of format version {found} (written by spheresim {writer}); this \
+         spheresim {this} reads version {FORMAT_VERSION} only"
+    )]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        found: u32,
+        /// The crate version that wrote it.
+        writer: String,
+        /// This crate's version.
+        this: &'static str,
+    },
+    /// The file ends early.
+    #[error("checkpoint {path} is truncated ({bytes} bytes): {reason}")]
+    Truncated {
+        /// The file.
+        path: PathBuf,
+        /// Its length.
+        bytes: u64,
+        /// What was missing.
+        reason: String,
+    },
+    /// The body does not match its checksum or does not decode.
+    #[error("checkpoint {path} is corrupt: {reason}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The checkpoint cannot continue on this backend (e.g. its state does not fit the scene).
+    #[error("checkpoint {path} cannot be resumed: {reason}")]
+    Unusable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// Not enough free disk space for the checkpoints of a run.
+    #[error(
+        "not enough disk space for checkpoints in {dir}: {KEEP} kept plus one being written \
+         need about {need} bytes ({per} bytes each), {available} bytes are available"
+    )]
+    Space {
+        /// The checkpoint directory.
+        dir: PathBuf,
+        /// Bytes needed.
+        need: u64,
+        /// Bytes of one checkpoint.
+        per: u64,
+        /// Bytes available to this user.
+        available: u64,
+    },
+    /// Writing failed; the target was left untouched.
+    #[error(transparent)]
+    Write(#[from] OutputError),
+    /// Encoding failed (a bug, not a user error).
+    #[error("cannot encode checkpoint: {0}")]
+    Encode(String),
+}
+
+/// Why a checkpoint was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Reason {
+    /// Every `--checkpoint-every` steps.
+    Periodic,
+    /// At the run's last step.
+    Final,
+    /// On Ctrl-C.
+    Interrupted,
+    /// At a non-finite stop: the state holds NaN or infinity and cannot be resumed.
+    NonFinite,
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Reason::Periodic => "periodic",
+            Reason::Final => "final",
+            Reason::Interrupted => "interrupted",
+            Reason::NonFinite => "non-finite",
+        })
+    }
+}
+
+/// Floats of one precision, as the backend holds them (f32 values are kept as f32, so a
+/// restore is exact).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Floats {
+    /// Single precision.
+    F32(Vec<f32>),
+    /// Double precision.
+    F64(Vec<f64>),
+}
+
+impl Floats {
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            Floats::F32(v) => v.len(),
+            Floats::F64(v) => v.len(),
+        }
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Value `i` widened to f64 (exact).
+    pub fn get(&self, i: usize) -> f64 {
+        match self {
+            Floats::F32(v) => v[i] as f64,
+            Floats::F64(v) => v[i],
+        }
+    }
+
+    /// The precision of the values.
+    pub fn precision(&self) -> Precision {
+        match self {
+            Floats::F32(_) => Precision::F32,
+            Floats::F64(_) => Precision::F64,
+        }
+    }
+}
+
+/// State of the CPU backend ([`crate::cpu::CpuBackend::save_state`]): everything a later step
+/// reads, in the backend's sorted order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CpuState {
+    /// Input id of each sorted slot (`n`).
+    pub id: Vec<u32>,
+    /// Positions, m (`3n`, xyz per slot).
+    pub position: Floats,
+    /// Velocities, m/s (`3n`).
+    pub velocity: Floats,
+    /// Accelerations of the last force evaluation, m/s² (`3n`).
+    pub acceleration: Floats,
+    /// Friction history partners (`n × HISTORY_SLOTS`; empty without friction).
+    pub history_partner: Vec<u32>,
+    /// Friction history tangential displacements ξ, m (`3 × history_partner.len()`).
+    pub history_xi: Floats,
+    /// Steps done.
+    pub step: u64,
+    /// Collisions resolved so far.
+    pub collisions: u64,
+    /// Contact-steps without friction history so far.
+    pub history_dropped: u64,
+    /// Contacts of the last step.
+    pub contacts: u64,
+    /// Elastic energy of the last step's contacts, J.
+    pub spring_energy: f64,
+    /// Energy dissipated so far, J.
+    pub dissipated: f64,
+}
+
+/// One GPU buffer's bytes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BufferBytes {
+    /// The buffer's label.
+    pub name: String,
+    /// Its contents.
+    #[serde(with = "serde_bytes")]
+    pub bytes: Vec<u8>,
+}
+
+/// State of the GPU backend ([`crate::gpu::GpuBackend::save_state`]): the bytes of every buffer
+/// a later step reads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuState {
+    /// The adapter that wrote it (bit-identical resumes need the same one).
+    pub adapter: String,
+    /// Current state set (0 or 1).
+    pub current_set: u32,
+    /// Steps done.
+    pub steps_done: u64,
+    /// Collisions resolved so far.
+    pub collisions: u64,
+    /// Contact-steps without friction history so far.
+    pub history_dropped: u64,
+    /// The buffers, by label.
+    pub buffers: Vec<BufferBytes>,
+}
+
+impl GpuState {
+    /// The buffer labelled `name`.
+    pub fn buffer(&self, name: &str) -> Option<&[u8]> {
+        self.buffers
+            .iter()
+            .find(|b| b.name == name)
+            .map(|b| b.bytes.as_slice())
+    }
+}
+
+/// Counters a run resumed on another backend or precision carries over: its new backend starts
+/// from zero and the simulation reports these plus the backend's own. Zero for a run that was
+/// never converted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Offsets {
+    /// Steps done before the conversion.
+    pub step: u64,
+    /// Collisions before the conversion.
+    pub collisions: u64,
+    /// Energy dissipated before the conversion, J.
+    pub dissipated: f64,
+    /// Contact-steps without friction history before the conversion.
+    pub history_dropped: u64,
+}
+
+/// A backend's state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum EngineState {
+    /// The CPU backend, f32 or f64.
+    Cpu(CpuState),
+    /// The GPU backend.
+    Gpu(GpuState),
+}
+
+/// Positions and velocities in input order, widened to f64: what a resume on another backend
+/// or precision starts from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PortableState {
+    /// Centres, m.
+    pub position: Vec<DVec3>,
+    /// Velocities, m/s.
+    pub velocity: Vec<DVec3>,
+}
+
+impl EngineState {
+    /// The precision the state is held in.
+    pub fn precision(&self) -> Precision {
+        match self {
+            EngineState::Cpu(c) => c.position.precision(),
+            EngineState::Gpu(_) => Precision::F32,
+        }
+    }
+
+    /// The backend that wrote it.
+    pub fn backend(&self) -> Backend {
+        match self {
+            EngineState::Cpu(_) => Backend::Cpu,
+            EngineState::Gpu(_) => Backend::Gpu,
+        }
+    }
+
+    /// Positions and velocities by input id, for `n` spheres.
+    ///
+    /// # Errors
+    /// A message when the arrays do not hold `n` spheres.
+    pub fn portable(&self, n: usize) -> Result<PortableState, String> {
+        let mut out = PortableState {
+            position: vec![DVec3::ZERO; n],
+            velocity: vec![DVec3::ZERO; n],
+        };
+        match self {
+            EngineState::Cpu(c) => {
+                if c.id.len() != n || c.position.len() != 3 * n || c.velocity.len() != 3 * n {
+                    return Err(format!(
+                        "it holds {} spheres, the scene has {n}",
+                        c.id.len()
+                    ));
+                }
+                for (i, &id) in c.id.iter().enumerate() {
+                    let id = id as usize;
+                    if id >= n {
+                        return Err(format!("sphere id {id} out of range"));
+                    }
+                    let v3 =
+                        |f: &Floats| DVec3::new(f.get(3 * i), f.get(3 * i + 1), f.get(3 * i + 2));
+                    out.position[id] = v3(&c.position);
+                    out.velocity[id] = v3(&c.velocity);
+                }
+            }
+            EngineState::Gpu(g) => {
+                let (pos, vel, ids) =
+                    match (g.buffer("position"), g.buffer("velocity"), g.buffer("ids")) {
+                        (Some(p), Some(v), Some(i)) => (p, v, i),
+                        _ => return Err("the GPU state lacks its position, velocity or ids".into()),
+                    };
+                if pos.len() != 16 * n || vel.len() != 16 * n || ids.len() != 4 * n {
+                    return Err(format!(
+                        "it holds {} spheres, the scene has {n}",
+                        ids.len() / 4
+                    ));
+                }
+                let f = |b: &[u8], k: usize| {
+                    f32::from_le_bytes(b[4 * k..4 * k + 4].try_into().expect("4 bytes")) as f64
+                };
+                for i in 0..n {
+                    let id = u32::from_le_bytes(ids[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+                        as usize;
+                    if id >= n {
+                        return Err(format!("sphere id {id} out of range"));
+                    }
+                    out.position[id] =
+                        DVec3::new(f(pos, 4 * i), f(pos, 4 * i + 1), f(pos, 4 * i + 2));
+                    out.velocity[id] =
+                        DVec3::new(f(vel, 4 * i), f(vel, 4 * i + 1), f(vel, 4 * i + 2));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// What the run driver needs to continue a run's files: its outputs, the diagnostics so far and
+/// the snapshot series. Paths are absolute, so a resume works from any directory.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunState {
+    /// `--final`.
+    pub final_csv: Option<PathBuf>,
+    /// `--output`.
+    pub output: Option<PathBuf>,
+    /// `--every`, steps.
+    pub every: Option<u64>,
+    /// `--format`.
+    pub formats: Vec<SnapshotFormat>,
+    /// `--stats-json`.
+    pub stats_json: Option<PathBuf>,
+    /// `--checkpoint`.
+    pub checkpoint: Option<PathBuf>,
+    /// `--checkpoint-every`, steps.
+    pub checkpoint_every: Option<u64>,
+    /// Diagnostics before the run's first step.
+    pub initial: Diagnostics,
+    /// Rows of `diagnostics.csv` written so far.
+    pub log: Vec<Diagnostics>,
+    /// Snapshots written so far.
+    pub series: Vec<SeriesEntry>,
+    /// Seconds of stepping so far.
+    pub stepping_seconds: f64,
+}
+
+/// A checkpoint: the scene, the backend's state and the run's bookkeeping.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Why it was written.
+    pub reason: Reason,
+    /// Steps done.
+    pub step: u64,
+    /// Simulated time, s.
+    pub time: f64,
+    /// The scene as run (its `steps` is the run's target).
+    pub scene: Scene,
+    /// The backend that wrote it.
+    pub backend: Backend,
+    /// Its precision.
+    pub precision: Precision,
+    /// Its adapter (e.g. `CPU (2 threads)` or the GPU's name).
+    pub adapter: String,
+    /// The backend's state.
+    pub engine: EngineState,
+    /// Counters from before a change of backend or precision (see [`Offsets`]).
+    pub offsets: Offsets,
+    /// Diagnostics of the saved state.
+    pub diagnostics: Diagnostics,
+    /// The run's bookkeeping.
+    pub run: RunState,
+}
+
+/// The envelope every checkpoint file holds (postcard-encoded).
+#[derive(Serialize, Deserialize)]
+struct Envelope {
+    magic: String,
+    version: u32,
+    writer: String,
+    crc32: u32,
+    #[serde(with = "serde_bytes")]
+    body: Vec<u8>,
+}
+
+impl Checkpoint {
+    /// The file's bytes: the envelope around the encoded checkpoint.
+    ///
+    /// # Errors
+    /// [`CheckpointError::Encode`] (not expected: every field encodes).
+    pub fn encode(&self) -> Result<Vec<u8>, CheckpointError> {
+        let body =
+            postcard::to_allocvec(self).map_err(|e| CheckpointError::Encode(e.to_string()))?;
+        let env = Envelope {
+            magic: MAGIC.to_string(),
+            version: FORMAT_VERSION,
+            writer: env!("CARGO_PKG_VERSION").to_string(),
+            crc32: crc32fast::hash(&body),
+            body,
+        };
+        postcard::to_allocvec(&env).map_err(|e| CheckpointError::Encode(e.to_string()))
+    }
+
+    /// Decodes a checkpoint file's bytes; `path` names it in errors.
+    ///
+    /// # Errors
+    /// [`CheckpointError::Foreign`] without the header, [`CheckpointError::Version`] for another
+    /// format version, [`CheckpointError::Truncated`] when the file ends early,
+    /// [`CheckpointError::Corrupt`] when the checksum or the body does not match.
+    pub fn decode(path: &Path, bytes: &[u8]) -> Result<Self, CheckpointError> {
+        let magic = postcard::to_allocvec(MAGIC).expect("a string encodes");
+        if !bytes.starts_with(&magic) {
+            return Err(CheckpointError::Foreign { path: path.into() });
+        }
+        let truncated = |reason: String| CheckpointError::Truncated {
+            path: path.into(),
+            bytes: bytes.len() as u64,
+            reason,
+        };
+        // The version is read before the rest so that a newer file is named as such.
+        let (_, rest): (String, &[u8]) =
+            postcard::take_from_bytes(bytes).map_err(|e| truncated(e.to_string()))?;
+        let (version, rest): (u32, &[u8]) =
+            postcard::take_from_bytes(rest).map_err(|e| truncated(e.to_string()))?;
+        if version != FORMAT_VERSION {
+            let writer = postcard::take_from_bytes::<String>(rest)
+                .map_or_else(|_| "an unknown version".to_string(), |(w, _)| w);
+            return Err(CheckpointError::Version {
+                path: path.into(),
+                found: version,
+                writer,
+                this: env!("CARGO_PKG_VERSION"),
+            });
+        }
+        let env: Envelope = postcard::from_bytes(bytes).map_err(|e| match e {
+            postcard::Error::DeserializeUnexpectedEnd => {
+                truncated("it ends inside the body".into())
+            }
+            e => CheckpointError::Corrupt {
+                path: path.into(),
+                reason: e.to_string(),
+            },
+        })?;
+        let crc = crc32fast::hash(&env.body);
+        if crc != env.crc32 {
+            return Err(CheckpointError::Corrupt {
+                path: path.into(),
+                reason: format!(
+                    "the body's CRC-32 is {crc:08x}, the header says {:08x}",
+                    env.crc32
+                ),
+            });
+        }
+        postcard::from_bytes(&env.body).map_err(|e| CheckpointError::Corrupt {
+            path: path.into(),
+            reason: format!("the body does not decode: {e}"),
+        })
+    }
+
+    /// Reads and checks a checkpoint file.
+    ///
+    /// # Errors
+    /// [`CheckpointError::Read`] when the file cannot be read, else as [`Checkpoint::decode`].
+    pub fn read(path: &Path) -> Result<Self, CheckpointError> {
+        let bytes = std::fs::read(path).map_err(|e| CheckpointError::Read {
+            path: path.into(),
+            reason: e.to_string(),
+        })?;
+        Self::decode(path, &bytes)
+    }
+
+    /// Writes the checkpoint to `path` atomically; returns its size, bytes.
+    ///
+    /// # Errors
+    /// [`CheckpointError::Write`] naming `path`; an existing file is then left untouched.
+    pub fn write(&self, path: &Path) -> Result<u64, CheckpointError> {
+        let bytes = self.encode()?;
+        write_atomic(path, |w| w.write_all(&bytes))?;
+        Ok(bytes.len() as u64)
+    }
+}
+
+/// File name of the checkpoint of `step` written for `reason`.
+pub fn file_name(step: u64, reason: Reason) -> String {
+    match reason {
+        Reason::NonFinite => format!("nonfinite_{step:010}.{EXTENSION}"),
+        _ => format!("checkpoint_{step:010}.{EXTENSION}"),
+    }
+}
+
+/// The step of a periodic checkpoint's file name (`checkpoint_{step}.ckpt`), else `None`.
+fn step_of(name: &str) -> Option<u64> {
+    name.strip_prefix("checkpoint_")?
+        .strip_suffix(&format!(".{EXTENSION}"))?
+        .parse()
+        .ok()
+}
+
+/// Periodic checkpoint files in `dir`, oldest first: (step, path, bytes).
+fn existing(dir: &Path) -> Vec<(u64, PathBuf, u64)> {
+    let mut v: Vec<(u64, PathBuf, u64)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let step = step_of(name.to_str()?)?;
+            let bytes = e.metadata().ok()?.len();
+            Some((step, e.path(), bytes))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The checkpoint `--resume PATH` means: `PATH` itself when it is a file, else the newest
+/// `checkpoint_*.ckpt` in the directory `PATH`.
+///
+/// # Errors
+/// [`CheckpointError::Read`] when `PATH` does not exist or the directory holds no checkpoint.
+pub fn resolve(path: &Path) -> Result<PathBuf, CheckpointError> {
+    if path.is_dir() {
+        existing(path)
+            .pop()
+            .map(|(_, p, _)| p)
+            .ok_or_else(|| CheckpointError::Read {
+                path: path.into(),
+                reason: format!("the directory holds no checkpoint_*.{EXTENSION} file"),
+            })
+    } else if path.exists() {
+        Ok(path.to_path_buf())
+    } else {
+        Err(CheckpointError::Read {
+            path: path.into(),
+            reason: "no such file or directory".into(),
+        })
+    }
+}
+
+/// Writes a run's checkpoints into one directory and keeps the newest [`KEEP`].
+#[derive(Clone, Debug)]
+pub struct Checkpointer {
+    dir: PathBuf,
+    every: Option<u64>,
+}
+
+impl Checkpointer {
+    /// Creates `dir` if needed and proves it writable; `every`: steps between periodic
+    /// checkpoints (`None`: only at the end, on Ctrl-C and at a non-finite stop).
+    ///
+    /// # Errors
+    /// [`CheckpointError::Write`] naming `dir` when it cannot be created or written.
+    pub fn new(dir: &Path, every: Option<u64>) -> Result<Self, CheckpointError> {
+        crate::output::prepare_output_dir(dir)?;
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            every,
+        })
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Steps between periodic checkpoints.
+    pub fn every(&self) -> Option<u64> {
+        self.every
+    }
+
+    /// Checks that the directory's file system has room for [`KEEP`] checkpoints of `per`
+    /// bytes plus one being written, counting the space the existing ones will free.
+    ///
+    /// # Errors
+    /// [`CheckpointError::Space`] with the bytes needed and available.
+    pub fn check_space(&self, per: u64) -> Result<(), CheckpointError> {
+        let have: u64 = existing(&self.dir).iter().map(|e| e.2).sum();
+        let need = (per * (KEEP as u64 + 1)).saturating_sub(have);
+        match fs4::available_space(&self.dir) {
+            Ok(available) if available < need => Err(CheckpointError::Space {
+                dir: self.dir.clone(),
+                need,
+                per,
+                available,
+            }),
+            // A file system that cannot say is not refused.
+            _ => Ok(()),
+        }
+    }
+
+    /// Writes `ckpt` as `DIR/`[`file_name`], then removes all but the newest [`KEEP`] periodic
+    /// checkpoints. Returns the path.
+    ///
+    /// # Errors
+    /// [`CheckpointError::Write`] naming the file; older checkpoints are then kept.
+    pub fn write(&self, ckpt: &Checkpoint) -> Result<PathBuf, CheckpointError> {
+        let path = self.dir.join(file_name(ckpt.step, ckpt.reason));
+        ckpt.write(&path)?;
+        if ckpt.reason != Reason::NonFinite {
+            let files = existing(&self.dir);
+            let old = files.len().saturating_sub(KEEP);
+            for (_, p, _) in &files[..old] {
+                // A file that cannot be removed costs disk space, not correctness.
+                if let Err(e) = std::fs::remove_file(p) {
+                    log::warn!("cannot remove old checkpoint {}: {e}", p.display());
+                }
+            }
+        }
+        Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_sort_by_step() {
+        assert_eq!(
+            file_name(42, Reason::Periodic),
+            "checkpoint_0000000042.ckpt"
+        );
+        assert_eq!(step_of("checkpoint_0000000042.ckpt"), Some(42));
+        assert_eq!(step_of("nonfinite_0000000042.ckpt"), None);
+        assert_eq!(step_of("checkpoint_x.ckpt"), None);
+    }
+}
