@@ -496,6 +496,11 @@ fn handle(acc: ptr<function, Acc>, phase: u32, me: Body, mine: u32, j: u32, othe
             keep_earliest(acc, p.tau, other.id);
         }
     } else {
+        // cpu::collide::for_each_candidate (touching_only): a soft pair that cannot touch adds
+        // nothing; skip it.
+        if params.model != MODEL_IMPULSE && !may_touch(me, other) {
+            return;
+        }
         var mutual = false;
         var k_me = 1.0;
         var k_other = 1.0;

@@ -833,7 +833,12 @@ pub fn project_onto_planes<R: Real>(
 /// candidate comes at most once; `i` itself is skipped. The relation is symmetric: j is a
 /// candidate of i exactly when i is one of j, or the pair is too far apart to touch (hash
 /// aliasing). `boxes[k]` is the box of large sphere `n_small + k`.
+///
+/// With `touching_only` (soft contact, where a pair that does not touch adds nothing) only the
+/// candidates that pass [`may_touch`] come: the test runs here, in the loop, so the pair
+/// handling `f` is not entered for the many that are apart.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn for_each_candidate<R: Real>(
     i: usize,
     bodies: &[Body<R>],
@@ -841,11 +846,17 @@ fn for_each_candidate<R: Real>(
     cell_start: &[u32],
     counts: &[u32],
     params: &CollideParams<R>,
+    touching_only: bool,
     mut f: impl FnMut(usize, &Body<R>),
 ) {
     let n_small = params.n_small as usize;
     let (small, large) = bodies.split_at(n_small);
     let me = &bodies[i];
+    let mut f = |j: usize, other: &Body<R>| {
+        if !touching_only || may_touch(me, other) {
+            f(j, other);
+        }
+    };
     if i < n_small {
         // The 27 neighbour buckets, each visited once. A bucket may also hold spheres of a cell
         // that is not a neighbour (hash aliasing); those are more than one cell edge away, so
@@ -936,13 +947,22 @@ pub fn earliest_events<R: Real>(
             // Fixed: agrees to every impulse (see `is_mutual`).
             return;
         }
-        for_each_candidate(i, bodies, boxes, cell_start, counts, params, |_, other| {
-            let (a, b, _) = ordered(me, other);
-            let p = resolve_pair(a, b, params.dt, params.resting_speed, R::one(), R::one());
-            if p.collision {
-                ev.keep_earliest(p.tau, other.id);
-            }
-        });
+        for_each_candidate(
+            i,
+            bodies,
+            boxes,
+            cell_start,
+            counts,
+            params,
+            false,
+            |_, other| {
+                let (a, b, _) = ordered(me, other);
+                let p = resolve_pair(a, b, params.dt, params.resting_speed, R::one(), R::one());
+                if p.collision {
+                    ev.keep_earliest(p.tau, other.id);
+                }
+            },
+        );
         for (k, plane) in planes.iter().enumerate() {
             if let Some(tau) = plane_event(me, plane, params.dt) {
                 ev.keep_earliest(tau, PLANE_EVENT | k as u32);
@@ -998,25 +1018,35 @@ pub fn collide<R: Real>(
             }
         };
         let k_me = k_of(i);
-        for_each_candidate(i, bodies, boxes, cell_start, counts, params, |j, other| {
-            let mutual =
-                round == Round::Matching && is_mutual(me, mine, other, earliest[j].partner);
-            // The pair's history is in the row of its lower-id sphere.
-            let (owner, partner) = if me.id < other.id {
-                (i, other.id)
-            } else {
-                (j, me.id)
-            };
-            let xi_old = if !history_old.is_empty() && may_touch(me, other) {
-                lookup_history(history_old, owner, partner)
-            } else {
-                R::zero3()
-            };
-            let p = visit(acc, me, other, round, mutual, k_me, k_of(j), xi_old, params);
-            if owner == i && p.contact {
-                keep_history(&mut row, &mut kept, &mut acc.history_dropped, partner, p.xi);
-            }
-        });
+        let touching_only = !impulse;
+        for_each_candidate(
+            i,
+            bodies,
+            boxes,
+            cell_start,
+            counts,
+            params,
+            touching_only,
+            |j, other| {
+                let mutual =
+                    round == Round::Matching && is_mutual(me, mine, other, earliest[j].partner);
+                // The pair's history is in the row of its lower-id sphere.
+                let (owner, partner) = if me.id < other.id {
+                    (i, other.id)
+                } else {
+                    (j, me.id)
+                };
+                let xi_old = if !history_old.is_empty() && may_touch(me, other) {
+                    lookup_history(history_old, owner, partner)
+                } else {
+                    R::zero3()
+                };
+                let p = visit(acc, me, other, round, mutual, k_me, k_of(j), xi_old, params);
+                if owner == i && p.contact {
+                    keep_history(&mut row, &mut kept, &mut acc.history_dropped, partner, p.xi);
+                }
+            },
+        );
         for (k, plane) in planes.iter().enumerate() {
             let tag = PLANE_EVENT | k as u32;
             let xi_old = lookup_history(history_old, i, tag);

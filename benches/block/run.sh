@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# Benchmark of spheresim's CPU backend against LIGGGHTS 3.8 on the "block" scene
+# (benches/block/README.md). Installs nothing; it needs:
+#   python3                      (benches/block/make_block.py, standard library only)
+#   liggghts                     (Debian/Ubuntu: apt-get install liggghts -> /usr/bin/liggghts)
+#   mpirun                       (Open MPI, comes with the liggghts package; for the all-core run)
+#   target/release/spheresim     (cargo build --release)
+#
+# Usage: bash benches/block/run.sh [--size 32x64x32] [--skins 0.01,0.02,0.04,0.08]
+#                                  [--repeats 3] [--precision f32|f64] [--threads N]
+#
+# For each core count (1, then N = nproc or --threads) it runs LIGGGHTS once per skin and
+# repeat and keeps the fastest run without "dangerous" neighbour-list builds (a skin below
+# 2 x 15 m/s x dt = 7.8 mm gives them: an atom moves more than half the skin in one step), and
+# spheresim --repeats times and keeps the fastest. Timings:
+# LIGGGHTS' "Loop time of X on N procs for 64 steps", spheresim's stepping time (the "ran 64
+# steps of ... in X s" of its summary, read at full precision from --stats-json wall_seconds).
+# Neither includes reading the input or setting up. Files and logs go to target/bench-block/
+# (or $WORKDIR). Environment: LIGGGHTS=/path/to/liggghts, SPHERESIM=/path/to/spheresim,
+# MPIRUN_FLAGS="extra flags for mpirun".
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+
+size="32x64x32"
+skins="0.01,0.02,0.04,0.08"
+repeats=3
+precision="f32"
+threads="$(nproc)"
+
+usage() { sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --size) size="$2"; shift 2 ;;
+        --skins) skins="$2"; shift 2 ;;
+        --repeats) repeats="$2"; shift 2 ;;
+        --precision) precision="$2"; shift 2 ;;
+        --threads) threads="$2"; shift 2 ;;
+        -h|--help) usage; exit 0 ;;
+        *) echo "error: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+    esac
+done
+if [[ ! "$size" =~ ^([0-9]+)x([0-9]+)x([0-9]+)$ ]]; then
+    echo "error: --size must look like 32x64x32, got '$size'" >&2; exit 2
+fi
+nx="${BASH_REMATCH[1]}"; ny="${BASH_REMATCH[2]}"; nz="${BASH_REMATCH[3]}"
+[[ "$repeats" =~ ^[1-9][0-9]*$ ]] || { echo "error: --repeats must be a positive integer" >&2; exit 2; }
+[[ "$threads" =~ ^[1-9][0-9]*$ ]] || { echo "error: --threads must be a positive integer" >&2; exit 2; }
+[[ "$precision" == f32 || "$precision" == f64 ]] || { echo "error: --precision is f32 or f64" >&2; exit 2; }
+IFS=', ' read -r -a skin_list <<< "$skins"
+[[ ${#skin_list[@]} -ge 1 ]] || { echo "error: --skins is empty" >&2; exit 2; }
+
+# ---- tools --------------------------------------------------------------------------------
+command -v python3 >/dev/null || { echo "error: python3 not found" >&2; exit 1; }
+liggghts="${LIGGGHTS:-}"
+if [[ -z "$liggghts" ]]; then
+    for c in liggghts lmp_serial lmp_auto lmp; do
+        if command -v "$c" >/dev/null; then liggghts="$(command -v "$c")"; break; fi
+    done
+fi
+if [[ -n "${LIGGGHTS:-}" && ! -x "$liggghts" ]]; then
+    echo "error: LIGGGHTS=$liggghts is not an executable file" >&2; exit 1
+fi
+if [[ -z "$liggghts" || ! -x "$liggghts" ]]; then
+    echo "error: no LIGGGHTS binary found (looked for liggghts, lmp_serial, lmp_auto, lmp)." >&2
+    echo "       Debian/Ubuntu: sudo apt-get install liggghts   (or set LIGGGHTS=/path/to/it)" >&2
+    exit 1
+fi
+spheresim="${SPHERESIM:-$root/target/release/spheresim}"
+if [[ ! -x "$spheresim" ]]; then
+    echo "error: no spheresim binary at $spheresim; build it with: cargo build --release" >&2
+    echo "       (or set SPHERESIM=/path/to/spheresim)" >&2
+    exit 1
+fi
+mpirun=""
+if [[ "$threads" -gt 1 ]]; then
+    if command -v mpirun >/dev/null; then
+        mpirun="$(command -v mpirun)"
+    else
+        echo "error: mpirun not found (needed for LIGGGHTS on $threads cores; use --threads 1 to skip)" >&2
+        exit 1
+    fi
+fi
+mpi_flags=()
+if [[ -n "$mpirun" ]]; then
+    [[ "$(id -u)" == 0 ]] && mpi_flags+=(--allow-run-as-root)
+    # Open MPI counts physical cores as slots; nproc counts hardware threads.
+    if "$mpirun" --version 2>/dev/null | grep -q "Open MPI"; then mpi_flags+=(--use-hwthread-cpus); fi
+    # shellcheck disable=SC2206
+    mpi_flags+=(${MPIRUN_FLAGS:-})
+fi
+
+work="${WORKDIR:-$root/target/bench-block}"
+mkdir -p "$work"
+cp "$here/block.toml" "$here/block.in" "$work/"
+
+cpu_model="$( (lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1) || true)"
+[[ -n "$cpu_model" ]] || cpu_model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [[ "$commit" != unknown ]] && ! git -C "$root" diff --quiet HEAD 2>/dev/null; then
+    commit="$commit (working tree differs from it)"
+fi
+
+echo "== block benchmark: spheresim --backend cpu vs LIGGGHTS =="
+echo "date:       $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+echo "host:       nproc $(nproc), CPU: ${cpu_model:-unknown}"
+echo "commit:     $commit"
+echo "spheresim:  $spheresim ($("$spheresim" --version 2>/dev/null || echo '?')), precision $precision"
+liggghts_version="$( (cd "$work" && "$liggghts" -log none -h </dev/null 2>&1 || true) | head -1)"
+liggghts_version="$(sed -n 's/.*(Version \([^,]*\),.*/\1/p' <<< "$liggghts_version")"
+echo "liggghts:   $liggghts (${liggghts_version:-version unknown})"
+[[ -n "$mpirun" ]] && echo "mpirun:     $mpirun ($("$mpirun" --version 2>/dev/null | head -1)) ${mpi_flags[*]}"
+echo "block:      ${nx}x${ny}x${nz}, 64 steps of 1/3840 s; skins ${skin_list[*]} m; best of $repeats"
+echo "work dir:   $work"
+python3 "$here/make_block.py" --nx "$nx" --ny "$ny" --nz "$nz" --out-dir "$work"
+echo
+
+# ---- helpers ------------------------------------------------------------------------------
+# run_liggghts NPROCS SKIN LOG: runs block.in, prints the loop time of the 64 steps (s).
+run_liggghts() {
+    local np="$1" skin="$2" log="$3" t
+    if [[ "$np" -eq 1 ]]; then
+        (cd "$work" && "$liggghts" -in block.in -var skin "$skin" -var data block.data -log none) > "$log" 2>&1 \
+            || { echo "error: LIGGGHTS failed, see $log" >&2; tail -5 "$log" >&2; exit 1; }
+    else
+        (cd "$work" && "$mpirun" "${mpi_flags[@]}" -np "$np" "$liggghts" -in block.in \
+            -var skin "$skin" -var data block.data -log none) > "$log" 2>&1 \
+            || { echo "error: LIGGGHTS (mpirun -np $np) failed, see $log" >&2; tail -5 "$log" >&2; exit 1; }
+    fi
+    t="$(sed -n 's/^Loop time of \([^ ]*\) on .* for 64 steps.*/\1/p' "$log" | head -1)"
+    [[ -n "$t" ]] || { echo "error: no 'Loop time ... for 64 steps' in $log" >&2; exit 1; }
+    echo "$t"
+}
+
+# run_spheresim THREADS LOG JSON: prints the stepping time (s).
+run_spheresim() {
+    local nt="$1" log="$2" json="$3"
+    (cd "$work" && RAYON_NUM_THREADS="$nt" "$spheresim" run block.toml --backend cpu --allow-overlap \
+        --precision "$precision" --quiet --progress-every 0 --stats-json "$json") > "$log" 2>&1 \
+        || { echo "error: spheresim failed, see $log" >&2; tail -5 "$log" >&2; exit 1; }
+    grep -q "^ran 64 steps of " "$log" || { echo "error: no 'ran 64 steps' line in $log" >&2; exit 1; }
+    python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["wall_seconds"]))' "$json"
+}
+
+is_less() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$1" "$2"; }
+
+cores_list=(1)
+[[ "$threads" -gt 1 ]] && cores_list+=("$threads")
+n_spheres=$((nx * ny * nz))
+results=()
+
+for cores in "${cores_list[@]}"; do
+    best_l="" best_skin="" best_llog=""
+    for skin in "${skin_list[@]}"; do
+        for ((r = 1; r <= repeats; r++)); do
+            log="$work/liggghts_np${cores}_skin${skin}_r${r}.log"
+            t="$(run_liggghts "$cores" "$skin" "$log")"
+            builds="$(sed -n 's/^Neighbor list builds = //p' "$log" | head -1)"
+            dangerous="$(sed -n 's/^Dangerous builds = //p' "$log" | head -1)"
+            note=""
+            [[ "${dangerous:-0}" != 0 ]] && note=", dangerous builds $dangerous: not counted"
+            printf 'LIGGGHTS  %2d proc(s)  skin %-6s repeat %d: loop %10.4f s  (neighbour builds %s%s)\n' \
+                "$cores" "$skin" "$r" "$t" "${builds:-?}" "$note"
+            [[ -n "$note" ]] && continue
+            if [[ -z "$best_l" ]] || is_less "$t" "$best_l"; then best_l="$t"; best_skin="$skin"; best_llog="$log"; fi
+        done
+    done
+    if [[ -z "$best_l" ]]; then
+        echo "error: every LIGGGHTS run on $cores proc(s) had dangerous neighbour builds; use larger --skins" >&2
+        exit 1
+    fi
+    best_s="" best_slog="" best_json=""
+    for ((r = 1; r <= repeats; r++)); do
+        log="$work/spheresim_t${cores}_r${r}.log"
+        json="$work/spheresim_t${cores}_r${r}.json"
+        t="$(run_spheresim "$cores" "$log" "$json")"
+        printf 'spheresim %2d thread(s)            repeat %d: loop %10.4f s  (%s)\n' \
+            "$cores" "$r" "$t" "$(grep -m1 '^ran 64 steps' "$log")"
+        if [[ -z "$best_s" ]] || is_less "$t" "$best_s"; then best_s="$t"; best_slog="$log"; best_json="$json"; fi
+    done
+    results+=("$cores $best_l $best_skin $best_llog $best_s $best_slog $best_json")
+    echo
+done
+
+# ---- report -------------------------------------------------------------------------------
+python3 - "$n_spheres" "$precision" "${results[@]}" <<'EOF'
+import json, re, sys
+
+n = int(sys.argv[1])
+precision = sys.argv[2]
+steps = 64
+rows = [r.split(" ") for r in sys.argv[3:]]
+
+print("== results: %d spheres x %d steps (best of the runs above) ==" % (n, steps))
+print("%-10s %5s  %-22s %12s %16s" % ("program", "cores", "settings", "loop s", "spheres*steps/s"))
+summary = []
+for cores, tl, skin, llog, ts, slog, sjson in rows:
+    tl, ts = float(tl), float(ts)
+    print("%-10s %5s  %-22s %12.4f %16.4e" % ("LIGGGHTS", cores, "processes, skin %s m" % skin, tl, n * steps / tl))
+    print("%-10s %5s  %-22s %12.4f %16.4e" % ("spheresim", cores, "rayon threads, %s" % precision, ts, n * steps / ts))
+    summary.append((cores, tl / ts))
+print()
+for cores, ratio in summary:
+    print("ratio spheresim/LIGGGHTS (throughput; > 1: spheresim faster) on %s core(s): %.3f" % (cores, ratio))
+print()
+
+# Sanity check: the same physics ran. Final kinetic energy and contacts of the fastest runs.
+print("== sanity check: final state (same physics?) ==")
+for cores, tl, skin, llog, ts, slog, sjson in rows:
+    text = open(llog).read()
+    m = re.search(r"block final: ke (\S+) J, sphere-sphere contacts (\S+), floor contacts (\S+)", text)
+    lost = re.findall(r"^\s+64\s+(\d+)\s", text, re.M)
+    s = json.load(open(sjson))
+    if not m:
+        print("cores %s: no 'block final' line in %s" % (cores, llog))
+        continue
+    ke_l, pairs, floor = float(m.group(1)), int(float(m.group(2))), int(float(m.group(3)))
+    ke_s, contacts_s = s["kinetic_energy_final"], s["contacts_final"]
+    print("cores %s: LIGGGHTS  ke %.10g J, contacts %d (%d sphere-sphere + %d floor), atoms at step 64: %s"
+          % (cores, ke_l, pairs + floor, pairs, floor, lost[0] if lost else "?"))
+    print("cores %s: spheresim ke %.10g J, contacts %d (pairs + floor), initial ke %.10g J"
+          % (cores, ke_s, contacts_s, s["kinetic_energy_initial"]))
+    print("cores %s: ke relative difference %.3e, contact difference %+d"
+          % (cores, (ke_s - ke_l) / ke_l, contacts_s - (pairs + floor)))
+EOF
+echo
+echo "logs and stats: $work"
