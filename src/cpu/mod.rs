@@ -120,6 +120,16 @@ pub struct CpuBackend<R: Real> {
     history_new: Vec<Slot<R>>,
     force: Vec<R::V3>,
     a_mutual: Vec<R::V3>,
+    // Reused every step, so that a step allocates nothing: the reordering's spare arrays (one
+    // per element type), the prefix sum's block sums, the scatter's next free slots, and the
+    // per-block partial sums.
+    spare_v3: Vec<R::V3>,
+    spare_r: Vec<R>,
+    spare_u32: Vec<u32>,
+    block_sums: Vec<u32>,
+    next_slot: Vec<u32>,
+    contact_blocks: Vec<ContactSums>,
+    loss_blocks: Vec<f64>,
     // Counters.
     step: u64,
     dt_f64: f64,
@@ -205,6 +215,13 @@ impl<R: Real> CpuBackend<R> {
             history_new: history,
             force: Vec::new(),
             a_mutual: Vec::new(),
+            spare_v3: Vec::with_capacity(n),
+            spare_r: Vec::with_capacity(n),
+            spare_u32: Vec::with_capacity(n),
+            block_sums: Vec::new(),
+            next_slot: Vec::with_capacity(ts as usize + 1),
+            contact_blocks: Vec::new(),
+            loss_blocks: Vec::new(),
             step: 0,
             dt_f64: sp.dt,
             collisions: 0,
@@ -242,14 +259,14 @@ impl<R: Real> CpuBackend<R> {
     }
 
     /// Estimated heap memory of the backend for `n` spheres, bytes: every per-sphere array at
-    /// its element size, the two friction-history rows of [`HISTORY_SLOTS`] slots when
+    /// its element size (with the reordering's spare arrays), the two friction-history rows of [`HISTORY_SLOTS`] slots when
     /// `history` ([`friction_history`]), and the hash table (`table_size(n) + 1` counts and
     /// starts). Large-sphere boxes and planes are not counted (at most 256 boxes).
     pub fn memory_estimate(n: usize, history: bool) -> u64 {
         use std::mem::size_of;
-        let per_sphere = 5 * size_of::<R::V3>() // position, velocity, acceleration, force, a_mutual
-            + 7 * size_of::<R>() // radius, mass, inverse mass, restitution, ζ, compliance, μ
-            + 3 * size_of::<u32>() // id, keys, permutation
+        let per_sphere = 6 * size_of::<R::V3>() // position, velocity, acceleration, force, a_mutual, spare
+            + 8 * size_of::<R>() // radius, mass, inverse mass, restitution, ζ, compliance, μ, spare
+            + 4 * size_of::<u32>() // id, keys, permutation, spare
             + 2 * size_of::<f64>() // radius and mass as given
             + size_of::<collide::Body<R>>()
             + size_of::<[i32; 3]>()
@@ -260,7 +277,8 @@ impl<R: Real> CpuBackend<R> {
             } else {
                 0
             };
-        let table = 2 * 4 * (cell_keys::table_size(n) as u64 + 1);
+        // Counts, starts and the scatter's next free slots.
+        let table = 3 * 4 * (cell_keys::table_size(n) as u64 + 1);
         per_sphere as u64 * n as u64 + table
     }
 
@@ -314,25 +332,31 @@ impl<R: Real> CpuBackend<R> {
             &mut self.keys,
         );
         count::count(&self.keys, &mut self.counts);
-        prefix_sum::prefix_sum(&self.counts, &mut self.cell_start);
-        scatter::scatter(&self.keys, &self.cell_start, &mut self.perm);
+        prefix_sum::prefix_sum(&self.counts, &mut self.cell_start, &mut self.block_sums);
+        scatter::scatter(
+            &self.keys,
+            &self.cell_start,
+            &mut self.perm,
+            &mut self.next_slot,
+        );
         let perm = &self.perm;
-        fn permute<T: Copy + Send + Sync>(v: &mut Vec<T>, perm: &[u32]) {
-            let mut tmp = Vec::with_capacity(v.len());
-            scatter::gather(v, perm, &mut tmp);
-            *v = tmp;
+        // Gathers into the spare array and swaps: the old array becomes the next spare.
+        fn permute<T: Copy + Send + Sync>(v: &mut Vec<T>, spare: &mut Vec<T>, perm: &[u32]) {
+            scatter::gather(v, perm, spare);
+            std::mem::swap(v, spare);
         }
-        permute(&mut self.position, perm);
-        permute(&mut self.velocity, perm);
-        permute(&mut self.acceleration, perm);
-        permute(&mut self.radius, perm);
-        permute(&mut self.mass, perm);
-        permute(&mut self.inv_mass, perm);
-        permute(&mut self.restitution, perm);
-        permute(&mut self.zeta, perm);
-        permute(&mut self.compliance, perm);
-        permute(&mut self.mu, perm);
-        permute(&mut self.id, perm);
+        let (sv, sr) = (&mut self.spare_v3, &mut self.spare_r);
+        permute(&mut self.position, sv, perm);
+        permute(&mut self.velocity, sv, perm);
+        permute(&mut self.acceleration, sv, perm);
+        permute(&mut self.radius, sr, perm);
+        permute(&mut self.mass, sr, perm);
+        permute(&mut self.inv_mass, sr, perm);
+        permute(&mut self.restitution, sr, perm);
+        permute(&mut self.zeta, sr, perm);
+        permute(&mut self.compliance, sr, perm);
+        permute(&mut self.mu, sr, perm);
+        permute(&mut self.id, &mut self.spare_u32, perm);
         if !self.history_new.is_empty() {
             scatter::gather_rows(
                 &self.history_new,
@@ -388,11 +412,10 @@ impl<R: Real> CpuBackend<R> {
         let mut collisions = 0;
         let mut impulse_loss = 0.0;
         let n_small = self.n_small as usize;
-        self.boxes = (n_small..self.len())
-            .map(|i| {
-                collide::large_box(self.position[i], self.velocity[i], self.radius[i], &params)
-            })
-            .collect();
+        self.boxes.clear();
+        self.boxes.extend((n_small..self.len()).map(|i| {
+            collide::large_box(self.position[i], self.velocity[i], self.radius[i], &params)
+        }));
         self.load_bodies();
         let rounds = if impulse && !init {
             collide::MATCHING_ROUNDS
@@ -461,8 +484,7 @@ impl<R: Real> CpuBackend<R> {
     fn apply_contacts(&mut self) -> f64 {
         let (g, dt) = (self.params.gravity, self.params.dt);
         let (mass, inv_mass) = (&self.mass, &self.inv_mass);
-        let blocks: Vec<f64> = self
-            .position
+        self.position
             .par_chunks_mut(CHUNK)
             .zip(self.velocity.par_chunks_mut(CHUNK))
             .zip(self.contact.par_chunks(CHUNK))
@@ -481,12 +503,12 @@ impl<R: Real> CpuBackend<R> {
                 }
                 loss
             })
-            .collect();
-        blocks.iter().sum()
+            .collect_into_vec(&mut self.loss_blocks);
+        self.loss_blocks.iter().sum()
     }
 
     /// The contact results summed in fixed blocks (reproducible order).
-    fn sum_contacts(&self) -> ContactSums {
+    fn sum_contacts(&mut self) -> ContactSums {
         self.contact
             .par_chunks(CHUNK)
             .map(|c| {
@@ -499,8 +521,9 @@ impl<R: Real> CpuBackend<R> {
                     impulse_loss: 0.0,
                 })
             })
-            .collect::<Vec<_>>()
-            .into_iter()
+            .collect_into_vec(&mut self.contact_blocks);
+        self.contact_blocks
+            .iter()
             .fold(ContactSums::default(), |s, o| ContactSums {
                 contacts: s.contacts + o.contacts,
                 energy: s.energy + o.energy,
@@ -555,7 +578,8 @@ impl<R: Real> CpuBackend<R> {
     ///
     /// Scenes of fewer than [`SERIAL_BELOW`] spheres step on one thread of a private pool:
     /// waking the shared pool's threads for each of a step's dozens of parallel loops would cost
-    /// more than the work.
+    /// more than the work. Larger scenes step on a worker thread of rayon's pool. A step
+    /// allocates nothing (`tests/no_alloc.rs`).
     pub fn step_many(&mut self, k: u64) -> Result<(), (u64, u32)> {
         let serial = self.len() < SERIAL_BELOW;
         let mut run = || -> Result<(), (u64, u32)> {
@@ -567,7 +591,10 @@ impl<R: Real> CpuBackend<R> {
         if serial {
             serial_pool().install(run)
         } else {
-            run()
+            // On a worker thread of the pool, the step's parallel loops push their work to the
+            // worker's own queue; from outside, every loop would be injected into the pool's
+            // shared queue, which allocates a block every few dozen jobs.
+            rayon::scope(|_| run())
         }
     }
 

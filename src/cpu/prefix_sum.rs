@@ -10,20 +10,22 @@ use rayon::prelude::*;
 pub use crate::setup::SCAN_BLOCK;
 
 /// `out[i] = Σ_{k<i} input[k]`; `out` has the length of `input`. Returns the total.
-pub fn prefix_sum(input: &[u32], out: &mut [u32]) -> u32 {
-    let block_sums: Vec<u32> = input
+/// `block_sums` is scratch (one entry per block), kept by the caller so a step allocates nothing.
+pub fn prefix_sum(input: &[u32], out: &mut [u32], block_sums: &mut Vec<u32>) -> u32 {
+    input
         .par_chunks(SCAN_BLOCK)
         .map(|b| b.iter().sum())
-        .collect();
-    let mut offsets = Vec::with_capacity(block_sums.len());
+        .collect_into_vec(block_sums);
+    // The block sums become their exclusive scan: each block's offset.
     let mut total = 0u32;
-    for s in &block_sums {
-        offsets.push(total);
-        total += s;
+    for s in block_sums.iter_mut() {
+        let sum = *s;
+        *s = total;
+        total += sum;
     }
     out.par_chunks_mut(SCAN_BLOCK)
         .zip(input.par_chunks(SCAN_BLOCK))
-        .zip(offsets.par_iter())
+        .zip(block_sums.par_iter())
         .for_each(|((o, i), &off)| {
             let mut acc = off;
             for (dst, &v) in o.iter_mut().zip(i) {

@@ -7,9 +7,11 @@
 use rayon::prelude::*;
 
 /// Fills `perm` so that `perm[new] = old`: sphere `old` goes to slot `cell_start[key] + rank`,
-/// its rank counting earlier spheres with the same key.
-pub fn scatter(keys: &[u32], cell_start: &[u32], perm: &mut [u32]) {
-    let mut next = cell_start.to_vec();
+/// its rank counting earlier spheres with the same key. `next` is scratch (the next free slot
+/// of each bucket), kept by the caller so a step allocates nothing.
+pub fn scatter(keys: &[u32], cell_start: &[u32], perm: &mut [u32], next: &mut Vec<u32>) {
+    next.clear();
+    next.extend_from_slice(cell_start);
     for (old, &k) in keys.iter().enumerate() {
         let slot = &mut next[k as usize];
         perm[*slot as usize] = old as u32;
