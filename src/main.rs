@@ -295,6 +295,9 @@ fn run(args: RunArgs) -> Result<i32> {
         }
         if let Some(p) = args.precision {
             opts.precision = p;
+        } else if args.backend == Some(Backend::Gpu) {
+            // The GPU computes in f32: resuming an f64 checkpoint there converts it.
+            opts.precision = Precision::F32;
         }
         if let Some(f) = &args.format {
             opts.formats = f.clone();

@@ -488,3 +488,42 @@ fn resuming_on_another_precision_continues_with_a_notice() {
     let t = stats["simulated_time"].as_f64().unwrap();
     assert!((t - 60.0 * dt).abs() <= 1e-9 * t, "{stats}");
 }
+
+#[test]
+fn an_f64_checkpoint_resumes_on_the_gpu_in_f32_with_a_notice() {
+    if !common::gpu_available() {
+        return;
+    }
+    let d = Dir::new();
+    let ck = d.s("ck");
+    ok(&[
+        "run",
+        "wall-stand",
+        "--particles",
+        "300",
+        "--steps",
+        "20",
+        "--backend",
+        "cpu",
+        "--precision",
+        "f64",
+        "--checkpoint",
+        &ck,
+        "-q",
+    ]);
+    let o = ok(&[
+        "run",
+        "--resume",
+        &ck,
+        "--steps",
+        "40",
+        "--backend",
+        "gpu",
+        "-q",
+    ]);
+    let e = stderr(&o);
+    assert!(
+        e.contains("notice: resuming a cpu f64 checkpoint on the gpu backend in f32"),
+        "{e}"
+    );
+}
