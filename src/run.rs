@@ -394,12 +394,8 @@ impl<'a> SimRun<'a> {
             )?,
             None => (Simulation::new(scene, opts.backend, opts.precision)?, None),
         };
-        // The event-driven solver computes in f64 whatever the options say.
-        let precision = if sim.backend() == Backend::Event {
-            Precision::F64
-        } else {
-            opts.precision
-        };
+        // What the backend computes in (the event-driven solver: f64 whatever the options say).
+        let precision = sim.precision();
         let mut run = SimRun {
             scene,
             opts,
@@ -415,7 +411,11 @@ impl<'a> SimRun<'a> {
         // The space check encodes the current state once: the exact size of every checkpoint
         // of this run (the state's size does not change as it steps).
         if run.checkpointer.is_some() {
-            let ckpt = run.checkpoint(Reason::Periodic)?;
+            let (initial, log, secs) = match &run.resumed {
+                Some(r) => (r.run.initial, r.run.log.clone(), r.run.stepping_seconds),
+                None => (run.sim.diagnostics(), Vec::new(), 0.0),
+            };
+            let ckpt = run.checkpoint(Reason::Periodic, initial, &log, secs)?;
             let bytes = ckpt.encode()?.len() as u64;
             run.checkpointer
                 .as_ref()
@@ -448,24 +448,17 @@ impl<'a> SimRun<'a> {
         }
     }
 
-    /// A checkpoint of the current state, with the bookkeeping of a run that has not stepped
-    /// yet (for its size).
-    fn checkpoint(&mut self, reason: Reason) -> Result<Checkpoint> {
-        let d = self.sim.diagnostics();
-        let (initial, log, secs) = match &self.resumed {
-            Some(r) => (r.run.initial, r.run.log.clone(), r.run.stepping_seconds),
-            None => (d, Vec::new(), 0.0),
-        };
-        let run = self.run_state(initial, &log, secs);
-        self.checkpoint_with(reason, d, run)
-    }
-
-    fn checkpoint_with(
+    /// A checkpoint of the current state with the run's bookkeeping: its diagnostics at the
+    /// start (`initial`), the energy log so far and the stepping seconds so far.
+    fn checkpoint(
         &mut self,
         reason: Reason,
-        diagnostics: Diagnostics,
-        run: RunState,
+        initial: Diagnostics,
+        log: &[Diagnostics],
+        seconds: f64,
     ) -> Result<Checkpoint> {
+        let diagnostics = self.sim.diagnostics();
+        let run = self.run_state(initial, log, seconds);
         Ok(Checkpoint {
             reason,
             step: self.sim.steps_done(),
@@ -696,9 +689,7 @@ impl<'a> SimRun<'a> {
         log: &[Diagnostics],
         seconds: f64,
     ) -> Result<PathBuf> {
-        let d = self.sim.diagnostics();
-        let run = self.run_state(initial, log, seconds);
-        let ckpt = self.checkpoint_with(reason, d, run)?;
+        let ckpt = self.checkpoint(reason, initial, log, seconds)?;
         let c = self.checkpointer.as_ref().expect("checkpointing is on");
         Ok(c.write(&ckpt)?)
     }
