@@ -23,7 +23,7 @@ pub const MAGIC: &str = "spheresim checkpoint";
 
 /// Version of the body layout; a reader refuses any other. Raise it whenever [`Checkpoint`] or
 /// anything it holds changes shape.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// File extension of checkpoints.
 pub const EXTENSION: &str = "ckpt";
@@ -190,10 +190,20 @@ pub struct CpuState {
     pub velocity: Floats,
     /// Accelerations of the last force evaluation, m/s² (`3n`).
     pub acceleration: Floats,
-    /// Friction history partners (`n × HISTORY_SLOTS`; empty without friction).
+    /// Soft laws: the neighbour list's rows (`n + 1` entry offsets; empty for impulses).
+    pub list_start: Vec<u32>,
+    /// Sorted index of each list entry's partner.
+    pub list_partner: Vec<u32>,
+    /// Input id of each list entry's partner (with friction history; else empty).
     pub history_partner: Vec<u32>,
-    /// Friction history tangential displacements ξ, m (`3 × history_partner.len()`).
+    /// Tangential displacement ξ of each list entry, m (`3 × history_partner.len()`).
     pub history_xi: Floats,
+    /// ξ of each sphere against each wall, m (`3 n × walls` with friction history; else empty).
+    pub wall_xi: Floats,
+    /// Positions at the list's last build, m (`3n`; empty for impulses).
+    pub x_build: Floats,
+    /// List rebuilds so far.
+    pub rebuilds: u64,
     /// Steps done.
     pub step: u64,
     /// Collisions resolved so far.
@@ -259,10 +269,14 @@ pub struct Offsets {
     pub dissipated: f64,
     /// Contact-steps without friction history before the conversion.
     pub history_dropped: u64,
+    /// Neighbour-list rebuilds before the conversion.
+    pub rebuilds: u64,
 }
 
 /// A backend's state.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+// One per checkpoint, moved rarely: the CPU variant's inline vectors cost nothing to keep.
+#[allow(clippy::large_enum_variant)]
 pub enum EngineState {
     /// The CPU backend, f32 or f64.
     Cpu(CpuState),

@@ -56,6 +56,10 @@ pub struct Diagnostics {
     /// with ξ = 0 the next step, which weakens static friction). 0 without friction; more than
     /// 0 only where one sphere owns more than 16 contacts (small spheres crowding a large one).
     pub friction_history_dropped: u64,
+    /// Times since the start that the contact candidates were rebuilt from the grid: the
+    /// soft laws' neighbour-list rebuilds on the CPU (see `cpu::neighbours`); every step for
+    /// the impulse law and on the GPU, which re-bin every step; 0 for the event solver.
+    pub neighbour_rebuilds: u64,
 }
 
 impl Diagnostics {

@@ -68,6 +68,10 @@ struct SceneOverrides {
     /// Accept initial overlaps deeper than 1 % of the smaller radius.
     #[arg(long)]
     allow_overlap: bool,
+    /// Neighbour-list skin in m (soft contact laws; 0: rebuild every step), replacing the
+    /// scene's `skin` [default: a quarter of the smallest radius].
+    #[arg(long, value_name = "M", allow_negative_numbers = true)]
+    skin: Option<f64>,
 }
 
 impl SceneOverrides {
@@ -78,6 +82,7 @@ impl SceneOverrides {
             contact: self.contact,
             friction: self.friction,
             allow_overlap: self.allow_overlap,
+            skin: self.skin,
             ..Default::default()
         }
     }
@@ -144,7 +149,7 @@ struct RunArgs {
     #[arg(
         long,
         value_name = "FILE|DIR",
-        conflicts_with_all = ["scene", "particles", "contact", "friction", "allow_overlap", "dt", "digits"]
+        conflicts_with_all = ["scene", "particles", "contact", "friction", "skin", "allow_overlap", "dt", "digits"]
     )]
     resume: Option<PathBuf>,
     /// No progress bar; a progress line every --progress-every seconds instead (the summary is

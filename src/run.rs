@@ -44,6 +44,8 @@ pub struct SceneOptions {
     pub friction: Option<f64>,
     /// Accept initial overlaps deeper than 1 % of the smaller radius (`--allow-overlap`).
     pub allow_overlap: bool,
+    /// Neighbour-list skin, m (`--skin`), replacing the scene's.
+    pub skin: Option<f64>,
 }
 
 impl SceneOptions {
@@ -82,6 +84,12 @@ impl SceneOptions {
     /// Sets `--friction`.
     pub fn friction(mut self, mu: f64) -> Self {
         self.friction = Some(mu);
+        self
+    }
+
+    /// Sets `--skin`, m.
+    pub fn skin(mut self, skin: f64) -> Self {
+        self.skin = Some(skin);
         self
     }
 
@@ -135,7 +143,7 @@ impl SceneOptions {
         Ok(scene)
     }
 
-    /// Applies `--steps`, `--dt`, `--contact` and `--friction` to a scene (unchecked).
+    /// Applies `--steps`, `--dt`, `--contact`, `--skin` and `--friction` to a scene (unchecked).
     ///
     /// # Errors
     /// `--friction` with the impulse law, which has no friction.
@@ -148,6 +156,9 @@ impl SceneOptions {
         }
         if let Some(model) = self.contact {
             scene.sim.contact = model;
+        }
+        if self.skin.is_some() {
+            scene.sim.skin = self.skin;
         }
         if let Some(mu) = self.friction {
             if !scene.sim.contact.is_soft() {
@@ -932,8 +943,10 @@ impl fmt::Display for RunReport {
         )?;
         writeln!(
             f,
-            "  collisions: {} resolved, {} contacts now",
-            e.collisions, e.contacts
+            "  collisions: {} resolved, {} contacts now; neighbour list rebuilt {} times",
+            e.collisions,
+            e.contacts,
+            e.neighbour_rebuilds.saturating_sub(i.neighbour_rebuilds)
         )?;
         let stages: Vec<String> = self
             .stage_seconds

@@ -139,6 +139,8 @@ pub struct StepParams {
     pub table_size: u32,
     /// Whether friction history is kept ([`friction_history`]).
     pub history: bool,
+    /// Neighbour-list skin, m ([`Scene::skin`]).
+    pub skin: f64,
 }
 
 /// A scene packed for the backends: per-sphere arrays in input order, walls and parameters.
@@ -241,6 +243,7 @@ impl PackedScene {
                 small_radius_max: small_max,
                 table_size: table_size(spheres.len()),
                 history: friction_history(scene),
+                skin: scene.skin(),
             },
             radius,
         }

@@ -360,6 +360,7 @@ impl Simulation {
             d.collisions += self.base.collisions;
             d.dissipated += self.base.dissipated;
             d.friction_history_dropped += self.base.history_dropped;
+            d.neighbour_rebuilds += self.base.rebuilds;
         }
         d
     }
@@ -488,6 +489,7 @@ impl Simulation {
             collisions: at.collisions,
             dissipated: at.dissipated,
             history_dropped: at.friction_history_dropped,
+            rebuilds: at.neighbour_rebuilds,
         };
         let notice = format!(
             "resuming a {} {} checkpoint on the {} backend in {}: the state is converted, \

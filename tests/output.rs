@@ -536,6 +536,7 @@ fn diag(step: u64, kinetic: f64, collisions: u64) -> Diagnostics {
         collisions,
         dissipated: 0.125 * step as f64,
         friction_history_dropped: 3 * step,
+        neighbour_rebuilds: step / 4,
     }
 }
 
@@ -568,7 +569,13 @@ fn stats_json_has_every_design_key_with_the_right_type() {
     ] {
         assert!(o[key].is_string(), "{key}");
     }
-    for key in ["particles", "steps", "collisions", "contacts_final"] {
+    for key in [
+        "particles",
+        "steps",
+        "collisions",
+        "contacts_final",
+        "neighbour_rebuilds",
+    ] {
         assert!(o[key].is_u64(), "{key}");
     }
     for key in [
@@ -590,6 +597,7 @@ fn stats_json_has_every_design_key_with_the_right_type() {
     // friction histories.
     assert_eq!(o["dissipated_energy"], 0.125 * 200.0);
     assert_eq!(o["friction_history_dropped"], 3 * 200);
+    assert_eq!(o["neighbour_rebuilds"], 200 / 4);
     // A run that starts past step 0 (non-zero counters at the start) reports only its own part.
     let later = RunStats::from_diagnostics(
         "bounce",
@@ -606,6 +614,7 @@ fn stats_json_has_every_design_key_with_the_right_type() {
     );
     assert_eq!(later.dissipated_energy, 0.125 * 160.0);
     assert_eq!(later.friction_history_dropped, 3 * 160);
+    assert_eq!(later.neighbour_rebuilds, 200 / 4 - 40 / 4);
     for key in [
         "momentum_initial",
         "momentum_final",

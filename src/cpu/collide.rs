@@ -14,11 +14,10 @@
 //! Hunt–Crossley dissipation (§2.2), with Coulomb friction (§2.3, a tangential spring): forces at the
 //! end-of-drift positions, and the power they dissipate for the energy balance.
 //!
-//! Friction (Cundall–Strack, `physics::friction`) keeps a tangential displacement per contact:
-//! [`HISTORY_SLOTS`] [`Slot`]s per sphere, in sorted order like the state (the binning permutes
-//! them). A contact's history belongs to its lower-id sphere (or to the sphere, for a wall):
-//! the owner reads its row of the last step and writes its row of this one; the partner reads
-//! the owner's row of the last step, so both compute the same force.
+//! Friction (Cundall–Strack, `physics::friction`) keeps a tangential displacement ξ per
+//! contact. On the CPU it lives on the neighbour list (`neighbours`), one ξ per list entry and
+//! one per sphere and wall, and [`collide_listed`] reads and rewrites it; the GPU still keeps
+//! [`HISTORY_SLOTS`] slots per sphere, owned by the lower-id sphere of each pair.
 //!
 //! Walls are planes and the insides of spherical containers ([`PlaneBody::radius`] > 0); both
 //! meet a sphere along the wall's normal at the sphere's nearest point ([`wall_gap`]).
@@ -53,75 +52,37 @@ use crate::physics::toi::{contact_fraction, plane_contact_fraction};
 use crate::scene::ContactModel;
 use rayon::prelude::*;
 
+use super::CHUNK;
 use super::cell_keys::{cell_of, hash_cell};
 
 pub use crate::setup::{HISTORY_SLOTS, MATCHING_ROUNDS, OVERLAP_RELAXATION};
 
-/// One contact's friction history: partner (input id, or [`PLANE_EVENT`]` | wall index`) and
-/// the tangential displacement ξ, m. `partner == NO_EVENT` marks an empty slot; a row's slots
-/// fill from the front.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Slot<R: Real> {
-    /// Partner of the owning sphere.
-    pub partner: u32,
-    /// Tangential displacement ξ, m.
-    pub xi: R::V3,
-}
-
-impl<R: Real> Default for Slot<R> {
-    fn default() -> Self {
-        Self {
-            partner: NO_EVENT,
-            xi: R::zero3(),
-        }
-    }
-}
-
-/// ξ of the contact (owner row `owner`, sorted index; partner tag `partner`) in `rows`, or zero
-/// for a new contact or when `rows` is empty (no friction history kept).
-#[inline(always)]
-pub fn lookup_history<R: Real>(rows: &[Slot<R>], owner: usize, partner: u32) -> R::V3 {
-    if rows.is_empty() {
-        return R::zero3();
-    }
-    for slot in &rows[owner * HISTORY_SLOTS..(owner + 1) * HISTORY_SLOTS] {
-        if slot.partner == partner {
-            return slot.xi;
-        }
-        if slot.partner == NO_EVENT {
-            break;
-        }
-    }
-    R::zero3()
-}
-
 /// True unless the pair is clearly apart: `|x_b − x_a|² ≤ 1.01 (r_a + r_b)²`, a superset of
 /// [`pair_force`]'s contact test (the margin absorbs rounding and fused multiply–adds), so that
-/// the friction history is looked up only for pairs that may touch.
+/// the pair handling runs only for pairs that may touch. [`in_reach`] with no skin.
 #[inline(always)]
 pub fn may_touch<R: Real>(a: &Body<R>, b: &Body<R>) -> bool {
-    let radius_sum = a.r + b.r;
-    R::norm2(b.x - a.x) <= R::of(1.01) * radius_sum * radius_sum
+    in_reach(a.x, a.r, b.x, b.r, R::zero())
 }
 
-/// Appends a contact's new ξ to its owner's row; when the row is full the contact's history is
-/// dropped and counted in `dropped`.
+/// True when spheres at `x_a`, `x_b` (m) of radii `r_a`, `r_b` (m) are within `skin` (m) of
+/// touching, with a 1 % margin: `|x_b − x_a|² ≤ 1.01 (r_a + r_b + skin)²`. The neighbour list
+/// (`neighbours`) holds the pairs within reach at its build.
 #[inline(always)]
-fn keep_history<R: Real>(
-    row: &mut Option<&mut [Slot<R>]>,
-    len: &mut usize,
-    dropped: &mut u32,
-    partner: u32,
-    xi: R::V3,
-) {
-    if let Some(row) = row {
-        if *len < HISTORY_SLOTS {
-            row[*len] = Slot { partner, xi };
-            *len += 1;
-        } else {
-            *dropped += 1;
-        }
-    }
+pub fn in_reach<R: Real>(x_a: R::V3, r_a: R, x_b: R::V3, r_b: R, skin: R) -> bool {
+    let reach = r_a + r_b + skin;
+    R::norm2(x_b - x_a) <= R::of(1.01) * reach * reach
+}
+
+/// A sphere's centre (m) and radius (m) alone: 16 bytes in f32, so that the loops that only
+/// test distances (the neighbour-list build, the list's contact pre-test) read a quarter of
+/// the memory a [`Body`] takes.
+#[derive(Clone, Copy, Debug)]
+pub struct Ball<R: Real> {
+    /// Centre, m.
+    pub x: R::V3,
+    /// Radius, m.
+    pub r: R,
 }
 
 /// What the contact stage sees of one sphere.
@@ -156,11 +117,13 @@ pub struct Body<R: Real> {
 pub type CellBox = ([i32; 3], [i32; 3]);
 
 /// The cells a large sphere can reach this step: its radius plus the largest small radius plus
-/// both speeds times dt, around its centre at binning time.
+/// both speeds times dt, plus the neighbour-list skin, around its centre at binning time.
 #[inline(always)]
 pub fn large_box<R: Real>(x: R::V3, v: R::V3, r: R, params: &CollideParams<R>) -> CellBox {
-    let reach =
-        r + params.small_radius_max + (R::norm2(v).sqrt() + params.small_speed_max) * params.dt;
+    let reach = r
+        + params.small_radius_max
+        + (R::norm2(v).sqrt() + params.small_speed_max) * params.dt
+        + params.skin;
     let reach3 = R::vec(reach, reach, reach);
     (
         cell_of::<R>(x - reach3, params.inv_cell_edge),
@@ -216,6 +179,8 @@ pub struct CollideParams<R: Real> {
     /// Approach speed below which a contact is resting (e = 0), m/s; see
     /// `physics::impulse::effective_restitution`.
     pub resting_speed: R,
+    /// Neighbour-list skin s, m (0 for impulses): widens the large spheres' boxes.
+    pub skin: R,
 }
 
 /// Which resolution round of the impulse model a [`collide`] pass is.
@@ -245,9 +210,6 @@ pub struct ContactOut<R: Real> {
     pub contacts: u32,
     /// Collisions (impulses, or soft contacts begun this step) this sphere owns.
     pub collisions: u32,
-    /// Contacts this sphere owns whose friction history did not fit in its
-    /// [`HISTORY_SLOTS`] slots (they start the next step with ξ = 0).
-    pub history_dropped: u32,
 }
 
 /// The outcome of one sphere pair, seen from `a` (the lower id); `b` gets the opposite.
@@ -839,7 +801,7 @@ pub fn project_onto_planes<R: Real>(
 /// handling `f` is not entered for the many that are apart.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn for_each_candidate<R: Real>(
+pub(crate) fn for_each_candidate<R: Real>(
     i: usize,
     bodies: &[Body<R>],
     boxes: &[CellBox],
@@ -972,12 +934,10 @@ pub fn earliest_events<R: Real>(
 }
 
 /// Runs one round of the contact stage over all spheres (sorted by bucket: small spheres
-/// `[0, n_small)`, then the large ones). `cell_start[k]` and `counts[k]` give bucket k's range;
-/// `earliest` comes from [`earliest_events`]: partners in a matching round, pending counts (mass
-/// splitting) in the final round of the impulse model; it may be empty for soft contact.
-/// `history_old` holds the friction history of the last step ([`HISTORY_SLOTS`] per sphere, in
-/// this step's sorted order), `history_new` receives this step's; both are empty when no
-/// history is kept (no friction).
+/// `[0, n_small)`, then the large ones) from the grid. `cell_start[k]` and `counts[k]` give
+/// bucket k's range; `earliest` comes from [`earliest_events`]: partners in a matching round,
+/// pending counts (mass splitting) in the final round of the impulse model; it may be empty for
+/// soft contact, which runs [`collide_listed`] in a step and this only where no list is kept.
 #[allow(clippy::too_many_arguments)]
 pub fn collide<R: Real>(
     bodies: &[Body<R>],
@@ -986,19 +946,13 @@ pub fn collide<R: Real>(
     counts: &[u32],
     planes: &[PlaneBody<R>],
     earliest: &[Event<R>],
-    history_old: &[Slot<R>],
     round: Round,
     params: &CollideParams<R>,
     out: &mut [ContactOut<R>],
-    history_new: &mut [Slot<R>],
 ) {
     let impulse = params.model == ContactModel::Impulse;
-    let one = |i: usize, acc: &mut ContactOut<R>, mut row: Option<&mut [Slot<R>]>| {
+    out.par_iter_mut().enumerate().for_each(|(i, acc)| {
         *acc = ContactOut::default();
-        let mut kept = 0;
-        if let Some(row) = row.as_deref_mut() {
-            row.fill(Slot::default());
-        }
         let me = &bodies[i];
         let mine = if round == Round::Matching {
             earliest[i].partner
@@ -1030,43 +984,211 @@ pub fn collide<R: Real>(
             |j, other| {
                 let mutual =
                     round == Round::Matching && is_mutual(me, mine, other, earliest[j].partner);
-                // The pair's history is in the row of its lower-id sphere.
-                let (owner, partner) = if me.id < other.id {
-                    (i, other.id)
-                } else {
-                    (j, me.id)
-                };
-                let xi_old = if !history_old.is_empty() && may_touch(me, other) {
-                    lookup_history(history_old, owner, partner)
-                } else {
-                    R::zero3()
-                };
-                let p = visit(acc, me, other, round, mutual, k_me, k_of(j), xi_old, params);
-                if owner == i && p.contact {
-                    keep_history(&mut row, &mut kept, &mut acc.history_dropped, partner, p.xi);
-                }
+                visit(
+                    acc,
+                    me,
+                    other,
+                    round,
+                    mutual,
+                    k_me,
+                    k_of(j),
+                    R::zero3(),
+                    params,
+                );
             },
         );
         for (k, plane) in planes.iter().enumerate() {
-            let tag = PLANE_EVENT | k as u32;
-            let xi_old = lookup_history(history_old, i, tag);
-            let earliest = mine == tag;
-            if let Some(xi) = plane_contact(acc, me, plane, round, earliest, k_me, xi_old, params) {
-                keep_history(&mut row, &mut kept, &mut acc.history_dropped, tag, xi);
-            }
+            let earliest = mine == PLANE_EVENT | k as u32;
+            plane_contact(acc, me, plane, round, earliest, k_me, R::zero3(), params);
         }
         if impulse && round == Round::Final {
             project_onto_planes(acc, me, planes, params.resting_speed);
         }
+    });
+}
+
+/// One soft-contact pair's result, as its lower-id sphere evaluated it ([`collide_pairs`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PairOut<R: Real> {
+    /// Force on the pair's higher-id sphere, N (`n F_n + F_t`; the lower-id one gets minus it).
+    pub force: R::V3,
+    /// Elastic energy of the contact, J.
+    pub energy: R,
+    /// Power dissipated by the contact, W.
+    pub power: R,
+    /// [`PAIR_CONTACT`], [`PAIR_COLLISION`], [`PAIR_FORCE`] bits.
+    pub flags: u32,
+}
+
+/// [`PairOut::flags`]: the spheres touch.
+pub const PAIR_CONTACT: u32 = 1;
+/// [`PairOut::flags`]: the contact began this step.
+pub const PAIR_COLLISION: u32 = 2;
+/// [`PairOut::flags`]: the normal force is non-zero, so the force is applied.
+pub const PAIR_FORCE: u32 = 4;
+
+/// Soft contact from the neighbour list, first half: every pair once, by its lower-id sphere
+/// (entries linked [`OWNED`](super::neighbours::OWNED)): [`pair_force`] at the end-of-drift
+/// positions into `pairs[e]` and into the mirror entry's `pairs[m]` (zero for a pair apart),
+/// so that [`sum_pairs`] reads each row in order. `balls` (centres and radii) screen the
+/// entries with [`in_reach`] (no skin) before the bodies are read. With friction history `xi`
+/// holds one tangential displacement per entry, read as last step's and overwritten with this
+/// step's (zero when apart) on the owned entries; without, it is empty. Rows: `start`,
+/// `partner`, `link` of the list.
+#[allow(clippy::too_many_arguments)]
+pub fn collide_pairs<R: Real>(
+    bodies: &[Body<R>],
+    balls: &[Ball<R>],
+    start: &[u32],
+    partner: &[u32],
+    link: &[u32],
+    params: &CollideParams<R>,
+    pairs: &mut [PairOut<R>],
+    xi: &mut [R::V3],
+) {
+    use super::neighbours::{OWNED, mirror};
+    /// `pairs` shared by the blocks: each entry has one writer, the pair's lower-id sphere.
+    struct Shared<T>(*mut T, usize);
+    // SAFETY: the blocks write disjoint entries (an owned entry and its mirror belong to one
+    // pair, evaluated once) and nobody reads `pairs` until the parallel loop has joined.
+    unsafe impl<T: Send> Sync for Shared<T> {}
+    impl<T> Shared<T> {
+        #[inline(always)]
+        fn write(&self, e: usize, v: T) {
+            assert!(e < self.1);
+            // SAFETY: in bounds (checked) and written by this pair's evaluation only.
+            unsafe { self.0.add(e).write(v) }
+        }
+    }
+    let out = Shared(pairs.as_mut_ptr(), pairs.len());
+    let history = !xi.is_empty();
+    let n = bodies.len();
+    super::neighbours::for_each_block(start, xi, &mut [(); 0], &|b, xi, _| {
+        let base = start[b * CHUNK] as usize;
+        for i in b * CHUNK..((b + 1) * CHUNK).min(n) {
+            let me = &bodies[i];
+            for e in start[i] as usize..start[i + 1] as usize {
+                let l = link[e];
+                if l & OWNED == 0 {
+                    continue;
+                }
+                let j = partner[e] as usize;
+                let k = e - base;
+                // may_touch, from the compact array: most entries are apart.
+                let po = if !in_reach(me.x, me.r, balls[j].x, balls[j].r, R::zero()) {
+                    if history {
+                        xi[k] = R::zero3();
+                    }
+                    PairOut::default()
+                } else {
+                    let xi_old = if history { xi[k] } else { R::zero3() };
+                    let p = pair_force(
+                        me,
+                        &bodies[j],
+                        xi_old,
+                        params.model,
+                        params.stiffness,
+                        params.dt,
+                    );
+                    if history {
+                        xi[k] = if p.contact { p.xi } else { R::zero3() };
+                    }
+                    let force = p.force != R::zero();
+                    PairOut {
+                        force: if force {
+                            p.n * p.force + p.friction
+                        } else {
+                            R::zero3()
+                        },
+                        energy: p.energy,
+                        power: p.power,
+                        flags: (p.contact as u32 * PAIR_CONTACT)
+                            | (p.collision as u32 * PAIR_COLLISION)
+                            | (force as u32 * PAIR_FORCE),
+                    }
+                };
+                out.write(e, po);
+                if let Some(m) = mirror(l) {
+                    out.write(m, po);
+                }
+            }
+        }
+    });
+}
+
+/// Soft contact from the neighbour list, second half: every sphere i adds the results of its
+/// entries (`start[i]..start[i + 1]`, written by [`collide_pairs`]) in row order, with the
+/// energy, power and counts of the pairs it owns and the force reversed for the others, then
+/// meets the walls, into `out[i]`. Row for row this adds what a visit of every
+/// candidate from both sides would (the pair function is symmetric), in the same order. With
+/// friction history `wall_xi` holds one tangential displacement per sphere and wall (`n ×
+/// planes.len()`), read and overwritten; without, it is empty.
+#[allow(clippy::too_many_arguments)]
+pub fn sum_pairs<R: Real>(
+    bodies: &[Body<R>],
+    start: &[u32],
+    link: &[u32],
+    pairs: &[PairOut<R>],
+    planes: &[PlaneBody<R>],
+    params: &CollideParams<R>,
+    out: &mut [ContactOut<R>],
+    wall_xi: &mut [R::V3],
+) {
+    use super::neighbours::{OWNED, mirror};
+    let np = planes.len().max(1);
+    let history = !wall_xi.is_empty();
+    let block = |b: usize, outs: &mut [ContactOut<R>], walls: &mut [R::V3]| {
+        for (k, acc) in outs.iter_mut().enumerate() {
+            let i = b * CHUNK + k;
+            *acc = ContactOut::default();
+            for e in start[i] as usize..start[i + 1] as usize {
+                let l = link[e];
+                let owned = l & OWNED != 0;
+                if !owned && mirror(l).is_none() {
+                    continue;
+                }
+                let (p, sign) = (&pairs[e], if owned { -R::one() } else { R::one() });
+                if p.flags & PAIR_FORCE != 0 {
+                    acc.force += p.force * sign;
+                }
+                if owned {
+                    acc.energy += p.energy;
+                    acc.power += p.power;
+                    acc.contacts += (p.flags & PAIR_CONTACT != 0) as u32;
+                    acc.collisions += (p.flags & PAIR_COLLISION != 0) as u32;
+                }
+            }
+            let me = &bodies[i];
+            for (w, plane) in planes.iter().enumerate() {
+                let xi_old = if history {
+                    walls[k * np + w]
+                } else {
+                    R::zero3()
+                };
+                let kept = plane_contact(
+                    acc,
+                    me,
+                    plane,
+                    Round::Final,
+                    false,
+                    R::one(),
+                    xi_old,
+                    params,
+                );
+                if history {
+                    walls[k * np + w] = kept.unwrap_or(R::zero3());
+                }
+            }
+        }
     };
-    if history_new.is_empty() {
-        out.par_iter_mut()
+    if history {
+        out.par_chunks_mut(CHUNK)
+            .zip(wall_xi.par_chunks_mut(CHUNK * np))
             .enumerate()
-            .for_each(|(i, acc)| one(i, acc, None));
+            .for_each(|(b, (outs, walls))| block(b, outs, walls));
     } else {
-        out.par_iter_mut()
-            .zip(history_new.par_chunks_mut(HISTORY_SLOTS))
+        out.par_chunks_mut(CHUNK)
             .enumerate()
-            .for_each(|(i, (acc, row))| one(i, acc, Some(row)));
+            .for_each(|(b, outs)| block(b, outs, &mut []));
     }
 }

@@ -11,6 +11,7 @@ pub mod count;
 pub mod diagnostics;
 pub mod gravity;
 pub mod integrate;
+pub mod neighbours;
 pub mod prefix_sum;
 pub mod scatter;
 
@@ -18,10 +19,9 @@ use crate::checkpoint::{CpuState, Floats};
 use crate::scene::{ContactModel, Scene};
 use crate::setup::PackedScene;
 use crate::{Diagnostics, Real, Snapshot};
-use collide::{
-    Body, CellBox, CollideParams, ContactOut, Event, HISTORY_SLOTS, PlaneBody, Round, Slot,
-};
+use collide::{Ball, Body, CellBox, CollideParams, ContactOut, Event, PlaneBody, Round};
 use glam::DVec3;
+use neighbours::NeighbourList;
 use rayon::prelude::*;
 
 /// Spheres per block of the parallel loops and reductions (fixed, so sums are reproducible).
@@ -55,6 +55,11 @@ fn floats<R: Real>(values: impl Iterator<Item = f64>) -> Floats {
     }
 }
 
+/// Neighbour-list entries per sphere assumed by [`CpuBackend::memory_estimate`]: a sphere in
+/// a dense packing of equal spheres has 12 touching neighbours, and a skin below a quarter
+/// radius adds few more.
+pub const LIST_ENTRIES_ESTIMATE: usize = 16;
+
 /// Sums of the contact stage's per-sphere results.
 #[derive(Clone, Copy, Debug, Default)]
 struct ContactSums {
@@ -64,7 +69,6 @@ struct ContactSums {
     /// Dissipated power, W.
     power: f64,
     collisions: u64,
-    history_dropped: u64,
     /// Energy the impulse rounds took out of the step, J (see [`CpuBackend::apply_contacts`]).
     impulse_loss: f64,
 }
@@ -80,6 +84,10 @@ struct Params<R: Real> {
     drag: R,
     stiffness: R,
     model: ContactModel,
+    /// Neighbour-list skin s, m (soft laws; 0 for impulses, which re-bin every step).
+    skin: R,
+    /// Whether friction history is kept.
+    history: bool,
 }
 
 /// The CPU reference backend in precision `R` (`f32` or `f64`).
@@ -111,13 +119,15 @@ pub struct CpuBackend<R: Real> {
     cell_start: Vec<u32>,
     perm: Vec<u32>,
     bodies: Vec<Body<R>>,
+    balls: Vec<Ball<R>>,
+    // Soft laws: each list entry's pair result (its lower-id sphere's entries).
+    pairs: Vec<collide::PairOut<R>>,
     cells: Vec<[i32; 3]>,
     boxes: Vec<CellBox>,
     contact: Vec<ContactOut<R>>,
     earliest: Vec<Event<R>>,
-    // Friction history (empty without friction): last step's, in sorted order, and this one's.
-    history_old: Vec<Slot<R>>,
-    history_new: Vec<Slot<R>>,
+    // Soft laws: the neighbour list with its friction history.
+    list: NeighbourList<R>,
     force: Vec<R::V3>,
     a_mutual: Vec<R::V3>,
     // Reused every step, so that a step allocates nothing: the reordering's spare arrays (one
@@ -155,11 +165,6 @@ impl<R: Real> CpuBackend<R> {
         let sp = &p.params;
         let n_large = p.large_count(R::of);
         let ts = sp.table_size;
-        let history = if sp.history {
-            vec![Slot::default(); n * HISTORY_SLOTS]
-        } else {
-            Vec::new()
-        };
         let of = |v: &[f64]| -> Vec<R> { v.iter().map(|&x| R::of(x)).collect() };
         let mut b = Self {
             params: Params {
@@ -171,6 +176,12 @@ impl<R: Real> CpuBackend<R> {
                 drag: R::of(sp.drag),
                 stiffness: R::of(sp.stiffness),
                 model: sp.contact,
+                skin: if sp.contact.is_soft() {
+                    R::of(sp.skin)
+                } else {
+                    R::zero()
+                },
+                history: sp.history,
             },
             gravity_f64: sp.gravity,
             planes: p
@@ -207,12 +218,13 @@ impl<R: Real> CpuBackend<R> {
             cell_start: vec![0; ts as usize + 1],
             perm: vec![0; n],
             bodies: Vec::with_capacity(n),
+            balls: Vec::with_capacity(n),
+            pairs: Vec::new(),
             cells: Vec::with_capacity(n),
             boxes: Vec::new(),
             contact: vec![ContactOut::default(); n],
             earliest: vec![Event::default(); n],
-            history_old: history.clone(),
-            history_new: history,
+            list: NeighbourList::default(),
             force: Vec::new(),
             a_mutual: Vec::new(),
             spare_v3: Vec::with_capacity(n),
@@ -241,7 +253,7 @@ impl<R: Real> CpuBackend<R> {
             .reduce(R::zero, |a, b| a.max(b))
             .sqrt();
         b.bin(vmax);
-        let cout = b.contacts(vmax, true);
+        let cout = b.contacts(vmax, true, true);
         b.contacts = cout.contacts;
         b.spring_energy = cout.energy;
         b.forces();
@@ -259,24 +271,28 @@ impl<R: Real> CpuBackend<R> {
     }
 
     /// Estimated heap memory of the backend for `n` spheres, bytes: every per-sphere array at
-    /// its element size (with the reordering's spare arrays), the two friction-history rows of [`HISTORY_SLOTS`] slots when
-    /// `history` ([`friction_history`]), and the hash table (`table_size(n) + 1` counts and
-    /// starts). Large-sphere boxes and planes are not counted (at most 256 boxes).
+    /// its element size (with the reordering's spare arrays), the neighbour list at
+    /// [`LIST_ENTRIES_ESTIMATE`] entries per sphere (both copies during a rebuild; with the
+    /// friction history's ξ and partner id per entry when `history`, [`friction_history`]),
+    /// and the hash table (`table_size(n) + 1` counts and starts). Large-sphere boxes and walls
+    /// are not counted (at most 256 boxes).
     pub fn memory_estimate(n: usize, history: bool) -> u64 {
         use std::mem::size_of;
-        let per_sphere = 6 * size_of::<R::V3>() // position, velocity, acceleration, force, a_mutual, spare
+        let per_entry = size_of::<u32>()
+            + if history {
+                2 * (size_of::<u32>() + size_of::<R::V3>())
+            } else {
+                0
+            };
+        let per_sphere = 7 * size_of::<R::V3>() // position, velocity, acceleration, force, a_mutual, spare, x_build
             + 8 * size_of::<R>() // radius, mass, inverse mass, restitution, ζ, compliance, μ, spare
-            + 4 * size_of::<u32>() // id, keys, permutation, spare
+            + 7 * size_of::<u32>() // id, keys, permutation, spare, list counts, rows and old rows
             + 2 * size_of::<f64>() // radius and mass as given
             + size_of::<collide::Body<R>>()
             + size_of::<[i32; 3]>()
             + size_of::<collide::ContactOut<R>>()
             + size_of::<collide::Event<R>>()
-            + if history {
-                2 * HISTORY_SLOTS * size_of::<Slot<R>>()
-            } else {
-                0
-            };
+            + LIST_ENTRIES_ESTIMATE * per_entry;
         // Counts, starts and the scatter's next free slots.
         let table = 3 * 4 * (cell_keys::table_size(n) as u64 + 1);
         per_sphere as u64 * n as u64 + table
@@ -313,15 +329,42 @@ impl<R: Real> CpuBackend<R> {
         self.stage_seconds
     }
 
+    /// The pairs on the neighbour list, as input ids `(a, b)` with `a < b`, sorted (empty for
+    /// the impulse law, which keeps no list). For tests of the list's safety invariant.
+    pub fn listed_pairs(&self) -> Vec<(u32, u32)> {
+        let list = &self.list;
+        let mut pairs: Vec<(u32, u32)> = (0..list.start.len().saturating_sub(1))
+            .flat_map(|i| {
+                (list.start[i]..list.start[i + 1]).map(move |e| {
+                    let (a, b) = (self.id[i], self.id[list.partner[e as usize] as usize]);
+                    (a.min(b), a.max(b))
+                })
+            })
+            .collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        pairs
+    }
+
+    /// Neighbour-list rebuilds since set-up (every step for the impulse law).
+    pub fn rebuilds(&self) -> u64 {
+        if self.params.model.is_soft() {
+            self.list.rebuilds
+        } else {
+            self.step
+        }
+    }
+
     /// Spheres in the large-sphere list.
     pub fn large_count(&self) -> usize {
         self.len() - self.n_small as usize
     }
 
-    /// Stages `cell_keys`, `count`, `prefix_sum`, `scatter`: sorts the state by bucket.
+    /// Stages `cell_keys`, `count`, `prefix_sum`, `scatter`: sorts the state by bucket, in
+    /// cells widened by the neighbour-list skin (half on each side).
     fn bin(&mut self, small_speed_max: R) {
-        self.cell_edge =
-            cell_keys::cell_edge(self.small_radius_max, small_speed_max, self.params.dt);
+        let reach = self.small_radius_max + self.params.skin * R::of(0.5);
+        self.cell_edge = cell_keys::cell_edge(reach, small_speed_max, self.params.dt);
         let inv_h = self.cell_edge.recip();
         cell_keys::cell_keys::<R>(
             &self.position,
@@ -357,14 +400,6 @@ impl<R: Real> CpuBackend<R> {
         permute(&mut self.compliance, sr, perm);
         permute(&mut self.mu, sr, perm);
         permute(&mut self.id, &mut self.spare_u32, perm);
-        if !self.history_new.is_empty() {
-            scatter::gather_rows(
-                &self.history_new,
-                perm,
-                HISTORY_SLOTS,
-                &mut self.history_old,
-            );
-        }
         // Cells (and large spheres' boxes) at binning time, used by every contact round.
         self.cells.clear();
         self.cells.par_extend(
@@ -390,13 +425,20 @@ impl<R: Real> CpuBackend<R> {
             id: self.id[i],
             cell: self.cells[i],
         }));
+        if self.params.model.is_soft() {
+            self.balls.clear();
+            self.balls.par_extend(
+                self.position
+                    .par_iter()
+                    .zip(self.radius.par_iter())
+                    .map(|(&x, &r)| Ball { x, r }),
+            );
+        }
     }
 
-    /// Stage `collide` (both rounds for impulses, applied to the state unless `init`); returns
-    /// its sums, with the collisions of every round. At set-up (`init`) only the final round
-    /// runs, for the contact counts and soft-contact forces, and nothing is applied.
-    fn contacts(&mut self, small_speed_max: R, init: bool) -> ContactSums {
-        let params = CollideParams {
+    /// The contact stage's uniform parameters for this step.
+    fn collide_params(&self, small_speed_max: R) -> CollideParams<R> {
+        CollideParams {
             dt: self.params.dt,
             model: self.params.model,
             stiffness: self.params.stiffness,
@@ -407,21 +449,75 @@ impl<R: Real> CpuBackend<R> {
             small_radius_max: self.small_radius_max,
             small_speed_max,
             resting_speed: self.params.resting_speed,
-        };
+            skin: self.params.skin,
+        }
+    }
+
+    /// Stage `collide` (both rounds for impulses, applied to the state unless `init`; soft
+    /// laws from the neighbour list, rebuilt first when `rebuild`, which needs a binning just
+    /// before); returns its sums, with the collisions of every round. At set-up (`init`) only
+    /// the final round runs, for the contact counts and soft-contact forces, and nothing is
+    /// applied.
+    fn contacts(&mut self, small_speed_max: R, init: bool, rebuild: bool) -> ContactSums {
+        let params = self.collide_params(small_speed_max);
         let impulse = self.params.model == ContactModel::Impulse;
+        let n_small = self.n_small as usize;
+        if impulse || rebuild {
+            self.boxes.clear();
+            self.boxes.extend((n_small..self.len()).map(|i| {
+                collide::large_box(self.position[i], self.velocity[i], self.radius[i], &params)
+            }));
+        }
+        self.load_bodies();
+        if !impulse {
+            if rebuild {
+                self.list.build(
+                    &self.bodies,
+                    &self.balls,
+                    &self.id,
+                    &self.boxes,
+                    &self.cell_start,
+                    &self.counts,
+                    &params,
+                    self.params.skin,
+                    self.params.history,
+                    self.planes.len(),
+                    (!init).then_some(&self.perm[..]),
+                );
+                self.list.rebuilds += u64::from(!init);
+            }
+            let list = &mut self.list;
+            self.pairs.resize(list.len(), collide::PairOut::default());
+            collide::collide_pairs(
+                &self.bodies,
+                &self.balls,
+                &list.start,
+                &list.partner,
+                &list.link,
+                &params,
+                &mut self.pairs,
+                &mut list.xi,
+            );
+            collide::sum_pairs(
+                &self.bodies,
+                &list.start,
+                &list.link,
+                &self.pairs,
+                &self.planes,
+                &params,
+                &mut self.contact,
+                &mut list.wall_xi,
+            );
+            if init {
+                // No time has passed: set-up starts no friction history.
+                list.xi.fill(R::zero3());
+                list.wall_xi.fill(R::zero3());
+            }
+            return self.sum_contacts();
+        }
         let mut collisions = 0;
         let mut impulse_loss = 0.0;
-        let n_small = self.n_small as usize;
-        self.boxes.clear();
-        self.boxes.extend((n_small..self.len()).map(|i| {
-            collide::large_box(self.position[i], self.velocity[i], self.radius[i], &params)
-        }));
-        self.load_bodies();
-        let rounds = if impulse && !init {
-            collide::MATCHING_ROUNDS
-        } else {
-            0
-        };
+        let rounds = if init { 0 } else { collide::MATCHING_ROUNDS };
         for _ in 0..rounds {
             self.earliest_events(&params);
             self.collide(Round::Matching, &params);
@@ -429,17 +525,13 @@ impl<R: Real> CpuBackend<R> {
             impulse_loss += self.apply_contacts();
             self.load_bodies();
         }
-        if impulse && !init {
+        if !init {
             // Pending collisions per sphere: the mass-splitting factors of the final round.
             self.earliest_events(&params);
         }
         self.collide(Round::Final, &params);
-        if init {
-            // No time has passed: set-up starts no friction history.
-            self.history_new.fill(Slot::default());
-        }
         let mut sums = self.sum_contacts();
-        if impulse && !init {
+        if !init {
             impulse_loss += self.apply_contacts();
         }
         sums.collisions += collisions;
@@ -469,11 +561,9 @@ impl<R: Real> CpuBackend<R> {
             &self.counts,
             &self.planes,
             &self.earliest,
-            &self.history_old,
             round,
             params,
             &mut self.contact,
-            &mut self.history_new,
         );
     }
 
@@ -517,7 +607,6 @@ impl<R: Real> CpuBackend<R> {
                     energy: s.energy + o.energy.f64(),
                     power: s.power + o.power.f64(),
                     collisions: s.collisions + o.collisions as u64,
-                    history_dropped: s.history_dropped + o.history_dropped as u64,
                     impulse_loss: 0.0,
                 })
             })
@@ -529,7 +618,6 @@ impl<R: Real> CpuBackend<R> {
                 energy: s.energy + o.energy,
                 power: s.power + o.power,
                 collisions: s.collisions + o.collisions,
-                history_dropped: s.history_dropped + o.history_dropped,
                 impulse_loss: s.impulse_loss + o.impulse_loss,
             })
     }
@@ -618,13 +706,17 @@ impl<R: Real> CpuBackend<R> {
             dt,
         );
         lap(0, &mut self.stage_seconds);
-        self.bin(vmax);
+        // Impulses re-bin every step; soft laws when the neighbour list needs it.
+        let rebuild = self.params.model == ContactModel::Impulse
+            || neighbours::needs_rebuild::<R>(&self.position, &self.list.x_build, self.params.skin);
+        if rebuild {
+            self.bin(vmax);
+        }
         lap(1, &mut self.stage_seconds);
-        let sums = self.contacts(vmax, false);
+        let sums = self.contacts(vmax, false, rebuild);
         self.contacts = sums.contacts;
         self.spring_energy = sums.energy;
         self.collisions += sums.collisions;
-        self.history_dropped += sums.history_dropped;
         // The forces of this step's contacts act for one step (the two half kicks); impulses
         // book what their rounds took out of the step.
         self.dissipated += sums.power * self.dt_f64 + sums.impulse_loss;
@@ -687,24 +779,26 @@ impl<R: Real> CpuBackend<R> {
             contacts: self.contacts,
             collisions: self.collisions,
             friction_history_dropped: self.history_dropped,
+            neighbour_rebuilds: self.rebuilds(),
         }
     }
 
     /// Everything a later step reads (see [`CpuState`]), for a checkpoint.
     pub fn save_state(&self) -> CpuState {
         let flat = |v: &[R::V3]| floats::<R>(v.iter().flat_map(|&x| R::comps(x)).map(|c| c.f64()));
+        let list = &self.list;
         CpuState {
             id: self.id.clone(),
             position: flat(&self.position),
             velocity: flat(&self.velocity),
             acceleration: flat(&self.acceleration),
-            history_partner: self.history_new.iter().map(|s| s.partner).collect(),
-            history_xi: floats::<R>(
-                self.history_new
-                    .iter()
-                    .flat_map(|s| R::comps(s.xi))
-                    .map(|c| c.f64()),
-            ),
+            list_start: list.start.clone(),
+            list_partner: list.partner.clone(),
+            history_partner: list.partner_id.clone(),
+            history_xi: flat(&list.xi),
+            wall_xi: flat(&list.wall_xi),
+            x_build: flat(&list.x_build),
+            rebuilds: list.rebuilds,
             step: self.step,
             collisions: self.collisions,
             history_dropped: self.history_dropped,
@@ -719,7 +813,7 @@ impl<R: Real> CpuBackend<R> {
     ///
     /// # Errors
     /// A message when the state is of the other precision or does not fit this scene (sphere
-    /// count, ids, friction history); the backend is then unchanged.
+    /// count, ids, neighbour list, friction history); the backend is then unchanged.
     pub fn restore_state(&mut self, s: &CpuState) -> Result<(), String> {
         let n = self.len();
         if s.position.precision() != R::PRECISION {
@@ -729,7 +823,6 @@ impl<R: Real> CpuBackend<R> {
                 R::PRECISION
             ));
         }
-        let rows = self.history_new.len();
         if s.id.len() != n
             || [&s.position, &s.velocity, &s.acceleration]
                 .iter()
@@ -740,12 +833,13 @@ impl<R: Real> CpuBackend<R> {
                 s.id.len()
             ));
         }
-        if s.history_partner.len() != rows || s.history_xi.len() != 3 * rows {
-            return Err(format!(
-                "its friction history has {} slots, this scene needs {rows}",
-                s.history_partner.len()
-            ));
-        }
+        check_list(
+            s,
+            n,
+            self.params.model.is_soft(),
+            self.params.history,
+            self.planes.len(),
+        )?;
         // Slot of each input id now, to carry the per-sphere constants into the saved order.
         let mut slot = vec![u32::MAX; n];
         for (i, &id) in self.id.iter().enumerate() {
@@ -769,18 +863,23 @@ impl<R: Real> CpuBackend<R> {
         reorder(&mut self.compliance, &order);
         reorder(&mut self.mu, &order);
         self.id.clone_from(&s.id);
-        let v3 = |f: &Floats, i: usize| {
-            R::v3(DVec3::new(f.get(3 * i), f.get(3 * i + 1), f.get(3 * i + 2)))
+        let v3s = |f: &Floats| -> Vec<R::V3> {
+            (0..f.len() / 3)
+                .map(|i| R::v3(DVec3::new(f.get(3 * i), f.get(3 * i + 1), f.get(3 * i + 2))))
+                .collect()
         };
-        for i in 0..n {
-            self.position[i] = v3(&s.position, i);
-            self.velocity[i] = v3(&s.velocity, i);
-            self.acceleration[i] = v3(&s.acceleration, i);
-        }
-        for (k, slot) in self.history_new.iter_mut().enumerate() {
-            slot.partner = s.history_partner[k];
-            slot.xi = v3(&s.history_xi, k);
-        }
+        self.position = v3s(&s.position);
+        self.velocity = v3s(&s.velocity);
+        self.acceleration = v3s(&s.acceleration);
+        let list = &mut self.list;
+        list.start.clone_from(&s.list_start);
+        list.partner.clone_from(&s.list_partner);
+        list.partner_id.clone_from(&s.history_partner);
+        list.xi = v3s(&s.history_xi);
+        list.wall_xi = v3s(&s.wall_xi);
+        list.x_build = v3s(&s.x_build);
+        list.rebuilds = s.rebuilds;
+        list.relink(&self.id);
         self.step = s.step;
         self.collisions = s.collisions;
         self.history_dropped = s.history_dropped;
@@ -808,4 +907,52 @@ impl<R: Real> CpuBackend<R> {
         }
         snap
     }
+}
+
+/// Checks a saved neighbour list against the scene: `n + 1` non-decreasing rows ending at the
+/// entry count and partners in range for a soft law (none for impulses), a ξ and partner id per
+/// entry and a ξ per sphere and wall with friction history (none without).
+fn check_list(
+    s: &CpuState,
+    n: usize,
+    soft: bool,
+    history: bool,
+    walls: usize,
+) -> Result<(), String> {
+    let entries = s.list_partner.len();
+    let rows_ok = if soft {
+        s.list_start.len() == n + 1
+            && s.list_start.windows(2).all(|w| w[0] <= w[1])
+            && s.list_start.first() == Some(&0)
+            && s.list_start.last().map(|&e| e as usize) == Some(entries)
+            && s.list_partner.iter().all(|&j| (j as usize) < n)
+            && s.x_build.len() == 3 * n
+    } else {
+        s.list_start.is_empty() && entries == 0 && s.x_build.is_empty()
+    };
+    if !rows_ok {
+        return Err(format!(
+            "its neighbour list ({} rows, {entries} entries) does not fit this scene of {n} \
+             spheres with the {} law",
+            s.list_start.len(),
+            if soft { "soft" } else { "impulse" }
+        ));
+    }
+    let (want_entries, want_walls) = if history {
+        (entries, n * walls)
+    } else {
+        (0, 0)
+    };
+    if s.history_partner.len() != want_entries
+        || s.history_xi.len() != 3 * want_entries
+        || s.wall_xi.len() != 3 * want_walls
+    {
+        return Err(format!(
+            "its friction history ({} contacts, {} wall values) does not fit this scene, which \
+             needs {want_entries} and {want_walls}",
+            s.history_partner.len(),
+            s.wall_xi.len() / 3
+        ));
+    }
+    Ok(())
 }

@@ -1122,6 +1122,8 @@ impl GpuBackend {
             time: self.steps_done as f64 * self.dt,
             collisions: self.collisions,
             friction_history_dropped: self.history_dropped,
+            // The GPU re-bins every step.
+            neighbour_rebuilds: self.steps_done,
             ..Default::default()
         };
         for g in 0..groups {

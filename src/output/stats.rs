@@ -36,7 +36,8 @@
 //!   "angular_momentum_initial": [0.0, 0.0, 0.0],
 //!   "angular_momentum_final": [0.0, 0.0, 0.0],
 //!   "interrupted": false,
-//!   "resumed_from_step": null
+//!   "resumed_from_step": null,
+//!   "neighbour_rebuilds": 12
 //! }
 //! ```
 //!
@@ -132,6 +133,9 @@ pub struct RunStats {
     /// The step of the checkpoint this run was resumed from (`--resume`), `null` for a run from
     /// the scene's start. Counts, energies and times above still cover the whole run.
     pub resumed_from_step: Option<u64>,
+    /// Neighbour-list rebuilds during the run ([`Diagnostics::neighbour_rebuilds`]): the soft
+    /// laws' list on the CPU; every step for impulses and on the GPU; 0 for the event solver.
+    pub neighbour_rebuilds: u64,
 }
 
 impl RunStats {
@@ -197,6 +201,9 @@ impl RunStats {
             angular_momentum_final: arr(final_.angular_momentum),
             interrupted,
             resumed_from_step: None,
+            neighbour_rebuilds: final_
+                .neighbour_rebuilds
+                .saturating_sub(initial.neighbour_rebuilds),
         }
     }
 

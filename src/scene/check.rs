@@ -408,6 +408,9 @@ fn check_sim(p: &SimParams, out: &mut Problems) -> (bool, bool) {
     out.check(s, non_negative("softening", p.softening));
     out.check(s, positive("stiffness", p.stiffness));
     out.check(s, non_negative("drag", p.drag));
+    if let Some(skin) = p.skin {
+        out.check(s, non_negative("skin", skin));
+    }
     let restitution_ok = out.check(s, restitution(p.restitution));
     let surface_ok = out.check_all(s, surface_problems(&p.surface));
     (restitution_ok, surface_ok)

@@ -48,6 +48,7 @@
 //! youngs_modulus = 1e8         # Pa, > 0; E of bodies that name no material (default 1e8)
 //! poisson_ratio = 0.3          # in (-1, 0.5]; ν of bodies that name no material (default 0.3)
 //! friction = 0.0               # ≥ 0; μ of bodies that name no material (default 0)
+//! skin = 0.025                 # m, ≥ 0; soft laws' neighbour-list skin (default r_min / 4)
 //!
 //! [[material]]                 # presets steel, glass, wood, ivory, rubber need no table;
 //! name = "steel"               # a table with a preset's name overrides the keys it gives
@@ -159,6 +160,7 @@ struct SimTable {
     youngs_modulus: Option<f64>,
     poisson_ratio: Option<f64>,
     friction: Option<f64>,
+    skin: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -790,6 +792,7 @@ fn build(
             poisson_ratio: t.poisson_ratio.unwrap_or(d.surface.poisson_ratio),
             friction: t.friction.unwrap_or(d.surface.friction),
         },
+        skin: t.skin,
     };
     let mut materials = Materials::new(with_lines(text, doc.material), &mut found);
     let particles = with_lines(text, doc.particle);

@@ -89,7 +89,15 @@ pub struct SimParams {
     /// Elastic constants and friction of spheres, planes and containers that name no material
     /// (default: [`Surface::default`]).
     pub surface: Surface,
+    /// Neighbour-list skin s of the soft contact laws, m: pairs within `r_a + r_b + s` are
+    /// listed, and the list is rebuilt once some sphere has moved s/2. `0` rebuilds every
+    /// step. Default (`None`): [`DEFAULT_SKIN_FRACTION`] of the smallest radius
+    /// ([`Scene::skin`]). The impulse law re-bins every step and ignores it.
+    pub skin: Option<f64>,
 }
+
+/// Default neighbour-list skin as a fraction of the smallest sphere radius ([`Scene::skin`]).
+pub const DEFAULT_SKIN_FRACTION: f64 = 0.25;
 
 impl Default for SimParams {
     fn default() -> Self {
@@ -104,6 +112,7 @@ impl Default for SimParams {
             drag: 0.0,
             restitution: 1.0,
             surface: Surface::default(),
+            skin: None,
         }
     }
 }
@@ -224,6 +233,23 @@ pub struct Scene {
 }
 
 impl Scene {
+    /// The neighbour-list skin s, m: the `skin` key, or [`DEFAULT_SKIN_FRACTION`] of the
+    /// smallest sphere radius (0 for an empty scene).
+    pub fn skin(&self) -> f64 {
+        self.sim.skin.unwrap_or_else(|| {
+            let r_min = self
+                .spheres
+                .iter()
+                .map(|s| s.radius)
+                .fold(f64::INFINITY, f64::min);
+            if r_min.is_finite() {
+                DEFAULT_SKIN_FRACTION * r_min
+            } else {
+                0.0
+            }
+        })
+    }
+
     /// Six inward-facing planes of the axis-aligned box `[min, max]`, m.
     pub fn box_planes(min: DVec3, max: DVec3, restitution: f64, surface: Surface) -> [Plane; 6] {
         let p = |point: DVec3, normal: DVec3| Plane {

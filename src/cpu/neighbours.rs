@@ -1,0 +1,286 @@
+//! Stage `neighbours`: the Verlet neighbour list with a skin, for the soft contact laws
+//! (docs/physics.md, "Neighbour list with a skin"; L. Verlet, Phys. Rev. 159, 98 (1967); the
+//! skin criterion as in
+//! LAMMPS' `neighbor ... bin` with `neigh_modify check yes`).
+//!
+//! A rebuild bins the spheres into cells of edge `2 r_max + s` (s the skin) and lists, for
+//! every sorted sphere i, the partners j of its 27 neighbour cells (and the large-sphere
+//! boxes) within reach, `collide::in_reach`: `|x_j − x_i| ≤ r_i + r_j + s` (with `may_touch`'s 1 %
+//! margin). The list is a compressed row per sphere, `start[i]..start[i + 1]`, in the order the
+//! candidate loop meets the partners, so that it is deterministic and a rebuild in every step
+//! (s = 0) gives the grid search's pairs in the grid search's order.
+//!
+//! Until some sphere has moved more than s/2 from where it was at the last build
+//! ([`needs_rebuild`]) the state is not re-sorted and the contact stage reads the list: no
+//! pair that can touch is missing, since two spheres that each moved less than s/2 closed their
+//! gap by less than s.
+//!
+//! The friction history lives on the list: one tangential displacement ξ per entry (both
+//! entries of a pair hold the same ξ, computed by the same symmetric pair function), carried to
+//! the rebuilt list by the partner's input id; one ξ per sphere and wall. A sphere keeps the
+//! history of every contact it has, however many.
+
+use crate::Real;
+use rayon::prelude::*;
+
+use super::CHUNK;
+use super::collide::{Ball, Body, CellBox, CollideParams, for_each_candidate, in_reach};
+use super::prefix_sum::prefix_sum;
+use super::scatter::gather_rows;
+
+/// Whether the list must be rebuilt before the contact stage: always when `skin` is 0,
+/// otherwise when some sphere has moved more than `skin / 2` since `x_build` (same order).
+pub fn needs_rebuild<R: Real>(position: &[R::V3], x_build: &[R::V3], skin: R) -> bool {
+    if skin <= R::zero() || position.len() != x_build.len() {
+        return true;
+    }
+    let half = skin * R::of(0.5);
+    let limit = half * half;
+    position
+        .par_chunks(CHUNK)
+        .zip(x_build.par_chunks(CHUNK))
+        .any(|(xs, x0s)| xs.iter().zip(x0s).any(|(&x, &x0)| R::norm2(x - x0) > limit))
+}
+
+/// The neighbour list of the sorted spheres, with its friction history.
+#[derive(Clone, Debug, Default)]
+pub struct NeighbourList<R: Real> {
+    /// First entry of each sorted sphere (`n + 1`; the last is the entry count).
+    pub start: Vec<u32>,
+    /// Sorted index of each entry's partner.
+    pub partner: Vec<u32>,
+    /// Each entry's link: [`OWNED`] when its sphere has the lower id of the pair, or'd with
+    /// the index of the mirror entry (the partner's entry for this sphere) or [`NO_MIRROR`].
+    pub link: Vec<u32>,
+    /// Input id of each entry's partner (with friction history only).
+    pub partner_id: Vec<u32>,
+    /// Tangential displacement ξ of each entry, m (with friction history only).
+    pub xi: Vec<R::V3>,
+    /// ξ of each sphere against each wall, m (`n × walls`, with friction history only).
+    pub wall_xi: Vec<R::V3>,
+    /// Positions at the last build, m (sorted order).
+    pub x_build: Vec<R::V3>,
+    /// Builds since set-up (the set-up's own not counted).
+    pub rebuilds: u64,
+    // Scratch reused by every build: per-sphere counts, each block's rows, the prefix sum's
+    // block sums, and the old list's rows and history while it is carried over.
+    count: Vec<u32>,
+    block_rows: Vec<Vec<u32>>,
+    block_sums: Vec<u32>,
+    old_start: Vec<u32>,
+    old_partner_id: Vec<u32>,
+    old_xi: Vec<R::V3>,
+    spare_wall: Vec<R::V3>,
+}
+
+/// Calls `f(b, entries, more)` for every block b of [`CHUNK`] spheres (of `start.len() − 1`)
+/// with the block's entries of two entry arrays (`start[b CHUNK]..start[(b + 1) CHUNK]`;
+/// either may be empty, and then every block gets an empty slice of it), in parallel. The blocks
+/// are split off recursively with `rayon::join`, so nothing is allocated.
+pub fn for_each_block<T: Send, U: Send>(
+    start: &[u32],
+    entries: &mut [T],
+    more: &mut [U],
+    f: &(impl Fn(usize, &mut [T], &mut [U]) + Sync),
+) {
+    fn split<T: Send, U: Send>(
+        start: &[u32],
+        lo: usize,
+        hi: usize,
+        entries: &mut [T],
+        more: &mut [U],
+        f: &(impl Fn(usize, &mut [T], &mut [U]) + Sync),
+    ) {
+        let n = start.len() - 1;
+        if hi - lo <= 1 {
+            if lo * CHUNK < n {
+                f(lo, entries, more);
+            }
+            return;
+        }
+        let mid = (lo + hi) / 2;
+        let at = (start[(mid * CHUNK).min(n)] - start[(lo * CHUNK).min(n)]) as usize;
+        let (head, tail) = entries.split_at_mut(if entries.is_empty() { 0 } else { at });
+        let (more_head, more_tail) = more.split_at_mut(if more.is_empty() { 0 } else { at });
+        rayon::join(
+            || split(start, lo, mid, head, more_head, f),
+            || split(start, mid, hi, tail, more_tail, f),
+        );
+    }
+    let n = start.len() - 1;
+    split(start, 0, n.div_ceil(CHUNK).max(1), entries, more, f);
+}
+
+/// Flag of [`NeighbourList::link`]: the entry's sphere has the lower id of the pair and
+/// evaluates it.
+pub const OWNED: u32 = 0x8000_0000;
+/// Low bits of a [`NeighbourList::link`] whose partner does not list the sphere back: only a
+/// pair out of reach (hash aliasing), which contributes nothing.
+pub const NO_MIRROR: u32 = 0x7fff_ffff;
+
+/// The mirror entry of a [`NeighbourList::link`] (the partner's entry for the sphere), or
+/// `None`.
+#[inline(always)]
+pub fn mirror(link: u32) -> Option<usize> {
+    let m = link & NO_MIRROR;
+    (m != NO_MIRROR).then_some(m as usize)
+}
+
+impl<R: Real> NeighbourList<R> {
+    /// Recomputes [`NeighbourList::link`] from the rows and the spheres' input `ids` (sorted
+    /// order): each pair is evaluated once, by its lower-id sphere, and written to both
+    /// entries.
+    pub fn relink(&mut self, ids: &[u32]) {
+        let (start, partner) = (&self.start, &self.partner);
+        let n = start.len().saturating_sub(1);
+        self.link.resize(partner.len(), 0);
+        if n == 0 {
+            return;
+        }
+        for_each_block(start, &mut self.link, &mut [(); 0], &|b, links, _| {
+            let base = start[b * CHUNK] as usize;
+            for i in b * CHUNK..((b + 1) * CHUNK).min(n) {
+                for e in start[i] as usize..start[i + 1] as usize {
+                    let j = partner[e] as usize;
+                    let m = (start[j] as usize..start[j + 1] as usize)
+                        .find(|&m| partner[m] as usize == i)
+                        .map_or(NO_MIRROR, |m| m as u32);
+                    links[e - base] = if ids[i] < ids[j] { OWNED | m } else { m };
+                }
+            }
+        });
+    }
+
+    /// Entries in the list.
+    pub fn len(&self) -> usize {
+        self.partner.len()
+    }
+
+    /// True when the list holds no pair.
+    pub fn is_empty(&self) -> bool {
+        self.partner.is_empty()
+    }
+
+    /// Rebuilds the list from a fresh binning (`bodies`, `balls` and input `ids` in the new
+    /// sorted order, with their cells, `boxes`, `cell_start`, `counts` as for `collide::collide`), with
+    /// cells of edge at least `2 r_max + skin` so that the 27 neighbour cells hold every
+    /// partner in reach.
+    ///
+    /// `history` keeps friction history: `perm[i]` is the old sorted index of new sphere i (the
+    /// binning's permutation; `None` at set-up, when there is no history yet), and every
+    /// entry's ξ is carried from the old entry of the same pair, or starts at zero. `walls` is
+    /// the number of walls.
+    #[allow(clippy::too_many_arguments)]
+    pub fn build(
+        &mut self,
+        bodies: &[Body<R>],
+        balls: &[Ball<R>],
+        ids: &[u32],
+        boxes: &[CellBox],
+        cell_start: &[u32],
+        counts: &[u32],
+        params: &CollideParams<R>,
+        skin: R,
+        history: bool,
+        walls: usize,
+        perm: Option<&[u32]>,
+    ) {
+        let n = bodies.len();
+        // One pass: each block of spheres lists its rows into its own scratch vector (kept
+        // between builds), then the rows are counted, summed and copied into place.
+        let blocks = n.div_ceil(CHUNK);
+        self.block_rows.resize_with(blocks, Vec::new);
+        self.count.resize(n + 1, 0);
+        self.count[..n]
+            .par_chunks_mut(CHUNK)
+            .zip(self.block_rows.par_iter_mut())
+            .enumerate()
+            .for_each(|(b, (count, rows))| {
+                rows.clear();
+                for (k, c) in count.iter_mut().enumerate() {
+                    let i = b * CHUNK + k;
+                    let me = balls[i];
+                    let before = rows.len();
+                    for_each_candidate(
+                        i,
+                        bodies,
+                        boxes,
+                        cell_start,
+                        counts,
+                        params,
+                        false,
+                        |j, _| {
+                            let other = balls[j];
+                            if in_reach(me.x, me.r, other.x, other.r, skin) {
+                                rows.push(j as u32);
+                            }
+                        },
+                    );
+                    *c = (rows.len() - before) as u32;
+                }
+            });
+        self.count[n] = 0;
+        std::mem::swap(&mut self.start, &mut self.old_start);
+        self.start.resize(n + 1, 0);
+        let total = prefix_sum(&self.count, &mut self.start, &mut self.block_sums) as usize;
+        assert!(
+            total < NO_MIRROR as usize,
+            "the neighbour list has {total} entries, more than its {NO_MIRROR} limit"
+        );
+        self.partner.resize(total, 0);
+        let start = &self.start;
+        let block_rows = &self.block_rows;
+        for_each_block(start, &mut self.partner, &mut [(); 0], &|b, entries, _| {
+            entries.copy_from_slice(&block_rows[b]);
+        });
+        self.relink(ids);
+        self.x_build.clear();
+        self.x_build.par_extend(bodies.par_iter().map(|b| b.x));
+        if !history {
+            self.partner_id.clear();
+            self.xi.clear();
+            self.wall_xi.clear();
+            return;
+        }
+        std::mem::swap(&mut self.partner_id, &mut self.old_partner_id);
+        std::mem::swap(&mut self.xi, &mut self.old_xi);
+        self.partner_id.clear();
+        self.partner_id
+            .par_extend(self.partner.par_iter().map(|&j| ids[j as usize]));
+        self.xi.resize(total, R::zero3());
+        let start = &self.start;
+        match perm {
+            Some(perm) if self.old_start.len() == n + 1 => {
+                let (old_start, old_id, old_xi) =
+                    (&self.old_start, &self.old_partner_id, &self.old_xi);
+                let ids = &self.partner_id;
+                for_each_block(start, &mut self.xi, &mut [(); 0], &|b, entries, _| {
+                    let base = start[b * CHUNK] as usize;
+                    for i in b * CHUNK..((b + 1) * CHUNK).min(n) {
+                        let o = perm[i] as usize;
+                        let old = old_start[o] as usize..old_start[o + 1] as usize;
+                        for e in start[i] as usize..start[i + 1] as usize {
+                            entries[e - base] = old
+                                .clone()
+                                .find(|&m| old_id[m] == ids[e])
+                                .map_or(R::zero3(), |m| old_xi[m]);
+                        }
+                    }
+                });
+                if walls > 0 && self.wall_xi.len() == n * walls {
+                    self.spare_wall.resize(n * walls, R::zero3());
+                    gather_rows(&self.wall_xi, perm, walls, &mut self.spare_wall);
+                    std::mem::swap(&mut self.wall_xi, &mut self.spare_wall);
+                } else {
+                    self.wall_xi.clear();
+                    self.wall_xi.resize(n * walls, R::zero3());
+                }
+            }
+            _ => {
+                self.xi.fill(R::zero3());
+                self.wall_xi.clear();
+                self.wall_xi.resize(n * walls, R::zero3());
+            }
+        }
+    }
+}

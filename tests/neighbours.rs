@@ -1,0 +1,206 @@
+//! The soft laws' neighbour list on the CPU (`cpu::neighbours`): its safety invariant against a
+//! brute-force O(N²) search, its rebuild schedule, and agreement with a list rebuilt every step.
+
+mod common;
+
+use common::{fixed, scene, sphere, spring};
+use glam::DVec3;
+use spheresim::cpu::CpuBackend;
+use spheresim::scene::{ContactModel, Scene, Surface};
+use spheresim::{Backend, Precision, Simulation};
+
+/// A small deterministic generator (64-bit LCG, Knuth's constants), uniform in [0, 1).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// `n` spheres of radius 10–20 mm at up to 3 m/s in a 0.6 m box, a large sphere (r = 0.1 m,
+/// moving at 2 m/s) and a fixed one in it, spring–dashpot contact, dt = 1 ms: a sphere moves up
+/// to 3 mm a step, so with a 12 mm skin the list lasts two steps or more, and the spheres
+/// close gaps of several millimetres between rebuilds.
+fn fast_gas(n: usize, seed: u64, friction: f64) -> Scene {
+    let mut rng = Lcg(seed);
+    let mut spheres = vec![
+        sphere(DVec3::splat(0.3), DVec3::new(2.0, -1.0, 0.5), 0.1, 2.0, 0.8),
+        fixed(DVec3::new(0.1, 0.1, 0.5), 0.03),
+    ];
+    while spheres.len() < n + 2 {
+        let r = 0.01 + 0.01 * rng.next();
+        let x = DVec3::new(rng.next(), rng.next(), rng.next()) * (0.6 - 2.0 * r) + DVec3::splat(r);
+        if spheres
+            .iter()
+            .any(|s| (s.position - x).length() < s.radius + r)
+        {
+            continue;
+        }
+        let v = (DVec3::new(rng.next(), rng.next(), rng.next()) - 0.5) * 6.0 / 3f64.sqrt();
+        spheres.push(sphere(x, v, r, 1e-3 * (r / 0.01).powi(3), 0.8));
+    }
+    let surface = Surface {
+        friction,
+        ..Surface::default()
+    };
+    let mut s = scene(
+        spheres,
+        Scene::box_planes(DVec3::ZERO, DVec3::splat(0.6), 0.8, surface).to_vec(),
+        spring(1e-3, 200, 2e3),
+    );
+    s.sim.surface = surface;
+    for sp in &mut s.spheres {
+        sp.surface = surface;
+    }
+    s.sim.skin = Some(0.012);
+    s
+}
+
+/// Touching pairs `(a, b)`, `a < b`, of a state, by testing every pair: `|x_b − x_a| ≤ r_a + r_b`
+/// (exactly the contact test of the pair force, in f64).
+fn touching(position: &[DVec3], radius: &[f64]) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for a in 0..position.len() {
+        for b in a + 1..position.len() {
+            let d = position[b] - position[a];
+            let sum = radius[a] + radius[b];
+            if d.x * d.x + d.y * d.y + d.z * d.z <= sum * sum {
+                out.push((a as u32, b as u32));
+            }
+        }
+    }
+    out
+}
+
+/// The safety invariant: after every step, every pair that touches at the positions the step's
+/// contact forces were computed at (the end of the drift, which the step ends with) is on the
+/// list, although the list was built up to several steps earlier. Checked over 200 steps of a
+/// fast gas with a large sphere, on three seeds, in f64 (the brute force sees the exact state).
+#[test]
+fn no_touching_pair_is_ever_missing_from_the_list() {
+    for seed in [1, 2, 3] {
+        let s = fast_gas(150, seed, 0.0);
+        let mut cpu = CpuBackend::<f64>::new(&s);
+        let mut touched = 0;
+        for step in 1..=s.sim.steps {
+            cpu.step().unwrap();
+            let snap = cpu.snapshot();
+            let listed = cpu.listed_pairs();
+            for pair in touching(&snap.position, &snap.radius) {
+                touched += 1;
+                assert!(
+                    listed.binary_search(&pair).is_ok(),
+                    "seed {seed}, step {step}: touching pair {pair:?} is not on the list"
+                );
+            }
+        }
+        // The check had something to check: contacts happened, and the list was reused.
+        assert!(touched > 100, "seed {seed}: only {touched} contact-steps");
+        let rebuilds = cpu.rebuilds();
+        assert!(
+            rebuilds > 10 && rebuilds < s.sim.steps,
+            "seed {seed}: {rebuilds} rebuilds in {} steps",
+            s.sim.steps
+        );
+    }
+}
+
+/// A skin of 0 rebuilds the list every step; a positive skin rebuilds it only when a sphere has
+/// moved half the skin. Both step the same physics: with friction (history carried across the
+/// rebuilds) the runs agree to rounding (the forces are summed in another order), and count the
+/// same contacts.
+#[test]
+fn a_skin_changes_the_rebuilds_but_not_the_physics() {
+    let mut s = fast_gas(150, 7, 0.4);
+    s.sim.steps = 60;
+    let run = |skin: f64| {
+        let mut s = s.clone();
+        s.sim.skin = Some(skin);
+        let mut sim = Simulation::new(&s, Backend::Cpu, Precision::F64).unwrap();
+        sim.step(s.sim.steps).unwrap();
+        (sim.diagnostics(), sim.snapshot())
+    };
+    let (d0, s0) = run(0.0);
+    let (d1, s1) = run(0.012);
+    let (d2, s2) = run(0.03);
+    assert_eq!(d0.neighbour_rebuilds, 60);
+    assert!(d1.neighbour_rebuilds < 60 && d2.neighbour_rebuilds < d1.neighbour_rebuilds);
+    for (d, snap) in [(&d1, &s1), (&d2, &s2)] {
+        let dx = s0.max_difference(snap).0;
+        assert!(
+            dx < 1e-9,
+            "skin {}: positions differ by {dx} m",
+            d.neighbour_rebuilds
+        );
+        assert_eq!(d.contacts, d0.contacts);
+        assert_eq!(d.collisions, d0.collisions);
+        let de = (d.dissipated - d0.dissipated).abs() / d0.dissipated;
+        assert!(de < 1e-9, "dissipated energy differs by {de}");
+    }
+    assert!(d0.dissipated > 0.0 && d0.collisions > 10);
+}
+
+/// The default skin is a quarter of the smallest radius; the key and `--skin` replace it, and a
+/// negative or non-finite skin is refused with the key's name.
+#[test]
+fn the_skin_defaults_to_a_quarter_of_the_smallest_radius_and_is_checked() {
+    let mut s = fast_gas(20, 5, 0.0);
+    s.sim.skin = None;
+    let r_min = s.spheres.iter().map(|p| p.radius).fold(f64::MAX, f64::min);
+    assert_eq!(s.skin(), 0.25 * r_min);
+    s.sim.skin = Some(0.0);
+    assert_eq!(s.skin(), 0.0);
+    for bad in [-1e-3, f64::NAN, f64::INFINITY] {
+        s.sim.skin = Some(bad);
+        let e = s.check(&Default::default()).unwrap_err().to_string();
+        assert!(e.contains("skin"), "{e}");
+    }
+    assert_eq!(s.sim.contact, ContactModel::SpringDashpot);
+}
+
+/// The GPU still searches the grid in every step, which is the list rebuilt every step: with a
+/// skin of 0 the CPU is its twin bit for bit (wall-stand with Hertz and friction through the
+/// projectile's impact; the Hertz gas in a spherical container); with the default skin the CPU
+/// sums the same forces in another order and agrees to rounding.
+#[test]
+fn with_no_skin_the_cpu_list_is_the_gpu_grid_bit_for_bit() {
+    use spheresim::scene::builtin;
+    if !common::gpu_available() {
+        return;
+    }
+    let mut wall = builtin::build("wall-stand", Some(200)).unwrap();
+    let last = wall.spheres.len() - 1;
+    wall.spheres[last].position.x +=
+        0.98 * builtin::WALL_PROJECTILE_SPEED * builtin::WALL_STAND_SETTLE;
+    let container = spheresim::validate::container_gas(ContactModel::Hertz);
+    for (name, s, steps) in [("wall-stand", wall, 60), ("container", container, 300)] {
+        for skin in [Some(0.0), None] {
+            let mut s = s.clone();
+            s.sim.skin = skin;
+            let mut g = Simulation::new(&s, Backend::Gpu, Precision::F32).unwrap();
+            let mut c = Simulation::new(&s, Backend::Cpu, Precision::F32).unwrap();
+            g.step(steps).unwrap();
+            c.step(steps).unwrap();
+            let (dx, dv) = g.snapshot().max_difference(&c.snapshot());
+            let (dg, dc) = (g.diagnostics(), c.diagnostics());
+            eprintln!(
+                "{name}, skin {skin:?}: |dx| {dx:e} m, |dv| {dv:e} m/s, CPU rebuilds {}",
+                dc.neighbour_rebuilds
+            );
+            assert!(dc.collisions > 0, "{name}: nothing touched");
+            assert_eq!(dg.contacts, dc.contacts, "{name}: contacts");
+            if skin == Some(0.0) {
+                assert_eq!((dx, dv), (0.0, 0.0), "{name}: not bit for bit");
+                assert_eq!(dc.neighbour_rebuilds, steps);
+            } else {
+                assert!(dx < 1e-6 && dv < 1e-3, "{name}: |dx| {dx}, |dv| {dv}");
+            }
+            assert_eq!(dg.neighbour_rebuilds, steps);
+        }
+    }
+}
