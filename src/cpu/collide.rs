@@ -16,7 +16,7 @@
 //!
 //! Friction (Cundall–Strack, `physics::friction`) keeps a tangential displacement ξ per
 //! contact. On the CPU it lives on the neighbour list (`neighbours`), one ξ per list entry and
-//! one per sphere and wall, and [`collide_listed`] reads and rewrites it; the GPU still keeps
+//! one per sphere and wall, and [`collide_pairs`] and [`sum_pairs`] read and rewrite it; the GPU still keeps
 //! [`HISTORY_SLOTS`] slots per sphere, owned by the lower-id sphere of each pair.
 //!
 //! Walls are planes and the insides of spherical containers ([`PlaneBody::radius`] > 0); both
@@ -937,7 +937,7 @@ pub fn earliest_events<R: Real>(
 /// `[0, n_small)`, then the large ones) from the grid. `cell_start[k]` and `counts[k]` give
 /// bucket k's range; `earliest` comes from [`earliest_events`]: partners in a matching round,
 /// pending counts (mass splitting) in the final round of the impulse model; it may be empty for
-/// soft contact, which runs [`collide_listed`] in a step and this only where no list is kept.
+/// soft contact, whose steps run [`collide_pairs`] and [`sum_pairs`] on the neighbour list instead.
 #[allow(clippy::too_many_arguments)]
 pub fn collide<R: Real>(
     bodies: &[Body<R>],

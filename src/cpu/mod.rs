@@ -3,7 +3,9 @@
 //! One module per GPU stage, with the stage's name, inputs and order: [`integrate`] →
 //! [`cell_keys`] → [`count`] → [`prefix_sum`] → [`scatter`] → [`collide`] → [`gravity`] →
 //! [`integrate`]; [`diagnostics`] on demand. Sphere state is kept sorted by grid bucket (the
-//! scatter reorders it every step), and `id` maps back to input order.
+//! scatter reorders it at every binning), and `id` maps back to input order. The soft laws bin
+//! only when their [`neighbours`] list is rebuilt and then run the contact stage from the list
+//! ([`collide::collide_pairs`], [`collide::sum_pairs`]); impulses bin every step.
 
 pub mod cell_keys;
 pub mod collide;
