@@ -52,9 +52,11 @@ pub struct Diagnostics {
     /// Collisions resolved since the start (impulses applied, or soft contacts begun).
     pub collisions: u64,
     /// Contact-steps since the start whose friction history did not fit in the owning sphere's
-    /// `cpu::collide::HISTORY_SLOTS` slots (each such contact restarts its tangential spring
-    /// with ξ = 0 the next step, which weakens static friction). 0 without friction; more than
-    /// 0 only where one sphere owns more than 16 contacts (small spheres crowding a large one).
+    /// `cpu::collide::HISTORY_SLOTS` slots on the GPU (each such contact restarts its
+    /// tangential spring with ξ = 0 the next step, which weakens static friction). 0 without
+    /// friction and always on the CPU, whose neighbour list keeps every contact's history; more
+    /// than 0 only where one sphere owns more than 16 contacts (small spheres crowding a large
+    /// one).
     pub friction_history_dropped: u64,
     /// Times since the start that the contact candidates were rebuilt from the grid: the
     /// soft laws' neighbour-list rebuilds on the CPU (see `cpu::neighbours`); every step for

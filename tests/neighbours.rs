@@ -146,7 +146,7 @@ fn a_skin_changes_the_rebuilds_but_not_the_physics() {
 }
 
 /// The default skin is a quarter of the smallest radius; the key and `--skin` replace it, and a
-/// negative or non-finite skin is refused with the key's name.
+/// negative, non-finite or larger-than-the-largest-diameter skin is refused with the key's name.
 #[test]
 fn the_skin_defaults_to_a_quarter_of_the_smallest_radius_and_is_checked() {
     let mut s = fast_gas(20, 5, 0.0);
@@ -155,7 +155,8 @@ fn the_skin_defaults_to_a_quarter_of_the_smallest_radius_and_is_checked() {
     assert_eq!(s.skin(), 0.25 * r_min);
     s.sim.skin = Some(0.0);
     assert_eq!(s.skin(), 0.0);
-    for bad in [-1e-3, f64::NAN, f64::INFINITY] {
+    let r_max = s.spheres.iter().map(|p| p.radius).fold(0.0, f64::max);
+    for bad in [-1e-3, f64::NAN, f64::INFINITY, 2.0 * r_max * 1.001] {
         s.sim.skin = Some(bad);
         let e = s.check(&Default::default()).unwrap_err().to_string();
         assert!(e.contains("skin"), "{e}");

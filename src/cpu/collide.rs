@@ -1035,8 +1035,11 @@ pub const PAIR_FORCE: u32 = 4;
 /// holds one tangential displacement per entry, read as last step's and overwritten with this
 /// step's (zero when apart) on the owned entries; without, it is empty. Rows: `start`,
 /// `partner`, `link` of the list.
+///
+/// Crate-private: the writes through the mirror links are disjoint only for links made by
+/// `NeighbourList::relink`.
 #[allow(clippy::too_many_arguments)]
-pub fn collide_pairs<R: Real>(
+pub(crate) fn collide_pairs<R: Real>(
     bodies: &[Body<R>],
     balls: &[Ball<R>],
     start: &[u32],

@@ -274,23 +274,26 @@ impl<R: Real> CpuBackend<R> {
 
     /// Estimated heap memory of the backend for `n` spheres, bytes: every per-sphere array at
     /// its element size (with the reordering's spare arrays), the neighbour list at
-    /// [`LIST_ENTRIES_ESTIMATE`] entries per sphere (both copies during a rebuild; with the
-    /// friction history's ξ and partner id per entry when `history`, [`friction_history`]),
+    /// [`LIST_ENTRIES_ESTIMATE`] entries per sphere (partner, link, build scratch, pair result;
+    /// with the friction history's ξ and partner id per entry, both copies during a rebuild,
+    /// when `history`, [`friction_history`]; counted for every law),
     /// and the hash table (`table_size(n) + 1` counts and starts). Large-sphere boxes and walls
     /// are not counted (at most 256 boxes).
     pub fn memory_estimate(n: usize, history: bool) -> u64 {
         use std::mem::size_of;
-        let per_entry = size_of::<u32>()
-            + if history {
-                2 * (size_of::<u32>() + size_of::<R::V3>())
-            } else {
-                0
-            };
+        let per_entry = if history {
+            2 * (size_of::<u32>() + size_of::<R::V3>())
+        } else {
+            0
+        };
+        // Partner, link, the build's scratch row and the pair result.
+        let per_entry = per_entry + 3 * size_of::<u32>() + size_of::<collide::PairOut<R>>();
         let per_sphere = 7 * size_of::<R::V3>() // position, velocity, acceleration, force, a_mutual, spare, x_build
             + 8 * size_of::<R>() // radius, mass, inverse mass, restitution, ζ, compliance, μ, spare
             + 7 * size_of::<u32>() // id, keys, permutation, spare, list counts, rows and old rows
             + 2 * size_of::<f64>() // radius and mass as given
             + size_of::<collide::Body<R>>()
+            + size_of::<collide::Ball<R>>()
             + size_of::<[i32; 3]>()
             + size_of::<collide::ContactOut<R>>()
             + size_of::<collide::Event<R>>()
@@ -927,6 +930,7 @@ fn check_list(
             && s.list_start.windows(2).all(|w| w[0] <= w[1])
             && s.list_start.first() == Some(&0)
             && s.list_start.last().map(|&e| e as usize) == Some(entries)
+            && entries < neighbours::NO_MIRROR as usize
             && s.list_partner.iter().all(|&j| (j as usize) < n)
             && s.x_build.len() == 3 * n
     } else {

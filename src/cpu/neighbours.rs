@@ -15,9 +15,9 @@
 //! pair that can touch is missing, since two spheres that each moved less than s/2 closed their
 //! gap by less than s.
 //!
-//! The friction history lives on the list: one tangential displacement ξ per entry (both
-//! entries of a pair hold the same ξ, computed by the same symmetric pair function), carried to
-//! the rebuilt list by the partner's input id; one ξ per sphere and wall. A sphere keeps the
+//! The friction history lives on the list: one tangential displacement ξ per entry, kept on the
+//! entry of the pair's lower-id sphere (which evaluates the pair) and carried to the rebuilt list
+//! by the partner's input id; one ξ per sphere and wall. A sphere keeps the
 //! history of every contact it has, however many.
 
 use crate::Real;

@@ -511,6 +511,21 @@ impl Scene {
         let mut bad_surfaces: Vec<Surface> = Vec::new();
         let mut bad_restitutions: Vec<f64> = Vec::new();
         let (restitution_ok, surface_ok) = check_sim(&self.sim, &mut out);
+        // A skin beyond the largest diameter lists far more pairs than can ever touch (its
+        // list grows as the cube of the skin).
+        let r_max = self.spheres.iter().map(|p| p.radius).fold(0.0, f64::max);
+        if let Some(skin) = self.sim.skin.filter(|s| s.is_finite() && r_max > 0.0) {
+            if skin > 2.0 * r_max {
+                out.push(
+                    Subject::Simulation,
+                    format!(
+                        "skin must be at most the largest sphere diameter ({}), got {}",
+                        fmt_num(2.0 * r_max),
+                        fmt_num(skin)
+                    ),
+                );
+            }
+        }
         if !restitution_ok {
             bad_restitutions.push(self.sim.restitution);
         }
