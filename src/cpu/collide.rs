@@ -1036,10 +1036,12 @@ pub const PAIR_FORCE: u32 = 4;
 /// step's (zero when apart) on the owned entries; without, it is empty. Rows: `start`,
 /// `partner`, `link` of the list.
 ///
-/// Crate-private: the writes through the mirror links are disjoint only for links made by
-/// `NeighbourList::relink`.
+/// # Safety
+/// `link` must be what `NeighbourList::relink` made of these `start` and `partner` rows (and
+/// the spheres' ids): the results are written through the mirror links from several threads,
+/// which is sound only when every entry is the mirror of at most one owned entry.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn collide_pairs<R: Real>(
+pub unsafe fn collide_pairs<R: Real>(
     bodies: &[Body<R>],
     balls: &[Ball<R>],
     start: &[u32],
