@@ -259,6 +259,14 @@ impl Simulation {
             }
             Backend::Auto | Backend::Cpu => (cpu_engine(scene, precision)?, Backend::Cpu),
         };
+        if backend == Backend::Gpu && scene.sim.contact.is_soft() && scene.sim.skin.is_some() {
+            let skin = "the GPU backend searches the grid in every step (no neighbour list yet); \
+                        the skin applies to the CPU backend only";
+            notice = Some(match notice {
+                Some(n) => format!("{n}; {skin}"),
+                None => skin.to_string(),
+            });
+        }
         Ok(Self {
             engine,
             base: Offsets::default(),
@@ -270,7 +278,8 @@ impl Simulation {
         })
     }
 
-    /// Why `Backend::Auto` did not take the GPU, if it did not.
+    /// Why `Backend::Auto` did not take the GPU, if it did not; or that the GPU ignores a
+    /// `skin` the scene or `--skin` gave.
     pub fn notice(&self) -> Option<&str> {
         self.notice.as_deref()
     }

@@ -205,3 +205,24 @@ fn with_no_skin_the_cpu_list_is_the_gpu_grid_bit_for_bit() {
         }
     }
 }
+
+/// The GPU keeps no list: a skin the scene gives is named in a notice there, and not on the CPU.
+#[test]
+fn a_skin_on_the_gpu_gets_a_notice() {
+    let s = fast_gas(20, 9, 0.0);
+    let cpu = Simulation::new(&s, Backend::Cpu, Precision::F32).unwrap();
+    assert_eq!(cpu.notice(), None);
+    if !common::gpu_available() {
+        return;
+    }
+    let gpu = Simulation::new(&s, Backend::Gpu, Precision::F32).unwrap();
+    let notice = gpu.notice().expect("a notice");
+    assert!(
+        notice.contains("skin applies to the CPU backend only"),
+        "{notice}"
+    );
+    let mut default = s.clone();
+    default.sim.skin = None;
+    let gpu = Simulation::new(&default, Backend::Gpu, Precision::F32).unwrap();
+    assert_eq!(gpu.notice(), None);
+}
