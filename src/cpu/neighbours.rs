@@ -1,12 +1,11 @@
 //! Stage `neighbours`: the Verlet neighbour list with a skin, for the soft contact laws
 //! (docs/physics.md, "Neighbour list with a skin"; L. Verlet, Phys. Rev. 159, 98 (1967); the
-//! skin criterion as in
-//! LAMMPS' `neighbor ... bin` with `neigh_modify check yes`).
+//! skin criterion as in LAMMPS' `neighbor ... bin` with `neigh_modify check yes`).
 //!
-//! A rebuild bins the spheres into cells of edge `2 r_max + s` (s the skin) and lists, for
-//! every sorted sphere i, the partners j of its 27 neighbour cells (and the large-sphere
-//! boxes) within reach, `collide::in_reach`: `|x_j − x_i| ≤ r_i + r_j + s` (with `may_touch`'s 1 %
-//! margin). The list is a compressed row per sphere, `start[i]..start[i + 1]`, in the order the
+//! A rebuild bins the spheres into cells of edge `2 (r_max + s/2 + v_max dt)` (s the skin, at
+//! least `2 r_max + s`) and lists, for every sorted sphere i, the partners j of its 27
+//! neighbour cells (and the large-sphere boxes) within reach, `collide::in_reach`:
+//! `|x_j − x_i| ≤ r_i + r_j + s` (with `may_touch`'s 1 % margin). The list is a compressed row per sphere, `start[i]..start[i + 1]`, in the order the
 //! candidate loop meets the partners, so that it is deterministic and a rebuild in every step
 //! (s = 0) gives the grid search's pairs in the grid search's order.
 //!
@@ -17,8 +16,8 @@
 //!
 //! The friction history lives on the list: one tangential displacement ξ per entry, kept on the
 //! entry of the pair's lower-id sphere (which evaluates the pair) and carried to the rebuilt list
-//! by the partner's input id; one ξ per sphere and wall. A sphere keeps the
-//! history of every contact it has, however many.
+//! by the partner's input id; one ξ per sphere and wall. A sphere keeps the history of every
+//! contact it has, however many.
 
 use crate::Real;
 use rayon::prelude::*;
