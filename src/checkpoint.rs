@@ -23,7 +23,7 @@ pub const MAGIC: &str = "spheresim checkpoint";
 
 /// Version of the body layout; a reader refuses any other. Raise it whenever [`Checkpoint`] or
 /// anything it holds changes shape.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// File extension of checkpoints.
 pub const EXTENSION: &str = "ckpt";
@@ -190,7 +190,7 @@ pub struct CpuState {
     pub velocity: Floats,
     /// Accelerations of the last force evaluation, m/s² (`3n`).
     pub acceleration: Floats,
-    /// Soft laws: the neighbour list's rows (`n + 1` entry offsets; empty for impulses).
+    /// The neighbour list's rows (`n + 1` entry offsets).
     pub list_start: Vec<u32>,
     /// Sorted index of each list entry's partner.
     pub list_partner: Vec<u32>,
@@ -200,8 +200,10 @@ pub struct CpuState {
     pub history_xi: Floats,
     /// ξ of each sphere against each wall, m (`3 n × walls` with friction history; else empty).
     pub wall_xi: Floats,
-    /// Positions at the list's last build, m (`3n`; empty for impulses).
+    /// Positions at the list's last build, m (`3n`).
     pub x_build: Floats,
+    /// Each sphere's sweep σ at the list's last build, m (`n`).
+    pub list_sweep: Floats,
     /// List rebuilds so far.
     pub rebuilds: u64,
     /// Steps done.

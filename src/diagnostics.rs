@@ -59,8 +59,8 @@ pub struct Diagnostics {
     /// one).
     pub friction_history_dropped: u64,
     /// Times since the start that the contact candidates were rebuilt from the grid: the
-    /// soft laws' neighbour-list rebuilds on the CPU (see `cpu::neighbours`); every step for
-    /// the impulse law and on the GPU, which re-bin every step; 0 for the event solver.
+    /// neighbour-list rebuilds on the CPU (see `cpu::neighbours`); every step on the GPU, which
+    /// re-bins every step; 0 for the event solver.
     pub neighbour_rebuilds: u64,
 }
 

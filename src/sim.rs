@@ -259,7 +259,7 @@ impl Simulation {
             }
             Backend::Auto | Backend::Cpu => (cpu_engine(scene, precision)?, Backend::Cpu),
         };
-        if backend == Backend::Gpu && scene.sim.contact.is_soft() && scene.sim.skin.is_some() {
+        if backend == Backend::Gpu && scene.sim.skin.is_some() {
             let skin = "the GPU backend searches the grid in every step (no neighbour list yet); \
                         the skin applies to the CPU backend only";
             notice = Some(match notice {

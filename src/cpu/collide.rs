@@ -1051,11 +1051,69 @@ pub unsafe fn collide_pairs<R: Real>(
     pairs: &mut [PairOut<R>],
     xi: &mut [R::V3],
 ) {
+    let history = !xi.is_empty();
+    let eval = |i: usize, j: usize, xi: Option<&mut R::V3>, _: &PairOut<R>| {
+        let me = &bodies[i];
+        // may_touch, from the compact array: most entries are apart.
+        if !in_reach(me.x, me.r, balls[j].x, balls[j].r, R::zero()) {
+            if let Some(xi) = xi {
+                *xi = R::zero3();
+            }
+            return Some(PairOut::default());
+        }
+        let xi_old = xi.as_ref().map_or(R::zero3(), |xi| **xi);
+        let p = pair_force(
+            me,
+            &bodies[j],
+            xi_old,
+            params.model,
+            params.stiffness,
+            params.dt,
+        );
+        if let Some(xi) = xi {
+            *xi = if p.contact { p.xi } else { R::zero3() };
+        }
+        let force = p.force != R::zero();
+        Some(PairOut {
+            force: if force {
+                p.n * p.force + p.friction
+            } else {
+                R::zero3()
+            },
+            energy: p.energy,
+            power: p.power,
+            flags: (p.contact as u32 * PAIR_CONTACT)
+                | (p.collision as u32 * PAIR_COLLISION)
+                | (force as u32 * PAIR_FORCE),
+        })
+    };
+    debug_assert!(!history || xi.len() == partner.len());
+    // SAFETY: the caller's contract.
+    unsafe { evaluate_pairs(start, partner, link, pairs, xi, &eval) }
+}
+
+/// Evaluates every listed pair once, by its lower-id sphere (entries linked
+/// [`OWNED`](super::neighbours::OWNED)), and writes the result `f(i, j, state, current)` to the
+/// entry and to its mirror, or leaves both as they are when it is `None`. `state` is per-entry
+/// state of the owned entry (one per entry, or empty: then `f` gets `None`); `current` the
+/// entry's value now. Blocks of [`CHUNK`] spheres run in parallel.
+///
+/// # Safety
+/// As [`collide_pairs`]: `link` must be what `NeighbourList::relink` made of `start` and
+/// `partner`.
+unsafe fn evaluate_pairs<T: Copy + Send, U: Send>(
+    start: &[u32],
+    partner: &[u32],
+    link: &[u32],
+    out: &mut [T],
+    state: &mut [U],
+    f: &(impl Fn(usize, usize, Option<&mut U>, &T) -> Option<T> + Sync),
+) {
     use super::neighbours::{OWNED, mirror};
-    /// `pairs` shared by the blocks: each entry has one writer, the pair's lower-id sphere.
+    /// `out` shared by the blocks: each entry has one writer, the pair's lower-id sphere.
     struct Shared<T>(*mut T, usize);
     // SAFETY: the blocks write disjoint entries (an owned entry and its mirror belong to one
-    // pair, evaluated once) and nobody reads `pairs` until the parallel loop has joined.
+    // pair, evaluated once) and nobody reads `out` until the parallel loop has joined.
     unsafe impl<T: Send> Sync for Shared<T> {}
     impl<T> Shared<T> {
         #[inline(always)]
@@ -1064,59 +1122,228 @@ pub unsafe fn collide_pairs<R: Real>(
             // SAFETY: in bounds (checked) and written by this pair's evaluation only.
             unsafe { self.0.add(e).write(v) }
         }
+        #[inline(always)]
+        fn read(&self, e: usize) -> T
+        where
+            T: Copy,
+        {
+            assert!(e < self.1);
+            // SAFETY: in bounds (checked); only this pair's evaluation accesses the entry.
+            unsafe { self.0.add(e).read() }
+        }
     }
-    let out = Shared(pairs.as_mut_ptr(), pairs.len());
-    let history = !xi.is_empty();
-    let n = bodies.len();
-    super::neighbours::for_each_block(start, xi, &mut [(); 0], &|b, xi, _| {
+    assert!(out.len() >= partner.len());
+    let shared = Shared(out.as_mut_ptr(), out.len());
+    let n = start.len() - 1;
+    super::neighbours::for_each_block(start, state, &mut [(); 0], &|b, state, _| {
         let base = start[b * CHUNK] as usize;
         for i in b * CHUNK..((b + 1) * CHUNK).min(n) {
-            let me = &bodies[i];
             for e in start[i] as usize..start[i + 1] as usize {
                 let l = link[e];
                 if l & OWNED == 0 {
                     continue;
                 }
-                let j = partner[e] as usize;
-                let k = e - base;
-                // may_touch, from the compact array: most entries are apart.
-                let po = if !in_reach(me.x, me.r, balls[j].x, balls[j].r, R::zero()) {
-                    if history {
-                        xi[k] = R::zero3();
-                    }
-                    PairOut::default()
-                } else {
-                    let xi_old = if history { xi[k] } else { R::zero3() };
-                    let p = pair_force(
-                        me,
-                        &bodies[j],
-                        xi_old,
-                        params.model,
-                        params.stiffness,
-                        params.dt,
-                    );
-                    if history {
-                        xi[k] = if p.contact { p.xi } else { R::zero3() };
-                    }
-                    let force = p.force != R::zero();
-                    PairOut {
-                        force: if force {
-                            p.n * p.force + p.friction
-                        } else {
-                            R::zero3()
-                        },
-                        energy: p.energy,
-                        power: p.power,
-                        flags: (p.contact as u32 * PAIR_CONTACT)
-                            | (p.collision as u32 * PAIR_COLLISION)
-                            | (force as u32 * PAIR_FORCE),
-                    }
+                let current = shared.read(e);
+                let Some(po) = f(i, partner[e] as usize, state.get_mut(e - base), &current) else {
+                    continue;
                 };
-                out.write(e, po);
+                shared.write(e, po);
                 if let Some(m) = mirror(l) {
-                    out.write(m, po);
+                    shared.write(m, po);
                 }
             }
+        }
+    });
+}
+
+/// One impulse-model pair's response, as its lower-id sphere evaluated it
+/// ([`impulse_pairs`]): the parts of [`PairResponse`] the impulse model uses.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PairImpulse<R: Real> {
+    /// Unit normal from the lower-id sphere to the other.
+    pub n: R::V3,
+    /// Normal impulse J, N·s.
+    pub impulse: R,
+    /// Time left in the step after the contact instant, s.
+    pub rest: R,
+    /// Fraction τ of the step at which the spheres touched.
+    pub tau: R,
+    /// Residual overlap to remove, m.
+    pub push: R,
+    /// [`PAIR_CONTACT`], [`PAIR_COLLISION`] bits.
+    pub flags: u32,
+}
+
+impl<R: Real> PairImpulse<R> {
+    /// The pair response this stands for (soft-contact fields zero).
+    #[inline(always)]
+    fn response(&self) -> PairResponse<R> {
+        PairResponse {
+            n: self.n,
+            impulse: self.impulse,
+            rest: self.rest,
+            tau: self.tau,
+            push: self.push,
+            contact: self.flags & PAIR_CONTACT != 0,
+            collision: self.flags & PAIR_COLLISION != 0,
+            ..PairResponse::default()
+        }
+    }
+}
+
+/// Impulse model from the neighbour list, first half of a round: [`resolve_pair`] of every
+/// listed pair once, by its lower-id sphere, into `pairs[e]` and the mirror entry.
+///
+/// * Binary (k = 1, an empty `earliest`): with an empty `moved` every pair is evaluated;
+///   otherwise `pairs` must hold the binary responses from the same bodies except those with
+///   `moved[i]`, and only pairs with a moved sphere are evaluated again.
+/// * Final round (`earliest` given): `pairs` must hold the binary responses of these bodies;
+///   the colliding pairs are evaluated again with the mass-splitting factors
+///   `earliest[i].count.max(1)`. A pair that does not collide has no impulse, so its response
+///   does not depend on them.
+///
+/// Either way the result is bit for bit that of evaluating every pair afresh.
+///
+/// # Safety
+/// As [`collide_pairs`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn impulse_pairs<R: Real>(
+    bodies: &[Body<R>],
+    start: &[u32],
+    partner: &[u32],
+    link: &[u32],
+    earliest: &[Event<R>],
+    moved: &[bool],
+    params: &CollideParams<R>,
+    pairs: &mut [PairImpulse<R>],
+) {
+    let split = !earliest.is_empty();
+    let k_of = |i: usize| {
+        earliest
+            .get(i)
+            .map_or(R::one(), |ev| R::of(ev.count.max(1) as f64))
+    };
+    let eval = |i: usize, j: usize, _: Option<&mut ()>, current: &PairImpulse<R>| {
+        if split {
+            if current.flags & PAIR_COLLISION == 0 {
+                return None;
+            }
+        } else if !moved.is_empty() && !moved[i] && !moved[j] {
+            return None;
+        }
+        let p = resolve_pair(
+            &bodies[i],
+            &bodies[j],
+            params.dt,
+            params.resting_speed,
+            k_of(i),
+            k_of(j),
+        );
+        Some(PairImpulse {
+            n: p.n,
+            impulse: p.impulse,
+            rest: p.rest,
+            tau: p.tau,
+            push: p.push,
+            flags: (p.contact as u32 * PAIR_CONTACT) | (p.collision as u32 * PAIR_COLLISION),
+        })
+    };
+    // SAFETY: the caller's contract.
+    unsafe { evaluate_pairs(start, partner, link, pairs, &mut [], &eval) }
+}
+
+/// Impulse model from the neighbour list: each sphere's earliest event and pending count, from
+/// the binary ([`impulse_pairs`] without `earliest`) responses of its entries and from the
+/// walls, into `earliest`. The same result as the grid's [`earliest_events`]: the choice does
+/// not depend on order.
+pub fn earliest_from_pairs<R: Real>(
+    bodies: &[Body<R>],
+    start: &[u32],
+    partner: &[u32],
+    pairs: &[PairImpulse<R>],
+    planes: &[PlaneBody<R>],
+    params: &CollideParams<R>,
+    earliest: &mut [Event<R>],
+) {
+    earliest.par_iter_mut().enumerate().for_each(|(i, ev)| {
+        *ev = Event::default();
+        let me = &bodies[i];
+        if me.w == R::zero() {
+            return;
+        }
+        for e in start[i] as usize..start[i + 1] as usize {
+            let p = &pairs[e];
+            if p.flags & PAIR_COLLISION != 0 {
+                ev.keep_earliest(p.tau, bodies[partner[e] as usize].id);
+            }
+        }
+        for (k, plane) in planes.iter().enumerate() {
+            if let Some(tau) = plane_event(me, plane, params.dt) {
+                ev.keep_earliest(tau, PLANE_EVENT | k as u32);
+            }
+        }
+    });
+}
+
+/// Impulse model from the neighbour list, second half of a round: every sphere adds the
+/// responses of its entries ([`impulse_pairs`]) in row order, as the grid's [`collide`] adds its
+/// candidates' (in a matching round only mutual collisions act), then meets the walls, into
+/// `out`. Row for row the same sums as [`collide`], in the same order.
+#[allow(clippy::too_many_arguments)]
+pub fn sum_impulses<R: Real>(
+    bodies: &[Body<R>],
+    start: &[u32],
+    partner: &[u32],
+    link: &[u32],
+    pairs: &[PairImpulse<R>],
+    planes: &[PlaneBody<R>],
+    earliest: &[Event<R>],
+    round: Round,
+    params: &CollideParams<R>,
+    out: &mut [ContactOut<R>],
+) {
+    use super::neighbours::{OWNED, mirror};
+    out.par_iter_mut().enumerate().for_each(|(i, acc)| {
+        *acc = ContactOut::default();
+        let me = &bodies[i];
+        let mine = if round == Round::Matching {
+            earliest[i].partner
+        } else {
+            NO_EVENT
+        };
+        if round == Round::Matching && mine == NO_EVENT && me.w != R::zero() {
+            return;
+        }
+        let k_me = if round == Round::Final {
+            R::of(earliest.get(i).map_or(1, |ev| ev.count.max(1)) as f64)
+        } else {
+            R::one()
+        };
+        for e in start[i] as usize..start[i + 1] as usize {
+            let l = link[e];
+            let owned = l & OWNED != 0;
+            if !owned && mirror(l).is_none() {
+                continue;
+            }
+            let j = partner[e] as usize;
+            let other = &bodies[j];
+            let mut p = pairs[e].response();
+            if round == Round::Matching {
+                if !(p.collision && is_mutual(me, mine, other, earliest[j].partner)) {
+                    p.impulse = R::zero();
+                    p.collision = false;
+                }
+                p.push = R::zero();
+                p.contact = false;
+            }
+            apply(acc, &p, me, me.w + other.w, owned);
+        }
+        for (k, plane) in planes.iter().enumerate() {
+            let earliest = mine == PLANE_EVENT | k as u32;
+            plane_contact(acc, me, plane, round, earliest, k_me, R::zero3(), params);
+        }
+        if round == Round::Final {
+            project_onto_planes(acc, me, planes, params.resting_speed);
         }
     });
 }

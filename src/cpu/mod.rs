@@ -3,9 +3,10 @@
 //! One module per GPU stage, with the stage's name, inputs and order: [`integrate`] →
 //! [`cell_keys`] → [`count`] → [`prefix_sum`] → [`scatter`] → [`collide`] → [`gravity`] →
 //! [`integrate`]; [`diagnostics`] on demand. Sphere state is kept sorted by grid bucket (the
-//! scatter reorders it at every binning), and `id` maps back to input order. The soft laws bin
-//! only when their [`neighbours`] list is rebuilt and then run the contact stage from the list
-//! ([`collide::collide_pairs`], [`collide::sum_pairs`]); impulses bin every step.
+//! scatter reorders it at every binning), and `id` maps back to input order. The state is binned
+//! only when the [`neighbours`] list is rebuilt, and the contact stage runs from the list: the
+//! soft laws by [`collide::collide_pairs`] and [`collide::sum_pairs`], the impulse model's rounds
+//! by [`collide::impulse_pairs`], [`collide::earliest_from_pairs`] and [`collide::sum_impulses`].
 
 pub mod cell_keys;
 pub mod collide;
@@ -86,7 +87,7 @@ struct Params<R: Real> {
     drag: R,
     stiffness: R,
     model: ContactModel,
-    /// Neighbour-list skin s, m (soft laws; 0 for impulses, which re-bin every step).
+    /// Neighbour-list skin s, m.
     skin: R,
     /// Whether friction history is kept.
     history: bool,
@@ -124,6 +125,12 @@ pub struct CpuBackend<R: Real> {
     balls: Vec<Ball<R>>,
     // Soft laws: each list entry's pair result (its lower-id sphere's entries).
     pairs: Vec<collide::PairOut<R>>,
+    /// Impulse model: each list entry's pair response in the current round.
+    impulses: Vec<collide::PairImpulse<R>>,
+    /// Impulse model: whether the last round changed each sphere's position or velocity.
+    moved: Vec<bool>,
+    /// Each sphere's sweep σ for the next build (`neighbours::sweeps`), m.
+    sweep: Vec<R>,
     cells: Vec<[i32; 3]>,
     boxes: Vec<CellBox>,
     contact: Vec<ContactOut<R>>,
@@ -178,11 +185,7 @@ impl<R: Real> CpuBackend<R> {
                 drag: R::of(sp.drag),
                 stiffness: R::of(sp.stiffness),
                 model: sp.contact,
-                skin: if sp.contact.is_soft() {
-                    R::of(sp.skin)
-                } else {
-                    R::zero()
-                },
+                skin: R::of(sp.skin),
                 history: sp.history,
             },
             gravity_f64: sp.gravity,
@@ -222,6 +225,9 @@ impl<R: Real> CpuBackend<R> {
             bodies: Vec::with_capacity(n),
             balls: Vec::with_capacity(n),
             pairs: Vec::new(),
+            impulses: Vec::new(),
+            moved: Vec::with_capacity(n),
+            sweep: Vec::with_capacity(n),
             cells: Vec::with_capacity(n),
             boxes: Vec::new(),
             contact: vec![ContactOut::default(); n],
@@ -351,13 +357,9 @@ impl<R: Real> CpuBackend<R> {
         pairs
     }
 
-    /// Neighbour-list rebuilds since set-up (every step for the impulse law).
+    /// Neighbour-list rebuilds since set-up.
     pub fn rebuilds(&self) -> u64 {
-        if self.params.model.is_soft() {
-            self.list.rebuilds
-        } else {
-            self.step
-        }
+        self.list.rebuilds
     }
 
     /// Spheres in the large-sphere list.
@@ -430,15 +432,13 @@ impl<R: Real> CpuBackend<R> {
             id: self.id[i],
             cell: self.cells[i],
         }));
-        if self.params.model.is_soft() {
-            self.balls.clear();
-            self.balls.par_extend(
-                self.position
-                    .par_iter()
-                    .zip(self.radius.par_iter())
-                    .map(|(&x, &r)| Ball { x, r }),
-            );
-        }
+        self.balls.clear();
+        self.balls.par_extend(
+            self.position
+                .par_iter()
+                .zip(self.radius.par_iter())
+                .map(|(&x, &r)| Ball { x, r }),
+        );
     }
 
     /// The contact stage's uniform parameters for this step.
@@ -474,25 +474,34 @@ impl<R: Real> CpuBackend<R> {
             }));
         }
         self.load_bodies();
+        if rebuild {
+            // Impulses: the step's own travel counts in each sphere's reach.
+            let velocity: &[R::V3] = if impulse { &self.velocity } else { &[] };
+            neighbours::sweeps(
+                velocity,
+                self.len(),
+                self.params.dt,
+                self.params.skin,
+                &mut self.sweep,
+            );
+            self.list.build(
+                &self.bodies,
+                &self.balls,
+                &self.id,
+                &self.boxes,
+                &self.cell_start,
+                &self.counts,
+                &params,
+                &self.sweep,
+                self.params.history,
+                self.planes.len(),
+                (!init).then_some(&self.perm[..]),
+            );
+            self.list.rebuilds += u64::from(!init);
+        }
         if !impulse {
-            if rebuild {
-                self.list.build(
-                    &self.bodies,
-                    &self.balls,
-                    &self.id,
-                    &self.boxes,
-                    &self.cell_start,
-                    &self.counts,
-                    &params,
-                    self.params.skin,
-                    self.params.history,
-                    self.planes.len(),
-                    (!init).then_some(&self.perm[..]),
-                );
-                self.list.rebuilds += u64::from(!init);
-            }
             let list = &mut self.list;
-            self.pairs.resize(list.len(), collide::PairOut::default());
+            neighbours::resize_with_headroom(&mut self.pairs, list.len(), Default::default());
             // SAFETY: the list's links come from `relink` (at every build and restore).
             unsafe {
                 collide::collide_pairs(
@@ -523,20 +532,27 @@ impl<R: Real> CpuBackend<R> {
             }
             return self.sum_contacts();
         }
+        neighbours::resize_with_headroom(&mut self.impulses, self.list.len(), Default::default());
         let mut collisions = 0;
         let mut impulse_loss = 0.0;
         let rounds = if init { 0 } else { collide::MATCHING_ROUNDS };
+        // Each pair is evaluated in full once per step; then only where a round moved one of
+        // its spheres (`collide::impulse_pairs`).
+        self.moved.clear();
+        self.impulse_pairs(&params, false);
         for _ in 0..rounds {
             self.earliest_events(&params);
             self.collide(Round::Matching, &params);
             collisions += self.sum_contacts().collisions;
             impulse_loss += self.apply_contacts();
             self.load_bodies();
+            self.impulse_pairs(&params, false);
         }
         if !init {
             // Pending collisions per sphere: the mass-splitting factors of the final round.
             self.earliest_events(&params);
         }
+        self.impulse_pairs(&params, true);
         self.collide(Round::Final, &params);
         let mut sums = self.sum_contacts();
         if !init {
@@ -547,26 +563,49 @@ impl<R: Real> CpuBackend<R> {
         sums
     }
 
-    /// Stage `collide`, earliest events, into `self.earliest`.
+    /// Stage `collide`, impulse model: the listed pairs' responses, binary (those with a sphere
+    /// in `self.moved`, or all when it is empty) or (`split`) with the mass-splitting factors
+    /// of `self.earliest`, into `self.impulses`.
+    fn impulse_pairs(&mut self, params: &CollideParams<R>, split: bool) {
+        let list = &self.list;
+        let earliest: &[Event<R>] = if split { &self.earliest } else { &[] };
+        // SAFETY: the list's links come from `relink` (at every build and restore).
+        unsafe {
+            collide::impulse_pairs(
+                &self.bodies,
+                &list.start,
+                &list.partner,
+                &list.link,
+                earliest,
+                &self.moved,
+                params,
+                &mut self.impulses,
+            );
+        }
+    }
+
+    /// Stage `collide`, earliest events, into `self.earliest`, from the binary responses in
+    /// `self.impulses`.
     fn earliest_events(&mut self, params: &CollideParams<R>) {
-        collide::earliest_events(
+        collide::earliest_from_pairs(
             &self.bodies,
-            &self.boxes,
-            &self.cell_start,
-            &self.counts,
+            &self.list.start,
+            &self.list.partner,
+            &self.impulses,
             &self.planes,
             params,
             &mut self.earliest,
         );
     }
 
-    /// Stage `collide`, one round, into `self.contact`.
+    /// Stage `collide`, one round of the impulse model, into `self.contact`.
     fn collide(&mut self, round: Round, params: &CollideParams<R>) {
-        collide::collide(
+        collide::sum_impulses(
             &self.bodies,
-            &self.boxes,
-            &self.cell_start,
-            &self.counts,
+            &self.list.start,
+            &self.list.partner,
+            &self.list.link,
+            &self.impulses,
             &self.planes,
             &self.earliest,
             round,
@@ -582,14 +621,17 @@ impl<R: Real> CpuBackend<R> {
     fn apply_contacts(&mut self) -> f64 {
         let (g, dt) = (self.params.gravity, self.params.dt);
         let (mass, inv_mass) = (&self.mass, &self.inv_mass);
+        self.moved.resize(self.position.len(), false);
         self.position
             .par_chunks_mut(CHUNK)
             .zip(self.velocity.par_chunks_mut(CHUNK))
             .zip(self.contact.par_chunks(CHUNK))
+            .zip(self.moved.par_chunks_mut(CHUNK))
             .enumerate()
-            .map(|(b, ((xs, vs), cs))| {
+            .map(|(b, (((xs, vs), cs), ms))| {
                 let mut loss = 0.0;
-                for (k, ((x, v), c)) in xs.iter_mut().zip(vs.iter_mut()).zip(cs).enumerate() {
+                let items = xs.iter_mut().zip(vs.iter_mut()).zip(cs).zip(ms);
+                for (k, (((x, v), c), moved)) in items.enumerate() {
                     let i = b * CHUNK + k;
                     // Fixed spheres (infinite mass) never move.
                     if inv_mass[i] != R::zero() {
@@ -598,6 +640,8 @@ impl<R: Real> CpuBackend<R> {
                     }
                     *x += c.dx;
                     *v += c.dv;
+                    let zero = |d: R::V3| R::comps(d).iter().all(|&c| c == R::zero());
+                    *moved = !(zero(c.dx) && zero(c.dv));
                 }
                 loss
             })
@@ -714,9 +758,20 @@ impl<R: Real> CpuBackend<R> {
             dt,
         );
         lap(0, &mut self.stage_seconds);
-        // Impulses re-bin every step; soft laws when the neighbour list needs it.
-        let rebuild = self.params.model == ContactModel::Impulse
-            || neighbours::needs_rebuild::<R>(&self.position, &self.list.x_build, self.params.skin);
+        // The impulse model's reach includes the step's travel (`neighbours::needs_rebuild`).
+        let velocity: &[R::V3] = if self.params.model == ContactModel::Impulse {
+            &self.velocity
+        } else {
+            &[]
+        };
+        let rebuild = neighbours::needs_rebuild::<R>(
+            &self.position,
+            velocity,
+            dt,
+            &self.list.x_build,
+            &self.list.sweep,
+            self.params.skin,
+        );
         if rebuild {
             self.bin(vmax);
         }
@@ -806,6 +861,7 @@ impl<R: Real> CpuBackend<R> {
             history_xi: flat(&list.xi),
             wall_xi: flat(&list.wall_xi),
             x_build: flat(&list.x_build),
+            list_sweep: floats::<R>(list.sweep.iter().map(|s| s.f64())),
             rebuilds: list.rebuilds,
             step: self.step,
             collisions: self.collisions,
@@ -841,13 +897,7 @@ impl<R: Real> CpuBackend<R> {
                 s.id.len()
             ));
         }
-        check_list(
-            s,
-            n,
-            self.params.model.is_soft(),
-            self.params.history,
-            self.planes.len(),
-        )?;
+        check_list(s, n, self.params.history, self.planes.len())?;
         // Slot of each input id now, to carry the per-sphere constants into the saved order.
         let mut slot = vec![u32::MAX; n];
         for (i, &id) in self.id.iter().enumerate() {
@@ -886,6 +936,9 @@ impl<R: Real> CpuBackend<R> {
         list.xi = v3s(&s.history_xi);
         list.wall_xi = v3s(&s.wall_xi);
         list.x_build = v3s(&s.x_build);
+        list.sweep = (0..s.list_sweep.len())
+            .map(|i| R::of(s.list_sweep.get(i)))
+            .collect();
         list.rebuilds = s.rebuilds;
         list.relink(&self.id);
         self.step = s.step;
@@ -918,33 +971,23 @@ impl<R: Real> CpuBackend<R> {
 }
 
 /// Checks a saved neighbour list against the scene: `n + 1` non-decreasing rows ending at the
-/// entry count and partners in range for a soft law (none for impulses), a ξ and partner id per
+/// entry count, partners in range, a build position and sweep per sphere, a ξ and partner id per
 /// entry and a ξ per sphere and wall with friction history (none without).
-fn check_list(
-    s: &CpuState,
-    n: usize,
-    soft: bool,
-    history: bool,
-    walls: usize,
-) -> Result<(), String> {
+fn check_list(s: &CpuState, n: usize, history: bool, walls: usize) -> Result<(), String> {
     let entries = s.list_partner.len();
-    let rows_ok = if soft {
-        s.list_start.len() == n + 1
-            && s.list_start.windows(2).all(|w| w[0] <= w[1])
-            && s.list_start.first() == Some(&0)
-            && s.list_start.last().map(|&e| e as usize) == Some(entries)
-            && entries < neighbours::NO_MIRROR as usize
-            && s.list_partner.iter().all(|&j| (j as usize) < n)
-            && s.x_build.len() == 3 * n
-    } else {
-        s.list_start.is_empty() && entries == 0 && s.x_build.is_empty()
-    };
+    let rows_ok = s.list_start.len() == n + 1
+        && s.list_start.windows(2).all(|w| w[0] <= w[1])
+        && s.list_start.first() == Some(&0)
+        && s.list_start.last().map(|&e| e as usize) == Some(entries)
+        && entries < neighbours::NO_MIRROR as usize
+        && s.list_partner.iter().all(|&j| (j as usize) < n)
+        && s.x_build.len() == 3 * n
+        && s.list_sweep.len() == n;
     if !rows_ok {
         return Err(format!(
             "its neighbour list ({} rows, {entries} entries) does not fit this scene of {n} \
-             spheres with the {} law",
+             spheres",
             s.list_start.len(),
-            if soft { "soft" } else { "impulse" }
         ));
     }
     let (want_entries, want_walls) = if history {

@@ -1,18 +1,20 @@
-//! Stage `neighbours`: the Verlet neighbour list with a skin, for the soft contact laws
-//! (docs/physics.md, "Neighbour list with a skin"; L. Verlet, Phys. Rev. 159, 98 (1967); the
-//! skin criterion as in LAMMPS' `neighbor ... bin` with `neigh_modify check yes`).
+//! Stage `neighbours`: the Verlet neighbour list with a skin (docs/physics.md, "Neighbour list
+//! with a skin"; L. Verlet, Phys. Rev. 159, 98 (1967); the skin criterion as in LAMMPS'
+//! `neighbor ... bin` with `neigh_modify check yes`), for every contact law.
 //!
 //! A rebuild bins the spheres into cells of edge `2 (r_max + s/2 + v_max dt)` (s the skin, at
 //! least `2 r_max + s`) and lists, for every sorted sphere i, the partners j of its 27
 //! neighbour cells (and the large-sphere boxes) within reach, `collide::in_reach`:
-//! `|x_j − x_i| ≤ r_i + r_j + s` (with `may_touch`'s 1 % margin). The list is a compressed row per sphere, `start[i]..start[i + 1]`, in the order the
-//! candidate loop meets the partners, so that it is deterministic and a rebuild in every step
-//! (s = 0) gives the grid search's pairs in the grid search's order.
+//! `|x_j − x_i| ≤ r_i + r_j + σ_i + σ_j` (with `may_touch`'s 1 % margin), σ the sweep of
+//! [`sweeps`]: `s/2`, plus the step's travel `|v| dt` for impulses. The list is a compressed row
+//! per sphere, `start[i]..start[i + 1]`, in the order the candidate loop meets the partners, so
+//! that it is deterministic and a rebuild in every step (s = 0) gives the grid search's pairs in
+//! the grid search's order.
 //!
-//! Until some sphere has moved more than s/2 from where it was at the last build
-//! ([`needs_rebuild`]) the state is not re-sorted and the contact stage reads the list: no
-//! pair that can touch is missing, since two spheres that each moved less than s/2 closed their
-//! gap by less than s.
+//! Until some sphere has moved more than its sweep allows ([`needs_rebuild`]) the state is not
+//! re-sorted and the contact stage reads the list: no pair that can touch within the step is
+//! missing, since two spheres that each stayed within their sweeps closed their gap by less than
+//! `σ_i + σ_j`.
 //!
 //! The friction history lives on the list: one tangential displacement ξ per entry, kept on the
 //! entry of the pair's lower-id sphere (which evaluates the pair) and carried to the rebuilt list
@@ -28,18 +30,73 @@ use super::prefix_sum::prefix_sum;
 use super::scatter::gather_rows;
 
 /// Whether the list must be rebuilt before the contact stage: always when `skin` is 0,
-/// otherwise when some sphere has moved more than `skin / 2` since `x_build` (same order).
-pub fn needs_rebuild<R: Real>(position: &[R::V3], x_build: &[R::V3], skin: R) -> bool {
-    if skin <= R::zero() || position.len() != x_build.len() {
+/// otherwise when some sphere i has moved more than its sweep σ_i (`sweep`, set at the last
+/// build) since `x_build` (same order). With `velocity` (the impulse model; empty for the soft
+/// laws) the step's own travel `|v_i| dt` counts too: `|x_i − x_build,i| + |v_i| dt > σ_i`.
+///
+/// Two spheres a, b out of the list were more than `r_a + r_b + σ_a + σ_b` apart at the
+/// build, so while neither exceeds its σ their gap cannot close within the step.
+pub fn needs_rebuild<R: Real>(
+    position: &[R::V3],
+    velocity: &[R::V3],
+    dt: R,
+    x_build: &[R::V3],
+    sweep: &[R],
+    skin: R,
+) -> bool {
+    let n = position.len();
+    if skin <= R::zero() || x_build.len() != n || sweep.len() != n {
         return true;
     }
-    let half = skin * R::of(0.5);
-    let limit = half * half;
+    if velocity.is_empty() {
+        return position
+            .par_chunks(CHUNK)
+            .zip(x_build.par_chunks(CHUNK))
+            .zip(sweep.par_chunks(CHUNK))
+            .any(|((xs, x0s), ss)| {
+                (xs.iter().zip(x0s).zip(ss)).any(|((&x, &x0), &s)| R::norm2(x - x0) > s * s)
+            });
+    }
     position
         .par_chunks(CHUNK)
         .zip(x_build.par_chunks(CHUNK))
-        .any(|(xs, x0s)| xs.iter().zip(x0s).any(|(&x, &x0)| R::norm2(x - x0) > limit))
+        .zip(sweep.par_chunks(CHUNK))
+        .zip(velocity.par_chunks(CHUNK))
+        .any(|(((xs, x0s), ss), vs)| {
+            (xs.iter().zip(x0s).zip(ss).zip(vs))
+                .any(|(((&x, &x0), &s), &v)| R::norm2(x - x0).sqrt() + R::norm2(v).sqrt() * dt > s)
+        })
 }
+
+/// Each sphere's sweep σ_i at a build, m, into `sweep`: half the skin, plus (impulse model,
+/// with `velocity`) the step's travel `|v_i| dt`, so that a pair that can meet within the step
+/// is in reach. The soft laws pass an empty `velocity`: σ_i = s/2.
+pub fn sweeps<R: Real>(velocity: &[R::V3], n: usize, dt: R, skin: R, sweep: &mut Vec<R>) {
+    let half = skin * R::of(0.5);
+    sweep.clear();
+    if velocity.is_empty() {
+        sweep.resize(n, half);
+    } else {
+        sweep.par_extend(velocity.par_iter().map(|&v| half + R::norm2(v).sqrt() * dt));
+    }
+}
+
+/// Resizes `v` to `len`; when it must grow, reserves twice `len` and [`HEADROOM`] more, so that
+/// a list that grows a little from build to build does not allocate in the step.
+pub fn resize_with_headroom<T: Clone>(v: &mut Vec<T>, len: usize, value: T) {
+    reserve_headroom(v, len);
+    v.resize(len, value);
+}
+
+/// Reserves room in `v` for `len` values as [`resize_with_headroom`] does.
+pub fn reserve_headroom<T>(v: &mut Vec<T>, len: usize) {
+    if len > v.capacity() {
+        v.reserve_exact(2 * len + HEADROOM - v.len());
+    }
+}
+
+/// Entries reserved beyond twice the need when a list array grows.
+pub const HEADROOM: usize = 1024;
 
 /// The neighbour list of the sorted spheres, with its friction history.
 #[derive(Clone, Debug, Default)]
@@ -59,6 +116,9 @@ pub struct NeighbourList<R: Real> {
     pub wall_xi: Vec<R::V3>,
     /// Positions at the last build, m (sorted order).
     pub x_build: Vec<R::V3>,
+    /// Each sphere's sweep σ at the last build, m ([`sweeps`]): pairs within
+    /// `r_a + r_b + σ_a + σ_b` are listed.
+    pub sweep: Vec<R>,
     /// Builds since set-up (the set-up's own not counted).
     pub rebuilds: u64,
     // Scratch reused by every build: per-sphere counts, each block's rows, the prefix sum's
@@ -132,7 +192,7 @@ impl<R: Real> NeighbourList<R> {
     pub fn relink(&mut self, ids: &[u32]) {
         let (start, partner) = (&self.start, &self.partner);
         let n = start.len().saturating_sub(1);
-        self.link.resize(partner.len(), 0);
+        resize_with_headroom(&mut self.link, partner.len(), 0);
         if n == 0 {
             return;
         }
@@ -162,8 +222,8 @@ impl<R: Real> NeighbourList<R> {
 
     /// Rebuilds the list from a fresh binning (`bodies`, `balls` and input `ids` in the new
     /// sorted order, with their cells, `boxes`, `cell_start`, `counts` as for `collide::collide`), with
-    /// cells of edge at least `2 r_max + skin` so that the 27 neighbour cells hold every
-    /// partner in reach.
+    /// cells of edge at least `2 (r_max + σ_max)` so that the 27 neighbour cells hold every
+    /// partner in reach: the pairs within `r_a + r_b + σ_a + σ_b` (`sweep`, [`sweeps`]).
     ///
     /// `history` keeps friction history: `perm[i]` is the old sorted index of new sphere i (the
     /// binning's permutation; `None` at set-up, when there is no history yet), and every
@@ -179,7 +239,7 @@ impl<R: Real> NeighbourList<R> {
         cell_start: &[u32],
         counts: &[u32],
         params: &CollideParams<R>,
-        skin: R,
+        sweep: &[R],
         history: bool,
         walls: usize,
         perm: Option<&[u32]>,
@@ -198,7 +258,7 @@ impl<R: Real> NeighbourList<R> {
                 rows.clear();
                 for (k, c) in count.iter_mut().enumerate() {
                     let i = b * CHUNK + k;
-                    let me = balls[i];
+                    let (me, s_i) = (balls[i], sweep[i]);
                     let before = rows.len();
                     for_each_candidate(
                         i,
@@ -210,12 +270,16 @@ impl<R: Real> NeighbourList<R> {
                         false,
                         |j, _| {
                             let other = balls[j];
-                            if in_reach(me.x, me.r, other.x, other.r, skin) {
+                            if in_reach(me.x, me.r + s_i, other.x, other.r + sweep[j], R::zero()) {
                                 rows.push(j as u32);
                             }
                         },
                     );
                     *c = (rows.len() - before) as u32;
+                }
+                // Room to grow by the next build, so that it need not allocate.
+                if rows.capacity() < 2 * rows.len() {
+                    rows.reserve_exact(rows.len() + HEADROOM);
                 }
             });
         self.count[n] = 0;
@@ -226,7 +290,7 @@ impl<R: Real> NeighbourList<R> {
             total < NO_MIRROR as usize,
             "the neighbour list has {total} entries, more than its {NO_MIRROR} limit"
         );
-        self.partner.resize(total, 0);
+        resize_with_headroom(&mut self.partner, total, 0);
         let start = &self.start;
         let block_rows = &self.block_rows;
         for_each_block(start, &mut self.partner, &mut [(); 0], &|b, entries, _| {
@@ -235,6 +299,8 @@ impl<R: Real> NeighbourList<R> {
         self.relink(ids);
         self.x_build.clear();
         self.x_build.par_extend(bodies.par_iter().map(|b| b.x));
+        self.sweep.clear();
+        self.sweep.extend_from_slice(sweep);
         if !history {
             self.partner_id.clear();
             self.xi.clear();
@@ -244,9 +310,10 @@ impl<R: Real> NeighbourList<R> {
         std::mem::swap(&mut self.partner_id, &mut self.old_partner_id);
         std::mem::swap(&mut self.xi, &mut self.old_xi);
         self.partner_id.clear();
+        reserve_headroom(&mut self.partner_id, total);
         self.partner_id
             .par_extend(self.partner.par_iter().map(|&j| ids[j as usize]));
-        self.xi.resize(total, R::zero3());
+        resize_with_headroom(&mut self.xi, total, R::zero3());
         let start = &self.start;
         match perm {
             Some(perm) if self.old_start.len() == n + 1 => {

@@ -133,8 +133,8 @@ pub struct RunStats {
     /// The step of the checkpoint this run was resumed from (`--resume`), `null` for a run from
     /// the scene's start. Counts, energies and times above still cover the whole run.
     pub resumed_from_step: Option<u64>,
-    /// Neighbour-list rebuilds during the run ([`Diagnostics::neighbour_rebuilds`]): the soft
-    /// laws' list on the CPU; every step for impulses and on the GPU; 0 for the event solver.
+    /// Neighbour-list rebuilds during the run ([`Diagnostics::neighbour_rebuilds`]): the CPU's
+    /// list; every step on the GPU; 0 for the event solver.
     pub neighbour_rebuilds: u64,
 }
 

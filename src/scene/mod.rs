@@ -89,10 +89,10 @@ pub struct SimParams {
     /// Elastic constants and friction of spheres, planes and containers that name no material
     /// (default: [`Surface::default`]).
     pub surface: Surface,
-    /// Neighbour-list skin s of the soft contact laws, m: pairs within `r_a + r_b + s` are
-    /// listed, and the list is rebuilt once some sphere has moved s/2. `0` rebuilds every
-    /// step. Default (`None`): [`DEFAULT_SKIN_FRACTION`] of the smallest radius
-    /// ([`Scene::skin`]). The impulse law re-bins every step and ignores it.
+    /// Neighbour-list skin s of the CPU backend, m: pairs within `r_a + r_b + s` are listed
+    /// (the impulse law adds each sphere's travel in a step), and the list is rebuilt once some
+    /// sphere has moved s/2. `0` rebuilds every step. Default (`None`):
+    /// [`DEFAULT_SKIN_FRACTION`] of the smallest radius ([`Scene::skin`]). The GPU ignores it.
     pub skin: Option<f64>,
 }
 
