@@ -292,10 +292,12 @@ impl<R: Real> CpuBackend<R> {
         } else {
             0
         };
-        // Partner, link, the build's scratch row and the pair result.
-        let per_entry = per_entry + 3 * size_of::<u32>() + size_of::<collide::PairOut<R>>();
+        // Partner, link, the build's scratch row and the pair result (one law's).
+        let pair = size_of::<collide::PairOut<R>>().max(size_of::<collide::PairImpulse<R>>());
+        let per_entry = per_entry + 3 * size_of::<u32>() + pair;
         let per_sphere = 7 * size_of::<R::V3>() // position, velocity, acceleration, force, a_mutual, spare, x_build
-            + 8 * size_of::<R>() // radius, mass, inverse mass, restitution, ζ, compliance, μ, spare
+            + 10 * size_of::<R>() // radius, mass, inverse mass, restitution, ζ, compliance, μ, spare, two sweeps
+            + size_of::<bool>() // moved (impulses)
             + 7 * size_of::<u32>() // id, keys, permutation, spare, list counts, rows and old rows
             + 2 * size_of::<f64>() // radius and mass as given
             + size_of::<collide::Body<R>>()
