@@ -117,13 +117,16 @@ pub struct Body<R: Real> {
 pub type CellBox = ([i32; 3], [i32; 3]);
 
 /// The cells a large sphere can reach this step: its radius plus the largest small radius plus
-/// both speeds times dt, plus the neighbour-list skin, around its centre at binning time.
+/// both speeds times dt, plus half the neighbour-list skin of each (the large sphere's from
+/// `neighbours::sphere_skin`), around its centre at binning time.
 #[inline(always)]
 pub fn large_box<R: Real>(x: R::V3, v: R::V3, r: R, params: &CollideParams<R>) -> CellBox {
+    let skins =
+        params.skin + super::neighbours::sphere_skin(params.skin, r, params.small_radius_max);
     let reach = r
         + params.small_radius_max
         + (R::norm2(v).sqrt() + params.small_speed_max) * params.dt
-        + params.skin;
+        + skins * R::of(0.5);
     let reach3 = R::vec(reach, reach, reach);
     (
         cell_of::<R>(x - reach3, params.inv_cell_edge),

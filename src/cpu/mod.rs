@@ -481,7 +481,8 @@ impl<R: Real> CpuBackend<R> {
             let velocity: &[R::V3] = if impulse { &self.velocity } else { &[] };
             neighbours::sweeps(
                 velocity,
-                self.len(),
+                &self.radius,
+                self.small_radius_max,
                 self.params.dt,
                 self.params.skin,
                 &mut self.sweep,

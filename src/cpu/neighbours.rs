@@ -68,16 +68,44 @@ pub fn needs_rebuild<R: Real>(
         })
 }
 
-/// Each sphere's sweep σ_i at a build, m, into `sweep`: half the skin, plus (impulse model,
-/// with `velocity`) the step's travel `|v_i| dt`, so that a pair that can meet within the step
-/// is in reach. The soft laws pass an empty `velocity`: σ_i = s/2.
-pub fn sweeps<R: Real>(velocity: &[R::V3], n: usize, dt: R, skin: R, sweep: &mut Vec<R>) {
-    let half = skin * R::of(0.5);
+/// Largest factor by which a large sphere's skin exceeds the scene's ([`sphere_skin`]).
+pub const LARGE_SKIN_LIMIT: f64 = 8.0;
+
+/// The skin of a sphere of radius `r` (m): the scene's `skin` (m), scaled by `r / r_small_max`
+/// for a large sphere, at most [`LARGE_SKIN_LIMIT`] times. A large sphere's pairs lie on a
+/// shell of its area, so a thicker shell costs few entries, and lets a fast large sphere (a
+/// projectile) travel several steps before its move alone rebuilds the whole list.
+#[inline(always)]
+pub fn sphere_skin<R: Real>(skin: R, r: R, small_radius_max: R) -> R {
+    if r <= small_radius_max {
+        skin
+    } else {
+        skin * (r / small_radius_max).min(R::of(LARGE_SKIN_LIMIT))
+    }
+}
+
+/// Each sphere's sweep σ_i at a build, m, into `sweep`: half its skin ([`sphere_skin`] of
+/// `radius`), plus (impulse model, with `velocity`) the step's travel `|v_i| dt`, so that a pair
+/// that can meet within the step is in reach. The soft laws pass an empty `velocity`.
+pub fn sweeps<R: Real>(
+    velocity: &[R::V3],
+    radius: &[R],
+    small_radius_max: R,
+    dt: R,
+    skin: R,
+    sweep: &mut Vec<R>,
+) {
+    let half = |r: R| sphere_skin(skin, r, small_radius_max) * R::of(0.5);
     sweep.clear();
     if velocity.is_empty() {
-        sweep.resize(n, half);
+        sweep.par_extend(radius.par_iter().map(|&r| half(r)));
     } else {
-        sweep.par_extend(velocity.par_iter().map(|&v| half + R::norm2(v).sqrt() * dt));
+        sweep.par_extend(
+            velocity
+                .par_iter()
+                .zip(radius.par_iter())
+                .map(|(&v, &r)| half(r) + R::norm2(v).sqrt() * dt),
+        );
     }
 }
 
