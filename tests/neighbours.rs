@@ -62,6 +62,15 @@ fn fast_gas(n: usize, seed: u64, friction: f64) -> Scene {
     s
 }
 
+/// Runs `s` with the given skin on the CPU in f64 for its steps; its diagnostics and state.
+fn run_with_skin(s: &Scene, skin: f64) -> (spheresim::Diagnostics, spheresim::Snapshot) {
+    let mut s = s.clone();
+    s.sim.skin = Some(skin);
+    let mut sim = Simulation::new(&s, Backend::Cpu, Precision::F64).unwrap();
+    sim.step(s.sim.steps).unwrap();
+    (sim.diagnostics(), sim.snapshot())
+}
+
 /// Touching pairs `(a, b)`, `a < b`, of a state, by testing every pair: `|x_b − x_a| ≤ r_a + r_b`
 /// (exactly the contact test of the pair force, in f64).
 fn touching(position: &[DVec3], radius: &[f64]) -> Vec<(u32, u32)> {
@@ -119,13 +128,7 @@ fn no_touching_pair_is_ever_missing_from_the_list() {
 fn a_skin_changes_the_rebuilds_but_not_the_physics() {
     let mut s = fast_gas(150, 7, 0.4);
     s.sim.steps = 60;
-    let run = |skin: f64| {
-        let mut s = s.clone();
-        s.sim.skin = Some(skin);
-        let mut sim = Simulation::new(&s, Backend::Cpu, Precision::F64).unwrap();
-        sim.step(s.sim.steps).unwrap();
-        (sim.diagnostics(), sim.snapshot())
-    };
+    let run = |skin: f64| run_with_skin(&s, skin);
     let (d0, s0) = run(0.0);
     let (d1, s1) = run(0.012);
     let (d2, s2) = run(0.03);
@@ -158,13 +161,7 @@ fn impulses_on_the_list_collide_the_same_with_any_skin() {
         let mut s = fast_gas(150, seed, 0.0);
         s.sim.contact = ContactModel::Impulse;
         s.sim.steps = 150;
-        let run = |skin: f64| {
-            let mut s = s.clone();
-            s.sim.skin = Some(skin);
-            let mut sim = Simulation::new(&s, Backend::Cpu, Precision::F64).unwrap();
-            sim.step(s.sim.steps).unwrap();
-            (sim.diagnostics(), sim.snapshot())
-        };
+        let run = |skin: f64| run_with_skin(&s, skin);
         let (d0, s0) = run(0.0);
         assert_eq!(d0.neighbour_rebuilds, s.sim.steps);
         assert!(

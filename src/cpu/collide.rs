@@ -244,6 +244,20 @@ pub struct PairResponse<R: Real> {
     pub collision: bool,
 }
 
+impl<R: Real> PairResponse<R> {
+    /// A matching round's view of an impulse response: the impulse acts only for a `mutual`
+    /// (binary) collision; no pushes and no contact counts.
+    #[inline(always)]
+    fn keep_binary(&mut self, mutual: bool) {
+        if !(self.collision && mutual) {
+            self.impulse = R::zero();
+            self.collision = false;
+        }
+        self.push = R::zero();
+        self.contact = false;
+    }
+}
+
 /// Mechanical energy a contact round gives one movable sphere of mass `m` (kg) whose velocity
 /// `v` (m/s, as the round saw it) changes by `dv` and whose position changes by `dx` (m), between
 /// the drift and the second half kick of a step of `dt` (s) in the uniform field `g` (m/s²), J:
@@ -535,6 +549,16 @@ impl<R: Real> Default for Event<R> {
 }
 
 impl<R: Real> Event<R> {
+    /// Keeps the earliest of `self` and the sphere's wall events within the step.
+    #[inline(always)]
+    fn keep_plane_events(&mut self, me: &Body<R>, planes: &[PlaneBody<R>], dt: R) {
+        for (k, plane) in planes.iter().enumerate() {
+            if let Some(tau) = plane_event(me, plane, dt) {
+                self.keep_earliest(tau, PLANE_EVENT | k as u32);
+            }
+        }
+    }
+
     /// Keeps the earlier of `self` and (tau, partner). Ties go to planes first (a resting
     /// sphere's floor before its neighbours), then to the lower id, so the choice does not depend
     /// on visiting order.
@@ -616,12 +640,7 @@ fn visit<R: Real>(
         }
     };
     if round == Round::Matching {
-        if !(p.collision && mutual) {
-            p.impulse = R::zero();
-            p.collision = false;
-        }
-        p.push = R::zero();
-        p.contact = false;
+        p.keep_binary(mutual);
     }
     apply(acc, &p, me, a.w + b.w, me_is_a);
     p
@@ -928,11 +947,7 @@ pub fn earliest_events<R: Real>(
                 }
             },
         );
-        for (k, plane) in planes.iter().enumerate() {
-            if let Some(tau) = plane_event(me, plane, params.dt) {
-                ev.keep_earliest(tau, PLANE_EVENT | k as u32);
-            }
-        }
+        ev.keep_plane_events(me, planes, params.dt);
     });
 }
 
@@ -1280,11 +1295,7 @@ pub fn earliest_from_pairs<R: Real>(
                 ev.keep_earliest(p.tau, bodies[partner[e] as usize].id);
             }
         }
-        for (k, plane) in planes.iter().enumerate() {
-            if let Some(tau) = plane_event(me, plane, params.dt) {
-                ev.keep_earliest(tau, PLANE_EVENT | k as u32);
-            }
-        }
+        ev.keep_plane_events(me, planes, params.dt);
     });
 }
 
@@ -1332,12 +1343,7 @@ pub fn sum_impulses<R: Real>(
             let other = &bodies[j];
             let mut p = pairs[e].response();
             if round == Round::Matching {
-                if !(p.collision && is_mutual(me, mine, other, earliest[j].partner)) {
-                    p.impulse = R::zero();
-                    p.collision = false;
-                }
-                p.push = R::zero();
-                p.contact = false;
+                p.keep_binary(is_mutual(me, mine, other, earliest[j].partner));
             }
             apply(acc, &p, me, me.w + other.w, owned);
         }
