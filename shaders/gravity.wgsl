@@ -14,14 +14,13 @@ override WITH_POTENTIAL: bool = false;
 const TILE: u32 = 256u;  // = WG = cpu::gravity::TILE
 var<workgroup> tile: array<vec4<f32>, 256>;
 
-// physics::gravity::softened_acceleration
-fn softened_acceleration(d: vec3<f32>, m_j: f32, g_const: f32, eps2: f32) -> vec3<f32> {
+// physics::gravity::softened_pull: m_j d / (|d|² + ε²)^{3/2}, zero when |d|² + ε² = 0 (a body
+// and itself, or a padding body at the same point). A select, not a branch: every invocation
+// of a warp runs the same instructions.
+fn softened_pull(d: vec3<f32>, m_j: f32, eps2: f32) -> vec3<f32> {
     let r2 = d.x * d.x + d.y * d.y + d.z * d.z + eps2;
-    if r2 == 0.0 {
-        return vec3<f32>(0.0);
-    }
-    let inv_r = 1.0 / sqrt(r2);
-    return d * (g_const * m_j * inv_r * inv_r * inv_r);
+    let inv_r = select(0.0, 1.0 / sqrt(r2), r2 > 0.0);
+    return d * (m_j * (inv_r * inv_r * inv_r));
 }
 
 @compute @workgroup_size(256)
@@ -46,14 +45,14 @@ fn gravity(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocat
             tile[lid] = vec4<f32>(0.0);
         }
         workgroupBarrier();
-        let count = min(TILE, params.n - t * TILE);
-        for (var k = 0u; k < count; k++) {
-            let j = t * TILE + k;
-            let b = tile[k];
-            if j != i && b.w != 0.0 {
-                let d = b.xyz - xi;
-                a += softened_acceleration(d, b.w, params.g_const, params.eps2);
-                if WITH_POTENTIAL {
+        if WITH_POTENTIAL {
+            let count = min(TILE, params.n - t * TILE);
+            for (var k = 0u; k < count; k++) {
+                let j = t * TILE + k;
+                let b = tile[k];
+                if j != i && b.w != 0.0 {
+                    let d = b.xyz - xi;
+                    a += softened_pull(d, b.w, params.eps2);
                     // physics::gravity::pair_potential, half per body
                     let s = d.x * d.x + d.y * d.y + d.z * d.z + params.eps2;
                     if s > 0.0 {
@@ -61,10 +60,19 @@ fn gravity(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocat
                     }
                 }
             }
+        } else {
+            // No per-pair branch: the body itself, the massless bodies and the tile's padding
+            // (mass 0) add exactly zero. Unrolled by four; the terms are still added in j order.
+            for (var k = 0u; k < TILE; k += 4u) {
+                a += softened_pull(tile[k].xyz - xi, tile[k].w, params.eps2);
+                a += softened_pull(tile[k + 1u].xyz - xi, tile[k + 1u].w, params.eps2);
+                a += softened_pull(tile[k + 2u].xyz - xi, tile[k + 2u].w, params.eps2);
+                a += softened_pull(tile[k + 3u].xyz - xi, tile[k + 3u].w, params.eps2);
+            }
         }
         workgroupBarrier();
     }
     if in_range {
-        a_mutual[i] = vec4<f32>(a, u);
+        a_mutual[i] = vec4<f32>(a * params.g_const, u);
     }
 }

@@ -2,7 +2,7 @@
 //! Twin of `shaders/gravity.wgsl` (tiled through work-group memory there, GPU Gems 3 ch. 31).
 
 use crate::Real;
-use crate::physics::gravity::softened_acceleration;
+use crate::physics::gravity::softened_pull;
 use rayon::prelude::*;
 
 /// Bodies per tile; the GPU's work-group size. Summation runs over j in tile order, so the CPU
@@ -21,9 +21,9 @@ pub fn gravity<R: Real>(position: &[R::V3], mass: &[R], g_const: R, eps2: R, a: 
                 if j == i || !mass[j].is_finite() {
                     continue;
                 }
-                acc += softened_acceleration::<R>(position[j] - xi, mass[j], g_const, eps2);
+                acc += softened_pull::<R>(position[j] - xi, mass[j], eps2);
             }
         }
-        *ai = acc;
+        *ai = acc * g_const;
     });
 }

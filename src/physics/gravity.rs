@@ -4,15 +4,26 @@ use crate::Real;
 
 /// Acceleration of body i due to body j, m/s²:
 /// `a = G m_j d / (|d|² + ε²)^{3/2}` with `d = x_j − x_i` (m), `m_j` in kg, `g_const` = G in
-/// m³ kg⁻¹ s⁻², `eps2` = ε² in m². Returns zero when `|d|² + ε² = 0` (a body and itself).
+/// m³ kg⁻¹ s⁻², `eps2` = ε² in m². Zero when `|d|² + ε² = 0` (a body and itself).
+/// `G` times [`softened_pull`].
 #[inline(always)]
 pub fn softened_acceleration<R: Real>(d: R::V3, m_j: R, g_const: R, eps2: R) -> R::V3 {
+    softened_pull::<R>(d, m_j, eps2) * g_const
+}
+
+/// The pull of body j on body i without the constant G, kg m⁻²:
+/// `m_j d / (|d|² + ε²)^{3/2}` (Plummer softening; `d = x_j − x_i` in m, `m_j` in kg, `eps2` =
+/// ε² in m²), zero when `|d|² + ε² = 0`. A direct sum adds these and multiplies by G once, as
+/// the CUDA n-body kernel does (L. Nyland, M. Harris, J. Prins, GPU Gems 3 ch. 31, eq. 3).
+#[inline(always)]
+pub fn softened_pull<R: Real>(d: R::V3, m_j: R, eps2: R) -> R::V3 {
     let r2 = R::dot(d, d) + eps2;
-    if r2 == R::zero() {
-        return R::zero3();
+    if r2 > R::zero() {
+        let inv_r = r2.sqrt().recip();
+        d * (m_j * (inv_r * inv_r * inv_r))
+    } else {
+        R::zero3()
     }
-    let inv_r = r2.sqrt().recip();
-    d * (g_const * m_j * inv_r * inv_r * inv_r)
 }
 
 /// Softened pair potential energy `U = −G m_i m_j / sqrt(r² + ε²)`, J (0 when r² + ε² = 0).
