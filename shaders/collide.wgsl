@@ -734,7 +734,8 @@ fn new_acc() -> Acc {
 @compute @workgroup_size(256)
 fn earliest_events(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n {
+    // Large spheres: earliest_events_large, a work-group each.
+    if i >= params.n_small {
         return;
     }
     let me = load_body(i);
@@ -758,7 +759,8 @@ fn earliest_events(@builtin(global_invocation_id) gid: vec3<u32>) {
 @compute @workgroup_size(256)
 fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n {
+    // A matching round's large spheres: collide_large, a work-group each.
+    if i >= params.n || (!FINAL && i >= params.n_small) {
         return;
     }
     let me = load_body(i);
@@ -801,6 +803,177 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
     contact_counts[i] = vec4<u32>(acc.contacts, acc.collisions, dropped, 0u);
+}
+
+// ---- Large spheres: one work-group each -------------------------------------------------------
+//
+// A large sphere's box can hold a good part of the scene, so one invocation walking it would
+// take as long as the rest of the pass together. In the passes whose result does not depend on
+// the order in which the pairs are met, the WG invocations of a work-group share the walk (cells
+// or small spheres strided by WG) and combine their results by a tree in work-group memory:
+// - the earliest event is a minimum under a total order (τ, then the partner key of
+//   cpu::collide::Event::keep_earliest), and the event count an integer sum;
+// - a matching round adds the impulse of the sphere's one mutual pair at most (is_mutual), so
+//   its sums have one non-zero term.
+// Both give the serial walk's bits, so the CPU twin is unchanged (cpu::collide::earliest_events
+// and cpu::collide::collide, Round::Matching).
+
+var<workgroup> wg_tau: array<f32, WG>;
+var<workgroup> wg_partner: array<u32, WG>;
+var<workgroup> wg_count: array<vec2<u32>, WG>;
+var<workgroup> wg_dv: array<vec4<f32>, WG>;   // dv, energy
+var<workgroup> wg_dx: array<vec4<f32>, WG>;   // dx, power
+
+// scan_candidates' large-sphere branch, the share of invocation `lid` of the work-group.
+fn scan_large(acc: ptr<function, Acc>, phase: u32, i: u32, me: Body, mine: u32, lid: u32) {
+    let n_small = params.n_small;
+    let kb = i - n_small;
+    let lo = boxes[2u * kb].xyz;
+    let hi = boxes[2u * kb + 1u].xyz;
+    let span = vec3<f32>(hi - lo) + vec3<f32>(1.0);
+    if span.x * span.y * span.z > f32(n_small) {
+        for (var j = lid; j < n_small; j += WG) {
+            if in_box(cells[j].xyz, kb) {
+                handle(acc, phase, me, mine, j, load_body(j));
+            }
+        }
+    } else {
+        // Here the box has at most n_small cells, so its linear index fits in u32.
+        let size = vec3<u32>(hi - lo) + vec3<u32>(1u);
+        let total = size.x * size.y * size.z;
+        for (var c_lin = lid; c_lin < total; c_lin += WG) {
+            let c = lo + vec3<i32>(
+                i32(c_lin % size.x),
+                i32((c_lin / size.x) % size.y),
+                i32(c_lin / (size.x * size.y)),
+            );
+            let k = hash_cell(c, params.table_size);
+            let start = cell_start[k];
+            let end = start + counts[k];
+            for (var j = start; j < end; j++) {
+                if all(cells[j].xyz == c) {
+                    handle(acc, phase, me, mine, j, load_body(j));
+                }
+            }
+        }
+    }
+    for (var j = n_small + lid; j < params.n; j += WG) {
+        if j != i {
+            handle(acc, phase, me, mine, j, load_body(j));
+        }
+    }
+}
+
+// Sorted index of the large sphere of this work-group (2-D dispatch when there are more large
+// spheres than one dimension allows).
+fn large_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return params.n_small + wid.x + wid.y * nwg.x;
+}
+
+// Whether event (tau, partner) comes before (tau0, partner0): Event::keep_earliest's order.
+fn earlier(tau: f32, partner: u32, tau0: f32, partner0: u32) -> bool {
+    return tau < tau0 || (tau == tau0 && (partner ^ PLANE_EVENT) < (partner0 ^ PLANE_EVENT));
+}
+
+// earliest_events for the large spheres.
+@compute @workgroup_size(WG)
+fn earliest_events_large(@builtin(workgroup_id) wid: vec3<u32>,
+                         @builtin(num_workgroups) nwg: vec3<u32>,
+                         @builtin(local_invocation_index) lid: u32) {
+    let i = large_index(wid, nwg);
+    if i >= params.n {
+        return;
+    }
+    let me = load_body(i);
+    var acc = new_acc();
+    // A fixed sphere agrees to every impulse and keeps no event (earliest_events).
+    if me.w != 0.0 {
+        scan_large(&acc, PASS_EARLIEST, i, me, NO_EVENT, lid);
+    }
+    wg_tau[lid] = acc.ev_tau;
+    wg_partner[lid] = acc.ev_partner;
+    wg_count[lid] = vec2<u32>(acc.ev_count, 0u);
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if lid < s {
+            let tau = wg_tau[lid + s];
+            let partner = wg_partner[lid + s];
+            if earlier(tau, partner, wg_tau[lid], wg_partner[lid]) {
+                wg_tau[lid] = tau;
+                wg_partner[lid] = partner;
+            }
+            wg_count[lid] += wg_count[lid + s];
+        }
+        workgroupBarrier();
+    }
+    if lid == 0u {
+        if me.w == 0.0 {
+            earliest[i] = vec4<u32>(bitcast<u32>(TAU_NONE), NO_EVENT, 0u, 0u);
+            return;
+        }
+        acc.ev_tau = wg_tau[0];
+        acc.ev_partner = wg_partner[0];
+        acc.ev_count = wg_count[0].x;
+        for (var k = 0u; k < params.n_planes; k++) {
+            let tau = plane_event(me, planes[k], params.dt);
+            if tau >= 0.0 {
+                keep_earliest(&acc, tau, PLANE_EVENT | k);
+            }
+        }
+        earliest[i] = vec4<u32>(bitcast<u32>(acc.ev_tau), acc.ev_partner, acc.ev_count, 0u);
+    }
+}
+
+// A matching round (FINAL = false, impulse model) for the large spheres: collide's work.
+@compute @workgroup_size(WG)
+fn collide_large(@builtin(workgroup_id) wid: vec3<u32>,
+                 @builtin(num_workgroups) nwg: vec3<u32>,
+                 @builtin(local_invocation_index) lid: u32) {
+    let i = large_index(wid, nwg);
+    if i >= params.n {
+        return;
+    }
+    let me = load_body(i);
+    me_index = i;
+    let mine = earliest[i].y;
+    // Without an event of its own no pair of a movable sphere is mutual (collide).
+    let resolving = mine != NO_EVENT || me.w == 0.0;
+    var acc = new_acc();
+    if resolving {
+        scan_large(&acc, PASS_COLLIDE, i, me, mine, lid);
+    }
+    wg_dv[lid] = vec4<f32>(acc.dv, acc.energy);
+    wg_dx[lid] = vec4<f32>(acc.dx, acc.power);
+    wg_count[lid] = vec2<u32>(acc.contacts, acc.collisions);
+    workgroupBarrier();
+    for (var s = WG / 2u; s > 0u; s >>= 1u) {
+        if lid < s {
+            wg_dv[lid] += wg_dv[lid + s];
+            wg_dx[lid] += wg_dx[lid + s];
+            wg_count[lid] += wg_count[lid + s];
+        }
+        workgroupBarrier();
+    }
+    if lid == 0u {
+        if !resolving {
+            contact[2u * i] = vec4<f32>(0.0);
+            contact[2u * i + 1u] = vec4<f32>(0.0);
+            contact_counts[i] = vec4<u32>(0u);
+            return;
+        }
+        acc.dv = wg_dv[0].xyz;
+        acc.energy = wg_dv[0].w;
+        acc.dx = wg_dx[0].xyz;
+        acc.power = wg_dx[0].w;
+        acc.contacts = wg_count[0].x;
+        acc.collisions = wg_count[0].y;
+        for (var k = 0u; k < params.n_planes; k++) {
+            plane_contact(&acc, me, planes[k], k, mine == (PLANE_EVENT | k), 1.0);
+        }
+        contact[2u * i] = vec4<f32>(acc.dv, acc.energy);
+        contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
+        contact_counts[i] = vec4<u32>(acc.contacts, acc.collisions, 0u, 0u);
+    }
 }
 
 // Set-up: empties the friction history the set-up's final round wrote (CpuBackend::contacts).

@@ -1,5 +1,7 @@
 //! Stage `collide`: earliest events, matching rounds (override FINAL = false), the final round,
-//! and `clear_history` (set-up: empties the friction history the final round wrote).
+//! and `clear_history` (set-up: empties the friction history the final round wrote). The
+//! earliest events and the matching rounds of the large spheres run one work-group per sphere
+//! (`earliest_events_large`, `collide_large`).
 //! Shader `shaders/collide.wgsl`; CPU twin `src/cpu/collide.rs`.
 
 use super::stages::Stage;
@@ -11,7 +13,9 @@ pub fn new(device: &wgpu::Device) -> Stage {
         "collide",
         &[
             ("earliest_events", &[]),
+            ("earliest_events_large", &[]),
             ("collide_matching", &[("FINAL", 0.0)]),
+            ("collide_large", &[("FINAL", 0.0)]),
             ("collide_final", &[("FINAL", 1.0)]),
             ("clear_history", &[]),
         ],

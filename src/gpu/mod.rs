@@ -144,6 +144,9 @@ pub struct GpuBackend {
     n: u32,
     table_size: u32,
     dims: (u32, u32),
+    /// Work-groups `(x, y)` of the per-large-sphere passes (one work-group each); `None`
+    /// without large spheres.
+    large_dims: Option<(u32, u32)>,
     model: ContactModel,
     history: bool,
     g_on: bool,
@@ -542,6 +545,7 @@ impl GpuBackend {
             n: n as u32,
             table_size: ts,
             dims,
+            large_dims: (n_large > 0).then(|| dispatch_dims(n_large as u32, max_dim)),
             model: sp.contact,
             history,
             g_on: sp.g_const > 0.0,
@@ -649,6 +653,26 @@ impl GpuBackend {
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, bg, &[]);
         pass.dispatch_workgroups(self.dims.0, self.dims.1, 1);
+    }
+
+    /// A pass of stage collide with one work-group per large sphere (none without them).
+    fn dispatch_large(&self, pass: &mut wgpu::ComputePass, variant: &str, b: &Binds) {
+        if let Some((x, y)) = self.large_dims {
+            pass.set_pipeline(self.stages.collide.pipeline(variant));
+            pass.set_bind_group(0, &b.collide, &[]);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+    }
+
+    /// Stage collide's earliest events: the small spheres one invocation each, the large ones
+    /// one work-group each.
+    fn record_earliest(&self, pass: &mut wgpu::ComputePass, b: &Binds) {
+        self.dispatch_spheres(
+            pass,
+            self.stages.collide.pipeline("earliest_events"),
+            &b.collide,
+        );
+        self.dispatch_large(pass, "earliest_events_large", b);
     }
 
     /// Begins a compute pass of stage group `stage` (an index into [`STAGES`]), with
@@ -771,16 +795,13 @@ impl GpuBackend {
             pass.push_debug_group("collide");
             let rounds = if impulse && !init { MATCHING_ROUNDS } else { 0 };
             for _ in 0..rounds {
-                self.dispatch_spheres(
-                    &mut pass,
-                    self.stages.collide.pipeline("earliest_events"),
-                    &b.collide,
-                );
+                self.record_earliest(&mut pass, b);
                 self.dispatch_spheres(
                     &mut pass,
                     self.stages.collide.pipeline("collide_matching"),
                     &b.collide,
                 );
+                self.dispatch_large(&mut pass, "collide_large", b);
                 self.dispatch_spheres(&mut pass, self.stages.check.pipeline("tally"), &b.check);
                 self.dispatch_spheres(
                     &mut pass,
@@ -790,11 +811,7 @@ impl GpuBackend {
             }
             if impulse && !init {
                 // Pending collisions per sphere: the final round's mass-splitting factors.
-                self.dispatch_spheres(
-                    &mut pass,
-                    self.stages.collide.pipeline("earliest_events"),
-                    &b.collide,
-                );
+                self.record_earliest(&mut pass, b);
             }
             self.dispatch_spheres(
                 &mut pass,
