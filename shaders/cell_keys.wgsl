@@ -12,7 +12,7 @@
 @compute @workgroup_size(1)
 fn grid_params() {
     let vmax = sqrt(bitcast<f32>(atomicLoad(&grid.speed_max_bits)));
-    let h = 2.0 * (params.small_radius_max + vmax * params.dt);
+    let h = 2.0 * ((params.small_radius_max + params.skin * 0.5) + vmax * params.dt);
     grid.small_speed_max = vmax;
     grid.cell_edge = h;
     grid.inv_cell_edge = 1.0 / h;
@@ -46,8 +46,10 @@ fn bin_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
     cells[i] = vec4<i32>(cell_of(p.xyz, grid.inv_cell_edge), 0);
     if i >= params.n_small {
         let v = vel[i].xyz;
+        let skins = params.skin + sphere_skin(params.skin, p.w, params.small_radius_max);
         let reach = p.w + params.small_radius_max
-            + (sqrt(v.x * v.x + v.y * v.y + v.z * v.z) + grid.small_speed_max) * params.dt;
+            + (sqrt(v.x * v.x + v.y * v.y + v.z * v.z) + grid.small_speed_max) * params.dt
+            + skins * 0.5;
         let k = 2u * (i - params.n_small);
         boxes[k] = vec4<i32>(cell_of(p.xyz - vec3<f32>(reach), grid.inv_cell_edge), 0);
         boxes[k + 1u] = vec4<i32>(cell_of(p.xyz + vec3<f32>(reach), grid.inv_cell_edge), 0);

@@ -91,11 +91,6 @@ struct Acc {
     ev_count: u32,
 }
 
-fn dot3(a: vec3<f32>, b: vec3<f32>) -> f32 {
-    // real::Real::dot writes the sum out in this order.
-    return a.x * b.x + a.y * b.y + a.z * b.z;
-}
-
 // physics::impulse::pair_restitution
 fn pair_restitution(e_a: f32, e_b: f32) -> f32 {
     return min(e_a, e_b);

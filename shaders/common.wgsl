@@ -22,7 +22,7 @@ struct Params {
     dispatch_x: u32,         // threads along x of a 2-D dispatch (work-groups × WG)
     resting_speed: f32,      // m/s, physics::impulse::resting_speed
     history: u32,            // 1: friction history kept (cpu::friction_history)
-    pad1: u32,
+    skin: f32,               // m, neighbour-list skin s (cpu::neighbours)
     pad2: u32,
 }
 
@@ -102,4 +102,20 @@ fn hash_cell(c: vec3<i32>, table_size: u32) -> u32 {
     let block = (u32(c.x >> 2u) * 73856093u) ^ (u32(c.y >> 2u) * 19349663u) ^ (u32(c.z >> 2u) * 83492791u);
     let local = spread2(c.x) | (spread2(c.y) << 1u) | (spread2(c.z) << 2u);
     return ((block << 6u) | local) & (table_size - 1u);
+}
+
+// real::Real::dot, with the sum written out in its order.
+fn dot3(a: vec3<f32>, b: vec3<f32>) -> f32 {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+
+// Mirrors cpu::neighbours::LARGE_SKIN_LIMIT.
+const LARGE_SKIN_LIMIT: f32 = 8.0;
+
+// Mirrors cpu::neighbours::sphere_skin: the skin (m) of a sphere of radius r (m).
+fn sphere_skin(skin: f32, r: f32, small_radius_max: f32) -> f32 {
+    if r <= small_radius_max {
+        return skin;
+    }
+    return skin * min(r / small_radius_max, LARGE_SKIN_LIMIT);
 }

@@ -93,6 +93,18 @@ pub struct BinningState {
     pub ids: Vec<u32>,
 }
 
+/// The rows of a neighbour list in sorted order (`cpu::neighbours::NeighbourList`), for exact
+/// comparison of the backends.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListRows {
+    /// First entry of each sorted sphere (`n + 1`; the last is the entry count).
+    pub start: Vec<u32>,
+    /// Sorted index of each entry's partner.
+    pub partner: Vec<u32>,
+    /// Each entry's owner flag and mirror entry (`cpu::neighbours::OWNED`, `NO_MIRROR`).
+    pub link: Vec<u32>,
+}
+
 /// A wall as the backends see it: a plane (`radius == 0`) or the inside of a spherical
 /// container (`radius > 0`, `point` its centre).
 #[derive(Clone, Copy, Debug, PartialEq)]

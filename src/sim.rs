@@ -260,8 +260,8 @@ impl Simulation {
             Backend::Auto | Backend::Cpu => (cpu_engine(scene, precision)?, Backend::Cpu),
         };
         if backend == Backend::Gpu && scene.sim.skin.is_some() {
-            let skin = "the GPU backend searches the grid in every step (no neighbour list yet); \
-                        the skin applies to the CPU backend only";
+            let skin = "the GPU backend searches the grid in every step (its neighbour list is not \
+                        used by the step yet): there the skin only widens the cells";
             notice = Some(match notice {
                 Some(n) => format!("{n}; {skin}"),
                 None => skin.to_string(),
@@ -552,6 +552,18 @@ impl Simulation {
                 cell_start: Vec::new(),
                 ids: Vec::new(),
             },
+        }
+    }
+
+    /// The neighbour list in sorted order, for exact comparisons of the twins: on the CPU the
+    /// list as last built; on the GPU a list built now from the last binning (the GPU step
+    /// does not keep one yet); empty for the event-driven solver.
+    pub fn list_rows(&self) -> crate::setup::ListRows {
+        match &self.engine {
+            Engine::Cpu32(b) => b.list_rows(),
+            Engine::Cpu64(b) => b.list_rows(),
+            Engine::Gpu(g) => g.list_rows(),
+            Engine::Event(_) => crate::setup::ListRows::default(),
         }
     }
 

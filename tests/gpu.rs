@@ -31,7 +31,7 @@ fn binning_stages_equal_the_cpu_exactly() {
         return;
     }
     for (name, n) in [("box-gas", 3000), ("wall-break", 3000), ("orbits", 500)] {
-        // The GPU keeps no neighbour list: with a skin the CPU's cells would be wider.
+        // Without a skin the CPU re-bins in every step, as the GPU does.
         let mut s = small(name, n, 1);
         s.sim.skin = Some(0.0);
         let (mut g, mut c) = (gpu(&s), cpu(&s));

@@ -107,6 +107,15 @@ fn shared_constants_match_their_rust_twins() {
             Value::U32(model_code(ContactModel::SpringDashpot)),
         ),
         ("MODEL_HERTZ", Value::U32(model_code(ContactModel::Hertz))),
+        (
+            "LARGE_SKIN_LIMIT",
+            Value::F32(spheresim::cpu::neighbours::LARGE_SKIN_LIMIT as f32),
+        ),
+        ("OWNED", Value::U32(spheresim::cpu::neighbours::OWNED)),
+        (
+            "NO_MIRROR",
+            Value::U32(spheresim::cpu::neighbours::NO_MIRROR),
+        ),
     ];
     for (name, value) in &expect {
         assert_eq!(

@@ -364,6 +364,15 @@ impl<R: Real> CpuBackend<R> {
         self.list.rebuilds
     }
 
+    /// The neighbour list's rows as built last (sorted order of that build).
+    pub fn list_rows(&self) -> crate::setup::ListRows {
+        crate::setup::ListRows {
+            start: self.list.start.clone(),
+            partner: self.list.partner.clone(),
+            link: self.list.link.clone(),
+        }
+    }
+
     /// Spheres in the large-sphere list.
     pub fn large_count(&self) -> usize {
         self.len() - self.n_small as usize

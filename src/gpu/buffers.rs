@@ -39,8 +39,11 @@ pub struct Params {
     pub resting_speed: f32,
     /// 1 when friction history is kept (`cpu::friction_history`), else 0.
     pub history: u32,
+    /// Neighbour-list skin s, m (`cpu::neighbours`): widens the cells and the large-sphere
+    /// boxes as on the CPU.
+    pub skin: f32,
     /// Padding to 16 bytes.
-    pub pad: [u32; 2],
+    pub pad: u32,
 }
 
 /// Grid parameters of the current step (`Grid` in common.wgsl).
@@ -117,6 +120,18 @@ pub struct PlaneGpu {
     pub radius: f32,
     /// Padding to 16 bytes.
     pub pad: f32,
+}
+
+/// Uniforms of the neighbour list's build (`ListParams` in neighbours.wgsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct ListParams {
+    /// Entries the list buffers hold.
+    pub capacity: u32,
+    /// Threads along x of a per-entry dispatch.
+    pub dispatch_x: u32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 2],
 }
 
 /// Parameters of one prefix-sum level (`ScanParams` in prefix_sum.wgsl).

@@ -14,6 +14,7 @@ pub mod count;
 pub mod diagnostics;
 pub mod gravity;
 pub mod integrate;
+pub mod neighbours;
 pub mod pipelines;
 pub mod prefix_sum;
 mod profiler;
@@ -23,11 +24,11 @@ pub mod stages;
 use crate::checkpoint::{BufferBytes, GpuState};
 use crate::scene::{ContactModel, Scene};
 use crate::setup::{
-    BinningState, MATCHING_ROUNDS, OVERLAP_RELAXATION, PackedScene, SCAN_BLOCK, STAGES,
+    BinningState, ListRows, MATCHING_ROUNDS, OVERLAP_RELAXATION, PackedScene, STAGES,
     friction_history, table_size,
 };
 use crate::{Diagnostics, Snapshot};
-use buffers::{Grid, Params, PlaneGpu, ScanParams, Status, model_code};
+use buffers::{Grid, Params, PlaneGpu, Status, model_code};
 use bytemuck::{Pod, cast_slice};
 pub use context::GpuContext;
 use glam::DVec3;
@@ -119,13 +120,6 @@ struct StateSet {
     id: wgpu::Buffer,
 }
 
-struct ScanLevel {
-    dims: (u32, u32),
-    /// The level's entries (level 0: the cell-start table).
-    bind_reduce: Option<wgpu::BindGroup>,
-    bind_scan: wgpu::BindGroup,
-}
-
 /// Bind groups of every stage for one parity of the state sets.
 struct Binds {
     integrate: wgpu::BindGroup,
@@ -166,9 +160,14 @@ pub struct GpuBackend {
     contact_counts: wgpu::Buffer,
     history_old: wgpu::Buffer,
     history_new: wgpu::Buffer,
+    // What the neighbour list's build reads besides the state sets (`neighbours`).
+    params_buf: wgpu::Buffer,
+    cells: wgpu::Buffer,
+    boxes: wgpu::Buffer,
+    max_dim: u32,
     bind_count: wgpu::BindGroup,
     bind_scatter: wgpu::BindGroup,
-    scan: Vec<ScanLevel>,
+    scan: Vec<prefix_sum::ScanLevel>,
     binds: [Binds; 2],
     cur: usize,
     steps_done: u64,
@@ -179,7 +178,7 @@ pub struct GpuBackend {
     profiler: Option<Profiler>,
 }
 
-fn storage(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
+pub(crate) fn storage(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size: size.max(16),
@@ -190,7 +189,7 @@ fn storage(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
     })
 }
 
-fn init_storage<T: Pod>(device: &wgpu::Device, label: &str, data: &[T]) -> wgpu::Buffer {
+pub(crate) fn init_storage<T: Pod>(device: &wgpu::Device, label: &str, data: &[T]) -> wgpu::Buffer {
     device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some(label),
         contents: cast_slice(data),
@@ -200,7 +199,7 @@ fn init_storage<T: Pod>(device: &wgpu::Device, label: &str, data: &[T]) -> wgpu:
     })
 }
 
-fn uniform<T: Pod>(device: &wgpu::Device, label: &str, data: &T) -> wgpu::Buffer {
+pub(crate) fn uniform<T: Pod>(device: &wgpu::Device, label: &str, data: &T) -> wgpu::Buffer {
     device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some(label),
         contents: bytemuck::bytes_of(data),
@@ -259,7 +258,8 @@ impl GpuBackend {
             dispatch_x: dims.0 * WORKGROUP_SIZE,
             resting_speed: sp.resting_speed as f32,
             history: history as u32,
-            pad: [0; 2],
+            skin: sp.skin as f32,
+            pad: 0,
         };
 
         let pos: Vec<[f32; 4]> = (0..n)
@@ -374,44 +374,8 @@ impl GpuBackend {
 
         let stages = Stages::new(device);
 
-        // Prefix-sum levels: level 0 scans the cell-start table in place; each level above
-        // holds the block sums of the one below, up to a single block.
-        let zero = init_storage(device, "scan zero", &[0u32; 4]);
-        let mut scan = Vec::new();
-        let mut level_buf = cell_start.clone();
-        let mut len = ts + 1;
-        loop {
-            let blocks = len.div_ceil(SCAN_BLOCK as u32);
-            let ldims = dispatch_dims(blocks, max_dim);
-            let sp = uniform(
-                device,
-                "scan params",
-                &ScanParams {
-                    len,
-                    dispatch_x: ldims.0 * WORKGROUP_SIZE,
-                    pad: [0; 2],
-                },
-            );
-            let m = &stages.prefix_sum.module;
-            if blocks == 1 {
-                let bind_scan = m.bind(device, &[(0, &sp), (1, &level_buf), (2, &zero)]);
-                scan.push(ScanLevel {
-                    dims: ldims,
-                    bind_reduce: None,
-                    bind_scan,
-                });
-                break;
-            }
-            let sums = storage(device, "scan block sums", 4 * blocks as u64);
-            let bind = m.bind(device, &[(0, &sp), (1, &level_buf), (2, &sums)]);
-            scan.push(ScanLevel {
-                dims: ldims,
-                bind_reduce: Some(bind.clone()),
-                bind_scan: bind,
-            });
-            level_buf = sums;
-            len = blocks;
-        }
+        // Prefix-sum levels of the cell-start table, scanned in place.
+        let scan = prefix_sum::levels(device, &stages.prefix_sum, &cell_start, ts + 1, max_dim);
 
         let binds_for = |c: usize| {
             let (s, o) = (&state[c], &state[1 - c]);
@@ -564,6 +528,10 @@ impl GpuBackend {
             contact_counts: contact_counts.clone(),
             history_old: history_old.clone(),
             history_new: history_new.clone(),
+            params_buf: params_buf.clone(),
+            cells: cells.clone(),
+            boxes: boxes.clone(),
+            max_dim,
             bind_count,
             bind_scatter,
             scan,
@@ -739,18 +707,7 @@ impl GpuBackend {
         {
             let mut pass = self.pass(enc, "prefix_sum + scatter", stage::BINNING);
             pass.push_debug_group("prefix_sum");
-            for level in &self.scan {
-                if let Some(bg) = &level.bind_reduce {
-                    pass.set_pipeline(self.stages.prefix_sum.pipeline("reduce"));
-                    pass.set_bind_group(0, bg, &[]);
-                    pass.dispatch_workgroups(level.dims.0, level.dims.1, 1);
-                }
-            }
-            for level in self.scan.iter().rev() {
-                pass.set_pipeline(self.stages.prefix_sum.pipeline("scan_blocks"));
-                pass.set_bind_group(0, &level.bind_scan, &[]);
-                pass.dispatch_workgroups(level.dims.0, level.dims.1, 1);
-            }
+            prefix_sum::record(&mut pass, &self.stages.prefix_sum, &self.scan);
             pass.pop_debug_group();
             pass.push_debug_group("scatter");
             self.dispatch_spheres(
@@ -1080,6 +1037,55 @@ impl GpuBackend {
             counts: self.read(&self.counts, 4 * t),
             cell_start: self.read(&self.cell_start, 4 * t),
             ids: self.read(&self.state[self.cur].id, 4 * n),
+        }
+    }
+
+    /// Builds the neighbour list on the GPU from the current binning (stage `neighbours`)
+    /// and reads it back. The step does not use this list yet; it exists to be compared with
+    /// the CPU's (`CpuBackend::list_rows` after a build from the same binning).
+    pub fn list_rows(&self) -> ListRows {
+        let device = &self.ctx.device;
+        let n = self.n;
+        let inputs = |c: usize| neighbours::ListInputs {
+            params: &self.params_buf,
+            pos: &self.state[c].pos,
+            vel: &self.state[c].vel,
+            ids: &self.state[c].id,
+            cell_start: &self.cell_start,
+            counts: &self.counts,
+            cells: &self.cells,
+            boxes: &self.boxes,
+        };
+        // Sixteen entries a sphere to start with; a build that needs more is redone.
+        let mut capacity = 16 * n + 1024;
+        loop {
+            let list = neighbours::GpuList::new(
+                device,
+                &self.stages,
+                n,
+                capacity,
+                self.max_dim,
+                [inputs(0), inputs(1)],
+            );
+            let mut enc = device.create_command_encoder(&Default::default());
+            list.record(&mut enc, &self.stages, self.cur, self.dims);
+            self.ctx.queue.submit([enc.finish()]);
+            let start: Vec<u32> = self.read(&list.start, 4 * (n as u64 + 1));
+            let total = start[n as usize];
+            if total > capacity {
+                capacity = total;
+                continue;
+            }
+            let entries = 4 * total.max(1) as u64;
+            let mut partner: Vec<u32> = self.read(&list.partner, entries);
+            let mut link: Vec<u32> = self.read(&list.link, entries);
+            partner.truncate(total as usize);
+            link.truncate(total as usize);
+            return ListRows {
+                start,
+                partner,
+                link,
+            };
         }
     }
 

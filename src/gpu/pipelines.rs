@@ -10,13 +10,14 @@ use std::collections::BTreeMap;
 pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
 
 /// Every stage file, by name (the names of `src/cpu/` and `src/gpu/` modules).
-pub const STAGES: [(&str, &str); 9] = [
+pub const STAGES: [(&str, &str); 10] = [
     ("integrate", include_str!("../../shaders/integrate.wgsl")),
     ("cell_keys", include_str!("../../shaders/cell_keys.wgsl")),
     ("count", include_str!("../../shaders/count.wgsl")),
     ("prefix_sum", include_str!("../../shaders/prefix_sum.wgsl")),
     ("scatter", include_str!("../../shaders/scatter.wgsl")),
     ("gather", include_str!("../../shaders/gather.wgsl")),
+    ("neighbours", include_str!("../../shaders/neighbours.wgsl")),
     ("collide", include_str!("../../shaders/collide.wgsl")),
     ("gravity", include_str!("../../shaders/gravity.wgsl")),
     ("check", include_str!("../../shaders/check.wgsl")),

@@ -1,7 +1,10 @@
 //! Stage `prefix_sum`: exclusive prefix sum, reduce-then-scan level by level.
 //! Shader `shaders/prefix_sum.wgsl`; CPU twin `src/cpu/prefix_sum.rs`.
 
+use super::buffers::ScanParams;
 use super::stages::Stage;
+use super::{WORKGROUP_SIZE, dispatch_dims, init_storage, storage, uniform};
+use crate::setup::SCAN_BLOCK;
 
 /// Compiles `shaders/prefix_sum.wgsl` and its entry points.
 pub fn new(device: &wgpu::Device) -> Stage {
@@ -10,4 +13,76 @@ pub fn new(device: &wgpu::Device) -> Stage {
         "prefix_sum",
         &[("reduce", &[]), ("scan_blocks", &[])],
     )
+}
+
+/// One level of a prefix sum: its dispatch and bind groups.
+pub struct ScanLevel {
+    dims: (u32, u32),
+    /// The level's entries and its block sums (`None` at the top level, one block).
+    bind_reduce: Option<wgpu::BindGroup>,
+    bind_scan: wgpu::BindGroup,
+}
+
+/// The levels scanning the first `len` u32 of `data` in place: level 0 is `data`; each level
+/// above holds the block sums of the one below ([`SCAN_BLOCK`] entries a block), up to one
+/// block.
+pub fn levels(
+    device: &wgpu::Device,
+    stage: &Stage,
+    data: &wgpu::Buffer,
+    len: u32,
+    max_dim: u32,
+) -> Vec<ScanLevel> {
+    let zero = init_storage(device, "scan zero", &[0u32; 4]);
+    let mut scan = Vec::new();
+    let mut level_buf = data.clone();
+    let mut len = len;
+    loop {
+        let blocks = len.div_ceil(SCAN_BLOCK as u32);
+        let dims = dispatch_dims(blocks, max_dim);
+        let sp = uniform(
+            device,
+            "scan params",
+            &ScanParams {
+                len,
+                dispatch_x: dims.0 * WORKGROUP_SIZE,
+                pad: [0; 2],
+            },
+        );
+        let m = &stage.module;
+        if blocks == 1 {
+            let bind_scan = m.bind(device, &[(0, &sp), (1, &level_buf), (2, &zero)]);
+            scan.push(ScanLevel {
+                dims,
+                bind_reduce: None,
+                bind_scan,
+            });
+            return scan;
+        }
+        let sums = storage(device, "scan block sums", 4 * blocks as u64);
+        let bind = m.bind(device, &[(0, &sp), (1, &level_buf), (2, &sums)]);
+        scan.push(ScanLevel {
+            dims,
+            bind_reduce: Some(bind.clone()),
+            bind_scan: bind,
+        });
+        level_buf = sums;
+        len = blocks;
+    }
+}
+
+/// Records the scan of `levels`: `reduce` up the levels, then `scan_blocks` down.
+pub fn record(pass: &mut wgpu::ComputePass, stage: &Stage, levels: &[ScanLevel]) {
+    for level in levels {
+        if let Some(bg) = &level.bind_reduce {
+            pass.set_pipeline(stage.pipeline("reduce"));
+            pass.set_bind_group(0, bg, &[]);
+            pass.dispatch_workgroups(level.dims.0, level.dims.1, 1);
+        }
+    }
+    for level in levels.iter().rev() {
+        pass.set_pipeline(stage.pipeline("scan_blocks"));
+        pass.set_bind_group(0, &level.bind_scan, &[]);
+        pass.dispatch_workgroups(level.dims.0, level.dims.1, 1);
+    }
 }

@@ -78,6 +78,8 @@ pub struct Stages {
     pub scatter: Stage,
     /// [`super::scatter::gather`].
     pub gather: Stage,
+    /// [`super::neighbours`].
+    pub neighbours: Stage,
     /// [`super::collide`].
     pub collide: Stage,
     /// [`super::gravity`].
@@ -98,6 +100,7 @@ impl Stages {
             prefix_sum: super::prefix_sum::new(device),
             scatter: super::scatter::new(device),
             gather: super::scatter::gather(device),
+            neighbours: super::neighbours::new(device),
             collide: super::collide::new(device),
             gravity: super::gravity::new(device),
             check: super::diagnostics::check(device),

@@ -1,0 +1,226 @@
+// Stage `neighbours`: the Verlet neighbour list with a skin, built on the GPU. Twin of
+// src/cpu/neighbours.rs (docs/physics.md, "Neighbour list with a skin").
+//
+// A build follows a binning (cells widened by the skin, grid_params) and runs:
+// - `sweeps`: each sphere's sweep σ (half its skin, plus |v| dt for impulses);
+// - `list_count`: each sphere's entries, the partners of its candidate walk within
+//   r_a + r_b + σ_a + σ_b, into list_start[i];
+// - the prefix sum of list_start (stage prefix_sum, in place): each row's first entry;
+// - `list_fill`: the rows, in the walk's order (the CPU's order), each entry's sphere, and its
+//   owner flag;
+// - `relink`: each entry's mirror, found by one entry of the pair in the shorter row.
+// An entry at or past `capacity` is not written: the host reads list_start[n], the entry
+// count, and grows the list.
+
+// The list's own uniforms (src/gpu/buffers.rs: ListParams).
+struct ListParams {
+    capacity: u32,    // entries the list buffers hold
+    dispatch_x: u32,  // threads along x of a per-entry dispatch
+    pad0: u32,
+    pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;     // xyz, radius
+@group(0) @binding(2) var<storage, read> vel: array<vec4<f32>>;     // xyz, inverse mass
+@group(0) @binding(3) var<storage, read> ids: array<u32>;
+@group(0) @binding(4) var<storage, read> cell_start: array<u32>;    // table_size + 1
+@group(0) @binding(5) var<storage, read> counts: array<u32>;        // table_size + 1
+@group(0) @binding(6) var<storage, read> cells: array<vec4<i32>>;   // binned cell
+@group(0) @binding(7) var<storage, read> boxes: array<vec4<i32>>;   // 2 per large sphere
+@group(0) @binding(8) var<storage, read_write> sweep: array<f32>;   // m
+@group(0) @binding(9) var<storage, read_write> list_start: array<u32>;  // n + 1
+@group(0) @binding(10) var<storage, read_write> partner: array<u32>;    // capacity
+@group(0) @binding(11) var<storage, read_write> link: array<u32>;       // capacity
+@group(0) @binding(12) var<storage, read_write> row_of: array<u32>;     // capacity
+@group(0) @binding(13) var<uniform> list: ListParams;
+
+const OWNED: u32 = 0x80000000u;      // cpu::neighbours::OWNED
+const NO_MIRROR: u32 = 0x7fffffffu;  // cpu::neighbours::NO_MIRROR
+
+// cpu::neighbours::sweeps
+@compute @workgroup_size(WG)
+fn sweeps(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    var s = sphere_skin(params.skin, pos[i].w, params.small_radius_max) * 0.5;
+    if params.model == MODEL_IMPULSE {
+        let v = vel[i].xyz;
+        s += sqrt(dot3(v, v)) * params.dt;
+    }
+    sweep[i] = s;
+}
+
+// The walking sphere: its index, centre, radius plus sweep, and what the walk does with the
+// partners in reach (count them, or write them from entry `walk_at` on).
+var<private> walk_i: u32;
+var<private> walk_x: vec3<f32>;
+var<private> walk_reach: f32;
+var<private> walk_fill: bool;
+var<private> walk_at: u32;
+var<private> walk_count: u32;
+
+// One candidate j of the walk: listed when cpu::collide::in_reach(x_i, r_i + σ_i, x_j,
+// r_j + σ_j, 0) holds.
+fn candidate(j: u32) {
+    let other = pos[j];
+    let reach = walk_reach + (other.w + sweep[j]);
+    let d = other.xyz - walk_x;
+    if dot3(d, d) > 1.01 * reach * reach {
+        return;
+    }
+    walk_count += 1u;
+    if walk_fill {
+        if walk_at < list.capacity {
+            partner[walk_at] = j;
+            row_of[walk_at] = walk_i;
+            link[walk_at] = select(0u, OWNED, ids[walk_i] < ids[j]) | NO_MIRROR;
+        }
+        walk_at += 1u;
+    }
+}
+
+fn in_box(c: vec3<i32>, k: u32) -> bool {
+    return all(boxes[2u * k].xyz <= c) && all(c <= boxes[2u * k + 1u].xyz);
+}
+
+// cpu::collide::for_each_candidate: the 27 neighbour buckets and the large spheres whose box
+// holds the cell (a small sphere), or the cells of the sphere's box and every other large
+// sphere (a large sphere, walked by this one invocation).
+fn for_each_candidate(i: u32) {
+    let n_small = params.n_small;
+    if i < n_small {
+        let cell = cells[i].xyz;
+        var seen: array<u32, 27>;
+        var n_seen = 0u;
+        for (var dz = -1; dz <= 1; dz++) {
+            for (var dy = -1; dy <= 1; dy++) {
+                for (var dx = -1; dx <= 1; dx++) {
+                    let k = hash_cell(cell + vec3<i32>(dx, dy, dz), params.table_size);
+                    var dup = false;
+                    for (var s = 0u; s < n_seen; s++) {
+                        dup = dup || seen[s] == k;
+                    }
+                    if dup {
+                        continue;
+                    }
+                    seen[n_seen] = k;
+                    n_seen += 1u;
+                    let end = cell_start[k] + counts[k];
+                    for (var j = cell_start[k]; j < end; j++) {
+                        if j != i {
+                            candidate(j);
+                        }
+                    }
+                }
+            }
+        }
+        for (var j = n_small; j < params.n; j++) {
+            if in_box(cell, j - n_small) {
+                candidate(j);
+            }
+        }
+        return;
+    }
+    let kb = i - n_small;
+    let lo = boxes[2u * kb].xyz;
+    let hi = boxes[2u * kb + 1u].xyz;
+    let span = vec3<f32>(hi - lo) + vec3<f32>(1.0);
+    if span.x * span.y * span.z > f32(n_small) {
+        // Fewer spheres than cells: every small sphere's cell against the box.
+        for (var j = 0u; j < n_small; j++) {
+            if in_box(cells[j].xyz, kb) {
+                candidate(j);
+            }
+        }
+    } else {
+        for (var cz = lo.z; cz <= hi.z; cz++) {
+            for (var cy = lo.y; cy <= hi.y; cy++) {
+                for (var cx = lo.x; cx <= hi.x; cx++) {
+                    let c = vec3<i32>(cx, cy, cz);
+                    let k = hash_cell(c, params.table_size);
+                    let end = cell_start[k] + counts[k];
+                    // Buckets alias cells: this cell's spheres only, so that none comes twice.
+                    for (var j = cell_start[k]; j < end; j++) {
+                        if all(cells[j].xyz == c) {
+                            candidate(j);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (var j = n_small; j < params.n; j++) {
+        if j != i {
+            candidate(j);
+        }
+    }
+}
+
+fn walk(i: u32, fill: bool) {
+    let me = pos[i];
+    walk_i = i;
+    walk_x = me.xyz;
+    walk_reach = me.w + sweep[i];
+    walk_fill = fill;
+    walk_count = 0u;
+    if fill {
+        walk_at = list_start[i];
+    }
+    for_each_candidate(i);
+}
+
+// cpu::neighbours::NeighbourList::build, its counting half: entries of row i.
+@compute @workgroup_size(WG)
+fn list_count(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    walk(i, false);
+    list_start[i] = walk_count;
+}
+
+// cpu::neighbours::NeighbourList::build, its filling half, after the prefix sum.
+@compute @workgroup_size(WG)
+fn list_fill(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    walk(i, true);
+}
+
+// Row of sorted sphere i, ordered (entries, index): the pair's entry whose partner's row comes
+// first in this order searches that row for its mirror, so that the search is as short as the
+// shorter row and each pair is searched once.
+fn row_before(j: u32, i: u32) -> bool {
+    let len_j = list_start[j + 1u] - list_start[j];
+    let len_i = list_start[i + 1u] - list_start[i];
+    return len_j < len_i || (len_j == len_i && j < i);
+}
+
+// cpu::neighbours::NeighbourList::relink, one entry each: the pair's two entries point at
+// each other (the owner flag was set by list_fill; an entry without a mirror keeps NO_MIRROR).
+@compute @workgroup_size(WG)
+fn relink(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let e = linear_index(gid, list.dispatch_x);
+    if e >= min(list_start[params.n], list.capacity) {
+        return;
+    }
+    let i = row_of[e];
+    let j = partner[e];
+    if !row_before(j, i) {
+        return;
+    }
+    let end = list_start[j + 1u];
+    for (var m = list_start[j]; m < end; m++) {
+        if partner[m] == i {
+            link[e] = (link[e] & OWNED) | m;
+            link[m] = (link[m] & OWNED) | e;
+            return;
+        }
+    }
+}
