@@ -3,10 +3,10 @@
 //
 // A build follows a binning (cells widened by the skin, grid_params) and runs:
 // - `sweeps`: each sphere's sweep σ (half its skin, plus |v| dt for impulses);
-// - `list_count`: each sphere's entries, the partners of its candidate walk within
+// - `list_count` (`list_count_large`: a work-group per large sphere): each sphere's entries, the partners of its candidate walk within
 //   r_a + r_b + σ_a + σ_b, into list_start[i];
 // - the prefix sum of list_start (stage prefix_sum, in place): each row's first entry;
-// - `list_fill`: the rows, in the walk's order (the CPU's order), each entry's sphere, and its
+// - `list_fill` (`list_fill_large`): the rows, in the walk's order (the CPU's order), each entry's sphere, and its
 //   owner flag;
 // - `relink`: each entry's mirror, found by one entry of the pair in the shorter row.
 // An entry at or past `capacity` is not written: the host reads list_start[n], the entry
@@ -86,39 +86,59 @@ fn in_box(c: vec3<i32>, k: u32) -> bool {
     return all(boxes[2u * k].xyz <= c) && all(c <= boxes[2u * k + 1u].xyz);
 }
 
-// cpu::collide::for_each_candidate: the 27 neighbour buckets and the large spheres whose box
-// holds the cell (a small sphere), or the cells of the sphere's box and every other large
-// sphere (a large sphere, walked by this one invocation).
+// cpu::collide::for_each_candidate for small sphere i: the 27 neighbour buckets, then the
+// large spheres whose box holds its cell.
 fn for_each_candidate(i: u32) {
     let n_small = params.n_small;
-    if i < n_small {
-        let cell = cells[i].xyz;
-        var seen: array<u32, 27>;
-        var n_seen = 0u;
-        for (var dz = -1; dz <= 1; dz++) {
-            for (var dy = -1; dy <= 1; dy++) {
-                for (var dx = -1; dx <= 1; dx++) {
-                    let k = hash_cell(cell + vec3<i32>(dx, dy, dz), params.table_size);
-                    var dup = false;
-                    for (var s = 0u; s < n_seen; s++) {
-                        dup = dup || seen[s] == k;
-                    }
-                    if dup {
-                        continue;
-                    }
-                    seen[n_seen] = k;
-                    n_seen += 1u;
-                    let end = cell_start[k] + counts[k];
-                    for (var j = cell_start[k]; j < end; j++) {
-                        if j != i {
-                            candidate(j);
-                        }
+    let cell = cells[i].xyz;
+    var seen: array<u32, 27>;
+    var n_seen = 0u;
+    for (var dz = -1; dz <= 1; dz++) {
+        for (var dy = -1; dy <= 1; dy++) {
+            for (var dx = -1; dx <= 1; dx++) {
+                let k = hash_cell(cell + vec3<i32>(dx, dy, dz), params.table_size);
+                var dup = false;
+                for (var s = 0u; s < n_seen; s++) {
+                    dup = dup || seen[s] == k;
+                }
+                if dup {
+                    continue;
+                }
+                seen[n_seen] = k;
+                n_seen += 1u;
+                let end = cell_start[k] + counts[k];
+                for (var j = cell_start[k]; j < end; j++) {
+                    if j != i {
+                        candidate(j);
                     }
                 }
             }
         }
-        for (var j = n_small; j < params.n; j++) {
-            if in_box(cell, j - n_small) {
+    }
+    for (var j = n_small; j < params.n; j++) {
+        if in_box(cell, j - n_small) {
+            candidate(j);
+        }
+    }
+}
+
+// ---- Large spheres: one work-group each ------------------------------------------------------
+//
+// A large sphere's box can hold a good part of the scene. Its walk (for_each_candidate's
+// large-sphere branch: the box's cells, or every small sphere when the box has more cells than
+// there are small spheres, then the other large spheres) is cut into WG contiguous runs, one a
+// lane, so that the runs in lane order are the walk: a lane's entries go after those of the
+// lanes before it (an exclusive scan of the lanes' counts), and the row is the CPU's.
+
+// The share of lane `lid` of large sphere i's walk: part 0 its box, part 1 the large spheres.
+fn walk_large_share(i: u32, lid: u32, part: u32) {
+    let n_small = params.n_small;
+    if part == 1u {
+        let n_large = params.n - n_small;
+        let per = (n_large + WG - 1u) / WG;
+        let end = n_small + min((lid + 1u) * per, n_large);
+        for (var j = n_small + lid * per; j < end; j++) {
+            if j != i {
                 candidate(j);
             }
         }
@@ -130,67 +150,137 @@ fn for_each_candidate(i: u32) {
     let span = vec3<f32>(hi - lo) + vec3<f32>(1.0);
     if span.x * span.y * span.z > f32(n_small) {
         // Fewer spheres than cells: every small sphere's cell against the box.
-        for (var j = 0u; j < n_small; j++) {
+        let per = (n_small + WG - 1u) / WG;
+        let end = min((lid + 1u) * per, n_small);
+        for (var j = lid * per; j < end; j++) {
             if in_box(cells[j].xyz, kb) {
                 candidate(j);
             }
         }
-    } else {
-        for (var cz = lo.z; cz <= hi.z; cz++) {
-            for (var cy = lo.y; cy <= hi.y; cy++) {
-                for (var cx = lo.x; cx <= hi.x; cx++) {
-                    let c = vec3<i32>(cx, cy, cz);
-                    let k = hash_cell(c, params.table_size);
-                    let end = cell_start[k] + counts[k];
-                    // Buckets alias cells: this cell's spheres only, so that none comes twice.
-                    for (var j = cell_start[k]; j < end; j++) {
-                        if all(cells[j].xyz == c) {
-                            candidate(j);
-                        }
-                    }
-                }
-            }
-        }
+        return;
     }
-    for (var j = n_small; j < params.n; j++) {
-        if j != i {
-            candidate(j);
+    // At most n_small cells: the count fits in u32. Linear index x fastest, then y, then z,
+    // as the serial loops go.
+    let size = vec3<u32>(hi - lo) + vec3<u32>(1u);
+    let n_cells = size.x * size.y * size.z;
+    let per = (n_cells + WG - 1u) / WG;
+    let end = min((lid + 1u) * per, n_cells);
+    for (var l = lid * per; l < end; l++) {
+        let c = lo + vec3<i32>(vec3<u32>(l % size.x, (l / size.x) % size.y, l / (size.x * size.y)));
+        let k = hash_cell(c, params.table_size);
+        let stop = cell_start[k] + counts[k];
+        // Buckets alias cells: this cell's spheres only, so that none comes twice.
+        for (var j = cell_start[k]; j < stop; j++) {
+            if all(cells[j].xyz == c) {
+                candidate(j);
+            }
         }
     }
 }
 
-fn walk(i: u32, fill: bool) {
+var<workgroup> wg_scan: array<u32, WG>;
+
+// Exclusive scan of `value` over the work-group's lanes (Hillis–Steele): this lane's offset
+// and the total.
+fn lanes_exclusive_scan(lid: u32, value: u32) -> vec2<u32> {
+    wg_scan[lid] = value;
+    workgroupBarrier();
+    for (var offset = 1u; offset < WG; offset *= 2u) {
+        var add = 0u;
+        if lid >= offset {
+            add = wg_scan[lid - offset];
+        }
+        workgroupBarrier();
+        wg_scan[lid] += add;
+        workgroupBarrier();
+    }
+    let total = wg_scan[WG - 1u];
+    return vec2<u32>(wg_scan[lid] - value, total);
+}
+
+// Large sphere of work-group `wid` (sorted index; n or more for a padding work-group of a
+// 2-D dispatch).
+fn large_sphere(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return params.n_small + wid.x + wid.y * nwg.x;
+}
+
+// Starts a walk for sphere i: counts its partners in reach, or (fill) writes them from `at`.
+fn begin_walk(i: u32, fill: bool, at: u32) {
     let me = pos[i];
     walk_i = i;
     walk_x = me.xyz;
     walk_reach = me.w + sweep[i];
     walk_fill = fill;
+    walk_at = at;
     walk_count = 0u;
-    if fill {
-        walk_at = list_start[i];
-    }
-    for_each_candidate(i);
 }
 
-// cpu::neighbours::NeighbourList::build, its counting half: entries of row i.
+// The walk of lane `lid` over part `part` of large sphere i (i < n).
+fn walk_large(i: u32, lid: u32, part: u32, fill: bool, at: u32) {
+    begin_walk(i, fill, at);
+    walk_large_share(i, lid, part);
+}
+
+// list_count for the large spheres.
+@compute @workgroup_size(WG)
+fn list_count_large(@builtin(workgroup_id) wid: vec3<u32>,
+                    @builtin(num_workgroups) nwg: vec3<u32>,
+                    @builtin(local_invocation_index) lid: u32) {
+    let i = large_sphere(wid, nwg);
+    if i >= params.n {
+        return;
+    }
+    walk_large(i, lid, 0u, false, 0u);
+    var count = walk_count;
+    walk_large(i, lid, 1u, false, 0u);
+    count += walk_count;
+    let scan = lanes_exclusive_scan(lid, count);
+    if lid == 0u {
+        list_start[i] = scan.y;
+    }
+}
+
+// list_fill for the large spheres: each lane counts its runs, then writes them at its offset.
+@compute @workgroup_size(WG)
+fn list_fill_large(@builtin(workgroup_id) wid: vec3<u32>,
+                   @builtin(num_workgroups) nwg: vec3<u32>,
+                   @builtin(local_invocation_index) lid: u32) {
+    let i = large_sphere(wid, nwg);
+    if i >= params.n {
+        return;
+    }
+    walk_large(i, lid, 0u, false, 0u);
+    let boxed = lanes_exclusive_scan(lid, walk_count);
+    walk_large(i, lid, 1u, false, 0u);
+    let large = lanes_exclusive_scan(lid, walk_count);
+    walk_large(i, lid, 0u, true, list_start[i] + boxed.x);
+    walk_large(i, lid, 1u, true, list_start[i] + boxed.y + large.x);
+}
+
+
+// cpu::neighbours::NeighbourList::build, its counting half: entries of row i (a small
+// sphere; the large ones: list_count_large).
 @compute @workgroup_size(WG)
 fn list_count(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n {
+    if i >= params.n_small {
         return;
     }
-    walk(i, false);
+    begin_walk(i, false, 0u);
+    for_each_candidate(i);
     list_start[i] = walk_count;
 }
 
-// cpu::neighbours::NeighbourList::build, its filling half, after the prefix sum.
+// cpu::neighbours::NeighbourList::build, its filling half, after the prefix sum (a small
+// sphere; the large ones: list_fill_large).
 @compute @workgroup_size(WG)
 fn list_fill(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n {
+    if i >= params.n_small {
         return;
     }
-    walk(i, true);
+    begin_walk(i, true, list_start[i]);
+    for_each_candidate(i);
 }
 
 // Row of sorted sphere i, ordered (entries, index): the pair's entry whose partner's row comes

@@ -322,6 +322,20 @@ fn with_no_skin_the_cpu_list_is_the_gpu_grid_bit_for_bit() {
     }
 }
 
+/// Panics with the first difference when `gpu` is not `cpu`.
+fn same(gpu: &[u32], cpu: &[u32], what: &str) {
+    if gpu != cpu {
+        let k = gpu.iter().zip(cpu).take_while(|(a, b)| a == b).count();
+        panic!(
+            "{what}: GPU {} entries, CPU {}; first difference at {k}: {:?} against {:?}",
+            gpu.len(),
+            cpu.len(),
+            gpu.get(k),
+            cpu.get(k)
+        );
+    }
+}
+
 /// Stage `neighbours` on the GPU builds, from the same binning, the CPU's list exactly: the
 /// same rows in the same order, the same links (mirror entry and owner flag), for the soft laws
 /// and for impulses (whose sweeps add the step's travel), with and without a skin, with large
@@ -338,12 +352,35 @@ fn the_gpu_builds_the_cpus_list_exactly() {
     fast_impulse.sim.contact = ContactModel::Impulse;
     fast_impulse.sim.dt = 8e-3;
     let wall_break = builtin::build("wall-break", Some(2000)).unwrap();
+    // Three more large spheres beside the wall: a box of a few cells, one of more cells than
+    // there are small spheres (its walk then tests every small sphere's cell), and a fixed one.
+    let mut large = wall_break.clone();
+    let r = large.spheres[0].radius;
+    let (lo, hi) = large.spheres.iter().fold(
+        (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+        |(lo, hi), s| (lo.min(s.position), hi.max(s.position)),
+    );
+    let centre = 0.5 * (lo + hi);
+    for (radius, offset, fixed_too) in [(6.0, 0.3, false), (40.0, 0.5, false), (8.0, -0.4, true)] {
+        let mut big = large.spheres[0].clone();
+        big.radius = radius * r;
+        big.mass *= radius.powi(3);
+        big.position = centre
+            + DVec3::new(offset, 0.0, 0.0) * (hi - lo).length()
+            + DVec3::new(0.0, 0.0, 1.0) * (0.5 * (hi.z - lo.z) + 0.3 * big.radius);
+        big.velocity = DVec3::ZERO;
+        if fixed_too {
+            big = fixed(big.position, big.radius);
+        }
+        large.spheres.push(big);
+    }
     let wall_stand = builtin::build("wall-stand", Some(500)).unwrap();
     let container = spheresim::validate::container_gas(ContactModel::Hertz);
     for (name, s) in [
         ("fast gas", fast),
         ("fast impulse gas", fast_impulse),
         ("wall-break", wall_break),
+        ("wall-break, four large spheres", large),
         ("wall-stand", wall_stand),
         ("container", container),
     ] {
@@ -369,12 +406,10 @@ fn the_gpu_builds_the_cpus_list_exactly() {
                 assert_eq!(g.binning_state(), c.binning_state(), "{name}: binning");
                 let (lg, lc) = (g.list_rows(), c.list_rows());
                 listed += lc.partner.len();
-                assert_eq!(lg.start, lc.start, "{name}, skin {skin:?}, step {at}: rows");
-                assert_eq!(
-                    lg.partner, lc.partner,
-                    "{name}, skin {skin:?}, step {at}: partners"
-                );
-                assert_eq!(lg.link, lc.link, "{name}, skin {skin:?}, step {at}: links");
+                let what = format!("{name}, skin {skin:?}, step {at}");
+                same(&lg.start, &lc.start, &format!("{what}: rows"));
+                same(&lg.partner, &lc.partner, &format!("{what}: partners"));
+                same(&lg.link, &lc.link, &format!("{what}: links"));
                 eprintln!(
                     "{name}, skin {skin:?}, step {at}: {} entries",
                     lc.partner.len()

@@ -1068,7 +1068,7 @@ impl GpuBackend {
                 [inputs(0), inputs(1)],
             );
             let mut enc = device.create_command_encoder(&Default::default());
-            list.record(&mut enc, &self.stages, self.cur, self.dims);
+            list.record(&mut enc, &self.stages, self.cur, self.dims, self.large_dims);
             self.ctx.queue.submit([enc.finish()]);
             let start: Vec<u32> = self.read(&list.start, 4 * (n as u64 + 1));
             let total = start[n as usize];

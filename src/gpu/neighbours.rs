@@ -19,7 +19,9 @@ pub fn new(device: &wgpu::Device) -> Stage {
         &[
             ("sweeps", &[]),
             ("list_count", &[]),
+            ("list_count_large", &[]),
             ("list_fill", &[]),
+            ("list_fill_large", &[]),
             ("relink", &[]),
         ],
     )
@@ -133,13 +135,15 @@ impl GpuList {
     }
 
     /// Records a build from the binning of state set `set`; `sphere_dims` are the work-groups
-    /// of a per-sphere dispatch.
+    /// of a per-sphere dispatch, `large_dims` those of one work-group per large sphere (`None`
+    /// without large spheres).
     pub fn record(
         &self,
         enc: &mut wgpu::CommandEncoder,
         stages: &Stages,
         set: usize,
         sphere_dims: (u32, u32),
+        large_dims: Option<(u32, u32)>,
     ) {
         enc.clear_buffer(&self.start, 0, None);
         let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -155,10 +159,16 @@ impl GpuList {
         };
         run(&mut pass, "sweeps", sphere_dims);
         run(&mut pass, "list_count", sphere_dims);
+        if let Some(dims) = large_dims {
+            run(&mut pass, "list_count_large", dims);
+        }
         pass.push_debug_group("prefix_sum");
         prefix_sum::record(&mut pass, &stages.prefix_sum, &self.scan);
         pass.pop_debug_group();
         run(&mut pass, "list_fill", sphere_dims);
+        if let Some(dims) = large_dims {
+            run(&mut pass, "list_fill_large", dims);
+        }
         run(&mut pass, "relink", self.entry_dims);
     }
 }
