@@ -24,8 +24,42 @@
 @group(0) @binding(14) var<storage, read> history_old: array<vec4<u32>>;
 @group(0) @binding(15) var<storage, read_write> history_new: array<vec4<u32>>;
 
+// Work counters of an instrumented replay (src/gpu/work.rs): candidate pairs visited per
+// invocation, over every contact pass of the replayed steps. 64-bit sums as (lo, hi) words.
+struct WorkCounters {
+    max_visits: atomic<u32>,
+    invocations_lo: atomic<u32>,
+    invocations_hi: atomic<u32>,
+    visits_lo: atomic<u32>,
+    visits_hi: atomic<u32>,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+@group(0) @binding(16) var<storage, read_write> work: WorkCounters;
+
 // Round of `collide`: false = cpu::collide::Round::Matching, true = Round::Final.
 override FINAL: bool = true;
+// True in the replay that counts work (`spheresim bench`); the timed steps run without it.
+override COUNT_VISITS: bool = false;
+
+// Candidate pairs this invocation has visited (handle).
+var<private> visits: u32;
+
+// Books this invocation's visits in the work counters (COUNT_VISITS only).
+fn report_visits() {
+    if COUNT_VISITS {
+        atomicMax(&work.max_visits, visits);
+        // 64-bit sums: a carry into the high word when the low one wraps.
+        if atomicAdd(&work.invocations_lo, 1u) == 0xffffffffu {
+            atomicAdd(&work.invocations_hi, 1u);
+        }
+        let old = atomicAdd(&work.visits_lo, visits);
+        if old + visits < old {
+            atomicAdd(&work.visits_hi, 1u);
+        }
+    }
+}
 
 const PLANE_EVENT: u32 = 0x80000000u;  // cpu::collide::PLANE_EVENT
 const NO_EVENT: u32 = 0xffffffffu;     // cpu::collide::NO_EVENT
@@ -479,6 +513,7 @@ var<private> me_index: u32;
 
 // One candidate pair (me, other at sorted index j) for the given pass.
 fn handle(acc: ptr<function, Acc>, phase: u32, me: Body, mine: u32, j: u32, other: Body) {
+    visits += 1u;
     if phase == PASS_EARLIEST {
         var a = other;
         var b = me;
@@ -738,9 +773,11 @@ fn earliest_events(@builtin(global_invocation_id) gid: vec3<u32>) {
     if me.w == 0.0 {
         // Fixed: agrees to every impulse (is_mutual).
         earliest[i] = vec4<u32>(bitcast<u32>(TAU_NONE), NO_EVENT, 0u, 0u);
+        report_visits();
         return;
     }
     scan_candidates(&acc, PASS_EARLIEST, i, me, NO_EVENT);
+    report_visits();
     for (var k = 0u; k < params.n_planes; k++) {
         let tau = plane_event(me, planes[k], params.dt);
         if tau >= 0.0 {
@@ -772,9 +809,11 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
         contact[2u * i] = vec4<f32>(0.0);
         contact[2u * i + 1u] = vec4<f32>(0.0);
         contact_counts[i] = vec4<u32>(0u);
+        report_visits();
         return;
     }
     scan_candidates(&acc, PASS_COLLIDE, i, me, mine);
+    report_visits();
     var k_me = 1.0;
     if FINAL && params.model == MODEL_IMPULSE {
         k_me = f32(max(earliest[i].z, 1u));
@@ -885,6 +924,7 @@ fn earliest_events_large(@builtin(workgroup_id) wid: vec3<u32>,
     if me.w != 0.0 {
         scan_large(&acc, PASS_EARLIEST, i, me, NO_EVENT, lid);
     }
+    report_visits();
     wg_tau[lid] = acc.ev_tau;
     wg_partner[lid] = acc.ev_partner;
     wg_count[lid] = vec2<u32>(acc.ev_count, 0u);
@@ -937,6 +977,7 @@ fn collide_large(@builtin(workgroup_id) wid: vec3<u32>,
     if resolving {
         scan_large(&acc, PASS_COLLIDE, i, me, mine, lid);
     }
+    report_visits();
     wg_dv[lid] = vec4<f32>(acc.dv, acc.energy);
     wg_dx[lid] = vec4<f32>(acc.dx, acc.power);
     wg_count[lid] = vec2<u32>(acc.contacts, acc.collisions);

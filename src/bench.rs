@@ -149,6 +149,14 @@ pub struct BenchRow {
     pub gravity_interactions_timing: Option<String>,
     /// Why this configuration was not measured (skipped or failed), else `None`.
     pub error: Option<String>,
+    /// GPU rows: compute dispatches recorded per step.
+    pub dispatches_per_step: Option<f64>,
+    /// GPU rows: the most candidate pairs one invocation of a contact pass visited in one pass,
+    /// over a replay of the timed steps with the counting pipelines (`gpu::work`).
+    pub max_pair_visits_per_invocation: Option<u32>,
+    /// GPU rows: candidate pairs visited per invocation of the contact passes, mean over the
+    /// same replay.
+    pub mean_pair_visits_per_invocation: Option<f64>,
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -234,6 +242,19 @@ fn measure(
             )
         }
     };
+    // GPU: work per invocation, counted in a third run of the same steps (counting slows the
+    // contact passes, so neither the timed run nor the timestamp replay carries it).
+    let work = match backend {
+        BenchBackend::Gpu => {
+            let mut replay =
+                Simulation::new(&scene, b, Precision::F32).map_err(|e| e.to_string())?;
+            replay.step(cfg.warmup).map_err(fail)?;
+            replay.set_work_counting(true);
+            replay.step(timed_steps).map_err(fail)?;
+            replay.work_counts()
+        }
+        _ => None,
+    };
     let history = crate::setup::friction_history(&scene);
     let memory = match backend {
         BenchBackend::Gpu => crate::gpu::buffers::memory_estimate(
@@ -272,6 +293,9 @@ fn measure(
         gravity_interactions_per_second: gravity_ips,
         gravity_interactions_timing: gravity_timing,
         error: None,
+        dispatches_per_step: work.and_then(|w| w.dispatches_per_step),
+        max_pair_visits_per_invocation: work.map(|w| w.max_pair_visits_per_invocation),
+        mean_pair_visits_per_invocation: work.and_then(|w| w.mean_pair_visits_per_invocation()),
     })
 }
 
@@ -510,6 +534,38 @@ pub fn table(rows: &[BenchRow]) -> String {
                 }
             }
             let _ = writeln!(out, "  {}", r.stage_timing);
+        }
+    }
+    let counted: Vec<&BenchRow> = rows
+        .iter()
+        .filter(|r| r.max_pair_visits_per_invocation.is_some())
+        .collect();
+    if !counted.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nGPU work per step (a replay of the timed steps; docs/performance.md, \"Reading the work counters\")\n\
+             {:<11} {:>9} {:<5} {:>14} {:>15} {:>15} {:>9}",
+            "scene", "N", "back", "dispatches", "pair visits max", "mean", "max/mean"
+        );
+        for r in counted {
+            let max = r.max_pair_visits_per_invocation.unwrap_or(0);
+            let mean = r.mean_pair_visits_per_invocation.unwrap_or(0.0);
+            let ratio = if mean > 0.0 {
+                format!("{:.0}", max as f64 / mean)
+            } else {
+                "–".into()
+            };
+            let _ = writeln!(
+                out,
+                "{:<11} {:>9} {:<5} {:>14.1} {:>15} {:>15.1} {:>9}",
+                r.scene,
+                r.particles,
+                r.backend,
+                r.dispatches_per_step.unwrap_or(0.0),
+                max,
+                mean,
+                ratio
+            );
         }
     }
     let gravity: Vec<&BenchRow> = rows

@@ -555,6 +555,38 @@ impl Simulation {
         }
     }
 
+    /// GPU only: counts work from now on (`on`), or stops counting, and restarts the counts;
+    /// returns whether this backend counts work (`gpu::work`). Counting slows the contact
+    /// passes: time runs without it.
+    pub fn set_work_counting(&mut self, on: bool) -> bool {
+        match &mut self.engine {
+            Engine::Gpu(g) => {
+                g.set_work_counting(on);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// GPU only: dispatches per step and candidate-pair visits per invocation since
+    /// [`Simulation::set_work_counting`]; `None` on other backends.
+    pub fn work_counts(&self) -> Option<crate::gpu::work::WorkCounts> {
+        match &self.engine {
+            Engine::Gpu(g) => Some(g.work_counts()),
+            _ => None,
+        }
+    }
+
+    /// CPU only: the candidates a grid search of the last binning visits, per sorted sphere
+    /// (`CpuBackend::candidate_visits`); empty on other backends.
+    pub fn candidate_visits(&self) -> Vec<u32> {
+        match &self.engine {
+            Engine::Cpu32(b) => b.candidate_visits(),
+            Engine::Cpu64(b) => b.candidate_visits(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The neighbour list in sorted order, for exact comparisons of the twins: on the CPU the
     /// list as last built; on the GPU a list built now from the last binning (the GPU step
     /// does not keep one yet); empty for the event-driven solver.

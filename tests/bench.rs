@@ -198,6 +198,17 @@ fn gpu_rows_have_stage_times_from_timestamps_and_a_speedup() {
     assert!(gpu.error.is_none(), "{gpu:?}");
     let ctx = GpuContext::new().unwrap();
     assert_eq!(gpu.adapter, ctx.adapter_name());
+    // Work counters on the GPU row only (gpu::work; exact counts: tests/gpu.rs).
+    let max = gpu
+        .max_pair_visits_per_invocation
+        .expect("GPU work counted");
+    let mean = gpu
+        .mean_pair_visits_per_invocation
+        .expect("GPU work counted");
+    assert!(max as f64 >= mean && mean > 0.0, "{gpu:?}");
+    assert!(gpu.dispatches_per_step.unwrap() >= 10.0, "{gpu:?}");
+    assert_eq!(rows[1].max_pair_visits_per_invocation, None);
+    assert_eq!(rows[1].dispatches_per_step, None);
     let s = gpu.speedup_vs_cpu.unwrap();
     assert!((s - rows[1].ms_per_step_median / gpu.ms_per_step_median).abs() <= 1e-12 * s);
     if ctx.timestamps {

@@ -435,3 +435,63 @@ fn first_divergence() {
     }
     eprintln!("identical for 100 steps");
 }
+
+/// The work counters of the GPU's contact passes (`gpu::work`): in a soft-contact step the one
+/// pass visits, per sphere, exactly the candidates of the CPU's grid search of the same binning
+/// (a large sphere's walk of its box included); the impulse model's seven passes report one
+/// invocation per small sphere (per large-sphere lane in the work-group passes); and counting
+/// leaves the results bit for bit as they are.
+#[test]
+fn work_counters_count_the_grid_search() {
+    if !gpu_available() {
+        return;
+    }
+    let mut gas = small("box-gas", 1000, 3);
+    gas.sim.contact = ContactModel::SpringDashpot;
+    let stand = small("wall-stand", 500, 3);
+    assert!(stand.sim.contact.is_soft());
+    for (name, mut s) in [("box-gas, spring-dashpot", gas), ("wall-stand", stand)] {
+        s.sim.skin = Some(0.0);
+        let (mut g, mut c, mut plain) = (gpu(&s), cpu(&s), gpu(&s));
+        g.step(2).unwrap();
+        c.step(2).unwrap();
+        plain.step(3).unwrap();
+        assert!(g.set_work_counting(true));
+        g.step(1).unwrap();
+        c.step(1).unwrap();
+        assert_eq!(g.binning_state(), c.binning_state(), "{name}: binning");
+        let w = g.work_counts().expect("GPU counts work");
+        let visits = c.candidate_visits();
+        let n = visits.len() as u64;
+        eprintln!("{name}: {w:?}");
+        assert_eq!(w.invocations, n, "{name}: one invocation per sphere");
+        assert_eq!(
+            w.pair_visits,
+            visits.iter().map(|&v| v as u64).sum::<u64>(),
+            "{name}: visits"
+        );
+        assert_eq!(
+            w.max_pair_visits_per_invocation,
+            *visits.iter().max().unwrap(),
+            "{name}: most visits"
+        );
+        assert!(w.dispatches_per_step.unwrap() >= 10.0, "{name}: {w:?}");
+        assert_eq!(
+            g.snapshot(),
+            plain.snapshot(),
+            "{name}: counting changed the step"
+        );
+    }
+    // Impulses: three earliest-event passes, two matching rounds and the final round.
+    let s = small("wall-break", 2000, 2);
+    let mut g = gpu(&s);
+    g.set_work_counting(true);
+    g.step(1).unwrap();
+    let w = g.work_counts().unwrap();
+    let n = s.spheres.len() as u64;
+    let lanes = spheresim::gpu::WORKGROUP_SIZE as u64;
+    assert_eq!(w.invocations, 5 * (n - 1 + lanes) + n, "{w:?}");
+    assert!(w.pair_visits > n, "{w:?}");
+    assert!(g.set_work_counting(false));
+    assert_eq!(cpu(&s).work_counts(), None);
+}

@@ -336,6 +336,29 @@ impl<R: Real> CpuBackend<R> {
         }
     }
 
+    /// For each sorted sphere, the candidates a grid search of the last binning visits
+    /// (`collide::for_each_candidate`): what one GPU contact pass's invocation for that sphere
+    /// visits (`gpu::work`), for checking the GPU's work counters.
+    pub fn candidate_visits(&self) -> Vec<u32> {
+        let params = self.collide_params(R::zero());
+        (0..self.bodies.len())
+            .map(|i| {
+                let mut visits = 0;
+                collide::for_each_candidate(
+                    i,
+                    &self.bodies,
+                    &self.boxes,
+                    &self.cell_start,
+                    &self.counts,
+                    &params,
+                    false,
+                    |_, _| visits += 1,
+                );
+                visits
+            })
+            .collect()
+    }
+
     /// Seconds spent in each stage of [`STAGES`] since set-up (binning = keys, count, prefix
     /// sum, scatter and reordering).
     pub fn stage_seconds(&self) -> [f64; 6] {

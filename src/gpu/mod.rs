@@ -20,6 +20,7 @@ pub mod prefix_sum;
 mod profiler;
 pub mod scatter;
 pub mod stages;
+pub mod work;
 
 use crate::checkpoint::{BufferBytes, GpuState};
 use crate::scene::{ContactModel, Scene};
@@ -165,6 +166,13 @@ pub struct GpuBackend {
     cells: wgpu::Buffer,
     boxes: wgpu::Buffer,
     max_dim: u32,
+    // Work counters (`work`): the counting replay's buffer and pipelines, and the dispatches
+    // recorded, in all and by `step`, with the steps they were recorded for.
+    work_buf: wgpu::Buffer,
+    counting: Option<Vec<(&'static str, wgpu::ComputePipeline)>>,
+    dispatches: std::cell::Cell<u64>,
+    step_dispatches: u64,
+    recorded_steps: u64,
     bind_count: wgpu::BindGroup,
     bind_scatter: wgpu::BindGroup,
     scan: Vec<prefix_sum::ScanLevel>,
@@ -353,6 +361,7 @@ impl GpuBackend {
         let a_mutual = storage(device, "mutual gravity", 16 * nn);
         // Zero-initialised by wgpu; indexed by input id, so the scatter need not move it.
         let dissipated = storage(device, "dissipated energy", 4 * nn);
+        let work_buf = storage(device, "work counters", 32);
         // Friction history (cpu::collide::Slot as vec4<u32>: ξ bits, partner), this step's
         // rows in sorted order and the ones the contact stage writes; 16 bytes without
         // friction. Every slot starts empty (partner u32::MAX).
@@ -444,6 +453,7 @@ impl GpuBackend {
                         (13, &boxes),
                         (14, &history_old),
                         (15, &history_new),
+                        (16, &work_buf),
                     ],
                 ),
                 gravity: stages.gravity.module.bind(
@@ -532,6 +542,11 @@ impl GpuBackend {
             cells: cells.clone(),
             boxes: boxes.clone(),
             max_dim,
+            work_buf,
+            counting: None,
+            dispatches: std::cell::Cell::new(0),
+            step_dispatches: 0,
+            recorded_steps: 0,
             bind_count,
             bind_scatter,
             scan,
@@ -612,34 +627,48 @@ impl GpuBackend {
         self.dims
     }
 
+    /// Records a dispatch of `groups` work-groups and counts it.
+    fn dispatch_groups(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        pipeline: &wgpu::ComputePipeline,
+        bg: &wgpu::BindGroup,
+        groups: (u32, u32),
+    ) {
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, bg, &[]);
+        pass.dispatch_workgroups(groups.0, groups.1, 1);
+        self.dispatches.set(self.dispatches.get() + 1);
+    }
+
     fn dispatch_spheres(
         &self,
         pass: &mut wgpu::ComputePass,
         pipeline: &wgpu::ComputePipeline,
         bg: &wgpu::BindGroup,
     ) {
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, bg, &[]);
-        pass.dispatch_workgroups(self.dims.0, self.dims.1, 1);
+        self.dispatch_groups(pass, pipeline, bg, self.dims);
+    }
+
+    /// The pipeline of a `collide` variant: the counting one while work is counted.
+    fn collide_pipeline(&self, variant: &str) -> &wgpu::ComputePipeline {
+        self.counting
+            .as_ref()
+            .and_then(|c| c.iter().find(|(v, _)| *v == variant))
+            .map_or_else(|| self.stages.collide.pipeline(variant), |(_, p)| p)
     }
 
     /// A pass of stage collide with one work-group per large sphere (none without them).
     fn dispatch_large(&self, pass: &mut wgpu::ComputePass, variant: &str, b: &Binds) {
-        if let Some((x, y)) = self.large_dims {
-            pass.set_pipeline(self.stages.collide.pipeline(variant));
-            pass.set_bind_group(0, &b.collide, &[]);
-            pass.dispatch_workgroups(x, y, 1);
+        if let Some(dims) = self.large_dims {
+            self.dispatch_groups(pass, self.collide_pipeline(variant), &b.collide, dims);
         }
     }
 
     /// Stage collide's earliest events: the small spheres one invocation each, the large ones
     /// one work-group each.
     fn record_earliest(&self, pass: &mut wgpu::ComputePass, b: &Binds) {
-        self.dispatch_spheres(
-            pass,
-            self.stages.collide.pipeline("earliest_events"),
-            &b.collide,
-        );
+        self.dispatch_spheres(pass, self.collide_pipeline("earliest_events"), &b.collide);
         self.dispatch_large(pass, "earliest_events_large", b);
     }
 
@@ -680,9 +709,12 @@ impl GpuBackend {
         {
             let mut pass = self.pass(enc, "cell_keys + count", stage::BINNING);
             pass.push_debug_group("cell_keys");
-            pass.set_pipeline(self.stages.cell_keys.pipeline("grid_params"));
-            pass.set_bind_group(0, &self.binds[c].cell_keys, &[]);
-            pass.dispatch_workgroups(1, 1, 1);
+            self.dispatch_groups(
+                &mut pass,
+                self.stages.cell_keys.pipeline("grid_params"),
+                &self.binds[c].cell_keys,
+                (1, 1),
+            );
             self.dispatch_spheres(
                 &mut pass,
                 self.stages.cell_keys.pipeline("cell_keys"),
@@ -707,7 +739,8 @@ impl GpuBackend {
         {
             let mut pass = self.pass(enc, "prefix_sum + scatter", stage::BINNING);
             pass.push_debug_group("prefix_sum");
-            prefix_sum::record(&mut pass, &self.stages.prefix_sum, &self.scan);
+            let scans = prefix_sum::record(&mut pass, &self.stages.prefix_sum, &self.scan);
+            self.dispatches.set(self.dispatches.get() + scans);
             pass.pop_debug_group();
             pass.push_debug_group("scatter");
             self.dispatch_spheres(
@@ -755,7 +788,7 @@ impl GpuBackend {
                 self.record_earliest(&mut pass, b);
                 self.dispatch_spheres(
                     &mut pass,
-                    self.stages.collide.pipeline("collide_matching"),
+                    self.collide_pipeline("collide_matching"),
                     &b.collide,
                 );
                 self.dispatch_large(&mut pass, "collide_large", b);
@@ -772,7 +805,7 @@ impl GpuBackend {
             }
             self.dispatch_spheres(
                 &mut pass,
-                self.stages.collide.pipeline("collide_final"),
+                self.collide_pipeline("collide_final"),
                 &b.collide,
             );
             if init && self.history {
@@ -854,10 +887,13 @@ impl GpuBackend {
         while left > 0 {
             let m = left.min(STEPS_PER_SUBMIT);
             let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            let before = self.dispatches.get();
             for _ in 0..m {
                 self.record_binning(&mut enc, "kick_drift");
                 self.record_forces(&mut enc, false);
             }
+            self.step_dispatches += self.dispatches.get() - before;
+            self.recorded_steps += m;
             let queries = self.profiler.as_ref().map_or(0, |p| p.pending());
             if let Some(p) = self.profiler.as_ref().filter(|_| queries > 0) {
                 enc.resolve_query_set(&p.query_set, 0..queries, &p.resolve, 0);
@@ -883,6 +919,37 @@ impl GpuBackend {
             }
         }
         Ok(())
+    }
+
+    /// Counts work from now on, or stops counting: the contact passes switch to pipelines
+    /// that count the candidate pairs each invocation visits (`work`), and the counters and
+    /// the dispatch tally start from zero. The counting pipelines are compiled at the first
+    /// call.
+    pub fn set_work_counting(&mut self, on: bool) {
+        if on && self.counting.is_none() {
+            self.counting = Some(work::counting_pipelines(
+                &self.ctx.device,
+                &self.stages.collide,
+            ));
+        }
+        if !on {
+            self.counting = None;
+        }
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        enc.clear_buffer(&self.work_buf, 0, None);
+        self.ctx.queue.submit([enc.finish()]);
+        self.step_dispatches = 0;
+        self.recorded_steps = 0;
+    }
+
+    /// The work counted since [`GpuBackend::set_work_counting`] (pair visits only while it is
+    /// on; dispatches per step always).
+    pub fn work_counts(&self) -> work::WorkCounts {
+        let words: Vec<u32> = self.read(&self.work_buf, 32);
+        let words: [u32; 8] = words[..8].try_into().expect("eight words");
+        let per_step = (self.recorded_steps > 0)
+            .then(|| self.step_dispatches as f64 / self.recorded_steps as f64);
+        work::from_words(&words, per_step)
     }
 
     /// Steps completed.

@@ -71,18 +71,23 @@ pub fn levels(
     }
 }
 
-/// Records the scan of `levels`: `reduce` up the levels, then `scan_blocks` down.
-pub fn record(pass: &mut wgpu::ComputePass, stage: &Stage, levels: &[ScanLevel]) {
+/// Records the scan of `levels`: `reduce` up the levels, then `scan_blocks` down; returns the
+/// dispatches recorded.
+pub fn record(pass: &mut wgpu::ComputePass, stage: &Stage, levels: &[ScanLevel]) -> u64 {
+    let mut dispatches = 0;
     for level in levels {
         if let Some(bg) = &level.bind_reduce {
             pass.set_pipeline(stage.pipeline("reduce"));
             pass.set_bind_group(0, bg, &[]);
             pass.dispatch_workgroups(level.dims.0, level.dims.1, 1);
+            dispatches += 1;
         }
     }
     for level in levels.iter().rev() {
         pass.set_pipeline(stage.pipeline("scan_blocks"));
         pass.set_bind_group(0, &level.bind_scan, &[]);
         pass.dispatch_workgroups(level.dims.0, level.dims.1, 1);
+        dispatches += 1;
     }
+    dispatches
 }

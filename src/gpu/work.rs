@@ -1,0 +1,76 @@
+//! Work counters: figures of the GPU step that need no GPU to mean something.
+//!
+//! A step's cost on a large GPU is set by how many dispatches it records (each costs a few µs
+//! of launch and drain) and by its slowest invocation: a pass with 10⁴–10⁵ lanes in flight
+//! waits on the one lane with the most work. [`WorkCounts`] gives both: dispatches per step,
+//! counted as the step is recorded, and the candidate pairs each invocation of the contact
+//! passes visits, counted in a replay with the `collide` pipelines compiled with the override
+//! `COUNT_VISITS` (so that the timed steps carry no counting).
+
+use super::stages::Stage;
+
+/// What the contact passes and the recording of a step did, over the steps counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct WorkCounts {
+    /// Compute dispatches per step (`None` before any step was recorded).
+    pub dispatches_per_step: Option<f64>,
+    /// Invocations of the contact passes that reported visits (every sphere's, per pass; a
+    /// large sphere's work-group counts its 256 lanes).
+    pub invocations: u64,
+    /// Candidate pairs visited, all passes together.
+    pub pair_visits: u64,
+    /// The most candidate pairs one invocation visited in one pass.
+    pub max_pair_visits_per_invocation: u32,
+}
+
+impl WorkCounts {
+    /// Mean candidate pairs visited per invocation (`None` when nothing was counted).
+    pub fn mean_pair_visits_per_invocation(&self) -> Option<f64> {
+        (self.invocations > 0).then(|| self.pair_visits as f64 / self.invocations as f64)
+    }
+}
+
+/// The contact-pass variants of stage `collide`, as the step uses them.
+pub const COUNTED_VARIANTS: [&str; 5] = [
+    "earliest_events",
+    "earliest_events_large",
+    "collide_matching",
+    "collide_large",
+    "collide_final",
+];
+
+/// The same variants compiled with `COUNT_VISITS = true`, on `collide`'s own layout so that its
+/// bind groups serve them.
+pub fn counting_pipelines(
+    device: &wgpu::Device,
+    collide: &Stage,
+) -> Vec<(&'static str, wgpu::ComputePipeline)> {
+    COUNTED_VARIANTS
+        .iter()
+        .map(|&variant| {
+            // The overrides of stages::Stage's variants: FINAL as there, COUNT_VISITS added.
+            let (entry, final_round) = match variant {
+                "collide_matching" => ("collide", Some(0.0)),
+                "collide_large" => ("collide_large", Some(0.0)),
+                "collide_final" => ("collide", Some(1.0)),
+                v => (v, None),
+            };
+            let mut constants = vec![("COUNT_VISITS", 1.0)];
+            if let Some(f) = final_round {
+                constants.push(("FINAL", f));
+            }
+            (variant, collide.module.pipeline(device, entry, &constants))
+        })
+        .collect()
+}
+
+/// Words of the `WorkCounters` buffer (collide.wgsl), as read back.
+pub fn from_words(w: &[u32; 8], dispatches_per_step: Option<f64>) -> WorkCounts {
+    let wide = |lo: u32, hi: u32| (hi as u64) << 32 | lo as u64;
+    WorkCounts {
+        dispatches_per_step,
+        invocations: wide(w[1], w[2]),
+        pair_visits: wide(w[3], w[4]),
+        max_pair_visits_per_invocation: w[0],
+    }
+}
