@@ -6,18 +6,17 @@
 
 use super::stages::Stage;
 
+/// The pipeline variants and their overridden constants.
+pub const VARIANTS: [(&str, &[(&str, f64)]); 6] = [
+    ("earliest_events", &[]),
+    ("earliest_events_large", &[]),
+    ("collide_matching", &[("FINAL", 0.0)]),
+    ("collide_large", &[("FINAL", 0.0)]),
+    ("collide_final", &[("FINAL", 1.0)]),
+    ("clear_history", &[]),
+];
+
 /// Compiles `shaders/collide.wgsl` and its entry points.
 pub fn new(device: &wgpu::Device) -> Stage {
-    Stage::new(
-        device,
-        "collide",
-        &[
-            ("earliest_events", &[]),
-            ("earliest_events_large", &[]),
-            ("collide_matching", &[("FINAL", 0.0)]),
-            ("collide_large", &[("FINAL", 0.0)]),
-            ("collide_final", &[("FINAL", 1.0)]),
-            ("clear_history", &[]),
-        ],
-    )
+    Stage::new(device, "collide", &VARIANTS)
 }

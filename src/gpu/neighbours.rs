@@ -68,11 +68,6 @@ pub struct GpuList {
 }
 
 impl GpuList {
-    /// Bytes a list of `n` spheres and `capacity` entries takes on the GPU.
-    pub fn bytes(n: u64, capacity: u64) -> u64 {
-        8 * n + 4 + 12 * capacity
-    }
-
     /// Allocates the list for `n` spheres and `capacity` entries, bound to the inputs of both
     /// state sets; `max_dim` is the adapter's work-groups per dispatch dimension.
     pub fn new(

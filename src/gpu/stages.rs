@@ -56,7 +56,7 @@ impl Stage {
 
 /// Entry point of a pipeline variant: variants with overridden constants are named
 /// `<entry>_<suffix>`.
-fn entry_of(variant: &str) -> &str {
+pub fn entry_of(variant: &str) -> &str {
     match variant {
         "collide_matching" | "collide_final" => "collide",
         "gravity_potential" => "gravity",

@@ -39,26 +39,19 @@ pub const COUNTED_VARIANTS: [&str; 5] = [
     "collide_final",
 ];
 
-/// The same variants compiled with `COUNT_VISITS = true`, on `collide`'s own layout so that its
-/// bind groups serve them.
+/// The same variants compiled with `COUNT_VISITS = true` besides their own constants
+/// (`collide::VARIANTS`), on `collide`'s own layout so that its bind groups serve them.
 pub fn counting_pipelines(
     device: &wgpu::Device,
     collide: &Stage,
 ) -> Vec<(&'static str, wgpu::ComputePipeline)> {
-    COUNTED_VARIANTS
+    super::collide::VARIANTS
         .iter()
-        .map(|&variant| {
-            // The overrides of stages::Stage's variants: FINAL as there, COUNT_VISITS added.
-            let (entry, final_round) = match variant {
-                "collide_matching" => ("collide", Some(0.0)),
-                "collide_large" => ("collide_large", Some(0.0)),
-                "collide_final" => ("collide", Some(1.0)),
-                v => (v, None),
-            };
-            let mut constants = vec![("COUNT_VISITS", 1.0)];
-            if let Some(f) = final_round {
-                constants.push(("FINAL", f));
-            }
+        .filter(|(variant, _)| COUNTED_VARIANTS.contains(variant))
+        .map(|&(variant, constants)| {
+            let mut constants = constants.to_vec();
+            constants.push(("COUNT_VISITS", 1.0));
+            let entry = super::stages::entry_of(variant);
             (variant, collide.module.pipeline(device, entry, &constants))
         })
         .collect()
