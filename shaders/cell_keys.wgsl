@@ -16,7 +16,6 @@ fn grid_params() {
     grid.small_speed_max = vmax;
     grid.cell_edge = h;
     grid.inv_cell_edge = 1.0 / h;
-    grid.step += 1u;
 }
 
 // Mirrors cpu::cell_keys::cell_keys.

@@ -1,18 +1,16 @@
-// End of a step: stop on a non-finite sphere (CpuBackend::step's check) and count collisions
-// and dropped friction histories.
+// End of a step: stop on a non-finite sphere (CpuBackend::step's check) and count collisions.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> vel: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> ids: array<u32>;
-@group(0) @binding(4) var<storage, read> contact_counts: array<vec4<u32>>; // contacts, collisions, history dropped, 0
+@group(0) @binding(4) var<storage, read> contact_counts: array<vec4<u32>>; // contacts, collisions, 0, 0
 @group(0) @binding(5) var<storage, read> grid: GridView;
 @group(0) @binding(6) var<storage, read_write> status: Status;
 
 const F32_MAX: f32 = 3.40282347e38;
 
-// After each contact round: adds the round's collisions and dropped friction histories to the
-// counters the host reads.
+// After each contact round: adds the round's collisions to the counter the host reads.
 @compute @workgroup_size(256)
 fn tally(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
@@ -22,9 +20,6 @@ fn tally(@builtin(global_invocation_id) gid: vec3<u32>) {
     let c = contact_counts[i];
     if c.y > 0u {
         atomicAdd(&status.collisions, c.y);
-    }
-    if c.z > 0u {
-        atomicAdd(&status.history_dropped, c.z);
     }
 }
 

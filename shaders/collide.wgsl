@@ -16,13 +16,20 @@
 @group(0) @binding(8) var<storage, read> planes: array<Plane>;
 @group(0) @binding(9) var<storage, read_write> earliest: array<vec4<u32>>;  // tau bits, partner, count, -
 @group(0) @binding(10) var<storage, read_write> contact: array<vec4<f32>>;  // 2 per sphere: dv | force, energy; dx, power
-@group(0) @binding(11) var<storage, read_write> contact_counts: array<vec4<u32>>; // contacts, collisions, history dropped, 0
+@group(0) @binding(11) var<storage, read_write> contact_counts: array<vec4<u32>>; // contacts, collisions, 0, 0
 @group(0) @binding(12) var<storage, read> cells: array<vec4<i32>>;   // binned cell
 @group(0) @binding(13) var<storage, read> boxes: array<vec4<i32>>;   // 2 per large sphere
-// Friction history (cpu::collide::Slot): HISTORY_SLOTS per sphere, xyz the bits of ξ, w the
-// partner; last step's rows in this step's sorted order, and this step's rows.
-@group(0) @binding(14) var<storage, read> history_old: array<vec4<u32>>;
-@group(0) @binding(15) var<storage, read_write> history_new: array<vec4<u32>>;
+// The neighbour list (stage neighbours; soft contact reads it): rows, links, each entry's
+// pair result, and the friction history (16-byte dummies without).
+@group(0) @binding(14) var<storage, read> list_start: array<u32>;          // n + 1
+@group(0) @binding(15) var<storage, read> partner: array<u32>;             // capacity
+@group(0) @binding(17) var<storage, read> link: array<u32>;                // capacity
+@group(0) @binding(18) var<storage, read> row_of: array<u32>;              // capacity
+@group(0) @binding(19) var<storage, read_write> pair_out: array<vec4<f32>>; // force (N), energy (J)
+@group(0) @binding(20) var<storage, read_write> pair_more: array<vec2<u32>>; // power bits (W), flags
+@group(0) @binding(21) var<storage, read_write> xi: array<vec4<f32>>;      // capacity, m
+@group(0) @binding(22) var<storage, read_write> wall_xi: array<vec4<f32>>; // n × walls, m
+@group(0) @binding(23) var<uniform> list: ListParams;
 
 // Work counters of an instrumented replay (src/gpu/work.rs): candidate pairs visited per
 // invocation, over every contact pass of the replayed steps. 64-bit sums as (lo, hi) words.
@@ -67,7 +74,9 @@ const TAU_NONE: f32 = 3.0e38;          // stands for the CPU's infinity (never a
 const PASS_EARLIEST: u32 = 0u;
 const PASS_COLLIDE: u32 = 1u;
 const TANGENTIAL_STIFFNESS_RATIO: f32 = 0.2857142857;  // physics::friction::TANGENTIAL_STIFFNESS_RATIO (2/7)
-const HISTORY_SLOTS: u32 = 16u;                         // setup::HISTORY_SLOTS (tests/shader_constants.rs)
+const PAIR_CONTACT: u32 = 1u;    // cpu::collide::PAIR_CONTACT
+const PAIR_COLLISION: u32 = 2u;  // cpu::collide::PAIR_COLLISION
+const PAIR_FORCE: u32 = 4u;      // cpu::collide::PAIR_FORCE
 
 // cpu::collide::Body
 struct Body {
@@ -319,47 +328,6 @@ fn tangential_spring(xi_old: vec3<f32>, n: vec3<f32>, v_t: vec3<f32>, k_t: f32, 
     return Tangential(force, xi, energy, power);
 }
 
-// cpu::collide::lookup_history
-fn lookup_history(owner: u32, partner: u32) -> vec3<f32> {
-    if params.history == 0u {
-        return vec3<f32>(0.0);
-    }
-    for (var s = 0u; s < HISTORY_SLOTS; s++) {
-        let h = history_old[owner * HISTORY_SLOTS + s];
-        if h.w == partner {
-            return bitcast<vec3<f32>>(h.xyz);
-        }
-        if h.w == NO_EVENT {
-            break;
-        }
-    }
-    return vec3<f32>(0.0);
-}
-
-// cpu::collide::may_touch
-fn may_touch(a: Body, b: Body) -> bool {
-    let radius_sum = a.r + b.r;
-    let d = b.x - a.x;
-    return dot3(d, d) <= 1.01 * radius_sum * radius_sum;
-}
-
-// Slots of this invocation's new row written so far (cpu::collide::keep_history's `len`).
-var<private> kept: u32;
-// Contacts whose history did not fit (cpu::collide::ContactOut::history_dropped).
-var<private> dropped: u32;
-
-// cpu::collide::keep_history (row of sorted sphere i)
-fn keep_history(i: u32, partner: u32, xi: vec3<f32>) {
-    if params.history != 0u {
-        if kept < HISTORY_SLOTS {
-            history_new[i * HISTORY_SLOTS + kept] = vec4<u32>(bitcast<vec3<u32>>(xi), partner);
-            kept += 1u;
-        } else {
-            dropped += 1u;
-        }
-    }
-}
-
 // cpu::collide::soft_normal_force's result.
 struct Normal {
     force: f32,
@@ -461,8 +429,8 @@ fn apply(acc: ptr<function, Acc>, p: PairResponse, me: Body, wsum: f32, me_is_a:
 }
 
 // cpu::collide::visit
-fn visit(acc: ptr<function, Acc>, me: Body, other: Body, mutual: bool, k_me: f32, k_other: f32,
-         xi_old: vec3<f32>) -> PairResponse {
+// (the impulse model: the soft laws read the neighbour list, collide_pairs and sum_pairs)
+fn visit(acc: ptr<function, Acc>, me: Body, other: Body, mutual: bool, k_me: f32, k_other: f32) {
     let me_is_a = me.id < other.id;
     var a = other;
     var b = me;
@@ -474,12 +442,7 @@ fn visit(acc: ptr<function, Acc>, me: Body, other: Body, mutual: bool, k_me: f32
         k_a = k_me;
         k_b = k_other;
     }
-    var p: PairResponse;
-    if params.model == MODEL_IMPULSE {
-        p = resolve_pair(a, b, params.dt, params.resting_speed, k_a, k_b);
-    } else {
-        p = pair_force(a, b, xi_old, params.dt);
-    }
+    var p = resolve_pair(a, b, params.dt, params.resting_speed, k_a, k_b);
     if !FINAL {
         if !(p.collision && mutual) {
             p.impulse = 0.0;
@@ -489,7 +452,6 @@ fn visit(acc: ptr<function, Acc>, me: Body, other: Body, mutual: bool, k_me: f32
         p.contact = false;
     }
     apply(acc, p, me, a.w + b.w, me_is_a);
-    return p;
 }
 
 // cpu::collide::is_mutual
@@ -526,11 +488,6 @@ fn handle(acc: ptr<function, Acc>, phase: u32, me: Body, mine: u32, j: u32, othe
             keep_earliest(acc, p.tau, other.id);
         }
     } else {
-        // cpu::collide::for_each_candidate (touching_only): a soft pair that cannot touch adds
-        // nothing; skip it.
-        if params.model != MODEL_IMPULSE && !may_touch(me, other) {
-            return;
-        }
         var mutual = false;
         var k_me = 1.0;
         var k_other = 1.0;
@@ -540,21 +497,7 @@ fn handle(acc: ptr<function, Acc>, phase: u32, me: Body, mine: u32, j: u32, othe
             k_me = f32(max(earliest[me_index].z, 1u));
             k_other = f32(max(earliest[j].z, 1u));
         }
-        // The pair's history is in the row of its lower-id sphere (cpu::collide::collide).
-        var owner = j;
-        var partner = me.id;
-        if me.id < other.id {
-            owner = me_index;
-            partner = other.id;
-        }
-        var xi_old = vec3<f32>(0.0);
-        if params.history != 0u && may_touch(me, other) {
-            xi_old = lookup_history(owner, partner);
-        }
-        let p = visit(acc, me, other, mutual, k_me, k_other, xi_old);
-        if owner == me_index && p.contact {
-            keep_history(me_index, partner, p.xi);
-        }
+        visit(acc, me, other, mutual, k_me, k_other);
     }
 }
 
@@ -692,8 +635,20 @@ fn plane_event(me: Body, plane: Plane, dt: f32) -> f32 {
     return 0.0;
 }
 
-// cpu::collide::plane_contact, for wall k (its friction history is the sphere's).
+// The wall ξ plane_contact read before clearing it.
+var<private> wall_xi_old: vec3<f32>;
+
+// cpu::collide::plane_contact, for wall k. Soft contact with friction history reads and
+// writes the sphere's ξ against the wall, wall_xi[me_index × walls + k] (zero when apart:
+// sum_pairs' `kept.unwrap_or(zero)`).
 fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_earliest: bool, k_me: f32) {
+    let soft_history = params.model != MODEL_IMPULSE && params.history != 0u;
+    let w = me_index * params.n_planes + k;
+    if soft_history {
+        let xi_old = wall_xi[w].xyz;
+        wall_xi[w] = vec4<f32>(0.0);
+        wall_xi_old = xi_old;
+    }
     if me.w == 0.0 {
         return;
     }
@@ -723,15 +678,20 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_ear
             return;
         }
         // The wall is the first body, the sphere the second.
-        let tag = PLANE_EVENT | k;
-        let soft = soft_contact(n, -s1, me.v, lookup_history(me_index, tag), pair_restitution(me.e, plane.e),
+        var xi_old = vec3<f32>(0.0);
+        if soft_history {
+            xi_old = wall_xi_old;
+        }
+        let soft = soft_contact(n, -s1, me.v, xi_old, pair_restitution(me.e, plane.e),
                                 max(me.zeta, plane.zeta), pair_friction(me.mu, plane.mu),
                                 me.compliance + plane.compliance,
                                 1.0 / me.r + wall_curvature(plane), me.w);
         (*acc).force += n * soft.force + soft.friction;
         (*acc).energy += soft.energy;
         (*acc).power += soft.power;
-        keep_history(me_index, tag, soft.xi);
+        if soft_history {
+            wall_xi[w] = vec4<f32>(soft.xi, 0.0);
+        }
         (*acc).contacts += 1u;
         (*acc).collisions += select(0u, 1u, s1 - vn * params.dt > 0.0);
     }
@@ -797,8 +757,6 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let me = load_body(i);
     me_index = i;
-    kept = 0u;
-    dropped = 0u;
     var mine = NO_EVENT;
     if !FINAL {
         mine = earliest[i].y;
@@ -821,12 +779,6 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (var k = 0u; k < params.n_planes; k++) {
         plane_contact(&acc, me, planes[k], k, mine == (PLANE_EVENT | k), k_me);
     }
-    if params.history != 0u {
-        // The rest of the row is empty (cpu::collide::collide fills it first).
-        for (var s = kept; s < HISTORY_SLOTS; s++) {
-            history_new[i * HISTORY_SLOTS + s] = vec4<u32>(0u, 0u, 0u, NO_EVENT);
-        }
-    }
     if FINAL && params.model == MODEL_IMPULSE {
         project_onto_planes(&acc, me);
     }
@@ -836,7 +788,7 @@ fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
         contact[2u * i] = vec4<f32>(acc.force, acc.energy);
     }
     contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
-    contact_counts[i] = vec4<u32>(acc.contacts, acc.collisions, dropped, 0u);
+    contact_counts[i] = vec4<u32>(acc.contacts, acc.collisions, 0u, 0u);
 }
 
 // ---- Large spheres: one work-group each -------------------------------------------------------
@@ -1012,14 +964,101 @@ fn collide_large(@builtin(workgroup_id) wid: vec3<u32>,
     }
 }
 
-// Set-up: empties the friction history the set-up's final round wrote (CpuBackend::contacts).
+// ---- Soft contact from the neighbour list ---------------------------------------------------
+
+// cpu::collide::collide_pairs, one entry each: an owned entry evaluates its pair (pair_force,
+// its sphere the lower id) at the end-of-drift positions and writes the result to itself and
+// to its mirror entry, so that sum_pairs reads each row in order. With friction history the
+// owned entry's ξ is read and overwritten (zero when apart).
 @compute @workgroup_size(256)
-fn clear_history(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n || params.history == 0u {
+fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let e = linear_index(gid, list.dispatch_x);
+    if e >= min(list_start[params.n], list.capacity) {
         return;
     }
-    for (var s = 0u; s < HISTORY_SLOTS; s++) {
-        history_new[i * HISTORY_SLOTS + s] = vec4<u32>(0u, 0u, 0u, NO_EVENT);
+    let l = link[e];
+    if (l & OWNED) == 0u {
+        report_visits();
+        return;
     }
+    visits = 1u;
+    let i = row_of[e];
+    let j = partner[e];
+    var force = vec4<f32>(0.0);
+    var more = vec2<u32>(0u);
+    var xi_new = vec3<f32>(0.0);
+    // cpu::collide::may_touch, from the centres and radii alone: most entries are apart.
+    let pi = pos[i];
+    let pj = pos[j];
+    let d = pj.xyz - pi.xyz;
+    let reach = pi.w + pj.w;
+    if dot3(d, d) <= 1.01 * reach * reach {
+        me_index = i;
+        var xi_old = vec3<f32>(0.0);
+        if params.history != 0u {
+            xi_old = xi[e].xyz;
+        }
+        let p = pair_force(load_body(i), load_body(j), xi_old, params.dt);
+        if p.contact {
+            xi_new = p.xi;
+        }
+        var flags = select(0u, PAIR_CONTACT, p.contact) | select(0u, PAIR_COLLISION, p.collision);
+        if p.force != 0.0 {
+            force = vec4<f32>(p.n * p.force + p.friction, 0.0);
+            flags |= PAIR_FORCE;
+        }
+        force.w = p.energy;
+        more = vec2<u32>(bitcast<u32>(p.power), flags);
+    }
+    if params.history != 0u {
+        xi[e] = vec4<f32>(xi_new, 0.0);
+    }
+    pair_out[e] = force;
+    pair_more[e] = more;
+    let m = l & NO_MIRROR;
+    if m != NO_MIRROR {
+        pair_out[m] = force;
+        pair_more[m] = more;
+    }
+    report_visits();
+}
+
+// cpu::collide::sum_pairs, one sphere each: its entries in row order (the force reversed on
+// the pairs it owns; their energy, power and counts), then the walls.
+@compute @workgroup_size(256)
+fn sum_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    me_index = i;
+    var acc = new_acc();
+    let end = min(list_start[i + 1u], list.capacity);
+    for (var e = list_start[i]; e < end; e++) {
+        visits += 1u;
+        let l = link[e];
+        let owned = (l & OWNED) != 0u;
+        if !owned && (l & NO_MIRROR) == NO_MIRROR {
+            continue;
+        }
+        let p = pair_out[e];
+        let more = pair_more[e];
+        if (more.y & PAIR_FORCE) != 0u {
+            acc.force += p.xyz * select(1.0, -1.0, owned);
+        }
+        if owned {
+            acc.energy += p.w;
+            acc.power += bitcast<f32>(more.x);
+            acc.contacts += select(0u, 1u, (more.y & PAIR_CONTACT) != 0u);
+            acc.collisions += select(0u, 1u, (more.y & PAIR_COLLISION) != 0u);
+        }
+    }
+    report_visits();
+    let me = load_body(i);
+    for (var k = 0u; k < params.n_planes; k++) {
+        plane_contact(&acc, me, planes[k], k, false, 1.0);
+    }
+    contact[2u * i] = vec4<f32>(acc.force, acc.energy);
+    contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
+    contact_counts[i] = vec4<u32>(acc.contacts, acc.collisions, 0u, 0u);
 }

@@ -32,7 +32,7 @@ struct Grid {
     cell_edge: f32,              // m
     inv_cell_edge: f32,          // 1/m
     small_speed_max: f32,        // m/s
-    step: u32,                   // steps done; grid_params advances it (set-up starts it at u32 max)
+    step: u32,                   // steps done; neighbours' gate_dispatches advances it (set-up starts it at u32 max)
     pad0: u32,
     pad1: u32,
     pad2: u32,
@@ -55,10 +55,25 @@ struct Status {
     first_bad_step: atomic<u32>, // first step with a NaN or infinite sphere (u32 max: none)
     bad_id: atomic<u32>,         // lowest input id of such a sphere at that step
     collisions: atomic<u32>,     // collisions since the host last read and cleared it
-    history_dropped: atomic<u32>, // contacts whose friction history did not fit, since then
+    history_dropped: atomic<u32>, // contacts whose friction history did not fit (always 0 now)
+    rebuilds: atomic<u32>,       // neighbour-list rebuilds since the host last read and cleared it
+    list_needed: atomic<u32>,    // most list entries a build needed since then
+    pad0: u32,
+    pad1: u32,
 }
 
 // Contact laws (src/gpu/buffers.rs: model_code).
+// The neighbour list's own uniforms (src/gpu/buffers.rs: ListParams).
+struct ListParams {
+    capacity: u32,    // entries the list buffers hold
+    dispatch_x: u32,  // threads along x of a per-entry dispatch
+    pad0: u32,
+    pad1: u32,
+}
+
+const OWNED: u32 = 0x80000000u;      // cpu::neighbours::OWNED
+const NO_MIRROR: u32 = 0x7fffffffu;  // cpu::neighbours::NO_MIRROR
+
 const MODEL_IMPULSE: u32 = 0u;
 const MODEL_SPRING_DASHPOT: u32 = 1u;
 const MODEL_HERTZ: u32 = 2u;

@@ -1,9 +1,31 @@
 // Stage `count`: spheres per bucket with u32 atomics. Twin of src/cpu/count.rs.
+// `clear_counts` and `seed_cell_start` bracket it: both run only in a step that re-bins (the
+// neighbour list's gate), so that a step without a rebuild leaves the last binning intact.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> keys: array<u32>;
 @group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;  // table_size + 1
 @group(0) @binding(3) var<storage, read_write> slot: array<u32>;            // arrival order in the bucket
+@group(0) @binding(4) var<storage, read_write> cell_start: array<u32>;      // table_size + 1
+
+// Empties every bucket, before `count`.
+@compute @workgroup_size(256)
+fn clear_counts(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let k = linear_index(gid, params.dispatch_x);
+    if k <= params.table_size {
+        atomicStore(&counts[k], 0u);
+    }
+}
+
+// The counts, after `count`, as the input of the prefix sum that turns them into each bucket's
+// first sphere (in place).
+@compute @workgroup_size(256)
+fn seed_cell_start(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let k = linear_index(gid, params.dispatch_x);
+    if k <= params.table_size {
+        cell_start[k] = atomicLoad(&counts[k]);
+    }
+}
 
 @compute @workgroup_size(256)
 fn count(@builtin(global_invocation_id) gid: vec3<u32>) {

@@ -13,12 +13,9 @@
 @group(0) @binding(9) var<storage, read_write> dst_acc: array<vec4<f32>>;
 @group(0) @binding(10) var<storage, read_write> dst_props: array<vec4<f32>>;
 @group(0) @binding(11) var<storage, read_write> dst_id: array<u32>;
-// Friction history rows (HISTORY_SLOTS per sphere), when params.history is 1: the rows the
-// contact stage wrote last step, into this step's sorted order (cpu::scatter::gather_rows).
-@group(0) @binding(12) var<storage, read> src_history: array<vec4<u32>>;
-@group(0) @binding(13) var<storage, read_write> dst_history: array<vec4<u32>>;
-
-const HISTORY_SLOTS: u32 = 16u;  // setup::HISTORY_SLOTS (tests/shader_constants.rs)
+// A step without a rebuild keeps the order: the copy into the other set (`IDENTITY`), so that
+// the current set alternates in every step as the host expects.
+override IDENTITY: bool = false;
 
 @compute @workgroup_size(256)
 fn gather(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -26,15 +23,10 @@ fn gather(@builtin(global_invocation_id) gid: vec3<u32>) {
     if j >= params.n {
         return;
     }
-    let i = perm[j];
+    let i = select(perm[j], j, IDENTITY);
     dst_pos[j] = src_pos[i];
     dst_vel[j] = src_vel[i];
     dst_acc[j] = src_acc[i];
     dst_props[j] = src_props[i];
     dst_id[j] = src_id[i];
-    if params.history != 0u {
-        for (var s = 0u; s < HISTORY_SLOTS; s++) {
-            dst_history[j * HISTORY_SLOTS + s] = src_history[i * HISTORY_SLOTS + s];
-        }
-    }
 }

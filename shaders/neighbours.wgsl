@@ -1,24 +1,26 @@
 // Stage `neighbours`: the Verlet neighbour list with a skin, built on the GPU. Twin of
 // src/cpu/neighbours.rs (docs/physics.md, "Neighbour list with a skin").
 //
+// Every step, after the drift:
+// - `needs_rebuild` (cpu::neighbours::needs_rebuild): raises the rebuild flag when some sphere
+//   has moved more than its sweep since the last build (always for impulses or a zero skin);
+// - `gate_dispatches` (one thread): turns the flag into the work-group counts of every
+//   dispatch of the binning and the build (zero when there is no rebuild), which the host
+//   records as indirect dispatches, and counts the step and the rebuild.
 // A build follows a binning (cells widened by the skin, grid_params) and runs:
-// - `sweeps`: each sphere's sweep σ (half its skin, plus |v| dt for impulses);
+// - with friction history, `keep_old_entries` and `keep_old_rows`: the old rows' partner ids,
+//   ξ and wall ξ, kept for the carry;
+// - `sweeps`: each sphere's sweep σ (half its skin, plus |v| dt for impulses), and its position;
 // - `list_count` (`list_count_large`: a work-group per large sphere): each sphere's entries, the partners of its candidate walk within
 //   r_a + r_b + σ_a + σ_b, into list_start[i];
 // - the prefix sum of list_start (stage prefix_sum, in place): each row's first entry;
 // - `list_fill` (`list_fill_large`): the rows, in the walk's order (the CPU's order), each entry's sphere, and its
 //   owner flag;
-// - `relink`: each entry's mirror, found by one entry of the pair in the shorter row.
-// An entry at or past `capacity` is not written: the host reads list_start[n], the entry
-// count, and grows the list.
-
-// The list's own uniforms (src/gpu/buffers.rs: ListParams).
-struct ListParams {
-    capacity: u32,    // entries the list buffers hold
-    dispatch_x: u32,  // threads along x of a per-entry dispatch
-    pad0: u32,
-    pad1: u32,
-}
+// - `relink`: each entry's mirror, found by one entry of the pair in the shorter row;
+// - with friction history, `carry_entries` and `carry_walls`: each new entry's ξ from the old
+//   entry of the same pair, found by the partner's id in the sphere's old row.
+// An entry at or past `capacity` is not written: the status reports the entries a build
+// needed, and the host stops with an error when they did not fit.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;     // xyz, radius
@@ -34,9 +36,23 @@ struct ListParams {
 @group(0) @binding(11) var<storage, read_write> link: array<u32>;       // capacity
 @group(0) @binding(12) var<storage, read_write> row_of: array<u32>;     // capacity
 @group(0) @binding(13) var<uniform> list: ListParams;
+@group(0) @binding(14) var<storage, read_write> x_build: array<vec4<f32>>;  // n, at the last build
+@group(0) @binding(15) var<storage, read_write> rebuild: atomic<u32>;       // 0 keep, 1 rebuild, 2 set-up
+@group(0) @binding(16) var<storage, read> full_dims: array<vec4<u32>>;      // per gated dispatch: x, y, 1, inverse
+@group(0) @binding(17) var<storage, read_write> gated_dims: array<u32>;     // 4 per gated dispatch: indirect x, y, z
+@group(0) @binding(18) var<storage, read_write> grid: GridView;
+@group(0) @binding(19) var<storage, read_write> status: Status;
+// Friction history (16-byte dummies without): new and old entries' partner ids and ξ, and
+// every sphere's ξ against each wall (n × walls).
+@group(0) @binding(20) var<storage, read> perm: array<u32>;                 // old sorted index of each new one
+@group(0) @binding(21) var<storage, read_write> partner_id: array<u32>;     // capacity
+@group(0) @binding(22) var<storage, read_write> xi: array<vec4<f32>>;       // capacity, m
+@group(0) @binding(23) var<storage, read_write> wall_xi: array<vec4<f32>>;  // n × walls, m
+@group(0) @binding(24) var<storage, read_write> old_start: array<u32>;      // n + 1
+@group(0) @binding(25) var<storage, read_write> old_partner_id: array<u32>;
+@group(0) @binding(26) var<storage, read_write> old_xi: array<vec4<f32>>;
+@group(0) @binding(27) var<storage, read_write> old_wall_xi: array<vec4<f32>>;
 
-const OWNED: u32 = 0x80000000u;      // cpu::neighbours::OWNED
-const NO_MIRROR: u32 = 0x7fffffffu;  // cpu::neighbours::NO_MIRROR
 
 // cpu::neighbours::sweeps
 @compute @workgroup_size(WG)
@@ -51,6 +67,112 @@ fn sweeps(@builtin(global_invocation_id) gid: vec3<u32>) {
         s += sqrt(dot3(v, v)) * params.dt;
     }
     sweep[i] = s;
+    x_build[i] = pos[i];
+}
+
+// cpu::neighbours::needs_rebuild, one sphere each, for the soft laws with a skin (positions and
+// sweeps in the order of the last build, which no step has re-sorted since).
+@compute @workgroup_size(WG)
+fn needs_rebuild(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    let d = pos[i].xyz - x_build[i].xyz;
+    let s = sweep[i];
+    if dot3(d, d) > s * s {
+        atomicStore(&rebuild, 1u);
+    }
+}
+
+// One thread, after needs_rebuild: the indirect work-group counts of the gated dispatches
+// (those of `full_dims` with a rebuild, none without; an `inverse` one the other way round),
+// the step count, and the rebuild count (set-up's not counted).
+@compute @workgroup_size(1)
+fn gate_dispatches() {
+    var flag = atomicLoad(&rebuild);
+    // Impulses (on the grid) and a zero skin re-bin in every step; needs_rebuild is not run.
+    if flag == 0u && (params.model == MODEL_IMPULSE || params.skin <= 0.0) {
+        flag = 1u;
+    }
+    grid.step += 1u;
+    if flag == 1u {
+        atomicAdd(&status.rebuilds, 1u);
+    }
+    let on = flag != 0u;
+    for (var k = 0u; k < arrayLength(&full_dims); k++) {
+        let f = full_dims[k];
+        let run = on != (f.w != 0u);
+        gated_dims[4u * k] = select(0u, f.x, run);
+        gated_dims[4u * k + 1u] = select(0u, f.y, run);
+        gated_dims[4u * k + 2u] = select(0u, 1u, run);
+        gated_dims[4u * k + 3u] = 0u;
+    }
+}
+
+// Before a build with friction history: the old entries' partner ids and ξ
+// (cpu::neighbours::NeighbourList::build's old_partner_id, old_xi).
+@compute @workgroup_size(WG)
+fn keep_old_entries(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let e = linear_index(gid, list.dispatch_x);
+    if e >= min(list_start[params.n], list.capacity) {
+        return;
+    }
+    old_partner_id[e] = partner_id[e];
+    old_xi[e] = xi[e];
+}
+
+// Before a build with friction history: the old rows and wall ξ.
+@compute @workgroup_size(WG)
+fn keep_old_rows(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    old_start[i] = list_start[i];
+    if i == 0u {
+        old_start[params.n] = list_start[params.n];
+    }
+    for (var k = 0u; k < params.n_planes; k++) {
+        old_wall_xi[i * params.n_planes + k] = wall_xi[i * params.n_planes + k];
+    }
+}
+
+// After a build with friction history, one entry each: its partner's id and its ξ, carried
+// from the old entry of the same pair in the sphere's old row, or zero
+// (cpu::neighbours::NeighbourList::build).
+@compute @workgroup_size(WG)
+fn carry_entries(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let e = linear_index(gid, list.dispatch_x);
+    if e >= min(list_start[params.n], list.capacity) {
+        return;
+    }
+    let id = ids[partner[e]];
+    partner_id[e] = id;
+    let o = perm[row_of[e]];
+    var kept = vec4<f32>(0.0);
+    let end = min(old_start[o + 1u], list.capacity);
+    for (var m = old_start[o]; m < end; m++) {
+        if old_partner_id[m] == id {
+            kept = old_xi[m];
+            break;
+        }
+    }
+    xi[e] = kept;
+}
+
+// After a build with friction history: each sphere's wall ξ, into the new order
+// (cpu::scatter::gather_rows).
+@compute @workgroup_size(WG)
+fn carry_walls(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    let o = perm[i];
+    for (var k = 0u; k < params.n_planes; k++) {
+        wall_xi[i * params.n_planes + k] = old_wall_xi[o * params.n_planes + k];
+    }
 }
 
 // The walking sphere: its index, centre, radius plus sweep, and what the walk does with the
@@ -297,6 +419,9 @@ fn row_before(j: u32, i: u32) -> bool {
 @compute @workgroup_size(WG)
 fn relink(@builtin(global_invocation_id) gid: vec3<u32>) {
     let e = linear_index(gid, list.dispatch_x);
+    if e == 0u {
+        atomicMax(&status.list_needed, list_start[params.n]);
+    }
     if e >= min(list_start[params.n], list.capacity) {
         return;
     }

@@ -260,6 +260,7 @@ fn measure(
         BenchBackend::Gpu => crate::gpu::buffers::memory_estimate(
             n as u64,
             crate::setup::table_size(n) as u64,
+            crate::gpu::neighbours::initial_capacity(n as u32) as u64,
             history,
         ),
         _ => CpuBackend::<f32>::memory_estimate(n, history),

@@ -23,7 +23,7 @@ pub const MAGIC: &str = "spheresim checkpoint";
 
 /// Version of the body layout; a reader refuses any other. Raise it whenever [`Checkpoint`] or
 /// anything it holds changes shape.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// File extension of checkpoints.
 pub const EXTENSION: &str = "ckpt";
@@ -242,8 +242,11 @@ pub struct GpuState {
     pub steps_done: u64,
     /// Collisions resolved so far.
     pub collisions: u64,
-    /// Contact-steps without friction history so far.
+    /// Contact-steps without friction history so far (0 since the GPU keeps the history on
+    /// its neighbour list).
     pub history_dropped: u64,
+    /// Neighbour-list rebuilds so far.
+    pub rebuilds: u64,
     /// The buffers, by label.
     pub buffers: Vec<BufferBytes>,
 }

@@ -51,16 +51,12 @@ pub struct Diagnostics {
     pub contacts: u64,
     /// Collisions resolved since the start (impulses applied, or soft contacts begun).
     pub collisions: u64,
-    /// Contact-steps since the start whose friction history did not fit in the owning sphere's
-    /// `cpu::collide::HISTORY_SLOTS` slots on the GPU (each such contact restarts its
-    /// tangential spring with ξ = 0 the next step, which weakens static friction). 0 without
-    /// friction and always on the CPU, whose neighbour list keeps every contact's history; more
-    /// than 0 only where one sphere owns more than 16 contacts (small spheres crowding a large
-    /// one).
+    /// Contact-steps since the start whose friction history was lost: 0, since both backends
+    /// keep every contact's history on their neighbour lists (kept for the stats contract).
     pub friction_history_dropped: u64,
     /// Times since the start that the contact candidates were rebuilt from the grid: the
-    /// neighbour-list rebuilds on the CPU (see `cpu::neighbours`); every step on the GPU, which
-    /// re-bins every step; 0 for the event solver.
+    /// neighbour-list rebuilds (see `cpu::neighbours`; the GPU's soft laws rebuild at the same
+    /// steps, its impulse model every step); 0 for the event solver.
     pub neighbour_rebuilds: u64,
 }
 

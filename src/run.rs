@@ -869,21 +869,10 @@ impl RunReport {
         if self.interrupted { 130 } else { 0 }
     }
 
-    /// Warnings a user should see after the summary (e.g. lost friction history).
+    /// Warnings a user should see after the summary (none at present: both backends keep
+    /// every contact's friction history).
     pub fn warnings(&self) -> Vec<String> {
-        let mut w = Vec::new();
-        let dropped = self
-            .fin
-            .friction_history_dropped
-            .saturating_sub(self.initial.friction_history_dropped);
-        if dropped > 0 {
-            w.push(format!(
-                "{dropped} contact-steps lost their friction history (a sphere owned more than {} \
-                 contacts): static friction is weaker there than the law says",
-                crate::setup::HISTORY_SLOTS
-            ));
-        }
-        w
+        Vec::new()
     }
 }
 

@@ -25,11 +25,6 @@ pub const LARGE_RADIUS_RATIO: f64 = 4.0;
 /// past it the threshold rises to the radius of the largest of the rest.
 pub const MAX_LARGE: usize = 256;
 
-/// Contacts per sphere whose friction history is kept (the sphere owns them: lower id of a
-/// pair, or any wall contact). Close packing gives 12 neighbours; past this a contact starts
-/// each step with ξ = 0 (its spring then acts only through this step's slip).
-pub const HISTORY_SLOTS: usize = 16;
-
 /// Matching rounds of the impulse model per step, before the final round. Two: an event
 /// deferred in the first (its partner had an earlier one) is then resolved exactly in the
 /// second, and only a sphere with three or more events in one step reaches the final round.

@@ -259,9 +259,12 @@ impl Simulation {
             }
             Backend::Auto | Backend::Cpu => (cpu_engine(scene, precision)?, Backend::Cpu),
         };
-        if backend == Backend::Gpu && scene.sim.skin.is_some() {
-            let skin = "the GPU backend searches the grid in every step (its neighbour list is not \
-                        used by the step yet): there the skin only widens the cells";
+        if backend == Backend::Gpu
+            && scene.sim.skin.is_some()
+            && scene.sim.contact == crate::scene::ContactModel::Impulse
+        {
+            let skin = "the GPU backend's impulse model searches the grid in every step (only the \
+                        soft laws read its neighbour list): there the skin only widens the cells";
             notice = Some(match notice {
                 Some(n) => format!("{n}; {skin}"),
                 None => skin.to_string(),
@@ -278,8 +281,8 @@ impl Simulation {
         })
     }
 
-    /// Why `Backend::Auto` did not take the GPU, if it did not; or that the GPU ignores a
-    /// `skin` the scene or `--skin` gave.
+    /// Why `Backend::Auto` did not take the GPU, if it did not; or that the GPU's impulse
+    /// model ignores a `skin` the scene or `--skin` gave.
     pub fn notice(&self) -> Option<&str> {
         self.notice.as_deref()
     }
@@ -314,7 +317,14 @@ impl Simulation {
             Engine::Cpu32(b) => b.step_many(n),
             Engine::Cpu64(b) => b.step_many(n),
             // Many steps per submission; returns once the GPU has finished them.
-            Engine::Gpu(g) => g.step(n),
+            Engine::Gpu(g) => match g.step(n) {
+                Ok(()) => Ok(()),
+                Err(crate::gpu::StepError::NonFinite(step, sphere)) => Err((step, sphere)),
+                Err(crate::gpu::StepError::Gpu(e)) => {
+                    self.stepping += t0.elapsed();
+                    return Err(SimError::Gpu(e));
+                }
+            },
             Engine::Event(ev) => {
                 for _ in 0..n {
                     if let Some(id) = ev.step()? {

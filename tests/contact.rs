@@ -217,29 +217,27 @@ fn crowded(k: usize) -> Scene {
     soft(s, ContactModel::Hertz, rubbery(0.5))
 }
 
-/// The GPU keeps `HISTORY_SLOTS` friction histories per sphere and counts the contacts past
-/// them; the CPU keeps the history on its neighbour list and drops none.
+/// Both backends keep the friction history on their neighbour lists: a sphere owning 26
+/// contacts (more than the 16 slots a sphere once had on the GPU) drops none, and the GPU
+/// steps it bit for bit as the CPU does.
 #[test]
-fn friction_history_past_the_gpu_slots_is_counted_there_and_kept_on_the_cpu() {
-    use spheresim::cpu::collide::HISTORY_SLOTS;
+fn friction_history_of_a_crowded_sphere_is_kept_on_both_backends() {
     let steps = 5;
-    let mut backends = vec![Backend::Cpu];
-    if gpu_available() {
-        backends.push(Backend::Gpu);
-    }
-    for backend in backends {
-        for k in [HISTORY_SLOTS, 26] {
-            let s = crowded(k);
-            let mut run = sim(&s, backend, Precision::F32);
-            run.step(steps).unwrap();
-            let d = run.diagnostics();
-            // The 10 µm overlaps hold for 5 steps of 10 µs (the spheres move ~1e-9 m).
-            assert_eq!(d.contacts, k as u64, "{backend:?}, k = {k}");
-            let dropped = match backend {
-                Backend::Gpu => steps * (k - HISTORY_SLOTS) as u64,
-                _ => 0,
-            };
-            assert_eq!(d.friction_history_dropped, dropped, "{backend:?}, k = {k}");
+    for k in [16, 26] {
+        let s = crowded(k);
+        let mut c = sim(&s, Backend::Cpu, Precision::F32);
+        c.step(steps).unwrap();
+        let d = c.diagnostics();
+        // The 10 µm overlaps hold for 5 steps of 10 µs (the spheres move ~1e-9 m).
+        assert_eq!(d.contacts, k as u64, "CPU, k = {k}");
+        assert_eq!(d.friction_history_dropped, 0, "CPU, k = {k}");
+        if gpu_available() {
+            let mut g = sim(&s, Backend::Gpu, Precision::F32);
+            g.step(steps).unwrap();
+            let dg = g.diagnostics();
+            assert_eq!(dg.contacts, k as u64, "GPU, k = {k}");
+            assert_eq!(dg.friction_history_dropped, 0, "GPU, k = {k}");
+            assert_eq!(g.snapshot(), c.snapshot(), "GPU against CPU, k = {k}");
         }
     }
 }
@@ -265,36 +263,49 @@ fn crowded_sliding(k: usize) -> Scene {
 
 /// One sphere owning 150 frictional contacts: every contact keeps its tangential spring, so each
 /// small sphere moves exactly as it does alone with the fixed sphere (the pair is evaluated
-/// from the same two bodies; with a history dropped it would restart its spring and differ).
+/// from the same two bodies; with a history dropped it would restart its spring and differ), on
+/// the CPU and on the GPU.
 #[test]
-fn a_sphere_with_150_frictional_contacts_keeps_every_history_on_the_cpu() {
+fn a_sphere_with_150_frictional_contacts_keeps_every_history() {
     let k = 150;
     let s = crowded_sliding(k);
     let steps = s.sim.steps;
-    let mut all = sim(&s, Backend::Cpu, Precision::F32);
-    all.step(steps).unwrap();
-    let d = all.diagnostics();
-    assert_eq!(d.contacts, k as u64);
-    assert_eq!(d.friction_history_dropped, 0);
-    let crowd = all.snapshot();
-    let mut differs_from_frictionless = 0;
-    for i in (1..=k).step_by(7) {
-        let mut alone = s.clone();
-        alone.spheres = vec![s.spheres[0].clone(), s.spheres[i].clone()];
-        let mut one = sim(&alone, Backend::Cpu, Precision::F32);
-        one.step(steps).unwrap();
-        let o = one.snapshot();
-        assert_eq!(crowd.velocity[i], o.velocity[1], "sphere {i}: velocity");
-        assert_eq!(crowd.position[i], o.position[1], "sphere {i}: position");
-        // Friction acts: without it the sphere keeps more of its sliding speed.
-        let mut slick = alone.clone();
-        for sp in &mut slick.spheres {
-            sp.surface.friction = 0.0;
-        }
-        let mut free = sim(&slick, Backend::Cpu, Precision::F32);
-        free.step(steps).unwrap();
-        let f = free.snapshot();
-        differs_from_frictionless += (f.velocity[1] != o.velocity[1]) as usize;
+    let mut backends = vec![Backend::Cpu];
+    if gpu_available() {
+        backends.push(Backend::Gpu);
     }
-    assert_eq!(differs_from_frictionless, k.div_ceil(7));
+    for backend in backends {
+        let mut all = sim(&s, backend, Precision::F32);
+        all.step(steps).unwrap();
+        let d = all.diagnostics();
+        assert_eq!(d.contacts, k as u64, "{backend:?}");
+        assert_eq!(d.friction_history_dropped, 0, "{backend:?}");
+        let crowd = all.snapshot();
+        let mut differs_from_frictionless = 0;
+        for i in (1..=k).step_by(7) {
+            let mut alone = s.clone();
+            alone.spheres = vec![s.spheres[0].clone(), s.spheres[i].clone()];
+            let mut one = sim(&alone, backend, Precision::F32);
+            one.step(steps).unwrap();
+            let o = one.snapshot();
+            assert_eq!(
+                crowd.velocity[i], o.velocity[1],
+                "{backend:?}, sphere {i}: velocity"
+            );
+            assert_eq!(
+                crowd.position[i], o.position[1],
+                "{backend:?}, sphere {i}: position"
+            );
+            // Friction acts: without it the sphere keeps more of its sliding speed.
+            let mut slick = alone.clone();
+            for sp in &mut slick.spheres {
+                sp.surface.friction = 0.0;
+            }
+            let mut free = sim(&slick, backend, Precision::F32);
+            free.step(steps).unwrap();
+            let f = free.snapshot();
+            differs_from_frictionless += (f.velocity[1] != o.velocity[1]) as usize;
+        }
+        assert_eq!(differs_from_frictionless, k.div_ceil(7), "{backend:?}");
+    }
 }

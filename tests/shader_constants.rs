@@ -80,8 +80,16 @@ fn shared_constants_match_their_rust_twins() {
     let expect: Vec<(&str, Value)> = vec![
         ("WG", Value::U32(spheresim::gpu::WORKGROUP_SIZE)),
         (
-            "HISTORY_SLOTS",
-            Value::U32(spheresim::setup::HISTORY_SLOTS as u32),
+            "PAIR_CONTACT",
+            Value::U32(spheresim::cpu::collide::PAIR_CONTACT),
+        ),
+        (
+            "PAIR_COLLISION",
+            Value::U32(spheresim::cpu::collide::PAIR_COLLISION),
+        ),
+        (
+            "PAIR_FORCE",
+            Value::U32(spheresim::cpu::collide::PAIR_FORCE),
         ),
         (
             "SCAN_BLOCK",
@@ -141,12 +149,12 @@ fn shared_constants_match_their_rust_twins() {
 fn a_changed_constant_is_seen() {
     let c = constants(
         "sample",
-        "const HISTORY_SLOTS: u32 = 15u;\nconst F: f32 = 0.5;",
+        "const SCAN_BLOCK: u32 = 512u;\nconst F: f32 = 0.5;",
     );
-    assert_eq!(c["HISTORY_SLOTS"], Value::U32(15));
+    assert_eq!(c["SCAN_BLOCK"], Value::U32(512));
     assert_ne!(
-        c["HISTORY_SLOTS"],
-        Value::U32(spheresim::setup::HISTORY_SLOTS as u32)
+        c["SCAN_BLOCK"],
+        Value::U32(spheresim::setup::SCAN_BLOCK as u32)
     );
     assert_eq!(c["F"], Value::F32(0.5));
 }

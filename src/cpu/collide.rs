@@ -15,9 +15,9 @@
 //! end-of-drift positions, and the power they dissipate for the energy balance.
 //!
 //! Friction (Cundall–Strack, `physics::friction`) keeps a tangential displacement ξ per
-//! contact. On the CPU it lives on the neighbour list (`neighbours`), one ξ per list entry and
-//! one per sphere and wall, and [`collide_pairs`] and [`sum_pairs`] read and rewrite it; the GPU still keeps
-//! [`HISTORY_SLOTS`] slots per sphere, owned by the lower-id sphere of each pair.
+//! contact. It lives on the neighbour list (`neighbours`), one ξ per list entry and one per
+//! sphere and wall, and [`collide_pairs`] and [`sum_pairs`] read and rewrite it (the GPU's twins
+//! likewise, on its own list).
 //!
 //! Walls are planes and the insides of spherical containers ([`PlaneBody::radius`] > 0); both
 //! meet a sphere along the wall's normal at the sphere's nearest point ([`wall_gap`]).
@@ -55,7 +55,7 @@ use rayon::prelude::*;
 use super::CHUNK;
 use super::cell_keys::{cell_of, hash_cell};
 
-pub use crate::setup::{HISTORY_SLOTS, MATCHING_ROUNDS, OVERLAP_RELAXATION};
+pub use crate::setup::{MATCHING_ROUNDS, OVERLAP_RELAXATION};
 
 /// True unless the pair is clearly apart: `|x_b − x_a|² ≤ 1.01 (r_a + r_b)²`, a superset of
 /// [`pair_force`]'s contact test (the margin absorbs rounding and fused multiply–adds), so that

@@ -75,8 +75,14 @@ pub struct Status {
     /// Collisions since the last read.
     pub collisions: u32,
     /// Contacts whose friction history did not fit, since the last read
-    /// (`cpu::collide::ContactOut::history_dropped`).
+    /// (always 0: the history lives on the neighbour list).
     pub history_dropped: u32,
+    /// Neighbour-list rebuilds since the last read (set-up's not counted).
+    pub rebuilds: u32,
+    /// The most entries a neighbour-list build needed since the last read.
+    pub list_needed: u32,
+    /// Padding.
+    pub pad: [u32; 2],
 }
 
 impl Default for Status {
@@ -86,6 +92,9 @@ impl Default for Status {
             bad_id: u32::MAX,
             collisions: 0,
             history_dropped: 0,
+            rebuilds: 0,
+            list_needed: 0,
+            pad: [0; 2],
         }
     }
 }
@@ -168,18 +177,12 @@ pub const PER_SPHERE: [(&str, u64); 14] = [
 /// Largest single binding per sphere: the contact results, 2 × `vec4<f32>`.
 pub const LARGEST_BINDING_PER_SPHERE: u64 = 32;
 
-/// Bytes per sphere of each of the two friction-history buffers (kept only with friction):
-/// `cpu::collide::HISTORY_SLOTS` × `vec4<u32>` (ξ bits and partner).
-pub const HISTORY_PER_SPHERE: u64 = 16 * crate::setup::HISTORY_SLOTS as u64;
-
-/// Estimated device memory for `n` spheres with `table_size` buckets, bytes; `history` adds
-/// the two friction-history buffers.
-pub fn memory_estimate(n: u64, table_size: u64, history: bool) -> u64 {
+/// Estimated device memory for `n` spheres with `table_size` buckets and a neighbour list of
+/// `capacity` entries, bytes; `history` adds the list's friction history.
+pub fn memory_estimate(n: u64, table_size: u64, capacity: u64, history: bool) -> u64 {
     PER_SPHERE.iter().map(|(_, b)| b * n).sum::<u64>()
         + 8 * (table_size + 1)
-        + if history {
-            2 * HISTORY_PER_SPHERE * n
-        } else {
-            0
-        }
+        + capacity * super::neighbours::bytes_per_entry(history)
+        // Sweeps, positions at build, row starts; with history the walls' ξ is not counted.
+        + 24 * n
 }

@@ -5,5 +5,13 @@ use super::stages::Stage;
 
 /// Compiles `shaders/count.wgsl` and its entry points.
 pub fn new(device: &wgpu::Device) -> Stage {
-    Stage::new(device, "count", &[("count", &[])])
+    Stage::new(
+        device,
+        "count",
+        &[
+            ("clear_counts", &[]),
+            ("count", &[]),
+            ("seed_cell_start", &[]),
+        ],
+    )
 }

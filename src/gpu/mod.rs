@@ -1,10 +1,14 @@
 //! GPU backend: the step of docs/architecture.md in WGSL compute shaders through wgpu.
 //!
-//! Stages have the names of `src/cpu/` and `shaders/`: integrate → cell_keys → count →
-//! prefix_sum → scatter (place, rank, gather) → collide → gravity → integrate, then `check`.
+//! Stages have the names of `src/cpu/` and `shaders/`: integrate → neighbours (the rebuild
+//! decision) → cell_keys → count → prefix_sum → scatter (place, rank, gather) → neighbours (the
+//! list's build) → collide → gravity → integrate, then `check`. The binning and the build run
+//! only in a step that rebuilds the list: the GPU decides, and the host records them as
+//! indirect dispatches whose work-group counts the decision sets (`neighbours::Gate`).
 //! Sphere state lives on the GPU in two sets of buffers (the scatter gathers from one into the
-//! other each step); many steps are recorded per submission, and data comes back only for
-//! snapshots, diagnostics, and a 16-byte status per submission (collisions, non-finite states).
+//! other each step, or copies it when there is no rebuild); many steps are recorded per
+//! submission, and data comes back only for snapshots, diagnostics, and a 32-byte status per
+//! submission (collisions, rebuilds, list entries needed, non-finite states).
 
 pub mod buffers;
 pub mod cell_keys;
@@ -91,6 +95,31 @@ pub enum GpuError {
         /// wgpu's message.
         detail: String,
     },
+    /// A neighbour-list build needed more entries than the list holds: the steps since are
+    /// invalid.
+    #[error(
+        "the GPU neighbour list overflowed by step {step}: a rebuild needed {needed} entries, \
+         over the {capacity} it holds (it grows between submissions when three quarters full; \
+         the scene compacted faster than that); rerun from a checkpoint before that step, or \
+         with --backend cpu"
+    )]
+    ListOverflow {
+        /// Steps done when it was noticed (the end of the submission).
+        step: u64,
+        /// Entries the build needed.
+        needed: u32,
+        /// Entries the list holds.
+        capacity: u32,
+    },
+}
+
+/// How a GPU step ended early.
+#[derive(Debug)]
+pub enum StepError {
+    /// A non-finite state: `(step, sphere id)` of the first.
+    NonFinite(u64, u32),
+    /// The device could not go on ([`GpuError::ListOverflow`]).
+    Gpu(GpuError),
 }
 
 /// Options of [`GpuBackend::new`].
@@ -102,6 +131,9 @@ pub struct GpuOptions {
     /// Lower the largest buffer binding below the adapter's limit, bytes (tests use this to
     /// exercise the too-large error).
     pub max_binding_size: Option<u64>,
+    /// The neighbour list's capacity at set-up, entries, in place of sixteen a sphere (tests
+    /// use this to exercise the list's growth).
+    pub list_capacity: Option<u32>,
 }
 
 /// Work-group counts `(x, y)` for `groups` work-groups under `max` per dimension.
@@ -119,6 +151,86 @@ struct StateSet {
     acc: wgpu::Buffer,
     props: wgpu::Buffer,
     id: wgpu::Buffer,
+}
+
+/// Buffers bound by the contact stage and the neighbour list, besides the state sets and the
+/// list's own (kept to bind them again when the list grows).
+#[derive(Clone)]
+struct SharedBuffers {
+    params: wgpu::Buffer,
+    grid: wgpu::Buffer,
+    status: wgpu::Buffer,
+    cell_start: wgpu::Buffer,
+    counts: wgpu::Buffer,
+    planes: wgpu::Buffer,
+    earliest: wgpu::Buffer,
+    contact: wgpu::Buffer,
+    contact_counts: wgpu::Buffer,
+    cells: wgpu::Buffer,
+    boxes: wgpu::Buffer,
+    work: wgpu::Buffer,
+    perm: wgpu::Buffer,
+}
+
+/// Stage collide's bind group for state set `s` and `list`.
+fn bind_collide(
+    device: &wgpu::Device,
+    stages: &Stages,
+    b: &SharedBuffers,
+    s: &StateSet,
+    list: &neighbours::GpuList,
+) -> wgpu::BindGroup {
+    stages.collide.module.bind(
+        device,
+        &[
+            (0, &b.params),
+            (1, &s.pos),
+            (2, &s.vel),
+            (3, &s.props),
+            (4, &s.id),
+            (5, &b.grid),
+            (6, &b.cell_start),
+            (7, &b.counts),
+            (8, &b.planes),
+            (9, &b.earliest),
+            (10, &b.contact),
+            (11, &b.contact_counts),
+            (12, &b.cells),
+            (13, &b.boxes),
+            (14, &list.start),
+            (15, &list.partner),
+            (16, &b.work),
+            (17, &list.link),
+            (18, &list.row_of),
+            (19, &list.pair_out),
+            (20, &list.pair_more),
+            (21, &list.xi),
+            (22, &list.wall_xi),
+            (23, &list.params),
+        ],
+    )
+}
+
+/// The neighbour list's inputs for state set `s`.
+fn list_inputs<'a>(
+    b: &'a SharedBuffers,
+    s: &'a StateSet,
+    gate: &'a neighbours::Gate,
+) -> neighbours::ListInputs<'a> {
+    neighbours::ListInputs {
+        params: &b.params,
+        pos: &s.pos,
+        vel: &s.vel,
+        ids: &s.id,
+        cell_start: &b.cell_start,
+        counts: &b.counts,
+        cells: &b.cells,
+        boxes: &b.boxes,
+        grid: &b.grid,
+        status: &b.status,
+        perm: &b.perm,
+        gate,
+    }
 }
 
 /// Bind groups of every stage for one parity of the state sets.
@@ -159,12 +271,15 @@ pub struct GpuBackend {
     dissipated: wgpu::Buffer,
     contact: wgpu::Buffer,
     contact_counts: wgpu::Buffer,
-    history_old: wgpu::Buffer,
-    history_new: wgpu::Buffer,
-    // What the neighbour list's build reads besides the state sets (`neighbours`).
-    params_buf: wgpu::Buffer,
-    cells: wgpu::Buffer,
-    boxes: wgpu::Buffer,
+    // What the contact stage and the neighbour list bind besides the state sets and the list.
+    shared: SharedBuffers,
+    // The neighbour list (stage `neighbours`; the soft laws read it) and its gate.
+    list: neighbours::GpuList,
+    gate: neighbours::Gate,
+    walls: u32,
+    rebuilds: u64,
+    // Whether a step decides on a rebuild (soft laws with a skin; otherwise every step rebuilds).
+    decide: bool,
     max_dim: u32,
     // Work counters (`work`): the counting replay's buffer and pipelines, and the dispatches
     // recorded, in all and by `step`, with the steps they were recorded for.
@@ -180,7 +295,6 @@ pub struct GpuBackend {
     cur: usize,
     steps_done: u64,
     collisions: u64,
-    history_dropped: u64,
     radius_input: Vec<f64>,
     mass_input: Vec<f64>,
     profiler: Option<Profiler>,
@@ -236,7 +350,11 @@ impl GpuBackend {
         let n = scene.spheres.len();
         let ts = table_size(n);
         let history = friction_history(scene);
-        Self::check_fits(&ctx, n, ts, history, opts.max_binding_size)?;
+        let capacity = opts
+            .list_capacity
+            .unwrap_or_else(|| neighbours::initial_capacity(n as u32))
+            .max(1);
+        Self::check_fits(&ctx, n, ts, capacity, history, opts.max_binding_size)?;
         let packed = PackedScene::new(scene);
         let p = &packed;
         let sp = &p.params;
@@ -362,18 +480,6 @@ impl GpuBackend {
         // Zero-initialised by wgpu; indexed by input id, so the scatter need not move it.
         let dissipated = storage(device, "dissipated energy", 4 * nn);
         let work_buf = storage(device, "work counters", 32);
-        // Friction history (cpu::collide::Slot as vec4<u32>: ξ bits, partner), this step's
-        // rows in sorted order and the ones the contact stage writes; 16 bytes without
-        // friction. Every slot starts empty (partner u32::MAX).
-        let history_bytes = if history {
-            buffers::HISTORY_PER_SPHERE * nn
-        } else {
-            16
-        };
-        let empty = vec![[0u32, 0, 0, u32::MAX]; (history_bytes / 16) as usize];
-        let history_old = init_storage(device, "friction history (sorted)", &empty);
-        let history_new = init_storage(device, "friction history (new)", &empty);
-        drop(empty);
         let cells = storage(device, "binned cells", 16 * nn);
         let boxes = storage(device, "large-sphere boxes", 32 * n_large.max(1) as u64);
         // One partial per dispatched work-group, padding ones of a 2-D dispatch included.
@@ -386,6 +492,46 @@ impl GpuBackend {
         // Prefix-sum levels of the cell-start table, scanned in place.
         let scan = prefix_sum::levels(device, &stages.prefix_sum, &cell_start, ts + 1, max_dim);
 
+        let shared = SharedBuffers {
+            params: params_buf.clone(),
+            grid: grid_buf.clone(),
+            status: status_buf.clone(),
+            cell_start: cell_start.clone(),
+            counts: counts.clone(),
+            planes: planes_buf.clone(),
+            earliest: earliest.clone(),
+            contact: contact.clone(),
+            contact_counts: contact_counts.clone(),
+            cells: cells.clone(),
+            boxes: boxes.clone(),
+            work: work_buf.clone(),
+            perm: perm.clone(),
+        };
+        let large_dims = (n_large > 0).then(|| dispatch_dims(n_large as u32, max_dim));
+        let table_dims = dispatch_dims((ts + 1).div_ceil(WORKGROUP_SIZE), max_dim);
+        let gate = neighbours::Gate::new(
+            device,
+            dims,
+            table_dims,
+            large_dims,
+            neighbours::entry_dims(capacity, max_dim),
+            &prefix_sum::level_dims(ts + 1, max_dim),
+            &prefix_sum::level_dims(n as u32 + 1, max_dim),
+        );
+        let walls = p.walls.len() as u32;
+        let list = neighbours::GpuList::new(
+            device,
+            &stages,
+            n as u32,
+            walls,
+            capacity,
+            history,
+            max_dim,
+            [
+                list_inputs(&shared, &state[0], &gate),
+                list_inputs(&shared, &state[1], &gate),
+            ],
+        );
         let binds_for = |c: usize| {
             let (s, o) = (&state[c], &state[1 - c]);
             Binds {
@@ -430,32 +576,9 @@ impl GpuBackend {
                         (9, &o.acc),
                         (10, &o.props),
                         (11, &o.id),
-                        (12, &history_new),
-                        (13, &history_old),
                     ],
                 ),
-                collide: stages.collide.module.bind(
-                    device,
-                    &[
-                        (0, &params_buf),
-                        (1, &s.pos),
-                        (2, &s.vel),
-                        (3, &s.props),
-                        (4, &s.id),
-                        (5, &grid_buf),
-                        (6, &cell_start),
-                        (7, &counts),
-                        (8, &planes_buf),
-                        (9, &earliest),
-                        (10, &contact),
-                        (11, &contact_counts),
-                        (12, &cells),
-                        (13, &boxes),
-                        (14, &history_old),
-                        (15, &history_new),
-                        (16, &work_buf),
-                    ],
-                ),
+                collide: bind_collide(device, &stages, &shared, s, &list),
                 gravity: stages.gravity.module.bind(
                     device,
                     &[(0, &params_buf), (1, &s.pos), (2, &s.acc), (3, &a_mutual)],
@@ -491,7 +614,13 @@ impl GpuBackend {
         let binds = [binds_for(0), binds_for(1)];
         let bind_count = stages.count.module.bind(
             device,
-            &[(0, &params_buf), (1, &keys), (2, &counts), (3, &slot)],
+            &[
+                (0, &params_buf),
+                (1, &keys),
+                (2, &counts),
+                (3, &slot),
+                (4, &cell_start),
+            ],
         );
         let bind_scatter = stages.scatter.module.bind(
             device,
@@ -508,7 +637,7 @@ impl GpuBackend {
         if let Some(e) = pollster::block_on(oom_scope.pop()) {
             return Err(GpuError::OutOfMemory {
                 adapter: ctx.adapter_name(),
-                need: buffers::memory_estimate(n as u64, ts as u64, history),
+                need: buffers::memory_estimate(n as u64, ts as u64, capacity as u64, history),
                 spheres: n,
                 detail: e.to_string(),
             });
@@ -519,7 +648,7 @@ impl GpuBackend {
             n: n as u32,
             table_size: ts,
             dims,
-            large_dims: (n_large > 0).then(|| dispatch_dims(n_large as u32, max_dim)),
+            large_dims,
             model: sp.contact,
             history,
             g_on: sp.g_const > 0.0,
@@ -536,11 +665,12 @@ impl GpuBackend {
             dissipated: dissipated.clone(),
             contact: contact.clone(),
             contact_counts: contact_counts.clone(),
-            history_old: history_old.clone(),
-            history_new: history_new.clone(),
-            params_buf: params_buf.clone(),
-            cells: cells.clone(),
-            boxes: boxes.clone(),
+            shared,
+            list,
+            gate,
+            walls,
+            rebuilds: 0,
+            decide: sp.contact != ContactModel::Impulse && sp.skin > 0.0,
             max_dim,
             work_buf,
             counting: None,
@@ -554,12 +684,11 @@ impl GpuBackend {
             cur: 0,
             steps_done: 0,
             collisions: 0,
-            history_dropped: 0,
             radius_input: packed.radius.clone(),
             mass_input: packed.mass.clone(),
             profiler: None,
         };
-        b.initialise();
+        b.initialise()?;
         Ok(b)
     }
 
@@ -567,6 +696,7 @@ impl GpuBackend {
         ctx: &GpuContext,
         n: usize,
         ts: u32,
+        capacity: u32,
         history: bool,
         lowered: Option<u64>,
     ) -> Result<(), GpuError> {
@@ -581,22 +711,25 @@ impl GpuBackend {
         } else {
             "max_buffer_size"
         };
-        let (buffer, per) = if history {
-            ("friction history", buffers::HISTORY_PER_SPHERE)
-        } else {
-            ("contact results", buffers::LARGEST_BINDING_PER_SPHERE)
-        };
-        let need = per * n as u64;
-        if need > limit {
-            return Err(GpuError::TooLarge {
-                adapter: ctx.adapter_name(),
-                buffer,
-                need,
-                spheres: n,
-                limit_name,
-                limit,
-                fits: limit / per,
-            });
+        // The largest per-sphere binding, and the list's largest per-entry ones (pair forces,
+        // ξ: 16 bytes an entry) at the capacity set-up starts with.
+        let per_entry = 16 * capacity as u64 / n.max(1) as u64;
+        for (buffer, per) in [
+            ("contact results", buffers::LARGEST_BINDING_PER_SPHERE),
+            ("neighbour list", per_entry),
+        ] {
+            let need = per * n as u64;
+            if need > limit {
+                return Err(GpuError::TooLarge {
+                    adapter: ctx.adapter_name(),
+                    buffer,
+                    need,
+                    spheres: n,
+                    limit_name,
+                    limit,
+                    fits: limit / per,
+                });
+            }
         }
         let table = 4 * (ts as u64 + 1);
         if table > limit {
@@ -612,7 +745,8 @@ impl GpuBackend {
         }
         log::info!(
             "GPU memory estimate for {n} spheres: {:.1} MiB",
-            buffers::memory_estimate(n as u64, ts as u64, history) as f64 / 1048576.0
+            buffers::memory_estimate(n as u64, ts as u64, capacity as u64, history) as f64
+                / 1048576.0
         );
         Ok(())
     }
@@ -686,18 +820,47 @@ impl GpuBackend {
         })
     }
 
-    /// Stages cell_keys, count, prefix_sum, scatter: sorts the state from set `cur` into the
-    /// other set, which becomes current. `first` is the speed pass to run first.
-    fn record_binning(&mut self, enc: &mut wgpu::CommandEncoder, first: &str) {
+    /// A dispatch gated by the list's rebuild decision: indirect, from slot `k` of the gate
+    /// (`neighbours::slot`).
+    fn dispatch_gated(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        pipeline: &wgpu::ComputePipeline,
+        bg: &wgpu::BindGroup,
+        k: usize,
+    ) {
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, bg, &[]);
+        pass.dispatch_workgroups_indirect(&self.gate.gated, neighbours::Gate::offset(k));
+        self.dispatches.set(self.dispatches.get() + 1);
+    }
+
+    /// Whether the contact stage reads the neighbour list (the soft laws; impulses search the
+    /// grid).
+    fn reads_list(&self) -> bool {
+        self.model != ContactModel::Impulse
+    }
+
+    /// The first half of a step (of set-up with `init`): stage integrate (the drift; at set-up
+    /// the speed only), the list's rebuild decision (`neighbours`), and, in a step that
+    /// rebuilds, stages cell_keys, count, prefix_sum, scatter and the list's build. Sorts the
+    /// state from set `cur` into the other set (copies it, without a rebuild), which becomes
+    /// current. Mirrors the first half of `CpuBackend::step` and `contacts`.
+    fn record_binning(&mut self, enc: &mut wgpu::CommandEncoder, init: bool) {
+        use neighbours::slot::*;
         let c = self.cur;
         enc.clear_buffer(&self.grid_buf, 0, Some(4));
-        enc.clear_buffer(&self.counts, 0, None);
+        if !init {
+            // Set-up's flag (2: build, not counted) is written by `initialise`.
+            enc.clear_buffer(&self.gate.rebuild, 0, Some(4));
+        }
         {
             let mut pass = self.pass(enc, "integrate", stage::INTEGRATE);
-            pass.push_debug_group(if first == "kick_drift" {
-                "integrate::kick_drift"
-            } else {
+            let first = if init { "measure_speed" } else { "kick_drift" };
+            pass.push_debug_group(if init {
                 "integrate::measure_speed"
+            } else {
+                "integrate::kick_drift"
             });
             self.dispatch_spheres(
                 &mut pass,
@@ -707,79 +870,79 @@ impl GpuBackend {
             pass.pop_debug_group();
         }
         {
+            let mut pass = self.pass(enc, "neighbours::needs_rebuild", stage::BINNING);
+            let decide = !init && self.decide;
+            let d = self
+                .list
+                .record_decide(&mut pass, &self.stages, c, self.dims, decide);
+            self.dispatches.set(self.dispatches.get() + d);
+        }
+        {
             let mut pass = self.pass(enc, "cell_keys + count", stage::BINNING);
             pass.push_debug_group("cell_keys");
-            self.dispatch_groups(
-                &mut pass,
-                self.stages.cell_keys.pipeline("grid_params"),
-                &self.binds[c].cell_keys,
-                (1, 1),
-            );
-            self.dispatch_spheres(
-                &mut pass,
-                self.stages.cell_keys.pipeline("cell_keys"),
-                &self.binds[c].cell_keys,
-            );
+            let cell_keys = &self.binds[c].cell_keys;
+            let ck = &self.stages.cell_keys;
+            self.dispatch_gated(&mut pass, ck.pipeline("grid_params"), cell_keys, ONE);
+            self.dispatch_gated(&mut pass, ck.pipeline("cell_keys"), cell_keys, SPHERES);
             pass.pop_debug_group();
             pass.push_debug_group("count");
-            self.dispatch_spheres(
-                &mut pass,
-                self.stages.count.pipeline("count"),
-                &self.bind_count,
-            );
+            let count = &self.stages.count;
+            let bg = &self.bind_count;
+            self.dispatch_gated(&mut pass, count.pipeline("clear_counts"), bg, TABLE);
+            self.dispatch_gated(&mut pass, count.pipeline("count"), bg, SPHERES);
+            self.dispatch_gated(&mut pass, count.pipeline("seed_cell_start"), bg, TABLE);
             pass.pop_debug_group();
         }
-        enc.copy_buffer_to_buffer(
-            &self.counts,
-            0,
-            &self.cell_start,
-            0,
-            4 * (self.table_size as u64 + 1),
-        );
         {
             let mut pass = self.pass(enc, "prefix_sum + scatter", stage::BINNING);
             pass.push_debug_group("prefix_sum");
-            let scans = prefix_sum::record(&mut pass, &self.stages.prefix_sum, &self.scan);
+            let scans = prefix_sum::record(
+                &mut pass,
+                &self.stages.prefix_sum,
+                &self.scan,
+                Some((&self.gate.gated, SCANS)),
+            );
             self.dispatches.set(self.dispatches.get() + scans);
             pass.pop_debug_group();
             pass.push_debug_group("scatter");
-            self.dispatch_spheres(
-                &mut pass,
-                self.stages.scatter.pipeline("place"),
-                &self.bind_scatter,
-            );
-            self.dispatch_spheres(
-                &mut pass,
-                self.stages.scatter.pipeline("rank"),
-                &self.bind_scatter,
-            );
-            self.dispatch_spheres(
-                &mut pass,
-                self.stages.gather.pipeline("gather"),
-                &self.binds[c].gather,
-            );
+            let scatter = &self.stages.scatter;
+            let bg = &self.bind_scatter;
+            self.dispatch_gated(&mut pass, scatter.pipeline("place"), bg, SPHERES);
+            self.dispatch_gated(&mut pass, scatter.pipeline("rank"), bg, SPHERES);
+            let gather = &self.stages.gather;
+            let bg = &self.binds[c].gather;
+            self.dispatch_gated(&mut pass, gather.pipeline("gather"), bg, SPHERES);
+            self.dispatch_gated(&mut pass, gather.pipeline("copy_state"), bg, COPY);
             pass.pop_debug_group();
         }
         self.cur = 1 - c;
+        let mut pass = self.pass(enc, "cell_keys::bin_cells + neighbours", stage::BINNING);
+        pass.push_debug_group("cell_keys::bin_cells");
+        self.dispatch_gated(
+            &mut pass,
+            self.stages.cell_keys.pipeline("bin_cells"),
+            &self.binds[self.cur].cell_keys,
+            SPHERES,
+        );
+        pass.pop_debug_group();
+        if self.reads_list() {
+            pass.push_debug_group("neighbours");
+            let d = self
+                .list
+                .record_build(&mut pass, &self.stages, self.cur, &self.gate, true);
+            self.dispatches.set(self.dispatches.get() + d);
+            pass.pop_debug_group();
+        }
     }
 
     /// Stages collide (impulses: [`MATCHING_ROUNDS`] matching rounds and the final round,
-    /// applied unless `init`; spring–dashpot: the final round), gravity, accelerations, and the
-    /// second kick with the check unless `init`. Mirrors `CpuBackend::contacts` and `forces`.
-    /// One compute pass per stage group, so that each can be timed.
+    /// applied unless `init`; the soft laws: `collide_pairs` and `sum_pairs` from the list),
+    /// gravity, accelerations, and the second kick with the check unless `init`. Mirrors
+    /// `CpuBackend::contacts` and `forces`. One compute pass per stage group, so that each can
+    /// be timed.
     fn record_forces(&self, enc: &mut wgpu::CommandEncoder, init: bool) {
         let b = &self.binds[self.cur];
         let impulse = self.model == ContactModel::Impulse;
-        {
-            let mut pass = self.pass(enc, "cell_keys::bin_cells", stage::BINNING);
-            pass.push_debug_group("cell_keys::bin_cells");
-            self.dispatch_spheres(
-                &mut pass,
-                self.stages.cell_keys.pipeline("bin_cells"),
-                &b.cell_keys,
-            );
-            pass.pop_debug_group();
-        }
         {
             let mut pass = self.pass(enc, "collide", stage::CONTACTS);
             pass.push_debug_group("collide");
@@ -799,22 +962,24 @@ impl GpuBackend {
                     &b.integrate,
                 );
             }
-            if impulse && !init {
-                // Pending collisions per sphere: the final round's mass-splitting factors.
-                self.record_earliest(&mut pass, b);
-            }
-            self.dispatch_spheres(
-                &mut pass,
-                self.collide_pipeline("collide_final"),
-                &b.collide,
-            );
-            if init && self.history {
-                // No time has passed: set-up starts no friction history (CpuBackend::contacts).
+            if impulse {
+                if !init {
+                    // Pending collisions per sphere: the final round's mass-splitting factors.
+                    self.record_earliest(&mut pass, b);
+                }
                 self.dispatch_spheres(
                     &mut pass,
-                    self.stages.collide.pipeline("clear_history"),
+                    self.collide_pipeline("collide_final"),
                     &b.collide,
                 );
+            } else {
+                self.dispatch_groups(
+                    &mut pass,
+                    self.collide_pipeline("collide_pairs"),
+                    &b.collide,
+                    self.list.entry_dims,
+                );
+                self.dispatch_spheres(&mut pass, self.collide_pipeline("sum_pairs"), &b.collide);
             }
             if !init {
                 self.dispatch_spheres(&mut pass, self.stages.check.pipeline("tally"), &b.check);
@@ -827,6 +992,11 @@ impl GpuBackend {
                 }
             }
             pass.pop_debug_group();
+        }
+        if init && self.history {
+            // No time has passed: set-up starts no friction history (CpuBackend::contacts).
+            enc.clear_buffer(&self.list.xi, 0, None);
+            enc.clear_buffer(&self.list.wall_xi, 0, None);
         }
         if self.g_on {
             self.record_gravity(enc, 1);
@@ -873,23 +1043,121 @@ impl GpuBackend {
         pass.pop_debug_group();
     }
 
-    fn initialise(&mut self) {
+    /// Set-up: bins the input, builds the list, and computes the first forces. When the list
+    /// needed more entries than it holds, it grows, and the build and the forces run again on
+    /// the same binning.
+    fn initialise(&mut self) -> Result<(), GpuError> {
+        // 2: build, and do not count it as a rebuild.
+        self.ctx
+            .queue
+            .write_buffer(&self.gate.rebuild, 0, bytemuck::bytes_of(&2u32));
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        self.record_binning(&mut enc, "measure_speed");
+        self.record_binning(&mut enc, true);
         self.record_forces(&mut enc, true);
         self.ctx.queue.submit([enc.finish()]);
+        loop {
+            let status = self.take_status();
+            if !self.reads_list() || status.list_needed <= self.list.capacity {
+                return Ok(());
+            }
+            self.grow_list(status.list_needed)?;
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            // No old rows: set-up carries no friction history.
+            enc.clear_buffer(&self.list.start, 0, None);
+            {
+                let mut pass = self.pass(&mut enc, "neighbours", stage::BINNING);
+                let d =
+                    self.list
+                        .record_build(&mut pass, &self.stages, self.cur, &self.gate, false);
+                self.dispatches.set(self.dispatches.get() + d);
+            }
+            self.record_forces(&mut enc, true);
+            self.ctx.queue.submit([enc.finish()]);
+        }
     }
 
-    /// Advances `k` steps in submissions of at most [`STEPS_PER_SUBMIT`]. On a non-finite state,
-    /// returns `(step, sphere id)` of the first.
-    pub fn step(&mut self, k: u64) -> Result<(), (u64, u32)> {
+    /// Reads the status counters and clears those counted since the last read.
+    fn take_status(&self) -> Status {
+        let size = std::mem::size_of::<Status>() as u64;
+        let status: Status = self.read(&self.status_buf, size)[0];
+        self.ctx
+            .queue
+            .write_buffer(&self.status_buf, 8, bytemuck::bytes_of(&[0u32; 4]));
+        status
+    }
+
+    /// Replaces the list by one with room for `needed` entries and more (twice, and 1024), with
+    /// the same contents, and binds it.
+    ///
+    /// # Errors
+    /// [`GpuError::TooLarge`] when a per-entry buffer would exceed the adapter's binding limit.
+    fn grow_list(&mut self, needed: u32) -> Result<(), GpuError> {
+        let limits = &self.ctx.limits;
+        let limit = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        let capacity = (2 * needed as u64 + 1024).min(limit / 16);
+        if capacity < needed as u64 || capacity >= crate::cpu::neighbours::NO_MIRROR as u64 {
+            return Err(GpuError::TooLarge {
+                adapter: self.adapter_name(),
+                buffer: "neighbour list",
+                need: 16 * needed as u64,
+                spheres: self.n as usize,
+                limit_name: "max_storage_buffer_binding_size",
+                limit,
+                fits: (limit / 16) * self.n as u64 / needed.max(1) as u64,
+            });
+        }
+        let capacity = capacity as u32;
+        log::info!(
+            "the GPU neighbour list grows from {} to {capacity} entries",
+            self.list.capacity
+        );
+        self.resize_list(capacity);
+        Ok(())
+    }
+
+    /// Replaces the list by one of `capacity` entries with the same contents, and binds it.
+    fn resize_list(&mut self, capacity: u32) {
+        let device = &self.ctx.device;
+        let list = neighbours::GpuList::new(
+            device,
+            &self.stages,
+            self.n,
+            self.walls,
+            capacity,
+            self.history,
+            self.max_dim,
+            [
+                list_inputs(&self.shared, &self.state[0], &self.gate),
+                list_inputs(&self.shared, &self.state[1], &self.gate),
+            ],
+        );
+        let mut enc = device.create_command_encoder(&Default::default());
+        list.copy_from(&mut enc, &self.list);
+        self.ctx.queue.submit([enc.finish()]);
+        self.gate
+            .set(&self.ctx.queue, neighbours::slot::ENTRIES, list.entry_dims);
+        for c in 0..2 {
+            self.binds[c].collide =
+                bind_collide(device, &self.stages, &self.shared, &self.state[c], &list);
+        }
+        self.list = list;
+    }
+
+    /// Advances `k` steps in submissions of at most [`STEPS_PER_SUBMIT`].
+    ///
+    /// # Errors
+    /// [`StepError::NonFinite`] with `(step, sphere id)` of the first non-finite state;
+    /// [`StepError::Gpu`] when the neighbour list overflowed or cannot grow.
+    pub fn step(&mut self, k: u64) -> Result<(), StepError> {
         let mut left = k;
         while left > 0 {
             let m = left.min(STEPS_PER_SUBMIT);
             let mut enc = self.ctx.device.create_command_encoder(&Default::default());
             let before = self.dispatches.get();
             for _ in 0..m {
-                self.record_binning(&mut enc, "kick_drift");
+                self.record_binning(&mut enc, false);
                 self.record_forces(&mut enc, false);
             }
             self.step_dispatches += self.dispatches.get() - before;
@@ -902,7 +1170,7 @@ impl GpuBackend {
             self.steps_done += m;
             left -= m;
             // Blocks until the submission is done: stepping is timed to completion.
-            let status: Status = self.read(&self.status_buf, 16)[0];
+            let status = self.take_status();
             if let Some(p) = &self.profiler {
                 if queries > 0 {
                     let ticks: Vec<u64> = self.read(&p.resolve, 8 * queries as u64);
@@ -910,12 +1178,26 @@ impl GpuBackend {
                 }
             }
             self.collisions += status.collisions as u64;
-            self.history_dropped += status.history_dropped as u64;
-            self.ctx
-                .queue
-                .write_buffer(&self.status_buf, 8, bytemuck::bytes_of(&[0u32; 2]));
+            self.rebuilds += status.rebuilds as u64;
             if status.first_bad_step != u32::MAX {
-                return Err((status.first_bad_step as u64, status.bad_id));
+                return Err(StepError::NonFinite(
+                    status.first_bad_step as u64,
+                    status.bad_id,
+                ));
+            }
+            if self.reads_list() {
+                let needed = status.list_needed;
+                if needed > self.list.capacity {
+                    return Err(StepError::Gpu(GpuError::ListOverflow {
+                        step: self.steps_done,
+                        needed,
+                        capacity: self.list.capacity,
+                    }));
+                }
+                // Three quarters full: room for the next submission's rebuilds.
+                if needed as u64 * 4 > self.list.capacity as u64 * 3 {
+                    self.grow_list(needed).map_err(StepError::Gpu)?;
+                }
             }
         }
         Ok(())
@@ -955,6 +1237,11 @@ impl GpuBackend {
     /// Steps completed.
     pub fn steps_done(&self) -> u64 {
         self.steps_done
+    }
+
+    /// Entries the neighbour list holds now (it grows as builds need).
+    pub fn list_capacity(&self) -> u32 {
+        self.list.capacity
     }
 
     /// Turns per-stage timing by timestamp queries on or off; returns whether it is on (never
@@ -1020,10 +1307,10 @@ impl GpuBackend {
 
     /// The buffers a later step reads, by label: the current state set, the grid, the status
     /// counters, the per-sphere dissipated energy, the contact results and counts, mutual
-    /// gravity and the friction history.
+    /// gravity and the neighbour list with its friction history.
     fn persistent(&self, set: usize) -> Vec<(&'static str, &wgpu::Buffer)> {
         let s = &self.state[set];
-        vec![
+        let mut buffers = vec![
             ("position", &s.pos),
             ("velocity", &s.vel),
             ("acceleration", &s.acc),
@@ -1035,9 +1322,9 @@ impl GpuBackend {
             ("contact", &self.contact),
             ("contact counts", &self.contact_counts),
             ("mutual gravity", &self.a_mutual),
-            ("history old", &self.history_old),
-            ("history new", &self.history_new),
-        ]
+        ];
+        buffers.extend(self.list.persistent());
+        buffers
     }
 
     /// Everything a later step reads, copied back to the host, for a checkpoint.
@@ -1047,7 +1334,8 @@ impl GpuBackend {
             current_set: self.cur as u32,
             steps_done: self.steps_done,
             collisions: self.collisions,
-            history_dropped: self.history_dropped,
+            history_dropped: 0,
+            rebuilds: self.rebuilds,
             buffers: self
                 .persistent(self.cur)
                 .into_iter()
@@ -1068,6 +1356,19 @@ impl GpuBackend {
     pub fn restore_state(&mut self, s: &GpuState) -> Result<(), String> {
         if s.current_set > 1 {
             return Err(format!("state set {} does not exist", s.current_set));
+        }
+        // The list may have grown in the saving run: the same capacity here.
+        if let Some(partners) = s.buffer("list partners") {
+            let capacity = (partners.len() / 4) as u32;
+            if capacity != self.list.capacity {
+                let limit = self.ctx.limits.max_storage_buffer_binding_size / 16;
+                if capacity as u64 > limit || capacity >= crate::cpu::neighbours::NO_MIRROR {
+                    return Err(format!(
+                        "its neighbour list of {capacity} entries does not fit this adapter"
+                    ));
+                }
+                self.resize_list(capacity);
+            }
         }
         let targets = self.persistent(s.current_set as usize);
         for (name, b) in &targets {
@@ -1091,7 +1392,7 @@ impl GpuBackend {
         self.cur = s.current_set as usize;
         self.steps_done = s.steps_done;
         self.collisions = s.collisions;
-        self.history_dropped = s.history_dropped;
+        self.rebuilds = s.rebuilds;
         Ok(())
     }
 
@@ -1107,52 +1408,58 @@ impl GpuBackend {
         }
     }
 
-    /// Builds the neighbour list on the GPU from the current binning (stage `neighbours`)
-    /// and reads it back. The step does not use this list yet; it exists to be compared with
-    /// the CPU's (`CpuBackend::list_rows` after a build from the same binning).
+    /// The neighbour list's rows, read back: for the soft laws the list the step reads (built
+    /// at the last rebuild); for impulses, whose step searches the grid, a list built on request
+    /// from the current binning. Compared with `CpuBackend::list_rows`.
     pub fn list_rows(&self) -> ListRows {
-        let device = &self.ctx.device;
-        let n = self.n;
-        let inputs = |c: usize| neighbours::ListInputs {
-            params: &self.params_buf,
-            pos: &self.state[c].pos,
-            vel: &self.state[c].vel,
-            ids: &self.state[c].id,
-            cell_start: &self.cell_start,
-            counts: &self.counts,
-            cells: &self.cells,
-            boxes: &self.boxes,
-        };
-        // Sixteen entries a sphere to start with; a build that needs more is redone.
-        let mut capacity = 16 * n + 1024;
-        loop {
-            let list = neighbours::GpuList::new(
-                device,
-                &self.stages,
-                n,
-                capacity,
-                self.max_dim,
-                [inputs(0), inputs(1)],
-            );
-            let mut enc = device.create_command_encoder(&Default::default());
-            list.record(&mut enc, &self.stages, self.cur, self.dims, self.large_dims);
-            self.ctx.queue.submit([enc.finish()]);
+        let n = self.n as usize;
+        let read = |list: &neighbours::GpuList| {
             let start: Vec<u32> = self.read(&list.start, 4 * (n as u64 + 1));
-            let total = start[n as usize];
-            if total > capacity {
-                capacity = total;
-                continue;
-            }
+            let total = start[n].min(list.capacity) as usize;
             let entries = 4 * total.max(1) as u64;
             let mut partner: Vec<u32> = self.read(&list.partner, entries);
             let mut link: Vec<u32> = self.read(&list.link, entries);
-            partner.truncate(total as usize);
-            link.truncate(total as usize);
-            return ListRows {
+            partner.truncate(total);
+            link.truncate(total);
+            ListRows {
                 start,
                 partner,
                 link,
-            };
+            }
+        };
+        if self.reads_list() {
+            return read(&self.list);
+        }
+        let mut capacity = self.list.capacity;
+        loop {
+            let list = neighbours::GpuList::new(
+                &self.ctx.device,
+                &self.stages,
+                self.n,
+                self.walls,
+                capacity,
+                false,
+                self.max_dim,
+                [
+                    list_inputs(&self.shared, &self.state[0], &self.gate),
+                    list_inputs(&self.shared, &self.state[1], &self.gate),
+                ],
+            );
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("neighbours (on request)"),
+                    timestamp_writes: None,
+                });
+                list.record_build(&mut pass, &self.stages, self.cur, &self.gate, false);
+            }
+            self.ctx.queue.submit([enc.finish()]);
+            let rows = read(&list);
+            let total = rows.start[n];
+            if total <= capacity {
+                return rows;
+            }
+            capacity = total;
         }
     }
 
@@ -1211,9 +1518,7 @@ impl GpuBackend {
             step: self.steps_done,
             time: self.steps_done as f64 * self.dt,
             collisions: self.collisions,
-            friction_history_dropped: self.history_dropped,
-            // The GPU re-bins every step.
-            neighbour_rebuilds: self.steps_done,
+            neighbour_rebuilds: self.rebuilds,
             ..Default::default()
         };
         for g in 0..groups {

@@ -1,10 +1,12 @@
-//! Stage `neighbours`: the Verlet neighbour list with a skin, built on the GPU from the current
-//! binning: `sweeps`, `list_count`, a prefix sum of the counts, `list_fill`, `relink`.
-//! Shader `shaders/neighbours.wgsl`; CPU twin `src/cpu/neighbours.rs`, whose rows, order and
-//! links it reproduces exactly.
+//! Stage `neighbours`: the Verlet neighbour list with a skin on the GPU, which the soft contact
+//! laws read (`collide_pairs`, `sum_pairs`). Shader `shaders/neighbours.wgsl`; CPU twin
+//! `src/cpu/neighbours.rs`, whose rebuild decisions, rows, order, links and carried friction
+//! history it reproduces exactly.
 //!
-//! The step does not read this list yet (the contact passes still search the grid);
-//! [`super::GpuBackend::list_rows`] builds it on request, so that the twins can be compared.
+//! Every step `needs_rebuild` raises a flag on the GPU and `gate_dispatches` turns it into the
+//! work-group counts of the binning's and the build's dispatches ([`Gate`]), which the host
+//! records as indirect dispatches: a step without a rebuild costs those passes nothing, and the
+//! host never waits for the decision.
 
 use super::buffers::ListParams;
 use super::prefix_sum::{self, ScanLevel};
@@ -17,17 +19,119 @@ pub fn new(device: &wgpu::Device) -> Stage {
         device,
         "neighbours",
         &[
+            ("needs_rebuild", &[]),
+            ("gate_dispatches", &[]),
+            ("keep_old_entries", &[]),
+            ("keep_old_rows", &[]),
             ("sweeps", &[]),
             ("list_count", &[]),
             ("list_count_large", &[]),
             ("list_fill", &[]),
             ("list_fill_large", &[]),
             ("relink", &[]),
+            ("carry_entries", &[]),
+            ("carry_walls", &[]),
         ],
     )
 }
 
-/// The backend's buffers a build reads, for one state set.
+/// Slots of the [`Gate`]: each gated dispatch's work-group counts.
+pub mod slot {
+    /// A per-sphere dispatch.
+    pub const SPHERES: usize = 0;
+    /// One work-group (`grid_params`).
+    pub const ONE: usize = 1;
+    /// A per-bucket dispatch (`table_size + 1` entries).
+    pub const TABLE: usize = 2;
+    /// One work-group per large sphere (none without them).
+    pub const LARGE: usize = 3;
+    /// A per-entry dispatch of the list (its capacity).
+    pub const ENTRIES: usize = 4;
+    /// A per-sphere dispatch that runs when there is *no* rebuild (`copy_state`).
+    pub const COPY: usize = 5;
+    /// The first level of the cell-start prefix sum; the list's levels follow the grid's.
+    pub const SCANS: usize = 6;
+}
+
+/// The indirect work-group counts of the dispatches that run only in a step that re-bins and
+/// rebuilds the list (and of `copy_state`, which runs only in one that does not).
+pub struct Gate {
+    /// The rebuild flag (u32: 0 keep, 1 rebuild, 2 set-up's build), cleared each step.
+    pub rebuild: wgpu::Buffer,
+    /// Each slot's work-group counts with a rebuild (`vec4<u32>`: x, y, 1, inverse), host-written.
+    pub full: wgpu::Buffer,
+    /// Each slot's indirect dispatch arguments (4 × u32 a slot), written by `gate_dispatches`.
+    pub gated: wgpu::Buffer,
+    slots: Vec<[u32; 4]>,
+    /// First slot of the list's prefix-sum levels.
+    pub list_scans: usize,
+}
+
+impl Gate {
+    /// The gate of a step with `sphere_dims`, `table_dims`, `large_dims`, `entry_dims` work-groups
+    /// per dispatch, and the prefix-sum levels of the cell starts and of the list's rows.
+    pub fn new(
+        device: &wgpu::Device,
+        sphere_dims: (u32, u32),
+        table_dims: (u32, u32),
+        large_dims: Option<(u32, u32)>,
+        entry_dims: (u32, u32),
+        grid_scans: &[(u32, u32)],
+        list_scans: &[(u32, u32)],
+    ) -> Self {
+        let d = |(x, y): (u32, u32), inverse: u32| [x, y, 1, inverse];
+        let mut slots = vec![
+            d(sphere_dims, 0),
+            d((1, 1), 0),
+            d(table_dims, 0),
+            large_dims.map_or([0; 4], |l| d(l, 0)),
+            d(entry_dims, 0),
+            d(sphere_dims, 1),
+        ];
+        slots.extend(grid_scans.iter().map(|&g| d(g, 0)));
+        let list_first = slots.len();
+        slots.extend(list_scans.iter().map(|&g| d(g, 0)));
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::INDIRECT
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC;
+        let gated = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("gated dispatches"),
+            size: 16 * slots.len() as u64,
+            usage,
+            mapped_at_creation: false,
+        });
+        Self {
+            rebuild: storage(device, "rebuild flag", 16),
+            full: super::init_storage(device, "full dispatches", &slots),
+            gated,
+            slots,
+            list_scans: list_first,
+        }
+    }
+
+    /// Byte offset of slot `k`'s indirect arguments in [`Gate::gated`].
+    pub fn offset(k: usize) -> u64 {
+        16 * k as u64
+    }
+
+    /// Sets slot `k`'s work-group counts (the list's entries after it grew).
+    pub fn set(&mut self, queue: &wgpu::Queue, k: usize, dims: (u32, u32)) {
+        self.slots[k] = [dims.0, dims.1, 1, self.slots[k][3]];
+        queue.write_buffer(
+            &self.full,
+            16 * k as u64,
+            bytemuck::cast_slice(&[self.slots[k]]),
+        );
+    }
+
+    /// Slot `k`'s work-group counts with a rebuild (for a build recorded directly).
+    pub fn dims(&self, k: usize) -> (u32, u32) {
+        (self.slots[k][0], self.slots[k][1])
+    }
+}
+
+/// The backend's buffers the list reads or writes, for one state set.
 pub struct ListInputs<'a> {
     /// The step's uniforms (`Params`).
     pub params: &'a wgpu::Buffer,
@@ -45,14 +149,24 @@ pub struct ListInputs<'a> {
     pub cells: &'a wgpu::Buffer,
     /// Each large sphere's box of cells (2 × `vec4<i32>` each).
     pub boxes: &'a wgpu::Buffer,
+    /// The grid (`GridView`): its step count advances in `gate_dispatches`.
+    pub grid: &'a wgpu::Buffer,
+    /// The status counters (rebuilds, entries needed).
+    pub status: &'a wgpu::Buffer,
+    /// The binning's permutation (`n` × u32: old sorted index of each new one).
+    pub perm: &'a wgpu::Buffer,
+    /// The gate's buffers.
+    pub gate: &'a Gate,
 }
 
 /// The list's buffers on the GPU, for `n` spheres and at most `capacity` entries.
 pub struct GpuList {
     /// Entries the list buffers hold; a build that needs more writes only these.
     pub capacity: u32,
-    /// Each sphere's sweep σ, m (`n` × f32).
+    /// Each sphere's sweep σ at the last build, m (`n` × f32).
     pub sweep: wgpu::Buffer,
+    /// Each sphere's position and radius at the last build, m (`n` × `vec4<f32>`).
+    pub x_build: wgpu::Buffer,
     /// First entry of each sorted sphere (`n + 1` × u32; the last is the entry count).
     pub start: wgpu::Buffer,
     /// Sorted index of each entry's partner (`capacity` × u32).
@@ -60,31 +174,87 @@ pub struct GpuList {
     /// Each entry's link: owner flag and mirror entry (`capacity` × u32,
     /// `cpu::neighbours::NeighbourList::link`).
     pub link: wgpu::Buffer,
-    /// Sorted index of each entry's sphere (`capacity` × u32), for the per-entry `relink`.
+    /// Sorted index of each entry's sphere (`capacity` × u32).
     pub row_of: wgpu::Buffer,
+    /// Each entry's pair result: force on the higher-id sphere (N) and energy (J)
+    /// (`capacity` × `vec4<f32>`; `cpu::collide::PairOut`).
+    pub pair_out: wgpu::Buffer,
+    /// Each entry's power (W, f32 bits) and flags (`capacity` × `vec2<u32>`).
+    pub pair_more: wgpu::Buffer,
+    /// Input id of each entry's partner (`capacity` × u32; friction history only).
+    pub partner_id: wgpu::Buffer,
+    /// Tangential displacement ξ of each entry, m (`capacity` × `vec4<f32>`; friction only).
+    pub xi: wgpu::Buffer,
+    /// ξ of each sphere against each wall, m (`n × walls` × `vec4<f32>`; friction only).
+    pub wall_xi: wgpu::Buffer,
+    // The old rows' starts, partner ids, ξ and wall ξ during a build (bound only).
+    _old: [wgpu::Buffer; 4],
+    /// Per-entry dispatch of the capacity.
+    pub entry_dims: (u32, u32),
+    /// The list's uniforms (`ListParams`).
+    pub params: wgpu::Buffer,
+    history: bool,
     scan: Vec<ScanLevel>,
-    entry_dims: (u32, u32),
     bind: [wgpu::BindGroup; 2],
+    bind_decide: [wgpu::BindGroup; 2],
+}
+
+/// Bytes per entry of the list's buffers, with and without friction history: partner, link,
+/// row, pair result (16 + 8); with history the partner id and ξ, and their old copies.
+pub fn bytes_per_entry(history: bool) -> u64 {
+    36 + if history { 2 * (4 + 16) } else { 0 }
+}
+
+/// The list's capacity in entries for `n` spheres at set-up: sixteen a sphere (a dense pack's
+/// twelve neighbours and a shell of skin), and more when set-up needed more; it grows as the
+/// step needs (`GpuBackend::step`).
+pub fn initial_capacity(n: u32) -> u32 {
+    16 * n + 1024
+}
+
+/// Work-groups of a per-entry dispatch over `capacity` entries.
+pub fn entry_dims(capacity: u32, max_dim: u32) -> (u32, u32) {
+    dispatch_dims(capacity.div_ceil(WORKGROUP_SIZE).max(1), max_dim)
 }
 
 impl GpuList {
-    /// Allocates the list for `n` spheres and `capacity` entries, bound to the inputs of both
-    /// state sets; `max_dim` is the adapter's work-groups per dispatch dimension.
+    /// Allocates the list for `n` spheres, `walls` walls and `capacity` entries (the friction
+    /// history's buffers only with `history`), bound to the inputs of both state sets;
+    /// `max_dim` is the adapter's work-groups per dispatch dimension.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         device: &wgpu::Device,
         stages: &Stages,
         n: u32,
+        walls: u32,
         capacity: u32,
+        history: bool,
         max_dim: u32,
         inputs: [ListInputs; 2],
     ) -> Self {
-        let entries = 4 * capacity.max(1) as u64;
-        let sweep = storage(device, "list sweeps", 4 * n as u64);
-        let start = storage(device, "list start", 4 * (n as u64 + 1));
-        let partner = storage(device, "list partners", entries);
-        let link = storage(device, "list links", entries);
-        let row_of = storage(device, "list rows", entries);
-        let entry_dims = dispatch_dims(capacity.div_ceil(WORKGROUP_SIZE).max(1), max_dim);
+        let entries = capacity.max(1) as u64;
+        let nn = n as u64;
+        let sweep = storage(device, "list sweeps", 4 * nn);
+        let x_build = storage(device, "list positions at build", 16 * nn);
+        let start = storage(device, "list start", 4 * (nn + 1));
+        let partner = storage(device, "list partners", 4 * entries);
+        let link = storage(device, "list links", 4 * entries);
+        let row_of = storage(device, "list rows", 4 * entries);
+        let pair_out = storage(device, "list pair forces", 16 * entries);
+        let pair_more = storage(device, "list pair power", 8 * entries);
+        let (h_entries, h_spheres, h_walls) = if history {
+            (entries, nn + 1, nn * walls.max(1) as u64)
+        } else {
+            (1, 1, 1)
+        };
+        let partner_id = storage(device, "list partner ids", 4 * h_entries);
+        let xi = storage(device, "list xi", 16 * h_entries);
+        let wall_xi = storage(device, "list wall xi", 16 * h_walls);
+        let old_start = storage(device, "list old start", 4 * h_spheres);
+        let old_partner_id = storage(device, "list old partner ids", 4 * h_entries);
+        let old_xi = storage(device, "list old xi", 16 * h_entries);
+        let old_wall_xi = storage(device, "list old wall xi", 16 * h_walls);
+        let entry_dims = entry_dims(capacity, max_dim);
         let params = uniform(
             device,
             "list params",
@@ -95,7 +265,10 @@ impl GpuList {
             },
         );
         let scan = prefix_sum::levels(device, &stages.prefix_sum, &start, n + 1, max_dim);
-        let bind = inputs.map(|inp| {
+        // The build's dispatches read their counts from the gate's buffer as indirect
+        // arguments, which may not also be bound for writing: they bind a stand-in.
+        let stand_in = storage(device, "gated dispatches (stand-in)", 16);
+        let bind_with = |inp: &ListInputs, gated: &wgpu::Buffer| {
             stages.neighbours.module.bind(
                 device,
                 &[
@@ -113,57 +286,157 @@ impl GpuList {
                     (11, &link),
                     (12, &row_of),
                     (13, &params),
+                    (14, &x_build),
+                    (15, &inp.gate.rebuild),
+                    (16, &inp.gate.full),
+                    (17, gated),
+                    (18, inp.grid),
+                    (19, inp.status),
+                    (20, inp.perm),
+                    (21, &partner_id),
+                    (22, &xi),
+                    (23, &wall_xi),
+                    (24, &old_start),
+                    (25, &old_partner_id),
+                    (26, &old_xi),
+                    (27, &old_wall_xi),
                 ],
             )
-        });
+        };
+        let bind = [
+            bind_with(&inputs[0], &stand_in),
+            bind_with(&inputs[1], &stand_in),
+        ];
+        let bind_decide = [
+            bind_with(&inputs[0], &inputs[0].gate.gated),
+            bind_with(&inputs[1], &inputs[1].gate.gated),
+        ];
         Self {
             capacity,
             sweep,
+            x_build,
             start,
             partner,
             link,
             row_of,
-            scan,
+            pair_out,
+            pair_more,
+            partner_id,
+            xi,
+            wall_xi,
+            _old: [old_start, old_partner_id, old_xi, old_wall_xi],
             entry_dims,
+            params,
+            history,
+            scan,
             bind,
+            bind_decide,
         }
     }
 
-    /// Records a build from the binning of state set `set`; `sphere_dims` are the work-groups
-    /// of a per-sphere dispatch, `large_dims` those of one work-group per large sphere (`None`
-    /// without large spheres).
-    pub fn record(
+    /// The buffers that carry the list from step to step, by label (what a checkpoint saves
+    /// and a larger list copies).
+    pub fn persistent(&self) -> Vec<(&'static str, &wgpu::Buffer)> {
+        vec![
+            ("list sweeps", &self.sweep),
+            ("list positions at build", &self.x_build),
+            ("list start", &self.start),
+            ("list partners", &self.partner),
+            ("list links", &self.link),
+            ("list rows", &self.row_of),
+            ("list partner ids", &self.partner_id),
+            ("list xi", &self.xi),
+            ("list wall xi", &self.wall_xi),
+        ]
+    }
+
+    /// Records a copy of `old`'s contents (a smaller list of the same scene) into this list.
+    pub fn copy_from(&self, enc: &mut wgpu::CommandEncoder, old: &GpuList) {
+        for ((_, to), (_, from)) in self.persistent().into_iter().zip(old.persistent()) {
+            enc.copy_buffer_to_buffer(from, 0, to, 0, from.size().min(to.size()));
+        }
+    }
+
+    /// Records the rebuild decision on state set `set` (after the drift): `needs_rebuild`
+    /// unless `decide` is false (set-up, impulses or no skin: `gate_dispatches` then rebuilds
+    /// on its own), and `gate_dispatches`. Returns the dispatches recorded.
+    pub fn record_decide(
         &self,
-        enc: &mut wgpu::CommandEncoder,
+        pass: &mut wgpu::ComputePass,
         stages: &Stages,
         set: usize,
         sphere_dims: (u32, u32),
-        large_dims: Option<(u32, u32)>,
-    ) {
-        enc.clear_buffer(&self.start, 0, None);
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("neighbours"),
-            timestamp_writes: None,
-        });
-        let run = |pass: &mut wgpu::ComputePass, entry: &str, dims: (u32, u32)| {
+        decide: bool,
+    ) -> u64 {
+        pass.push_debug_group("neighbours::needs_rebuild");
+        pass.set_bind_group(0, &self.bind_decide[set], &[]);
+        if decide {
+            pass.set_pipeline(stages.neighbours.pipeline("needs_rebuild"));
+            pass.dispatch_workgroups(sphere_dims.0, sphere_dims.1, 1);
+        }
+        pass.set_pipeline(stages.neighbours.pipeline("gate_dispatches"));
+        pass.dispatch_workgroups(1, 1, 1);
+        pass.pop_debug_group();
+        1 + decide as u64
+    }
+
+    /// Records a build from the binning of state set `set`: gated by `gate` (indirect
+    /// dispatches), or (`None`) unconditionally with `gate`'s counts. Returns the dispatches
+    /// recorded.
+    pub fn record_build(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        stages: &Stages,
+        set: usize,
+        gate: &Gate,
+        gated: bool,
+    ) -> u64 {
+        let mut dispatches = 0;
+        let mut run = |pass: &mut wgpu::ComputePass, entry: &str, k: usize| {
             pass.push_debug_group(entry);
             pass.set_pipeline(stages.neighbours.pipeline(entry));
             pass.set_bind_group(0, &self.bind[set], &[]);
-            pass.dispatch_workgroups(dims.0, dims.1, 1);
+            if gated {
+                pass.dispatch_workgroups_indirect(&gate.gated, Gate::offset(k));
+            } else {
+                let (x, y) = if k == slot::ENTRIES {
+                    self.entry_dims
+                } else {
+                    gate.dims(k)
+                };
+                pass.dispatch_workgroups(x, y, 1);
+            }
             pass.pop_debug_group();
+            dispatches += 1;
         };
-        run(&mut pass, "sweeps", sphere_dims);
-        run(&mut pass, "list_count", sphere_dims);
-        if let Some(dims) = large_dims {
-            run(&mut pass, "list_count_large", dims);
+        use slot::*;
+        let large = gate.dims(LARGE) != (0, 0);
+        if self.history {
+            run(pass, "keep_old_entries", ENTRIES);
+            run(pass, "keep_old_rows", SPHERES);
+        }
+        run(pass, "sweeps", SPHERES);
+        run(pass, "list_count", SPHERES);
+        if large {
+            run(pass, "list_count_large", LARGE);
         }
         pass.push_debug_group("prefix_sum");
-        prefix_sum::record(&mut pass, &stages.prefix_sum, &self.scan);
+        let scans = prefix_sum::record(
+            pass,
+            &stages.prefix_sum,
+            &self.scan,
+            gated.then_some((&gate.gated, gate.list_scans)),
+        );
         pass.pop_debug_group();
-        run(&mut pass, "list_fill", sphere_dims);
-        if let Some(dims) = large_dims {
-            run(&mut pass, "list_fill_large", dims);
+        run(pass, "list_fill", SPHERES);
+        if large {
+            run(pass, "list_fill_large", LARGE);
         }
-        run(&mut pass, "relink", self.entry_dims);
+        run(pass, "relink", ENTRIES);
+        if self.history {
+            run(pass, "carry_entries", ENTRIES);
+            run(pass, "carry_walls", SPHERES);
+        }
+        dispatches + scans
     }
 }

@@ -71,22 +71,46 @@ pub fn levels(
     }
 }
 
+/// Work-groups `(x, y)` of each level of a scan of `len` entries (as [`levels`] makes them).
+pub fn level_dims(len: u32, max_dim: u32) -> Vec<(u32, u32)> {
+    let mut dims = Vec::new();
+    let mut len = len;
+    loop {
+        let blocks = len.div_ceil(SCAN_BLOCK as u32);
+        dims.push(dispatch_dims(blocks, max_dim));
+        if blocks == 1 {
+            return dims;
+        }
+        len = blocks;
+    }
+}
+
 /// Records the scan of `levels`: `reduce` up the levels, then `scan_blocks` down; returns the
-/// dispatches recorded.
-pub fn record(pass: &mut wgpu::ComputePass, stage: &Stage, levels: &[ScanLevel]) -> u64 {
+/// dispatches recorded. With `gate` `(buffer, first)` every dispatch of level k is indirect,
+/// from slot `first + k` of the gate's buffer (16 bytes a slot; `neighbours::Gate`).
+pub fn record(
+    pass: &mut wgpu::ComputePass,
+    stage: &Stage,
+    levels: &[ScanLevel],
+    gate: Option<(&wgpu::Buffer, usize)>,
+) -> u64 {
+    let dispatch = |pass: &mut wgpu::ComputePass, k: usize, level: &ScanLevel| match gate {
+        Some((buffer, first)) => pass.dispatch_workgroups_indirect(buffer, 16 * (first + k) as u64),
+        None => pass.dispatch_workgroups(level.dims.0, level.dims.1, 1),
+    };
     let mut dispatches = 0;
-    for level in levels {
+    for (k, level) in levels.iter().enumerate() {
         if let Some(bg) = &level.bind_reduce {
             pass.set_pipeline(stage.pipeline("reduce"));
             pass.set_bind_group(0, bg, &[]);
-            pass.dispatch_workgroups(level.dims.0, level.dims.1, 1);
+            dispatch(pass, k, level);
             dispatches += 1;
         }
     }
-    for level in levels.iter().rev() {
+    for (k, level) in levels.iter().enumerate().rev() {
         pass.set_pipeline(stage.pipeline("scan_blocks"));
         pass.set_bind_group(0, &level.bind_scan, &[]);
-        pass.dispatch_workgroups(level.dims.0, level.dims.1, 1);
+        dispatch(pass, k, level);
         dispatches += 1;
     }
     dispatches

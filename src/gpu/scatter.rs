@@ -8,7 +8,12 @@ pub fn new(device: &wgpu::Device) -> Stage {
     Stage::new(device, "scatter", &[("place", &[]), ("rank", &[])])
 }
 
-/// The gather half of the stage, `shaders/gather.wgsl`.
+/// The gather half of the stage, `shaders/gather.wgsl`; `copy_state` is the gather with the
+/// identity permutation (override `IDENTITY`), for a step that does not re-sort.
 pub fn gather(device: &wgpu::Device) -> Stage {
-    Stage::new(device, "gather", &[("gather", &[])])
+    Stage::new(
+        device,
+        "gather",
+        &[("gather", &[]), ("copy_state", &[("IDENTITY", 1.0)])],
+    )
 }

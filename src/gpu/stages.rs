@@ -60,6 +60,7 @@ pub fn entry_of(variant: &str) -> &str {
     match variant {
         "collide_matching" | "collide_final" => "collide",
         "gravity_potential" => "gravity",
+        "copy_state" => "gather",
         v => v,
     }
 }

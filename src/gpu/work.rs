@@ -31,12 +31,14 @@ impl WorkCounts {
 }
 
 /// The contact-pass variants of stage `collide`, as the step uses them.
-pub const COUNTED_VARIANTS: [&str; 5] = [
+pub const COUNTED_VARIANTS: [&str; 7] = [
     "earliest_events",
     "earliest_events_large",
     "collide_matching",
     "collide_large",
     "collide_final",
+    "collide_pairs",
+    "sum_pairs",
 ];
 
 /// The same variants compiled with `COUNT_VISITS = true` besides their own constants

@@ -3,7 +3,7 @@
 //! (1979) 47.
 //!
 //! Each contact keeps the tangential displacement ξ of b relative to a since it began (the
-//! contact history: `cpu::collide::HISTORY_SLOTS` per sphere). Every step ξ is projected onto
+//! contact history, kept on the neighbour list's entry of the pair). Every step ξ is projected onto
 //! the current tangent plane and advanced by the slip `v_t dt`; the trial force on b,
 //! `F_t = −k_t ξ − c_t v_t`, is capped at Coulomb's `μ |F_n|`, and when it is, ξ is shortened
 //! to match the capped force (the spring slides). A spring, unlike a purely viscous law, holds
