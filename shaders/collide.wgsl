@@ -1,8 +1,11 @@
-// Stage `collide`: narrow phase over the 27 neighbour buckets, the large-sphere list and the
-// walls (planes and spherical containers). Twin of src/cpu/collide.rs: entry points `earliest_events` and `collide` (the round is
-// the override FINAL: false = Round::Matching, true = Round::Final), functions with the Rust
-// names. Every pair is computed from both sides from the same data with the lower id as `a`, so
-// the two results are bitwise opposite: momentum balances without float atomics.
+// Stage `collide`: narrow phase over the neighbour list (stage neighbours) and the walls (planes
+// and spherical containers). Twin of src/cpu/collide.rs, functions with the Rust names:
+// - soft laws: `collide_pairs` (one entry each) and `sum_pairs` (one sphere each);
+// - impulses: `impulse_pairs`, `earliest_from_pairs` and `sum_impulses` (the round is the
+//   override FINAL: false = Round::Matching, true = Round::Final).
+// Each pair is evaluated once, by the entry of its lower-id sphere (`a`), and written to both
+// entries; every sphere adds its row in order, the pair's result with its sign: momentum
+// balances without float atomics, and the sums are the CPU's.
 
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -10,23 +13,20 @@
 @group(0) @binding(2) var<storage, read> vel: array<vec4<f32>>;     // xyz, inverse mass
 @group(0) @binding(3) var<storage, read> props: array<vec4<f32>>;   // restitution, zeta, compliance, mu
 @group(0) @binding(4) var<storage, read> ids: array<u32>;
-@group(0) @binding(5) var<storage, read> grid: GridView;
-@group(0) @binding(6) var<storage, read> cell_start: array<u32>;    // table_size + 1
-@group(0) @binding(7) var<storage, read> counts: array<u32>;        // table_size + 1
 @group(0) @binding(8) var<storage, read> planes: array<Plane>;
 @group(0) @binding(9) var<storage, read_write> earliest: array<vec4<u32>>;  // tau bits, partner, count, -
 @group(0) @binding(10) var<storage, read_write> contact: array<vec4<f32>>;  // 2 per sphere: dv | force, energy; dx, power
 @group(0) @binding(11) var<storage, read_write> contact_counts: array<vec4<u32>>; // contacts, collisions, 0, 0
-@group(0) @binding(12) var<storage, read> cells: array<vec4<i32>>;   // binned cell
-@group(0) @binding(13) var<storage, read> boxes: array<vec4<i32>>;   // 2 per large sphere
-// The neighbour list (stage neighbours; soft contact reads it): rows, links, each entry's
+// The neighbour list (stage neighbours): rows, links, each entry's
 // pair result, and the friction history (16-byte dummies without).
 @group(0) @binding(14) var<storage, read> list_start: array<u32>;          // n + 1
 @group(0) @binding(15) var<storage, read> partner: array<u32>;             // capacity
 @group(0) @binding(17) var<storage, read> link: array<u32>;                // capacity
 @group(0) @binding(18) var<storage, read> row_of: array<u32>;              // capacity
 @group(0) @binding(19) var<storage, read_write> pair_out: array<vec4<f32>>; // force (N), energy (J)
-@group(0) @binding(20) var<storage, read_write> pair_more: array<vec2<u32>>; // power bits (W), flags
+// The rest of each entry's result: soft contact: power bits (W), flags; impulses: time left
+// bits (s), flags, τ bits, push bits (m).
+@group(0) @binding(20) var<storage, read_write> pair_more: array<vec4<u32>>;
 @group(0) @binding(21) var<storage, read_write> xi: array<vec4<f32>>;      // capacity, m
 @group(0) @binding(22) var<storage, read_write> wall_xi: array<vec4<f32>>; // n × walls, m
 @group(0) @binding(23) var<uniform> list: ListParams;
@@ -71,8 +71,6 @@ fn report_visits() {
 const PLANE_EVENT: u32 = 0x80000000u;  // cpu::collide::PLANE_EVENT
 const NO_EVENT: u32 = 0xffffffffu;     // cpu::collide::NO_EVENT
 const TAU_NONE: f32 = 3.0e38;          // stands for the CPU's infinity (never a valid τ)
-const PASS_EARLIEST: u32 = 0u;
-const PASS_COLLIDE: u32 = 1u;
 const TANGENTIAL_STIFFNESS_RATIO: f32 = 0.2857142857;  // physics::friction::TANGENTIAL_STIFFNESS_RATIO (2/7)
 const PAIR_CONTACT: u32 = 1u;    // cpu::collide::PAIR_CONTACT
 const PAIR_COLLISION: u32 = 2u;  // cpu::collide::PAIR_COLLISION
@@ -89,14 +87,13 @@ struct Body {
     compliance: f32,
     mu: f32,
     id: u32,
-    cell: vec3<i32>,
 }
 
 fn load_body(i: u32) -> Body {
     let p = pos[i];
     let v = vel[i];
     let m = props[i];
-    return Body(p.xyz, p.w, v.xyz, v.w, m.x, m.y, m.z, m.w, ids[i], cells[i].xyz);
+    return Body(p.xyz, p.w, v.xyz, v.w, m.x, m.y, m.z, m.w, ids[i]);
 }
 
 // cpu::collide::PairResponse
@@ -428,32 +425,6 @@ fn apply(acc: ptr<function, Acc>, p: PairResponse, me: Body, wsum: f32, me_is_a:
     }
 }
 
-// cpu::collide::visit
-// (the impulse model: the soft laws read the neighbour list, collide_pairs and sum_pairs)
-fn visit(acc: ptr<function, Acc>, me: Body, other: Body, mutual: bool, k_me: f32, k_other: f32) {
-    let me_is_a = me.id < other.id;
-    var a = other;
-    var b = me;
-    var k_a = k_other;
-    var k_b = k_me;
-    if me_is_a {
-        a = me;
-        b = other;
-        k_a = k_me;
-        k_b = k_other;
-    }
-    var p = resolve_pair(a, b, params.dt, params.resting_speed, k_a, k_b);
-    if !FINAL {
-        if !(p.collision && mutual) {
-            p.impulse = 0.0;
-            p.collision = false;
-        }
-        p.push = 0.0;
-        p.contact = false;
-    }
-    apply(acc, p, me, a.w + b.w, me_is_a);
-}
-
 // cpu::collide::is_mutual
 fn is_mutual(me: Body, mine: u32, other: Body, theirs: u32) -> bool {
     return (me.w == 0.0 || mine == other.id) && (other.w == 0.0 || theirs == me.id);
@@ -472,111 +443,6 @@ fn keep_earliest(acc: ptr<function, Acc>, tau: f32, partner: u32) {
 
 // Sorted index of the sphere this invocation handles (for its mass-splitting count).
 var<private> me_index: u32;
-
-// One candidate pair (me, other at sorted index j) for the given pass.
-fn handle(acc: ptr<function, Acc>, phase: u32, me: Body, mine: u32, j: u32, other: Body) {
-    visits += 1u;
-    if phase == PASS_EARLIEST {
-        var a = other;
-        var b = me;
-        if me.id < other.id {
-            a = me;
-            b = other;
-        }
-        let p = resolve_pair(a, b, params.dt, params.resting_speed, 1.0, 1.0);
-        if p.collision {
-            keep_earliest(acc, p.tau, other.id);
-        }
-    } else {
-        var mutual = false;
-        var k_me = 1.0;
-        var k_other = 1.0;
-        if !FINAL {
-            mutual = is_mutual(me, mine, other, earliest[j].y);
-        } else if params.model == MODEL_IMPULSE {
-            k_me = f32(max(earliest[me_index].z, 1u));
-            k_other = f32(max(earliest[j].z, 1u));
-        }
-        visit(acc, me, other, mutual, k_me, k_other);
-    }
-}
-
-fn in_box(c: vec3<i32>, k: u32) -> bool {
-    return all(boxes[2u * k].xyz <= c) && all(c <= boxes[2u * k + 1u].xyz);
-}
-
-// cpu::collide::for_each_candidate followed by the pass's pair handling.
-fn scan_candidates(acc: ptr<function, Acc>, phase: u32, i: u32, me: Body, mine: u32) {
-    let n_small = params.n_small;
-    if i < n_small {
-        let cell = me.cell;
-        var seen: array<u32, 27>;
-        var n_seen = 0u;
-        for (var dz = -1; dz <= 1; dz++) {
-            for (var dy = -1; dy <= 1; dy++) {
-                for (var dx = -1; dx <= 1; dx++) {
-                    let k = hash_cell(cell + vec3<i32>(dx, dy, dz), params.table_size);
-                    var dup = false;
-                    for (var s = 0u; s < n_seen; s++) {
-                        if seen[s] == k {
-                            dup = true;
-                        }
-                    }
-                    if dup {
-                        continue;
-                    }
-                    seen[n_seen] = k;
-                    n_seen += 1u;
-                    let start = cell_start[k];
-                    let end = start + counts[k];
-                    for (var j = start; j < end; j++) {
-                        if j != i {
-                            handle(acc, phase, me, mine, j, load_body(j));
-                        }
-                    }
-                }
-            }
-        }
-        for (var j = n_small; j < params.n; j++) {
-            if in_box(cell, j - n_small) {
-                handle(acc, phase, me, mine, j, load_body(j));
-            }
-        }
-    } else {
-        let kb = i - n_small;
-        let lo = boxes[2u * kb].xyz;
-        let hi = boxes[2u * kb + 1u].xyz;
-        let span = vec3<f32>(hi - lo) + vec3<f32>(1.0);
-        if span.x * span.y * span.z > f32(n_small) {
-            for (var j = 0u; j < n_small; j++) {
-                if in_box(cells[j].xyz, kb) {
-                    handle(acc, phase, me, mine, j, load_body(j));
-                }
-            }
-        } else {
-            for (var cz = lo.z; cz <= hi.z; cz++) {
-                for (var cy = lo.y; cy <= hi.y; cy++) {
-                    for (var cx = lo.x; cx <= hi.x; cx++) {
-                        let c = vec3<i32>(cx, cy, cz);
-                        let k = hash_cell(c, params.table_size);
-                        let start = cell_start[k];
-                        let end = start + counts[k];
-                        for (var j = start; j < end; j++) {
-                            if all(cells[j].xyz == c) {
-                                handle(acc, phase, me, mine, j, load_body(j));
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        for (var j = n_small; j < params.n; j++) {
-            if j != i {
-                handle(acc, phase, me, mine, j, load_body(j));
-            }
-        }
-    }
-}
 
 // cpu::collide::wall_gap's result: gap s (m) and the wall's normal n into the domain.
 struct Gap {
@@ -720,250 +586,6 @@ fn new_acc() -> Acc {
     return Acc(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0, 0u, 0u, TAU_NONE, NO_EVENT, 0u);
 }
 
-// cpu::collide::earliest_events
-@compute @workgroup_size(256)
-fn earliest_events(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid, params.dispatch_x);
-    // Large spheres: earliest_events_large, a work-group each.
-    if i >= params.n_small {
-        return;
-    }
-    let me = load_body(i);
-    var acc = new_acc();
-    if me.w == 0.0 {
-        // Fixed: agrees to every impulse (is_mutual).
-        earliest[i] = vec4<u32>(bitcast<u32>(TAU_NONE), NO_EVENT, 0u, 0u);
-        report_visits();
-        return;
-    }
-    scan_candidates(&acc, PASS_EARLIEST, i, me, NO_EVENT);
-    report_visits();
-    for (var k = 0u; k < params.n_planes; k++) {
-        let tau = plane_event(me, planes[k], params.dt);
-        if tau >= 0.0 {
-            keep_earliest(&acc, tau, PLANE_EVENT | k);
-        }
-    }
-    earliest[i] = vec4<u32>(bitcast<u32>(acc.ev_tau), acc.ev_partner, acc.ev_count, 0u);
-}
-
-// cpu::collide::collide, one round (FINAL).
-@compute @workgroup_size(256)
-fn collide(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid, params.dispatch_x);
-    // A matching round's large spheres: collide_large, a work-group each.
-    if i >= params.n || (!FINAL && i >= params.n_small) {
-        return;
-    }
-    let me = load_body(i);
-    me_index = i;
-    var mine = NO_EVENT;
-    if !FINAL {
-        mine = earliest[i].y;
-    }
-    var acc = new_acc();
-    if !FINAL && mine == NO_EVENT && me.w != 0.0 {
-        // Without an event of its own no pair of this sphere is mutual: nothing to do.
-        contact[2u * i] = vec4<f32>(0.0);
-        contact[2u * i + 1u] = vec4<f32>(0.0);
-        contact_counts[i] = vec4<u32>(0u);
-        report_visits();
-        return;
-    }
-    scan_candidates(&acc, PASS_COLLIDE, i, me, mine);
-    report_visits();
-    var k_me = 1.0;
-    if FINAL && params.model == MODEL_IMPULSE {
-        k_me = f32(max(earliest[i].z, 1u));
-    }
-    for (var k = 0u; k < params.n_planes; k++) {
-        plane_contact(&acc, me, planes[k], k, mine == (PLANE_EVENT | k), k_me);
-    }
-    if FINAL && params.model == MODEL_IMPULSE {
-        project_onto_planes(&acc, me);
-    }
-    if params.model == MODEL_IMPULSE {
-        contact[2u * i] = vec4<f32>(acc.dv, acc.energy);
-    } else {
-        contact[2u * i] = vec4<f32>(acc.force, acc.energy);
-    }
-    contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
-    contact_counts[i] = vec4<u32>(acc.contacts, acc.collisions, 0u, 0u);
-}
-
-// ---- Large spheres: one work-group each -------------------------------------------------------
-//
-// A large sphere's box can hold a good part of the scene, so one invocation walking it would
-// take as long as the rest of the pass together. In the passes whose result does not depend on
-// the order in which the pairs are met, the WG invocations of a work-group share the walk (cells
-// or small spheres strided by WG) and combine their results by a tree in work-group memory:
-// - the earliest event is a minimum under a total order (τ, then the partner key of
-//   cpu::collide::Event::keep_earliest), and the event count an integer sum;
-// - a matching round adds the impulse of the sphere's one mutual pair at most (is_mutual), so
-//   its sums have one non-zero term.
-// Both give the serial walk's bits, so the CPU twin is unchanged (cpu::collide::earliest_events
-// and cpu::collide::collide, Round::Matching).
-
-var<workgroup> wg_tau: array<f32, WG>;
-var<workgroup> wg_partner: array<u32, WG>;
-var<workgroup> wg_count: array<vec2<u32>, WG>;
-var<workgroup> wg_dv: array<vec4<f32>, WG>;   // dv, energy
-var<workgroup> wg_dx: array<vec4<f32>, WG>;   // dx, power
-
-// scan_candidates' large-sphere branch, the share of invocation `lid` of the work-group.
-fn scan_large(acc: ptr<function, Acc>, phase: u32, i: u32, me: Body, mine: u32, lid: u32) {
-    let n_small = params.n_small;
-    let kb = i - n_small;
-    let lo = boxes[2u * kb].xyz;
-    let hi = boxes[2u * kb + 1u].xyz;
-    let span = vec3<f32>(hi - lo) + vec3<f32>(1.0);
-    if span.x * span.y * span.z > f32(n_small) {
-        for (var j = lid; j < n_small; j += WG) {
-            if in_box(cells[j].xyz, kb) {
-                handle(acc, phase, me, mine, j, load_body(j));
-            }
-        }
-    } else {
-        // Here the box has at most n_small cells, so its linear index fits in u32.
-        let size = vec3<u32>(hi - lo) + vec3<u32>(1u);
-        let total = size.x * size.y * size.z;
-        for (var c_lin = lid; c_lin < total; c_lin += WG) {
-            let c = lo + vec3<i32>(
-                i32(c_lin % size.x),
-                i32((c_lin / size.x) % size.y),
-                i32(c_lin / (size.x * size.y)),
-            );
-            let k = hash_cell(c, params.table_size);
-            let start = cell_start[k];
-            let end = start + counts[k];
-            for (var j = start; j < end; j++) {
-                if all(cells[j].xyz == c) {
-                    handle(acc, phase, me, mine, j, load_body(j));
-                }
-            }
-        }
-    }
-    for (var j = n_small + lid; j < params.n; j += WG) {
-        if j != i {
-            handle(acc, phase, me, mine, j, load_body(j));
-        }
-    }
-}
-
-// Sorted index of the large sphere of this work-group (2-D dispatch when there are more large
-// spheres than one dimension allows).
-fn large_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-    return params.n_small + wid.x + wid.y * nwg.x;
-}
-
-// Whether event (tau, partner) comes before (tau0, partner0): Event::keep_earliest's order.
-fn earlier(tau: f32, partner: u32, tau0: f32, partner0: u32) -> bool {
-    return tau < tau0 || (tau == tau0 && (partner ^ PLANE_EVENT) < (partner0 ^ PLANE_EVENT));
-}
-
-// earliest_events for the large spheres.
-@compute @workgroup_size(WG)
-fn earliest_events_large(@builtin(workgroup_id) wid: vec3<u32>,
-                         @builtin(num_workgroups) nwg: vec3<u32>,
-                         @builtin(local_invocation_index) lid: u32) {
-    let i = large_index(wid, nwg);
-    if i >= params.n {
-        return;
-    }
-    let me = load_body(i);
-    var acc = new_acc();
-    // A fixed sphere agrees to every impulse and keeps no event (earliest_events).
-    if me.w != 0.0 {
-        scan_large(&acc, PASS_EARLIEST, i, me, NO_EVENT, lid);
-    }
-    report_visits();
-    wg_tau[lid] = acc.ev_tau;
-    wg_partner[lid] = acc.ev_partner;
-    wg_count[lid] = vec2<u32>(acc.ev_count, 0u);
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if lid < s {
-            let tau = wg_tau[lid + s];
-            let partner = wg_partner[lid + s];
-            if earlier(tau, partner, wg_tau[lid], wg_partner[lid]) {
-                wg_tau[lid] = tau;
-                wg_partner[lid] = partner;
-            }
-            wg_count[lid] += wg_count[lid + s];
-        }
-        workgroupBarrier();
-    }
-    if lid == 0u {
-        if me.w == 0.0 {
-            earliest[i] = vec4<u32>(bitcast<u32>(TAU_NONE), NO_EVENT, 0u, 0u);
-            return;
-        }
-        acc.ev_tau = wg_tau[0];
-        acc.ev_partner = wg_partner[0];
-        acc.ev_count = wg_count[0].x;
-        for (var k = 0u; k < params.n_planes; k++) {
-            let tau = plane_event(me, planes[k], params.dt);
-            if tau >= 0.0 {
-                keep_earliest(&acc, tau, PLANE_EVENT | k);
-            }
-        }
-        earliest[i] = vec4<u32>(bitcast<u32>(acc.ev_tau), acc.ev_partner, acc.ev_count, 0u);
-    }
-}
-
-// A matching round (FINAL = false, impulse model) for the large spheres: collide's work.
-@compute @workgroup_size(WG)
-fn collide_large(@builtin(workgroup_id) wid: vec3<u32>,
-                 @builtin(num_workgroups) nwg: vec3<u32>,
-                 @builtin(local_invocation_index) lid: u32) {
-    let i = large_index(wid, nwg);
-    if i >= params.n {
-        return;
-    }
-    let me = load_body(i);
-    me_index = i;
-    let mine = earliest[i].y;
-    // Without an event of its own no pair of a movable sphere is mutual (collide).
-    let resolving = mine != NO_EVENT || me.w == 0.0;
-    var acc = new_acc();
-    if resolving {
-        scan_large(&acc, PASS_COLLIDE, i, me, mine, lid);
-    }
-    report_visits();
-    wg_dv[lid] = vec4<f32>(acc.dv, acc.energy);
-    wg_dx[lid] = vec4<f32>(acc.dx, acc.power);
-    wg_count[lid] = vec2<u32>(acc.contacts, acc.collisions);
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s >>= 1u) {
-        if lid < s {
-            wg_dv[lid] += wg_dv[lid + s];
-            wg_dx[lid] += wg_dx[lid + s];
-            wg_count[lid] += wg_count[lid + s];
-        }
-        workgroupBarrier();
-    }
-    if lid == 0u {
-        if !resolving {
-            contact[2u * i] = vec4<f32>(0.0);
-            contact[2u * i + 1u] = vec4<f32>(0.0);
-            contact_counts[i] = vec4<u32>(0u);
-            return;
-        }
-        acc.dv = wg_dv[0].xyz;
-        acc.energy = wg_dv[0].w;
-        acc.dx = wg_dx[0].xyz;
-        acc.power = wg_dx[0].w;
-        acc.contacts = wg_count[0].x;
-        acc.collisions = wg_count[0].y;
-        for (var k = 0u; k < params.n_planes; k++) {
-            plane_contact(&acc, me, planes[k], k, mine == (PLANE_EVENT | k), 1.0);
-        }
-        contact[2u * i] = vec4<f32>(acc.dv, acc.energy);
-        contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
-        contact_counts[i] = vec4<u32>(acc.contacts, acc.collisions, 0u, 0u);
-    }
-}
-
 // ---- Soft contact from the neighbour list ---------------------------------------------------
 
 // cpu::collide::collide_pairs, one entry each: an owned entry evaluates its pair (pair_force,
@@ -985,7 +607,7 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = row_of[e];
     let j = partner[e];
     var force = vec4<f32>(0.0);
-    var more = vec2<u32>(0u);
+    var more = vec4<u32>(0u);
     var xi_new = vec3<f32>(0.0);
     // cpu::collide::may_touch, from the centres and radii alone: most entries are apart.
     let pi = pos[i];
@@ -1008,7 +630,7 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
             flags |= PAIR_FORCE;
         }
         force.w = p.energy;
-        more = vec2<u32>(bitcast<u32>(p.power), flags);
+        more = vec4<u32>(bitcast<u32>(p.power), flags, 0u, 0u);
     }
     if params.history != 0u {
         xi[e] = vec4<f32>(xi_new, 0.0);
@@ -1059,6 +681,162 @@ fn sum_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
         plane_contact(&acc, me, planes[k], k, false, 1.0);
     }
     contact[2u * i] = vec4<f32>(acc.force, acc.energy);
+    contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
+    contact_counts[i] = vec4<u32>(acc.contacts, acc.collisions, 0u, 0u);
+}
+
+// ---- The impulse model from the neighbour list -----------------------------------------------
+
+// cpu::collide::impulse_pairs, one entry each: an owned entry resolves its pair (resolve_pair,
+// its sphere the lower id) and writes the response to itself and its mirror. Binary (FINAL
+// false) every pair; the final round (FINAL) only the pairs that collide, again with the
+// mass-splitting factors of the earliest events' counts (the others keep their binary
+// response, which has no impulse). The CPU's skipping of pairs no round moved is not copied:
+// evaluating every pair gives the same bits.
+@compute @workgroup_size(256)
+fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let e = linear_index(gid, list.dispatch_x);
+    if e >= min(list_start[params.n], list.capacity) {
+        return;
+    }
+    let l = link[e];
+    if (l & OWNED) == 0u {
+        report_visits();
+        return;
+    }
+    if FINAL && (pair_more[e].y & PAIR_COLLISION) == 0u {
+        report_visits();
+        return;
+    }
+    visits = 1u;
+    let i = row_of[e];
+    let j = partner[e];
+    var k_i = 1.0;
+    var k_j = 1.0;
+    if FINAL {
+        k_i = f32(max(earliest[i].z, 1u));
+        k_j = f32(max(earliest[j].z, 1u));
+    }
+    let p = resolve_pair(load_body(i), load_body(j), params.dt, params.resting_speed, k_i, k_j);
+    let flags = select(0u, PAIR_CONTACT, p.contact) | select(0u, PAIR_COLLISION, p.collision);
+    let out = vec4<f32>(p.n, p.impulse);
+    let more = vec4<u32>(bitcast<u32>(p.rest), flags, bitcast<u32>(p.tau), bitcast<u32>(p.push));
+    pair_out[e] = out;
+    pair_more[e] = more;
+    let m = l & NO_MIRROR;
+    if m != NO_MIRROR {
+        pair_out[m] = out;
+        pair_more[m] = more;
+    }
+    report_visits();
+}
+
+// cpu::collide::PairImpulse::response
+fn listed_response(e: u32) -> PairResponse {
+    var p = no_response();
+    let out = pair_out[e];
+    let more = pair_more[e];
+    p.n = out.xyz;
+    p.impulse = out.w;
+    p.rest = bitcast<f32>(more.x);
+    p.tau = bitcast<f32>(more.z);
+    p.push = bitcast<f32>(more.w);
+    p.contact = (more.y & PAIR_CONTACT) != 0u;
+    p.collision = (more.y & PAIR_COLLISION) != 0u;
+    return p;
+}
+
+// cpu::collide::earliest_from_pairs, one sphere each: its earliest event and pending count
+// from the binary responses of its row, then the walls.
+@compute @workgroup_size(256)
+fn earliest_from_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    var acc = new_acc();
+    let me = load_body(i);
+    if me.w == 0.0 {
+        earliest[i] = vec4<u32>(bitcast<u32>(TAU_NONE), NO_EVENT, 0u, 0u);
+        report_visits();
+        return;
+    }
+    let end = min(list_start[i + 1u], list.capacity);
+    for (var e = list_start[i]; e < end; e++) {
+        visits += 1u;
+        let more = pair_more[e];
+        if (more.y & PAIR_COLLISION) != 0u {
+            keep_earliest(&acc, bitcast<f32>(more.z), ids[partner[e]]);
+        }
+    }
+    report_visits();
+    for (var k = 0u; k < params.n_planes; k++) {
+        let tau = plane_event(me, planes[k], params.dt);
+        if tau >= 0.0 {
+            keep_earliest(&acc, tau, PLANE_EVENT | k);
+        }
+    }
+    earliest[i] = vec4<u32>(bitcast<u32>(acc.ev_tau), acc.ev_partner, acc.ev_count, 0u);
+}
+
+// cpu::collide::sum_impulses, one sphere each, one round (FINAL): its row's responses in order
+// (a matching round keeps only mutual collisions), then the walls, then (final round) the
+// projection onto the walls.
+@compute @workgroup_size(256)
+fn sum_impulses(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i >= params.n {
+        return;
+    }
+    me_index = i;
+    let me = load_body(i);
+    var mine = NO_EVENT;
+    if !FINAL {
+        mine = earliest[i].y;
+    }
+    var acc = new_acc();
+    if !FINAL && mine == NO_EVENT && me.w != 0.0 {
+        // Without an event of its own no pair of this sphere is mutual: nothing to do.
+        contact[2u * i] = vec4<f32>(0.0);
+        contact[2u * i + 1u] = vec4<f32>(0.0);
+        contact_counts[i] = vec4<u32>(0u);
+        report_visits();
+        return;
+    }
+    var k_me = 1.0;
+    if FINAL {
+        k_me = f32(max(earliest[i].z, 1u));
+    }
+    let end = min(list_start[i + 1u], list.capacity);
+    for (var e = list_start[i]; e < end; e++) {
+        visits += 1u;
+        let l = link[e];
+        let owned = (l & OWNED) != 0u;
+        if !owned && (l & NO_MIRROR) == NO_MIRROR {
+            continue;
+        }
+        let j = partner[e];
+        let other = load_body(j);
+        var p = listed_response(e);
+        if !FINAL {
+            let mutual = is_mutual(me, mine, other, earliest[j].y);
+            if !(p.collision && mutual) {
+                p.impulse = 0.0;
+                p.collision = false;
+            }
+            p.push = 0.0;
+            p.contact = false;
+        }
+        apply(&acc, p, me, me.w + other.w, owned);
+    }
+    report_visits();
+    for (var k = 0u; k < params.n_planes; k++) {
+        plane_contact(&acc, me, planes[k], k, mine == (PLANE_EVENT | k), k_me);
+    }
+    if FINAL {
+        project_onto_planes(&acc, me);
+    }
+    contact[2u * i] = vec4<f32>(acc.dv, acc.energy);
     contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
     contact_counts[i] = vec4<u32>(acc.contacts, acc.collisions, 0u, 0u);
 }

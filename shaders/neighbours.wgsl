@@ -70,8 +70,8 @@ fn sweeps(@builtin(global_invocation_id) gid: vec3<u32>) {
     x_build[i] = pos[i];
 }
 
-// cpu::neighbours::needs_rebuild, one sphere each, for the soft laws with a skin (positions and
-// sweeps in the order of the last build, which no step has re-sorted since).
+// cpu::neighbours::needs_rebuild, one sphere each, with a skin (positions and sweeps in the
+// order of the last build, which no step has re-sorted since).
 @compute @workgroup_size(WG)
 fn needs_rebuild(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
@@ -80,7 +80,13 @@ fn needs_rebuild(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let d = pos[i].xyz - x_build[i].xyz;
     let s = sweep[i];
-    if dot3(d, d) > s * s {
+    var moved = dot3(d, d) > s * s;
+    if params.model == MODEL_IMPULSE {
+        // The step's own travel counts too.
+        let v = vel[i].xyz;
+        moved = sqrt(dot3(d, d)) + sqrt(dot3(v, v)) * params.dt > s;
+    }
+    if moved {
         atomicStore(&rebuild, 1u);
     }
 }
@@ -91,8 +97,8 @@ fn needs_rebuild(@builtin(global_invocation_id) gid: vec3<u32>) {
 @compute @workgroup_size(1)
 fn gate_dispatches() {
     var flag = atomicLoad(&rebuild);
-    // Impulses (on the grid) and a zero skin re-bin in every step; needs_rebuild is not run.
-    if flag == 0u && (params.model == MODEL_IMPULSE || params.skin <= 0.0) {
+    // A zero skin re-bins in every step; needs_rebuild is not run.
+    if flag == 0u && params.skin <= 0.0 {
         flag = 1u;
     }
     grid.step += 1u;

@@ -259,17 +259,6 @@ impl Simulation {
             }
             Backend::Auto | Backend::Cpu => (cpu_engine(scene, precision)?, Backend::Cpu),
         };
-        if backend == Backend::Gpu
-            && scene.sim.skin.is_some()
-            && scene.sim.contact == crate::scene::ContactModel::Impulse
-        {
-            let skin = "the GPU backend's impulse model searches the grid in every step (only the \
-                        soft laws read its neighbour list): there the skin only widens the cells";
-            notice = Some(match notice {
-                Some(n) => format!("{n}; {skin}"),
-                None => skin.to_string(),
-            });
-        }
         Ok(Self {
             engine,
             base: Offsets::default(),
@@ -281,8 +270,7 @@ impl Simulation {
         })
     }
 
-    /// Why `Backend::Auto` did not take the GPU, if it did not; or that the GPU's impulse
-    /// model ignores a `skin` the scene or `--skin` gave.
+    /// Why `Backend::Auto` did not take the GPU, if it did not.
     pub fn notice(&self) -> Option<&str> {
         self.notice.as_deref()
     }
@@ -587,19 +575,8 @@ impl Simulation {
         }
     }
 
-    /// CPU only: the candidates a grid search of the last binning visits, per sorted sphere
-    /// (`CpuBackend::candidate_visits`); empty on other backends.
-    pub fn candidate_visits(&self) -> Vec<u32> {
-        match &self.engine {
-            Engine::Cpu32(b) => b.candidate_visits(),
-            Engine::Cpu64(b) => b.candidate_visits(),
-            _ => Vec::new(),
-        }
-    }
-
-    /// The neighbour list in sorted order, for exact comparisons of the twins: on the CPU the
-    /// list as last built; on the GPU a list built now from the last binning (the GPU step
-    /// does not keep one yet); empty for the event-driven solver.
+    /// The neighbour list in sorted order, for exact comparisons of the twins: the list as last
+    /// built, on the CPU and on the GPU; empty for the event-driven solver.
     pub fn list_rows(&self) -> crate::setup::ListRows {
         match &self.engine {
             Engine::Cpu32(b) => b.list_rows(),

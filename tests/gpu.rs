@@ -194,8 +194,7 @@ fn large_like(like: &Sphere, radius: f64, position: DVec3, velocity: DVec3) -> S
     s
 }
 
-/// Several large spheres of different sizes, whose earliest events and matching rounds the GPU
-/// runs one work-group each (collide.wgsl, `earliest_events_large`, `collide_large`):
+/// Several large spheres of different sizes, whose long list rows the GPU sums as the CPU does:
 /// - the wall-break with a second, smaller projectile flying at the wall from the other side,
 ///   and a third, larger sphere at rest beside the wall;
 /// - the wall-stand's wall with impulses under gravity, one large sphere resting on the floor
@@ -480,15 +479,19 @@ fn work_counters_count_the_contact_passes() {
             "{name}: counting changed the step"
         );
     }
-    // Impulses: three earliest-event passes, two matching rounds and the final round.
+    // Impulses: four pair passes (binary, after each matching round, the final round), three
+    // earliest-event passes and three round sums.
     let s = small("wall-break", 2000, 2);
-    let mut g = gpu(&s);
+    let (mut g, mut c) = (gpu(&s), cpu(&s));
+    g.step(1).unwrap();
+    c.step(1).unwrap();
     g.set_work_counting(true);
     g.step(1).unwrap();
+    c.step(1).unwrap();
     let w = g.work_counts().unwrap();
     let n = s.spheres.len() as u64;
-    let lanes = spheresim::gpu::WORKGROUP_SIZE as u64;
-    assert_eq!(w.invocations, 5 * (n - 1 + lanes) + n, "{w:?}");
+    let entries = c.list_rows().partner.len() as u64;
+    assert_eq!(w.invocations, 4 * entries + 6 * n, "{w:?}");
     assert!(w.pair_visits > n, "{w:?}");
     assert!(g.set_work_counting(false));
     assert_eq!(cpu(&s).work_counts(), None);

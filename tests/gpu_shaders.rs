@@ -31,7 +31,20 @@ fn stages_declare_the_entry_points_the_driver_uses() {
         ("prefix_sum", &["reduce", "scan_blocks"]),
         ("scatter", &["place", "rank"]),
         ("gather", &["gather"]),
-        ("collide", &["earliest_events", "collide"]),
+        (
+            "collide",
+            &[
+                "collide_pairs",
+                "sum_pairs",
+                "impulse_pairs",
+                "earliest_from_pairs",
+                "sum_impulses",
+            ],
+        ),
+        (
+            "neighbours",
+            &["needs_rebuild", "gate_dispatches", "list_count", "relink"],
+        ),
         ("gravity", &["gravity"]),
         ("check", &["check"]),
     ];

@@ -58,14 +58,6 @@ const SHADER_ONLY: &[(&str, &str)] = &[
         "stands for the CPU's infinity, which WGSL lacks",
     ),
     (
-        "PASS_EARLIEST",
-        "selects the pass of collide.wgsl's shared entry",
-    ),
-    (
-        "PASS_COLLIDE",
-        "selects the pass of collide.wgsl's shared entry",
-    ),
-    (
         "ITEMS",
         "entries per thread of the scan; SCAN_BLOCK = WG × ITEMS is checked",
     ),

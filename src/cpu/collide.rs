@@ -24,7 +24,7 @@
 //!
 //! Summing several impulses computed from the same pre-collision velocities (Jacobi) does not
 //! conserve energy when a sphere meets two movable bodies in one step. So the impulse model
-//! resolves a step in rounds. [`MATCHING_ROUNDS`] × [`Round::Matching`]: [`earliest_events`]
+//! resolves a step in rounds. [`MATCHING_ROUNDS`] × [`Round::Matching`]: [`earliest_from_pairs`]
 //! finds each sphere's first event from the current velocities, and a pair's impulse is applied
 //! only when each sphere is the other's earliest (fixed spheres and planes, whose velocity never
 //! changes, always agree) — binary collisions, exact. Then [`Round::Final`]: every collision
@@ -601,51 +601,6 @@ fn apply<R: Real>(
     }
 }
 
-/// The pair (me, other) in canonical order: the lower id plays `a`.
-#[inline(always)]
-fn ordered<'a, R: Real>(me: &'a Body<R>, other: &'a Body<R>) -> (&'a Body<R>, &'a Body<R>, bool) {
-    if me.id < other.id {
-        (me, other, true)
-    } else {
-        (other, me, false)
-    }
-}
-
-/// Handles the pair (me, other) from `me`'s side in `round` and returns the pair's response.
-/// `mutual` says whether each is the other's earliest event (used by the matching round);
-/// `xi_old` is the pair's friction history (soft contact).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn visit<R: Real>(
-    acc: &mut ContactOut<R>,
-    me: &Body<R>,
-    other: &Body<R>,
-    round: Round,
-    mutual: bool,
-    k_me: R,
-    k_other: R,
-    xi_old: R::V3,
-    params: &CollideParams<R>,
-) -> PairResponse<R> {
-    let (a, b, me_is_a) = ordered(me, other);
-    let (k_a, k_b) = if me_is_a {
-        (k_me, k_other)
-    } else {
-        (k_other, k_me)
-    };
-    let mut p = match params.model {
-        ContactModel::Impulse => resolve_pair(a, b, params.dt, params.resting_speed, k_a, k_b),
-        ContactModel::SpringDashpot | ContactModel::Hertz => {
-            pair_force(a, b, xi_old, params.model, params.stiffness, params.dt)
-        }
-    };
-    if round == Round::Matching {
-        p.keep_binary(mutual);
-    }
-    apply(acc, &p, me, a.w + b.w, me_is_a);
-    p
-}
-
 /// Whether a pair's impulse is binary this step: each sphere is the other's earliest event, or
 /// is fixed (a fixed sphere's velocity never changes, so it can take any number of impulses).
 #[inline(always)]
@@ -817,10 +772,6 @@ pub fn project_onto_planes<R: Real>(
 /// candidate comes at most once; `i` itself is skipped. The relation is symmetric: j is a
 /// candidate of i exactly when i is one of j, or the pair is too far apart to touch (hash
 /// aliasing). `boxes[k]` is the box of large sphere `n_small + k`.
-///
-/// With `touching_only` (soft contact, where a pair that does not touch adds nothing) only the
-/// candidates that pass [`may_touch`] come: the test runs here, in the loop, so the pair
-/// handling `f` is not entered for the many that are apart.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn for_each_candidate<R: Real>(
@@ -830,17 +781,11 @@ pub(crate) fn for_each_candidate<R: Real>(
     cell_start: &[u32],
     counts: &[u32],
     params: &CollideParams<R>,
-    touching_only: bool,
     mut f: impl FnMut(usize, &Body<R>),
 ) {
     let n_small = params.n_small as usize;
     let (small, large) = bodies.split_at(n_small);
     let me = &bodies[i];
-    let mut f = |j: usize, other: &Body<R>| {
-        if !touching_only || may_touch(me, other) {
-            f(j, other);
-        }
-    };
     if i < n_small {
         // The 27 neighbour buckets, each visited once. A bucket may also hold spheres of a cell
         // that is not a neighbour (hash aliasing); those are more than one cell edge away, so
@@ -911,118 +856,6 @@ pub(crate) fn for_each_candidate<R: Real>(
             }
         }
     }
-}
-
-/// Start of a matching round: each sphere's earliest collision in the step (sphere or plane),
-/// from the current velocities, into `earliest` (sorted order). Same inputs as [`collide`].
-pub fn earliest_events<R: Real>(
-    bodies: &[Body<R>],
-    boxes: &[CellBox],
-    cell_start: &[u32],
-    counts: &[u32],
-    planes: &[PlaneBody<R>],
-    params: &CollideParams<R>,
-    earliest: &mut [Event<R>],
-) {
-    earliest.par_iter_mut().enumerate().for_each(|(i, ev)| {
-        *ev = Event::default();
-        let me = &bodies[i];
-        if me.w == R::zero() {
-            // Fixed: agrees to every impulse (see `is_mutual`).
-            return;
-        }
-        for_each_candidate(
-            i,
-            bodies,
-            boxes,
-            cell_start,
-            counts,
-            params,
-            false,
-            |_, other| {
-                let (a, b, _) = ordered(me, other);
-                let p = resolve_pair(a, b, params.dt, params.resting_speed, R::one(), R::one());
-                if p.collision {
-                    ev.keep_earliest(p.tau, other.id);
-                }
-            },
-        );
-        ev.keep_plane_events(me, planes, params.dt);
-    });
-}
-
-/// Runs one round of the contact stage over all spheres (sorted by bucket: small spheres
-/// `[0, n_small)`, then the large ones) from the grid. `cell_start[k]` and `counts[k]` give
-/// bucket k's range; `earliest` comes from [`earliest_events`]: partners in a matching round,
-/// pending counts (mass splitting) in the final round of the impulse model; it may be empty for
-/// soft contact, whose steps run [`collide_pairs`] and [`sum_pairs`] on the neighbour list instead.
-#[allow(clippy::too_many_arguments)]
-pub fn collide<R: Real>(
-    bodies: &[Body<R>],
-    boxes: &[CellBox],
-    cell_start: &[u32],
-    counts: &[u32],
-    planes: &[PlaneBody<R>],
-    earliest: &[Event<R>],
-    round: Round,
-    params: &CollideParams<R>,
-    out: &mut [ContactOut<R>],
-) {
-    let impulse = params.model == ContactModel::Impulse;
-    out.par_iter_mut().enumerate().for_each(|(i, acc)| {
-        *acc = ContactOut::default();
-        let me = &bodies[i];
-        let mine = if round == Round::Matching {
-            earliest[i].partner
-        } else {
-            NO_EVENT
-        };
-        if round == Round::Matching && mine == NO_EVENT && me.w != R::zero() {
-            // Without an event of its own no pair of this sphere is mutual: nothing to do.
-            return;
-        }
-        let split = impulse && round == Round::Final;
-        let k_of = |j: usize| {
-            if split {
-                R::of(earliest[j].count.max(1) as f64)
-            } else {
-                R::one()
-            }
-        };
-        let k_me = k_of(i);
-        let touching_only = !impulse;
-        for_each_candidate(
-            i,
-            bodies,
-            boxes,
-            cell_start,
-            counts,
-            params,
-            touching_only,
-            |j, other| {
-                let mutual =
-                    round == Round::Matching && is_mutual(me, mine, other, earliest[j].partner);
-                visit(
-                    acc,
-                    me,
-                    other,
-                    round,
-                    mutual,
-                    k_me,
-                    k_of(j),
-                    R::zero3(),
-                    params,
-                );
-            },
-        );
-        for (k, plane) in planes.iter().enumerate() {
-            let earliest = mine == PLANE_EVENT | k as u32;
-            plane_contact(acc, me, plane, round, earliest, k_me, R::zero3(), params);
-        }
-        if impulse && round == Round::Final {
-            project_onto_planes(acc, me, planes, params.resting_speed);
-        }
-    });
 }
 
 /// One soft-contact pair's result, as its lower-id sphere evaluated it ([`collide_pairs`]).
@@ -1272,8 +1105,7 @@ pub unsafe fn impulse_pairs<R: Real>(
 
 /// Impulse model from the neighbour list: each sphere's earliest event and pending count, from
 /// the binary ([`impulse_pairs`] without `earliest`) responses of its entries and from the
-/// walls, into `earliest`. The same result as the grid's [`earliest_events`]: the choice does
-/// not depend on order.
+/// walls, into `earliest`. The choice does not depend on order.
 pub fn earliest_from_pairs<R: Real>(
     bodies: &[Body<R>],
     start: &[u32],

@@ -336,37 +336,13 @@ impl<R: Real> CpuBackend<R> {
         }
     }
 
-    /// For each sorted sphere, the candidates a grid search of the last binning visits
-    /// (`collide::for_each_candidate`): what one GPU contact pass's invocation for that sphere
-    /// visits (`gpu::work`), for checking the GPU's work counters.
-    pub fn candidate_visits(&self) -> Vec<u32> {
-        let params = self.collide_params(R::zero());
-        (0..self.bodies.len())
-            .map(|i| {
-                let mut visits = 0;
-                collide::for_each_candidate(
-                    i,
-                    &self.bodies,
-                    &self.boxes,
-                    &self.cell_start,
-                    &self.counts,
-                    &params,
-                    false,
-                    |_, _| visits += 1,
-                );
-                visits
-            })
-            .collect()
-    }
-
     /// Seconds spent in each stage of [`STAGES`] since set-up (binning = keys, count, prefix
     /// sum, scatter and reordering).
     pub fn stage_seconds(&self) -> [f64; 6] {
         self.stage_seconds
     }
 
-    /// The pairs on the neighbour list, as input ids `(a, b)` with `a < b`, sorted (empty for
-    /// the impulse law, which keeps no list). For tests of the list's safety invariant.
+    /// The pairs on the neighbour list, as input ids `(a, b)` with `a < b`, sorted. For tests of the list's safety invariant.
     pub fn listed_pairs(&self) -> Vec<(u32, u32)> {
         let list = &self.list;
         let mut pairs: Vec<(u32, u32)> = (0..list.start.len().saturating_sub(1))

@@ -288,21 +288,12 @@ impl<R: Real> NeighbourList<R> {
                     let i = b * CHUNK + k;
                     let (me, s_i) = (balls[i], sweep[i]);
                     let before = rows.len();
-                    for_each_candidate(
-                        i,
-                        bodies,
-                        boxes,
-                        cell_start,
-                        counts,
-                        params,
-                        false,
-                        |j, _| {
-                            let other = balls[j];
-                            if in_reach(me.x, me.r + s_i, other.x, other.r + sweep[j], R::zero()) {
-                                rows.push(j as u32);
-                            }
-                        },
-                    );
+                    for_each_candidate(i, bodies, boxes, cell_start, counts, params, |j, _| {
+                        let other = balls[j];
+                        if in_reach(me.x, me.r + s_i, other.x, other.r + sweep[j], R::zero()) {
+                            rows.push(j as u32);
+                        }
+                    });
                     *c = (rows.len() - before) as u32;
                 }
                 // Room to grow by the next build, so that it need not allocate.

@@ -1,19 +1,19 @@
-//! Stage `collide`. The impulse model searches the grid: earliest events, matching rounds
-//! (override FINAL = false) and the final round; the earliest events and the matching rounds of
-//! the large spheres run one work-group per sphere (`earliest_events_large`, `collide_large`).
-//! The soft laws read the neighbour list: `collide_pairs` (one entry each) and `sum_pairs` (one
-//! sphere each, with the walls).
+//! Stage `collide`, from the neighbour list. The soft laws: `collide_pairs` (one entry each) and
+//! `sum_pairs` (one sphere each, with the walls). The impulse model: `impulse_pairs` (one entry
+//! each; binary, or the final round's colliding pairs with mass splitting: override FINAL),
+//! `earliest_from_pairs` and `sum_impulses` (one sphere each; a matching round or the final
+//! one: override FINAL).
 //! Shader `shaders/collide.wgsl`; CPU twin `src/cpu/collide.rs`.
 
 use super::stages::Stage;
 
 /// The pipeline variants and their overridden constants.
 pub const VARIANTS: [(&str, &[(&str, f64)]); 7] = [
-    ("earliest_events", &[]),
-    ("earliest_events_large", &[]),
-    ("collide_matching", &[("FINAL", 0.0)]),
-    ("collide_large", &[("FINAL", 0.0)]),
-    ("collide_final", &[("FINAL", 1.0)]),
+    ("impulse_pairs_binary", &[("FINAL", 0.0)]),
+    ("impulse_pairs_final", &[("FINAL", 1.0)]),
+    ("earliest_from_pairs", &[]),
+    ("sum_impulses_matching", &[("FINAL", 0.0)]),
+    ("sum_impulses_final", &[("FINAL", 1.0)]),
     ("collide_pairs", &[]),
     ("sum_pairs", &[]),
 ];

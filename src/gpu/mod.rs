@@ -188,15 +188,10 @@ fn bind_collide(
             (2, &s.vel),
             (3, &s.props),
             (4, &s.id),
-            (5, &b.grid),
-            (6, &b.cell_start),
-            (7, &b.counts),
             (8, &b.planes),
             (9, &b.earliest),
             (10, &b.contact),
             (11, &b.contact_counts),
-            (12, &b.cells),
-            (13, &b.boxes),
             (14, &list.start),
             (15, &list.partner),
             (16, &b.work),
@@ -251,9 +246,6 @@ pub struct GpuBackend {
     n: u32,
     table_size: u32,
     dims: (u32, u32),
-    /// Work-groups `(x, y)` of the per-large-sphere passes (one work-group each); `None`
-    /// without large spheres.
-    large_dims: Option<(u32, u32)>,
     model: ContactModel,
     history: bool,
     g_on: bool,
@@ -648,7 +640,6 @@ impl GpuBackend {
             n: n as u32,
             table_size: ts,
             dims,
-            large_dims,
             model: sp.contact,
             history,
             g_on: sp.g_const > 0.0,
@@ -670,7 +661,7 @@ impl GpuBackend {
             gate,
             walls,
             rebuilds: 0,
-            decide: sp.contact != ContactModel::Impulse && sp.skin > 0.0,
+            decide: sp.skin > 0.0,
             max_dim,
             work_buf,
             counting: None,
@@ -792,20 +783,6 @@ impl GpuBackend {
             .map_or_else(|| self.stages.collide.pipeline(variant), |(_, p)| p)
     }
 
-    /// A pass of stage collide with one work-group per large sphere (none without them).
-    fn dispatch_large(&self, pass: &mut wgpu::ComputePass, variant: &str, b: &Binds) {
-        if let Some(dims) = self.large_dims {
-            self.dispatch_groups(pass, self.collide_pipeline(variant), &b.collide, dims);
-        }
-    }
-
-    /// Stage collide's earliest events: the small spheres one invocation each, the large ones
-    /// one work-group each.
-    fn record_earliest(&self, pass: &mut wgpu::ComputePass, b: &Binds) {
-        self.dispatch_spheres(pass, self.collide_pipeline("earliest_events"), &b.collide);
-        self.dispatch_large(pass, "earliest_events_large", b);
-    }
-
     /// Begins a compute pass of stage group `stage` (an index into [`STAGES`]), with
     /// timestamp writes when profiling.
     fn pass<'e>(
@@ -833,12 +810,6 @@ impl GpuBackend {
         pass.set_bind_group(0, bg, &[]);
         pass.dispatch_workgroups_indirect(&self.gate.gated, neighbours::Gate::offset(k));
         self.dispatches.set(self.dispatches.get() + 1);
-    }
-
-    /// Whether the contact stage reads the neighbour list (the soft laws; impulses search the
-    /// grid).
-    fn reads_list(&self) -> bool {
-        self.model != ContactModel::Impulse
     }
 
     /// The first half of a step (of set-up with `init`): stage integrate (the drift; at set-up
@@ -925,14 +896,12 @@ impl GpuBackend {
             SPHERES,
         );
         pass.pop_debug_group();
-        if self.reads_list() {
-            pass.push_debug_group("neighbours");
-            let d = self
-                .list
-                .record_build(&mut pass, &self.stages, self.cur, &self.gate, true);
-            self.dispatches.set(self.dispatches.get() + d);
-            pass.pop_debug_group();
-        }
+        pass.push_debug_group("neighbours");
+        let d = self
+            .list
+            .record_build(&mut pass, &self.stages, self.cur, &self.gate, true);
+        self.dispatches.set(self.dispatches.get() + d);
+        pass.pop_debug_group();
     }
 
     /// Stages collide (impulses: [`MATCHING_ROUNDS`] matching rounds and the final round,
@@ -946,38 +915,39 @@ impl GpuBackend {
         {
             let mut pass = self.pass(enc, "collide", stage::CONTACTS);
             pass.push_debug_group("collide");
-            let rounds = if impulse && !init { MATCHING_ROUNDS } else { 0 };
-            for _ in 0..rounds {
-                self.record_earliest(&mut pass, b);
-                self.dispatch_spheres(
-                    &mut pass,
-                    self.collide_pipeline("collide_matching"),
-                    &b.collide,
-                );
-                self.dispatch_large(&mut pass, "collide_large", b);
-                self.dispatch_spheres(&mut pass, self.stages.check.pipeline("tally"), &b.check);
-                self.dispatch_spheres(
-                    &mut pass,
-                    self.stages.integrate.pipeline("apply_contacts"),
-                    &b.integrate,
-                );
-            }
+            let entries = self.list.entry_dims;
             if impulse {
+                let pairs = |pass: &mut wgpu::ComputePass, variant: &str| {
+                    self.dispatch_groups(pass, self.collide_pipeline(variant), &b.collide, entries)
+                };
+                let spheres = |pass: &mut wgpu::ComputePass, variant: &str| {
+                    self.dispatch_spheres(pass, self.collide_pipeline(variant), &b.collide)
+                };
+                let rounds = if init { 0 } else { MATCHING_ROUNDS };
+                pairs(&mut pass, "impulse_pairs_binary");
+                for _ in 0..rounds {
+                    spheres(&mut pass, "earliest_from_pairs");
+                    spheres(&mut pass, "sum_impulses_matching");
+                    self.dispatch_spheres(&mut pass, self.stages.check.pipeline("tally"), &b.check);
+                    self.dispatch_spheres(
+                        &mut pass,
+                        self.stages.integrate.pipeline("apply_contacts"),
+                        &b.integrate,
+                    );
+                    pairs(&mut pass, "impulse_pairs_binary");
+                }
                 if !init {
                     // Pending collisions per sphere: the final round's mass-splitting factors.
-                    self.record_earliest(&mut pass, b);
+                    spheres(&mut pass, "earliest_from_pairs");
                 }
-                self.dispatch_spheres(
-                    &mut pass,
-                    self.collide_pipeline("collide_final"),
-                    &b.collide,
-                );
+                pairs(&mut pass, "impulse_pairs_final");
+                spheres(&mut pass, "sum_impulses_final");
             } else {
                 self.dispatch_groups(
                     &mut pass,
                     self.collide_pipeline("collide_pairs"),
                     &b.collide,
-                    self.list.entry_dims,
+                    entries,
                 );
                 self.dispatch_spheres(&mut pass, self.collide_pipeline("sum_pairs"), &b.collide);
             }
@@ -1057,7 +1027,7 @@ impl GpuBackend {
         self.ctx.queue.submit([enc.finish()]);
         loop {
             let status = self.take_status();
-            if !self.reads_list() || status.list_needed <= self.list.capacity {
+            if status.list_needed <= self.list.capacity {
                 return Ok(());
             }
             self.grow_list(status.list_needed)?;
@@ -1185,19 +1155,17 @@ impl GpuBackend {
                     status.bad_id,
                 ));
             }
-            if self.reads_list() {
-                let needed = status.list_needed;
-                if needed > self.list.capacity {
-                    return Err(StepError::Gpu(GpuError::ListOverflow {
-                        step: self.steps_done,
-                        needed,
-                        capacity: self.list.capacity,
-                    }));
-                }
-                // Three quarters full: room for the next submission's rebuilds.
-                if needed as u64 * 4 > self.list.capacity as u64 * 3 {
-                    self.grow_list(needed).map_err(StepError::Gpu)?;
-                }
+            let needed = status.list_needed;
+            if needed > self.list.capacity {
+                return Err(StepError::Gpu(GpuError::ListOverflow {
+                    step: self.steps_done,
+                    needed,
+                    capacity: self.list.capacity,
+                }));
+            }
+            // Three quarters full: room for the next submission's rebuilds.
+            if needed as u64 * 4 > self.list.capacity as u64 * 3 {
+                self.grow_list(needed).map_err(StepError::Gpu)?;
             }
         }
         Ok(())
@@ -1408,58 +1376,22 @@ impl GpuBackend {
         }
     }
 
-    /// The neighbour list's rows, read back: for the soft laws the list the step reads (built
-    /// at the last rebuild); for impulses, whose step searches the grid, a list built on request
-    /// from the current binning. Compared with `CpuBackend::list_rows`.
+    /// The neighbour list's rows, read back: the list the step reads, built at the last
+    /// rebuild. Compared with `CpuBackend::list_rows`.
     pub fn list_rows(&self) -> ListRows {
         let n = self.n as usize;
-        let read = |list: &neighbours::GpuList| {
-            let start: Vec<u32> = self.read(&list.start, 4 * (n as u64 + 1));
-            let total = start[n].min(list.capacity) as usize;
-            let entries = 4 * total.max(1) as u64;
-            let mut partner: Vec<u32> = self.read(&list.partner, entries);
-            let mut link: Vec<u32> = self.read(&list.link, entries);
-            partner.truncate(total);
-            link.truncate(total);
-            ListRows {
-                start,
-                partner,
-                link,
-            }
-        };
-        if self.reads_list() {
-            return read(&self.list);
-        }
-        let mut capacity = self.list.capacity;
-        loop {
-            let list = neighbours::GpuList::new(
-                &self.ctx.device,
-                &self.stages,
-                self.n,
-                self.walls,
-                capacity,
-                false,
-                self.max_dim,
-                [
-                    list_inputs(&self.shared, &self.state[0], &self.gate),
-                    list_inputs(&self.shared, &self.state[1], &self.gate),
-                ],
-            );
-            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-            {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("neighbours (on request)"),
-                    timestamp_writes: None,
-                });
-                list.record_build(&mut pass, &self.stages, self.cur, &self.gate, false);
-            }
-            self.ctx.queue.submit([enc.finish()]);
-            let rows = read(&list);
-            let total = rows.start[n];
-            if total <= capacity {
-                return rows;
-            }
-            capacity = total;
+        let list = &self.list;
+        let start: Vec<u32> = self.read(&list.start, 4 * (n as u64 + 1));
+        let total = start[n].min(list.capacity) as usize;
+        let entries = 4 * total.max(1) as u64;
+        let mut partner: Vec<u32> = self.read(&list.partner, entries);
+        let mut link: Vec<u32> = self.read(&list.link, entries);
+        partner.truncate(total);
+        link.truncate(total);
+        ListRows {
+            start,
+            partner,
+            link,
         }
     }
 

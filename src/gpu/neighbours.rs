@@ -176,10 +176,12 @@ pub struct GpuList {
     pub link: wgpu::Buffer,
     /// Sorted index of each entry's sphere (`capacity` × u32).
     pub row_of: wgpu::Buffer,
-    /// Each entry's pair result: force on the higher-id sphere (N) and energy (J)
-    /// (`capacity` × `vec4<f32>`; `cpu::collide::PairOut`).
+    /// Each entry's pair result (`capacity` × `vec4<f32>`): soft contact, the force on the
+    /// higher-id sphere (N) and the energy (J) (`cpu::collide::PairOut`); impulses, the normal
+    /// and the impulse (N·s) (`cpu::collide::PairImpulse`).
     pub pair_out: wgpu::Buffer,
-    /// Each entry's power (W, f32 bits) and flags (`capacity` × `vec2<u32>`).
+    /// The rest of each entry's result (`capacity` × `vec4<u32>`): soft contact, the power (W,
+    /// f32 bits) and flags; impulses, the time left (s), flags, τ and push (m), as f32 bits.
     pub pair_more: wgpu::Buffer,
     /// Input id of each entry's partner (`capacity` × u32; friction history only).
     pub partner_id: wgpu::Buffer,
@@ -200,9 +202,9 @@ pub struct GpuList {
 }
 
 /// Bytes per entry of the list's buffers, with and without friction history: partner, link,
-/// row, pair result (16 + 8); with history the partner id and ξ, and their old copies.
+/// row, pair result (16 + 16); with history the partner id and ξ, and their old copies.
 pub fn bytes_per_entry(history: bool) -> u64 {
-    36 + if history { 2 * (4 + 16) } else { 0 }
+    44 + if history { 2 * (4 + 16) } else { 0 }
 }
 
 /// The list's capacity in entries for `n` spheres at set-up: sixteen a sphere (a dense pack's
@@ -241,7 +243,7 @@ impl GpuList {
         let link = storage(device, "list links", 4 * entries);
         let row_of = storage(device, "list rows", 4 * entries);
         let pair_out = storage(device, "list pair forces", 16 * entries);
-        let pair_more = storage(device, "list pair power", 8 * entries);
+        let pair_more = storage(device, "list pair results", 16 * entries);
         let (h_entries, h_spheres, h_walls) = if history {
             (entries, nn + 1, nn * walls.max(1) as u64)
         } else {

@@ -26,7 +26,7 @@ fn shader(name: &str) -> &'static str {
 impl Stage {
     /// Compiles shader `name` (with common.wgsl) and one pipeline per `(variant, constants)`;
     /// a variant is the entry point's name, or the entry point of the same shader file with
-    /// overridable constants set (`collide_final` is `collide` with `FINAL = true`).
+    /// overridable constants set (`sum_impulses_final` is `sum_impulses` with `FINAL = true`).
     pub fn new(
         device: &wgpu::Device,
         name: &'static str,
@@ -58,7 +58,8 @@ impl Stage {
 /// `<entry>_<suffix>`.
 pub fn entry_of(variant: &str) -> &str {
     match variant {
-        "collide_matching" | "collide_final" => "collide",
+        "impulse_pairs_binary" | "impulse_pairs_final" => "impulse_pairs",
+        "sum_impulses_matching" | "sum_impulses_final" => "sum_impulses",
         "gravity_potential" => "gravity",
         "copy_state" => "gather",
         v => v,

@@ -32,11 +32,11 @@ impl WorkCounts {
 
 /// The contact-pass variants of stage `collide`, as the step uses them.
 pub const COUNTED_VARIANTS: [&str; 7] = [
-    "earliest_events",
-    "earliest_events_large",
-    "collide_matching",
-    "collide_large",
-    "collide_final",
+    "impulse_pairs_binary",
+    "impulse_pairs_final",
+    "earliest_from_pairs",
+    "sum_impulses_matching",
+    "sum_impulses_final",
     "collide_pairs",
     "sum_pairs",
 ];
