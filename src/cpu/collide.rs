@@ -186,7 +186,7 @@ pub struct CollideParams<R: Real> {
     pub skin: R,
 }
 
-/// Which resolution round of the impulse model a [`collide`] pass is.
+/// Which resolution round of the impulse model a [`sum_impulses`] pass is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Round {
     /// Only mutual-earliest (binary) collisions; no pushes, no contact counts.
@@ -1132,9 +1132,9 @@ pub fn earliest_from_pairs<R: Real>(
 }
 
 /// Impulse model from the neighbour list, second half of a round: every sphere adds the
-/// responses of its entries ([`impulse_pairs`]) in row order, as the grid's [`collide`] adds its
-/// candidates' (in a matching round only mutual collisions act), then meets the walls, into
-/// `out`. Row for row the same sums as [`collide`], in the same order.
+/// responses of its entries ([`impulse_pairs`]) in row order (in a matching round only mutual
+/// collisions act), then meets the walls, into `out`. Row for row the sums a visit of every
+/// candidate of the grid from both sides would give, in the same order.
 #[allow(clippy::too_many_arguments)]
 pub fn sum_impulses<R: Real>(
     bodies: &[Body<R>],
