@@ -473,3 +473,51 @@ fn the_gpu_list_grows_as_builds_need() {
         assert_eq!(dg.contacts, dc.contacts);
     }
 }
+
+/// A GPU checkpoint taken after the list grew resumes into a backend set up with the default
+/// capacity: the restore takes the saved capacity, and the run goes on bit for bit as the
+/// uninterrupted one.
+#[test]
+fn a_gpu_checkpoint_resumes_with_the_list_it_grew() {
+    use spheresim::gpu::GpuOptions;
+    use spheresim::scene::builtin;
+    if !common::gpu_available() {
+        return;
+    }
+    let mut s = builtin::build("wall-stand", Some(500)).unwrap();
+    let last = s.spheres.len() - 1;
+    s.spheres[last].position.x +=
+        0.98 * builtin::WALL_PROJECTILE_SPEED * builtin::WALL_STAND_SETTLE;
+    let small = GpuOptions {
+        list_capacity: Some(16),
+        ..Default::default()
+    };
+    let mut whole = Simulation::with_gpu_options(&s, Backend::Gpu, Precision::F32, small).unwrap();
+    let mut first = Simulation::with_gpu_options(&s, Backend::Gpu, Precision::F32, small).unwrap();
+    whole.step(64).unwrap();
+    first.step(32).unwrap();
+    let grown = first.gpu_backend().unwrap().list_capacity();
+    let default = spheresim::gpu::neighbours::initial_capacity(s.spheres.len() as u32);
+    assert_ne!(
+        grown, default,
+        "the list should have another capacity than the default"
+    );
+    let state = first.save_state().unwrap();
+    let (mut second, notice) = Simulation::resume(
+        &s,
+        &state,
+        first.offsets(),
+        &first.diagnostics(),
+        Backend::Gpu,
+        Precision::F32,
+        GpuOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(notice, None);
+    assert_eq!(second.gpu_backend().unwrap().list_capacity(), grown);
+    second.step(32).unwrap();
+    assert_eq!(second.snapshot(), whole.snapshot());
+    let (d2, dw) = (second.diagnostics(), whole.diagnostics());
+    assert_eq!(d2.neighbour_rebuilds, dw.neighbour_rebuilds);
+    assert_eq!(d2.collisions, dw.collisions);
+}

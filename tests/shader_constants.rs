@@ -52,7 +52,6 @@ fn all_constants() -> BTreeMap<String, Value> {
 
 /// Constants that exist only in WGSL, with why no Rust twin is needed.
 const SHADER_ONLY: &[(&str, &str)] = &[
-    ("F32_MAX", "largest f32, a WGSL literal"),
     (
         "TAU_NONE",
         "stands for the CPU's infinity, which WGSL lacks",
@@ -83,6 +82,7 @@ fn shared_constants_match_their_rust_twins() {
             "PAIR_FORCE",
             Value::U32(spheresim::cpu::collide::PAIR_FORCE),
         ),
+        ("EXPONENT_BITS", Value::U32(f32::INFINITY.to_bits())),
         (
             "SCAN_BLOCK",
             Value::U32(spheresim::setup::SCAN_BLOCK as u32),
