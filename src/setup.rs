@@ -188,12 +188,20 @@ impl PackedScene {
         let sim = &scene.sim;
         // ζ sets the spring–dashpot's normal dashpot and the tangential dashpot of both soft
         // laws (physics::friction); impulses have no dashpot.
+        // Spheres mostly share a restitution: the last (e, ζ) is kept, since each ζ is a
+        // bisection of some fifty steps.
+        let last = std::cell::Cell::new((f64::NAN, 0.0));
         let zeta_of = |e: f64| {
-            if sim.contact.is_soft() {
-                damping_ratio(e)
-            } else {
-                0.0
+            if !sim.contact.is_soft() {
+                return 0.0;
             }
+            let (last_e, last_zeta) = last.get();
+            if last_e.to_bits() == e.to_bits() {
+                return last_zeta;
+            }
+            let zeta = damping_ratio(e);
+            last.set((e, zeta));
+            zeta
         };
         let spheres = &scene.spheres;
         let radius: Vec<f64> = spheres.iter().map(|s| s.radius).collect();
