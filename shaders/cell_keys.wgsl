@@ -19,7 +19,7 @@ fn grid_params() {
 }
 
 // Mirrors cpu::cell_keys::cell_keys.
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn cell_keys(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
     if i >= params.n {
@@ -35,7 +35,7 @@ fn cell_keys(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // After the scatter: every sphere's cell at binning time, and each large sphere's box
 // (CpuBackend::bin's cells, cpu::collide::large_box). Every contact round uses these.
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn bin_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
     if i >= params.n {

@@ -17,20 +17,25 @@ fn finite3(v: vec3<f32>) -> bool {
     return all(e != vec3<u32>(EXPONENT_BITS));
 }
 
-// After each contact round: adds the round's collisions to the counter the host reads.
-@compute @workgroup_size(256)
-fn tally(@builtin(global_invocation_id) gid: vec3<u32>) {
+// After each contact round: adds the round's collisions to the counter the host reads, one
+// atomic per work-group.
+@compute @workgroup_size(WG)
+fn tally(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
     let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n {
-        return;
+    var c = 0u;
+    if i < params.n {
+        c = contact_counts[i].y;
     }
-    let c = contact_counts[i];
-    if c.y > 0u {
-        atomicAdd(&status.collisions, c.y);
+    let total = workgroup_sum_u32(lid, c);
+    if lid == 0u && total > 0u {
+        atomicAdd(&status.collisions, total);
     }
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn check(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
     if i >= params.n {

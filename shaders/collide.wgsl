@@ -592,7 +592,7 @@ fn new_acc() -> Acc {
 // its sphere the lower id) at the end-of-drift positions and writes the result to itself and
 // to its mirror entry, so that sum_pairs reads each row in order. With friction history the
 // owned entry's ξ is read and overwritten (zero when apart).
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     let e = linear_index(gid, list.dispatch_x);
     if e >= min(list_start[params.n], list.capacity) {
@@ -647,7 +647,7 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // cpu::collide::sum_pairs, one sphere each: its entries in row order (the force reversed on
 // the pairs it owns; their energy, power and counts), then the walls.
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn sum_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
     if i >= params.n {
@@ -693,7 +693,7 @@ fn sum_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
 // mass-splitting factors of the earliest events' counts (the others keep their binary
 // response, which has no impulse). The CPU's skipping of pairs no round moved is not copied:
 // evaluating every pair gives the same bits.
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     let e = linear_index(gid, list.dispatch_x);
     if e >= min(list_start[params.n], list.capacity) {
@@ -748,7 +748,7 @@ fn listed_response(e: u32) -> PairResponse {
 
 // cpu::collide::earliest_from_pairs, one sphere each: its earliest event and pending count
 // from the binary responses of its row, then the walls.
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn earliest_from_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
     if i >= params.n {
@@ -782,7 +782,7 @@ fn earliest_from_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
 // cpu::collide::sum_impulses, one sphere each, one round (FINAL): its row's responses in order
 // (a matching round keeps only mutual collisions), then the walls, then (final round) the
 // projection onto the walls.
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn sum_impulses(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
     if i >= params.n {

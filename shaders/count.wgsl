@@ -9,7 +9,7 @@
 @group(0) @binding(4) var<storage, read_write> cell_start: array<u32>;      // table_size + 1
 
 // Empties every bucket, before `count`.
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn clear_counts(@builtin(global_invocation_id) gid: vec3<u32>) {
     let k = linear_index(gid, params.dispatch_x);
     if k <= params.table_size {
@@ -19,7 +19,7 @@ fn clear_counts(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // The counts, after `count`, as the input of the prefix sum that turns them into each bucket's
 // first sphere (in place).
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn seed_cell_start(@builtin(global_invocation_id) gid: vec3<u32>) {
     let k = linear_index(gid, params.dispatch_x);
     if k <= params.table_size {
@@ -27,7 +27,7 @@ fn seed_cell_start(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn count(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
     if i >= params.n {

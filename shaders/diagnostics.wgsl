@@ -13,12 +13,12 @@
 
 // kinetic, uniform-field potential, spring energy, dissipated; momentum xyz, Σ m|v|; angular
 // momentum xyz
-var<workgroup> sh_a: array<vec4<f32>, 256>;   // kinetic, potential, elastic, dissipated
-var<workgroup> sh_p: array<vec4<f32>, 256>;   // momentum, Σ m|v|
-var<workgroup> sh_l: array<vec4<f32>, 256>;   // angular momentum
-var<workgroup> sh_c: array<vec2<u32>, 256>;   // contacts, collisions
+var<workgroup> sh_a: array<vec4<f32>, WG>;   // kinetic, potential, elastic, dissipated
+var<workgroup> sh_p: array<vec4<f32>, WG>;   // momentum, Σ m|v|
+var<workgroup> sh_l: array<vec4<f32>, WG>;   // angular momentum
+var<workgroup> sh_c: array<vec2<u32>, WG>;   // contacts, collisions
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn diagnostics(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,

@@ -17,7 +17,7 @@
 // the current set alternates in every step as the host expects.
 override IDENTITY: bool = false;
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn gather(@builtin(global_invocation_id) gid: vec3<u32>) {
     let j = linear_index(gid, params.dispatch_x);
     if j >= params.n {

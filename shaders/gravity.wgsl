@@ -12,7 +12,7 @@
 override WITH_POTENTIAL: bool = false;
 
 const TILE: u32 = 256u;  // = WG = cpu::gravity::TILE
-var<workgroup> tile: array<vec4<f32>, 256>;
+var<workgroup> tile: array<vec4<f32>, TILE>;
 
 // physics::gravity::softened_pull: m_j d / (|d|² + ε²)^{3/2}, zero when |d|² + ε² = 0 (a body
 // and itself, or a padding body at the same point). A select, not a branch: every invocation
@@ -23,7 +23,7 @@ fn softened_pull(d: vec3<f32>, m_j: f32, eps2: f32) -> vec3<f32> {
     return d * (m_j * (inv_r * inv_r * inv_r));
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn gravity(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     // No early return: every thread helps load the tiles (barriers need uniform control flow).
     let i = linear_index(gid, params.dispatch_x);

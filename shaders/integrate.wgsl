@@ -10,45 +10,62 @@
 @group(0) @binding(7) var<storage, read> ids: array<u32>;
 @group(0) @binding(8) var<storage, read_write> dissipated: array<f32>;  // J, by input id
 
+// Publishes the work-group's largest small-sphere speed² (bits; 0 for none: a speed² ≥ 0 orders
+// as its u32 bits) to the grid, one atomic per work-group.
+fn publish_speed(lid: u32, speed2_bits: u32) {
+    let m = workgroup_max_u32(lid, speed2_bits);
+    if lid == 0u && m != 0u {
+        atomicMax(&grid.speed_max_bits, m);
+    }
+}
+
 // Mirrors cpu::integrate::kick_drift: v += a dt/2, x += v dt; records the largest small-sphere
 // speed² for the grid.
-@compute @workgroup_size(256)
-fn kick_drift(@builtin(global_invocation_id) gid: vec3<u32>) {
+@compute @workgroup_size(WG)
+fn kick_drift(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    // No early return: the whole work-group meets in publish_speed.
     let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n {
-        return;
+    var speed2 = 0u;
+    if i < params.n {
+        let v4 = vel[i];
+        if v4.w != 0.0 {
+            let p4 = pos[i];
+            let v = v4.xyz + acc[i].xyz * (params.dt * 0.5);
+            vel[i] = vec4<f32>(v, v4.w);
+            pos[i] = vec4<f32>(p4.xyz + v * params.dt, p4.w);
+            if p4.w <= params.small_radius_max {
+                speed2 = bitcast<u32>(v.x * v.x + v.y * v.y + v.z * v.z);
+            }
+        }
     }
-    let v4 = vel[i];
-    if v4.w == 0.0 {
-        return;
-    }
-    let p4 = pos[i];
-    let v = v4.xyz + acc[i].xyz * (params.dt * 0.5);
-    vel[i] = vec4<f32>(v, v4.w);
-    pos[i] = vec4<f32>(p4.xyz + v * params.dt, p4.w);
-    if p4.w <= params.small_radius_max {
-        atomicMax(&grid.speed_max_bits, bitcast<u32>(v.x * v.x + v.y * v.y + v.z * v.z));
-    }
+    publish_speed(lid, speed2);
 }
 
 // Records the largest small-sphere speed² without moving anything (set-up: the CPU computes the
 // same maximum in CpuBackend::new).
-@compute @workgroup_size(256)
-fn measure_speed(@builtin(global_invocation_id) gid: vec3<u32>) {
+@compute @workgroup_size(WG)
+fn measure_speed(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
     let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n {
-        return;
+    var speed2 = 0u;
+    if i < params.n {
+        let v4 = vel[i];
+        if pos[i].w <= params.small_radius_max {
+            speed2 = bitcast<u32>(v4.x * v4.x + v4.y * v4.y + v4.z * v4.z);
+        }
     }
-    let v4 = vel[i];
-    if pos[i].w <= params.small_radius_max {
-        atomicMax(&grid.speed_max_bits, bitcast<u32>(v4.x * v4.x + v4.y * v4.y + v4.z * v4.z));
-    }
+    publish_speed(lid, speed2);
 }
 
 // Mirrors cpu::integrate::kick: v += a dt/2. Soft contact: also adds the power the sphere's
 // contacts dissipated this step, times dt, to its dissipated energy (CpuBackend::step sums the
 // same powers into one f64).
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn kick(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
     if i >= params.n {
@@ -76,7 +93,7 @@ fn impulse_energy_change(m: f32, v: vec3<f32>, dv: vec3<f32>, dx: vec3<f32>) -> 
 // Mirrors the impulse-model update of CpuBackend::apply_contacts: x += dx, v += dv from the
 // contact stage, and minus the energy change of a movable sphere booked as dissipated (CPU: the
 // same values summed into one f64).
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn apply_contacts(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
     if i >= params.n {
@@ -96,7 +113,7 @@ fn apply_contacts(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 // Mirrors cpu::integrate::accelerations: g + w (contact force + Stokes drag) + mutual gravity.
 // The contact force is used by the soft contact laws only (it is zero for impulses).
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn accelerations(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
     if i >= params.n {

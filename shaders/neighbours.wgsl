@@ -73,20 +73,25 @@ fn sweeps(@builtin(global_invocation_id) gid: vec3<u32>) {
 // cpu::neighbours::needs_rebuild, one sphere each, with a skin (positions and sweeps in the
 // order of the last build, which no step has re-sorted since).
 @compute @workgroup_size(WG)
-fn needs_rebuild(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn needs_rebuild(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
     let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n {
-        return;
+    var moved = false;
+    if i < params.n {
+        let d = pos[i].xyz - x_build[i].xyz;
+        let s = sweep[i];
+        moved = dot3(d, d) > s * s;
+        if params.model == MODEL_IMPULSE {
+            // The step's own travel counts too.
+            let v = vel[i].xyz;
+            moved = sqrt(dot3(d, d)) + sqrt(dot3(v, v)) * params.dt > s;
+        }
     }
-    let d = pos[i].xyz - x_build[i].xyz;
-    let s = sweep[i];
-    var moved = dot3(d, d) > s * s;
-    if params.model == MODEL_IMPULSE {
-        // The step's own travel counts too.
-        let v = vel[i].xyz;
-        moved = sqrt(dot3(d, d)) + sqrt(dot3(v, v)) * params.dt > s;
-    }
-    if moved {
+    // One flag write per work-group.
+    let any = workgroup_max_u32(lid, u32(moved));
+    if lid == 0u && any != 0u {
         atomicStore(&rebuild, 1u);
     }
 }

@@ -15,9 +15,9 @@ struct ScanParams {
 const ITEMS: u32 = 4u;            // entries per thread
 const SCAN_BLOCK: u32 = 1024u;    // WG × ITEMS, = setup::SCAN_BLOCK
 
-var<workgroup> shared_sums: array<u32, 256>;
+var<workgroup> shared_sums: array<u32, WG>;
 
-// Exclusive scan of shared_sums[0..256] in place (Hillis–Steele on the work-group), returning
+// Exclusive scan of shared_sums[0..WG] in place (Hillis–Steele on the work-group), returning
 // the total.
 fn workgroup_exclusive_scan(lid: u32, value: u32) -> u32 {
     shared_sums[lid] = value;
@@ -49,7 +49,7 @@ fn block_index(wid: vec3<u32>) -> u32 {
 }
 
 // block_sums[b] = Σ data[b·SCAN_BLOCK ..][..SCAN_BLOCK].
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let b = block_index(wid);
     let base = b * SCAN_BLOCK + lid * ITEMS;
@@ -67,7 +67,7 @@ fn reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index
 
 // Exclusive scan of each block of `data` in place, adding block_sums[b] (the scanned sums of
 // the blocks before it) to every entry.
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn scan_blocks(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let b = block_index(wid);
     let base = b * SCAN_BLOCK + lid * ITEMS;

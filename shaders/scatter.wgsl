@@ -13,7 +13,7 @@
 @group(0) @binding(4) var<storage, read_write> arrival: array<u32>; // bucket-ordered by arrival
 @group(0) @binding(5) var<storage, read_write> perm: array<u32>;    // perm[new] = old
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn place(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
     if i >= params.n {
@@ -22,7 +22,7 @@ fn place(@builtin(global_invocation_id) gid: vec3<u32>) {
     arrival[cell_start[keys[i]] + slot[i]] = i;
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn rank(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
     if i >= params.n {

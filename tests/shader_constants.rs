@@ -150,3 +150,42 @@ fn a_changed_constant_is_seen() {
     );
     assert_eq!(c["F"], Value::F32(0.5));
 }
+
+/// The compute entry points of every stage with their work-group sizes.
+fn workgroup_sizes() -> Vec<(String, [u32; 3])> {
+    let mut stages: Vec<(&str, &str)> = STAGES.to_vec();
+    stages.push(("diagnostics", DIAGNOSTICS));
+    let mut out = Vec::new();
+    for (name, src) in stages {
+        let src = source(src);
+        let module = naga::front::wgsl::parse_str(&src)
+            .unwrap_or_else(|e| panic!("shader {name}: {}", e.emit_to_string(&src)));
+        for ep in &module.entry_points {
+            if ep.stage == naga::ShaderStage::Compute {
+                out.push((format!("{name}::{}", ep.name), ep.workgroup_size));
+            }
+        }
+    }
+    out
+}
+
+/// Every compute entry point runs work-groups of the shared size (the host's dispatch counts
+/// divide by it), or is a one-thread pass; the gravity tile is one body per invocation.
+#[test]
+fn every_stage_uses_the_shared_workgroup_size() {
+    let wg = spheresim::gpu::WORKGROUP_SIZE;
+    let sizes = workgroup_sizes();
+    assert!(sizes.len() > 20, "too few entry points found: {sizes:?}");
+    for (name, size) in &sizes {
+        assert!(
+            *size == [wg, 1, 1] || *size == [1, 1, 1],
+            "{name}: @workgroup_size {size:?}, not ({wg}) or (1)"
+        );
+    }
+    assert_eq!(spheresim::cpu::gravity::TILE as u32, wg, "gravity tile");
+    let one_thread: Vec<_> = sizes.iter().filter(|(_, s)| *s == [1, 1, 1]).collect();
+    assert!(
+        one_thread.len() <= 2,
+        "one-thread passes serialise a GPU; only the dispatch gates may be: {one_thread:?}"
+    );
+}
