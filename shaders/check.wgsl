@@ -29,7 +29,7 @@ fn tally(
     if i < params.n {
         c = contact_counts[i].y;
     }
-    let total = workgroup_sum_u32(lid, c);
+    let total = workgroup_sum_u32(c);
     if lid == 0u && total > 0u {
         atomicAdd(&status.collisions, total);
     }

@@ -137,35 +137,26 @@ fn sphere_skin(skin: f32, r: f32, small_radius_max: f32) -> f32 {
 
 // Work-group reductions: a stage publishes one value per work-group to a global counter, so
 // that no global address takes an atomic from every invocation (on a GPU those serialise at
-// the memory controller: N of them per dispatch). Call in uniform control flow.
-var<workgroup> wg_reduce: array<u32, WG>;
+// the memory controller: N of them per dispatch). The work-group's own atomics stay in its
+// shared memory (a GPU reduces a warp's to one), behind one barrier. Each may be called once
+// per entry point (work-group memory starts at zero in each dispatch), in uniform control flow.
+var<workgroup> wg_max: atomic<u32>;
+var<workgroup> wg_sum: atomic<u32>;
 
 // The largest `value` of the work-group's invocations, returned to each.
-fn workgroup_max_u32(lid: u32, value: u32) -> u32 {
-    wg_reduce[lid] = value;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s = s / 2u) {
-        if lid < s {
-            wg_reduce[lid] = max(wg_reduce[lid], wg_reduce[lid + s]);
-        }
-        workgroupBarrier();
+fn workgroup_max_u32(value: u32) -> u32 {
+    if value != 0u {
+        atomicMax(&wg_max, value);
     }
-    let r = wg_reduce[0];
     workgroupBarrier();
-    return r;
+    return atomicLoad(&wg_max);
 }
 
 // The sum of `value` over the work-group's invocations, returned to each.
-fn workgroup_sum_u32(lid: u32, value: u32) -> u32 {
-    wg_reduce[lid] = value;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s = s / 2u) {
-        if lid < s {
-            wg_reduce[lid] += wg_reduce[lid + s];
-        }
-        workgroupBarrier();
+fn workgroup_sum_u32(value: u32) -> u32 {
+    if value != 0u {
+        atomicAdd(&wg_sum, value);
     }
-    let r = wg_reduce[0];
     workgroupBarrier();
-    return r;
+    return atomicLoad(&wg_sum);
 }

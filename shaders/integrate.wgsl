@@ -13,7 +13,7 @@
 // Publishes the work-group's largest small-sphere speed² (bits; 0 for none: a speed² ≥ 0 orders
 // as its u32 bits) to the grid, one atomic per work-group.
 fn publish_speed(lid: u32, speed2_bits: u32) {
-    let m = workgroup_max_u32(lid, speed2_bits);
+    let m = workgroup_max_u32(speed2_bits);
     if lid == 0u && m != 0u {
         atomicMax(&grid.speed_max_bits, m);
     }

@@ -90,7 +90,7 @@ fn needs_rebuild(
         }
     }
     // One flag write per work-group.
-    let any = workgroup_max_u32(lid, u32(moved));
+    let any = workgroup_max_u32(u32(moved));
     if lid == 0u && any != 0u {
         atomicStore(&rebuild, 1u);
     }
