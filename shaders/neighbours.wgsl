@@ -215,6 +215,9 @@ fn candidate(j: u32) {
     }
 }
 
+// cpu::collide::SEEN_FILTER_MULTIPLIER
+const SEEN_FILTER_MULTIPLIER: u32 = 0x9e3779b9u;
+
 fn in_box(c: vec3<i32>, k: u32) -> bool {
     return all(boxes[2u * k].xyz <= c) && all(c <= boxes[2u * k + 1u].xyz);
 }
@@ -226,17 +229,24 @@ fn for_each_candidate(i: u32) {
     let cell = cells[i].xyz;
     var seen: array<u32, 27>;
     var n_seen = 0u;
+    // cpu::collide::seen_filter_bit: a bucket outside the filter is new without a search.
+    var seen_bits: array<u32, 8>;
     for (var dz = -1; dz <= 1; dz++) {
         for (var dy = -1; dy <= 1; dy++) {
             for (var dx = -1; dx <= 1; dx++) {
                 let k = hash_cell(cell + vec3<i32>(dx, dy, dz), params.table_size);
+                let b = (k * SEEN_FILTER_MULTIPLIER) >> 24u;
+                let bit = 1u << (b & 31u);
                 var dup = false;
-                for (var s = 0u; s < n_seen; s++) {
-                    dup = dup || seen[s] == k;
+                if (seen_bits[b >> 5u] & bit) != 0u {
+                    for (var s = 0u; s < n_seen; s++) {
+                        dup = dup || seen[s] == k;
+                    }
                 }
                 if dup {
                     continue;
                 }
+                seen_bits[b >> 5u] |= bit;
                 seen[n_seen] = k;
                 n_seen += 1u;
                 let end = cell_start[k] + counts[k];

@@ -113,6 +113,10 @@ fn shared_constants_match_their_rust_twins() {
         ),
         ("OWNED", Value::U32(spheresim::cpu::neighbours::OWNED)),
         (
+            "SEEN_FILTER_MULTIPLIER",
+            Value::U32(spheresim::cpu::collide::SEEN_FILTER_MULTIPLIER),
+        ),
+        (
             "NO_MIRROR",
             Value::U32(spheresim::cpu::neighbours::NO_MIRROR),
         ),
