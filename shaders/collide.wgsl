@@ -586,6 +586,96 @@ fn new_acc() -> Acc {
     return Acc(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0, 0u, 0u, TAU_NONE, NO_EVENT, 0u);
 }
 
+// ---- Row passes: one invocation per small sphere, one work-group per large sphere ------------
+//
+// The per-sphere passes (sum_pairs, earliest_from_pairs, sum_impulses) run ⌈n_small / WG⌉
+// work-groups of one small sphere per invocation, then one work-group per large sphere, whose
+// row grows with its surface: its WG invocations stride over the row and their partial sums meet
+// in a fixed tree (cpu::collide::sum_row), so no invocation adds more than ⌈len / WG⌉ entries
+// and the sums are the CPU's, bit for bit.
+
+// Which sphere a row pass's work-group handles: `small` (invocation lid has sphere
+// first + lid) or one large sphere (`first`), or none (`first` ≥ n).
+struct RowGroup {
+    small: bool,
+    first: u32,
+}
+
+fn row_group(wid: vec3<u32>) -> RowGroup {
+    let w = wid.x + wid.y * params.row_groups_x;
+    let small_groups = (params.n_small + WG - 1u) / WG;
+    if w < small_groups {
+        return RowGroup(true, w * WG);
+    }
+    return RowGroup(false, params.n_small + (w - small_groups));
+}
+
+// The partial sums of a large sphere's lanes: the first half of the tree's slots (the upper
+// lanes store theirs first, then the tree runs on half the work-group).
+var<workgroup> row_a: array<vec4<f32>, WG / 2u>;  // dv, energy
+var<workgroup> row_b: array<vec4<f32>, WG / 2u>;  // dx, power
+var<workgroup> row_f: array<vec4<f32>, WG / 2u>;  // force, ev_tau
+var<workgroup> row_c: array<vec4<u32>, WG / 2u>;  // contacts, collisions, ev_partner, ev_count
+
+fn row_stash(k: u32, a: Acc) {
+    row_a[k] = vec4<f32>(a.dv, a.energy);
+    row_b[k] = vec4<f32>(a.dx, a.power);
+    row_f[k] = vec4<f32>(a.force, a.ev_tau);
+    row_c[k] = vec4<u32>(a.contacts, a.collisions, a.ev_partner, a.ev_count);
+}
+
+fn row_unstash(k: u32) -> Acc {
+    let a = row_a[k];
+    let b = row_b[k];
+    let f = row_f[k];
+    let c = row_c[k];
+    return Acc(a.xyz, b.xyz, f.xyz, a.w, b.w, c.x, c.y, f.w, c.z, c.w);
+}
+
+// cpu::collide::ContactOut::combine, and the earlier of two events (keep_earliest's order, so
+// that the choice does not depend on the tree) with their counts added.
+fn combine_acc(a: Acc, b: Acc) -> Acc {
+    var r = a;
+    r.dv += b.dv;
+    r.dx += b.dx;
+    r.force += b.force;
+    r.energy += b.energy;
+    r.power += b.power;
+    r.contacts += b.contacts;
+    r.collisions += b.collisions;
+    r.ev_count += b.ev_count;
+    if b.ev_tau < a.ev_tau
+        || (b.ev_tau == a.ev_tau && (b.ev_partner ^ PLANE_EVENT) < (a.ev_partner ^ PLANE_EVENT)) {
+        r.ev_tau = b.ev_tau;
+        r.ev_partner = b.ev_partner;
+    }
+    return r;
+}
+
+// cpu::collide::sum_row's tree over the work-group's partial sums: lane l takes lane l + s for
+// s = WG/2, …, 1. The total is lane 0's result. Uniform control flow.
+fn reduce_row(lid: u32, part: Acc) -> Acc {
+    let half = WG / 2u;
+    if lid >= half {
+        row_stash(lid - half, part);
+    }
+    workgroupBarrier();
+    var acc = part;
+    if lid < half {
+        acc = combine_acc(part, row_unstash(lid));
+        row_stash(lid, acc);
+    }
+    workgroupBarrier();
+    for (var s = half / 2u; s > 0u; s = s / 2u) {
+        if lid < s {
+            acc = combine_acc(row_unstash(lid), row_unstash(lid + s));
+            row_stash(lid, acc);
+        }
+        workgroupBarrier();
+    }
+    return acc;
+}
+
 // ---- Soft contact from the neighbour list ---------------------------------------------------
 
 // cpu::collide::collide_pairs, one entry each: an owned entry evaluates its pair (pair_force,
@@ -645,37 +735,30 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     report_visits();
 }
 
-// cpu::collide::sum_pairs, one sphere each: its entries in row order (the force reversed on
-// the pairs it owns; their energy, power and counts), then the walls.
-@compute @workgroup_size(WG)
-fn sum_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n {
+// cpu::collide::sum_pairs, one row each (row_group): its entries (the force reversed on the
+// pairs it owns; their energy, power and counts), then the walls.
+fn sum_pairs_entry(acc: ptr<function, Acc>, e: u32) {
+    visits += 1u;
+    let l = link[e];
+    let owned = (l & OWNED) != 0u;
+    if !owned && (l & NO_MIRROR) == NO_MIRROR {
         return;
     }
-    me_index = i;
-    var acc = new_acc();
-    let end = min(list_start[i + 1u], list.capacity);
-    for (var e = list_start[i]; e < end; e++) {
-        visits += 1u;
-        let l = link[e];
-        let owned = (l & OWNED) != 0u;
-        if !owned && (l & NO_MIRROR) == NO_MIRROR {
-            continue;
-        }
-        let p = pair_out[e];
-        let more = pair_more[e];
-        if (more.y & PAIR_FORCE) != 0u {
-            acc.force += p.xyz * select(1.0, -1.0, owned);
-        }
-        if owned {
-            acc.energy += p.w;
-            acc.power += bitcast<f32>(more.x);
-            acc.contacts += select(0u, 1u, (more.y & PAIR_CONTACT) != 0u);
-            acc.collisions += select(0u, 1u, (more.y & PAIR_COLLISION) != 0u);
-        }
+    let p = pair_out[e];
+    let more = pair_more[e];
+    if (more.y & PAIR_FORCE) != 0u {
+        (*acc).force += p.xyz * select(1.0, -1.0, owned);
     }
-    report_visits();
+    if owned {
+        (*acc).energy += p.w;
+        (*acc).power += bitcast<f32>(more.x);
+        (*acc).contacts += select(0u, 1u, (more.y & PAIR_CONTACT) != 0u);
+        (*acc).collisions += select(0u, 1u, (more.y & PAIR_COLLISION) != 0u);
+    }
+}
+
+fn sum_pairs_finish(i: u32, row: Acc) {
+    var acc = row;
     let me = load_body(i);
     for (var k = 0u; k < params.n_planes; k++) {
         plane_contact(&acc, me, planes[k], k, false, 1.0);
@@ -683,6 +766,43 @@ fn sum_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     contact[2u * i] = vec4<f32>(acc.force, acc.energy);
     contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
     contact_counts[i] = vec4<u32>(acc.contacts, acc.collisions, 0u, 0u);
+}
+
+@compute @workgroup_size(WG)
+fn sum_pairs(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+) {
+    let g = row_group(wid);
+    if g.small {
+        let i = g.first + lid;
+        if i < params.n_small {
+            me_index = i;
+            var acc = new_acc();
+            let end = min(list_start[i + 1u], list.capacity);
+            for (var e = list_start[i]; e < end; e++) {
+                sum_pairs_entry(&acc, e);
+            }
+            report_visits();
+            sum_pairs_finish(i, acc);
+        }
+        return;
+    }
+    if g.first >= params.n {
+        return;
+    }
+    let i = g.first;
+    me_index = i;
+    var part = new_acc();
+    let end = min(list_start[i + 1u], list.capacity);
+    for (var e = list_start[i] + lid; e < end; e += WG) {
+        sum_pairs_entry(&part, e);
+    }
+    report_visits();
+    let acc = reduce_row(lid, part);
+    if lid == 0u {
+        sum_pairs_finish(i, acc);
+    }
 }
 
 // ---- The impulse model from the neighbour list -----------------------------------------------
@@ -746,90 +866,121 @@ fn listed_response(e: u32) -> PairResponse {
     return p;
 }
 
-// cpu::collide::earliest_from_pairs, one sphere each: its earliest event and pending count
-// from the binary responses of its row, then the walls.
-@compute @workgroup_size(WG)
-fn earliest_from_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n {
-        return;
+// cpu::collide::earliest_from_pairs, one row each (row_group): its earliest event and pending
+// count from the binary responses of its row, then the walls. A fixed sphere has none.
+fn earliest_entry(acc: ptr<function, Acc>, e: u32) {
+    visits += 1u;
+    let more = pair_more[e];
+    if (more.y & PAIR_COLLISION) != 0u {
+        keep_earliest(acc, bitcast<f32>(more.z), ids[partner[e]]);
     }
-    var acc = new_acc();
+}
+
+fn earliest_finish(i: u32, row: Acc) {
+    var acc = row;
     let me = load_body(i);
     if me.w == 0.0 {
-        earliest[i] = vec4<u32>(bitcast<u32>(TAU_NONE), NO_EVENT, 0u, 0u);
-        report_visits();
-        return;
-    }
-    let end = min(list_start[i + 1u], list.capacity);
-    for (var e = list_start[i]; e < end; e++) {
-        visits += 1u;
-        let more = pair_more[e];
-        if (more.y & PAIR_COLLISION) != 0u {
-            keep_earliest(&acc, bitcast<f32>(more.z), ids[partner[e]]);
-        }
-    }
-    report_visits();
-    for (var k = 0u; k < params.n_planes; k++) {
-        let tau = plane_event(me, planes[k], params.dt);
-        if tau >= 0.0 {
-            keep_earliest(&acc, tau, PLANE_EVENT | k);
+        acc = new_acc();
+    } else {
+        for (var k = 0u; k < params.n_planes; k++) {
+            let tau = plane_event(me, planes[k], params.dt);
+            if tau >= 0.0 {
+                keep_earliest(&acc, tau, PLANE_EVENT | k);
+            }
         }
     }
     earliest[i] = vec4<u32>(bitcast<u32>(acc.ev_tau), acc.ev_partner, acc.ev_count, 0u);
 }
 
-// cpu::collide::sum_impulses, one sphere each, one round (FINAL): its row's responses in order
-// (a matching round keeps only mutual collisions), then the walls, then (final round) the
-// projection onto the walls.
 @compute @workgroup_size(WG)
-fn sum_impulses(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n {
+fn earliest_from_pairs(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+) {
+    let g = row_group(wid);
+    if g.small {
+        let i = g.first + lid;
+        if i < params.n_small {
+            var acc = new_acc();
+            if vel[i].w != 0.0 {
+                let end = min(list_start[i + 1u], list.capacity);
+                for (var e = list_start[i]; e < end; e++) {
+                    earliest_entry(&acc, e);
+                }
+            }
+            report_visits();
+            earliest_finish(i, acc);
+        }
         return;
     }
-    me_index = i;
-    let me = load_body(i);
-    var mine = NO_EVENT;
-    if !FINAL {
-        mine = earliest[i].y;
+    if g.first >= params.n {
+        return;
     }
-    var acc = new_acc();
-    if !FINAL && mine == NO_EVENT && me.w != 0.0 {
-        // Without an event of its own no pair of this sphere is mutual: nothing to do.
+    let i = g.first;
+    var part = new_acc();
+    if vel[i].w != 0.0 {
+        let end = min(list_start[i + 1u], list.capacity);
+        for (var e = list_start[i] + lid; e < end; e += WG) {
+            earliest_entry(&part, e);
+        }
+    }
+    report_visits();
+    let acc = reduce_row(lid, part);
+    if lid == 0u {
+        earliest_finish(i, acc);
+    }
+}
+
+// cpu::collide::sum_impulses, one row each (row_group), one round (FINAL): its row's responses
+// (a matching round keeps only mutual collisions), then the walls, then (final round) the
+// projection onto the walls. In a matching round a movable sphere without an event of its own
+// has no mutual pair: nothing to add.
+fn sum_impulses_entry(acc: ptr<function, Acc>, e: u32, me: Body, mine: u32) {
+    visits += 1u;
+    let l = link[e];
+    let owned = (l & OWNED) != 0u;
+    if !owned && (l & NO_MIRROR) == NO_MIRROR {
+        return;
+    }
+    let j = partner[e];
+    let other = load_body(j);
+    var p = listed_response(e);
+    if !FINAL {
+        let mutual = is_mutual(me, mine, other, earliest[j].y);
+        if !(p.collision && mutual) {
+            p.impulse = 0.0;
+            p.collision = false;
+        }
+        p.push = 0.0;
+        p.contact = false;
+    }
+    apply(acc, p, me, me.w + other.w, owned);
+}
+
+// Whether sphere i's row and walls take part in this round, and its event partner.
+fn sum_impulses_mine(i: u32) -> u32 {
+    if FINAL {
+        return NO_EVENT;
+    }
+    return earliest[i].y;
+}
+
+fn sum_impulses_idle(me: Body, mine: u32) -> bool {
+    return !FINAL && mine == NO_EVENT && me.w != 0.0;
+}
+
+fn sum_impulses_finish(i: u32, row: Acc, me: Body, mine: u32) {
+    var acc = row;
+    if sum_impulses_idle(me, mine) {
         contact[2u * i] = vec4<f32>(0.0);
         contact[2u * i + 1u] = vec4<f32>(0.0);
         contact_counts[i] = vec4<u32>(0u);
-        report_visits();
         return;
     }
     var k_me = 1.0;
     if FINAL {
         k_me = f32(max(earliest[i].z, 1u));
     }
-    let end = min(list_start[i + 1u], list.capacity);
-    for (var e = list_start[i]; e < end; e++) {
-        visits += 1u;
-        let l = link[e];
-        let owned = (l & OWNED) != 0u;
-        if !owned && (l & NO_MIRROR) == NO_MIRROR {
-            continue;
-        }
-        let j = partner[e];
-        let other = load_body(j);
-        var p = listed_response(e);
-        if !FINAL {
-            let mutual = is_mutual(me, mine, other, earliest[j].y);
-            if !(p.collision && mutual) {
-                p.impulse = 0.0;
-                p.collision = false;
-            }
-            p.push = 0.0;
-            p.contact = false;
-        }
-        apply(&acc, p, me, me.w + other.w, owned);
-    }
-    report_visits();
     for (var k = 0u; k < params.n_planes; k++) {
         plane_contact(&acc, me, planes[k], k, mine == (PLANE_EVENT | k), k_me);
     }
@@ -839,4 +990,49 @@ fn sum_impulses(@builtin(global_invocation_id) gid: vec3<u32>) {
     contact[2u * i] = vec4<f32>(acc.dv, acc.energy);
     contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
     contact_counts[i] = vec4<u32>(acc.contacts, acc.collisions, 0u, 0u);
+}
+
+@compute @workgroup_size(WG)
+fn sum_impulses(
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+) {
+    let g = row_group(wid);
+    if g.small {
+        let i = g.first + lid;
+        if i < params.n_small {
+            me_index = i;
+            let me = load_body(i);
+            let mine = sum_impulses_mine(i);
+            var acc = new_acc();
+            if !sum_impulses_idle(me, mine) {
+                let end = min(list_start[i + 1u], list.capacity);
+                for (var e = list_start[i]; e < end; e++) {
+                    sum_impulses_entry(&acc, e, me, mine);
+                }
+            }
+            report_visits();
+            sum_impulses_finish(i, acc, me, mine);
+        }
+        return;
+    }
+    if g.first >= params.n {
+        return;
+    }
+    let i = g.first;
+    me_index = i;
+    let me = load_body(i);
+    let mine = sum_impulses_mine(i);
+    var part = new_acc();
+    if !sum_impulses_idle(me, mine) {
+        let end = min(list_start[i + 1u], list.capacity);
+        for (var e = list_start[i] + lid; e < end; e += WG) {
+            sum_impulses_entry(&part, e, me, mine);
+        }
+    }
+    report_visits();
+    let acc = reduce_row(lid, part);
+    if lid == 0u {
+        sum_impulses_finish(i, acc, me, mine);
+    }
 }

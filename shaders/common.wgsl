@@ -23,7 +23,7 @@ struct Params {
     resting_speed: f32,      // m/s, physics::impulse::resting_speed
     history: u32,            // 1: friction history kept (cpu::friction_history)
     skin: f32,               // m, neighbour-list skin s (cpu::neighbours)
-    pad2: u32,
+    row_groups_x: u32,       // work-groups along x of a row pass (collide.wgsl: row_group)
 }
 
 // Grid parameters computed on the GPU each step (src/gpu/buffers.rs: Grid).

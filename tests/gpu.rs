@@ -436,11 +436,37 @@ fn first_divergence() {
     eprintln!("identical for 100 steps");
 }
 
+/// Invocations of one row pass (`sum_pairs`, `earliest_from_pairs`, `sum_impulses`) over the
+/// sorted list `list` with `n_large` large spheres (sorted last), and the most entries one
+/// invocation visits: one invocation per small sphere, its whole row; a work-group of
+/// `WORKGROUP_SIZE` lanes per large sphere, each lane every `WORKGROUP_SIZE`-th entry.
+fn row_pass_counts(list: &spheresim::setup::ListRows, n_large: usize) -> (u64, u32) {
+    let lanes = spheresim::gpu::WORKGROUP_SIZE;
+    let n = list.start.len() - 1;
+    let n_small = n - n_large;
+    let len = |i: usize| list.start[i + 1] - list.start[i];
+    let most_small = (0..n_small).map(len).max().unwrap_or(0);
+    let most_large = (n_small..n)
+        .map(|i| len(i).div_ceil(lanes))
+        .max()
+        .unwrap_or(0);
+    (
+        (n_small + n_large * lanes as usize) as u64,
+        most_small.max(most_large).max(1),
+    )
+}
+
+/// The large spheres of a scene as the GPU classifies them (radii compared in f32).
+fn large_spheres(s: &Scene) -> usize {
+    spheresim::setup::PackedScene::new(s).large_count(|r| r as f32)
+}
+
 /// The work counters of the GPU's contact passes (`gpu::work`): in a soft-contact step
 /// `collide_pairs` runs one invocation per list entry (an owned entry visits its pair) and
-/// `sum_pairs` one per sphere, visiting its row: exactly the CPU's list of the same rebuild;
-/// the impulse model's seven passes report one invocation per small sphere (per large-sphere
-/// lane in the work-group passes); and counting leaves the results bit for bit as they are.
+/// `sum_pairs` one per small sphere, visiting its row, and a work-group per large sphere
+/// whose lanes share its row: exactly the CPU's list of the same rebuild; the impulse model's
+/// pair passes one invocation per entry and its row passes as `sum_pairs`; and counting leaves
+/// the results bit for bit as they are.
 #[test]
 fn work_counters_count_the_contact_passes() {
     if !gpu_available() {
@@ -460,16 +486,19 @@ fn work_counters_count_the_contact_passes() {
         c.step(1).unwrap();
         let w = g.work_counts().expect("GPU counts work");
         let list = c.list_rows();
-        let (n, entries) = (s.spheres.len() as u64, list.partner.len() as u64);
+        let entries = list.partner.len() as u64;
         let owned = list.link.iter().filter(|&&l| l & OWNED != 0).count() as u64;
-        let longest = list.start.windows(2).map(|w| w[1] - w[0]).max().unwrap();
+        let (row_invocations, most) = row_pass_counts(&list, large_spheres(&s));
         eprintln!("{name}: {w:?}, {entries} entries, {owned} owned");
         assert!(owned > 0, "{name}: no pair listed");
-        assert_eq!(w.invocations, n + entries, "{name}: invocations");
+        assert_eq!(
+            w.invocations,
+            row_invocations + entries,
+            "{name}: invocations"
+        );
         assert_eq!(w.pair_visits, owned + entries, "{name}: visits");
         assert_eq!(
-            w.max_pair_visits_per_invocation,
-            longest.max(1),
+            w.max_pair_visits_per_invocation, most,
             "{name}: most visits"
         );
         assert!(w.dispatches_per_step.unwrap() >= 10.0, "{name}: {w:?}");
@@ -490,9 +519,17 @@ fn work_counters_count_the_contact_passes() {
     c.step(1).unwrap();
     let w = g.work_counts().unwrap();
     let n = s.spheres.len() as u64;
-    let entries = c.list_rows().partner.len() as u64;
-    assert_eq!(w.invocations, 4 * entries + 6 * n, "{w:?}");
+    let list = c.list_rows();
+    let entries = list.partner.len() as u64;
+    let n_large = large_spheres(&s);
+    assert!(n_large > 0, "the wall-break has its projectile");
+    let (row_invocations, most) = row_pass_counts(&list, n_large);
+    assert_eq!(w.invocations, 4 * entries + 6 * row_invocations, "{w:?}");
     assert!(w.pair_visits > n, "{w:?}");
+    // The projectile's row is shared by a work-group: the busiest invocation visits the
+    // longest small row or a lane's share of the projectile's (earliest_from_pairs reads every
+    // movable sphere's whole row).
+    assert_eq!(w.max_pair_visits_per_invocation, most, "{w:?}");
     assert!(g.set_work_counting(false));
     assert_eq!(cpu(&s).work_counts(), None);
 }

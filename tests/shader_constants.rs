@@ -187,6 +187,11 @@ fn every_stage_uses_the_shared_workgroup_size() {
         );
     }
     assert_eq!(spheresim::cpu::gravity::TILE as u32, wg, "gravity tile");
+    assert_eq!(
+        spheresim::cpu::collide::ROW_LANES as u32,
+        wg,
+        "lanes of a large sphere's row sum"
+    );
     let one_thread: Vec<_> = sizes.iter().filter(|(_, s)| *s == [1, 1, 1]).collect();
     assert!(
         one_thread.len() <= 2,

@@ -1150,9 +1150,8 @@ pub fn earliest_from_pairs<R: Real>(
 }
 
 /// Impulse model from the neighbour list, second half of a round: every sphere adds the
-/// responses of its entries ([`impulse_pairs`]) in row order (in a matching round only mutual
-/// collisions act), then meets the walls, into `out`. Row for row the sums a visit of every
-/// candidate of the grid from both sides would give, in the same order.
+/// responses of its entries ([`impulse_pairs`]) in row order (a large sphere in [`sum_row`]'s
+/// order; in a matching round only mutual collisions act), then meets the walls, into `out`.
 #[allow(clippy::too_many_arguments)]
 pub fn sum_impulses<R: Real>(
     bodies: &[Body<R>],
@@ -1183,11 +1182,11 @@ pub fn sum_impulses<R: Real>(
         } else {
             R::one()
         };
-        for e in start[i] as usize..start[i + 1] as usize {
+        let add = |acc: &mut ContactOut<R>, e: usize| {
             let l = link[e];
             let owned = l & OWNED != 0;
             if !owned && mirror(l).is_none() {
-                continue;
+                return;
             }
             let j = partner[e] as usize;
             let other = &bodies[j];
@@ -1196,7 +1195,8 @@ pub fn sum_impulses<R: Real>(
                 p.keep_binary(is_mutual(me, mine, other, earliest[j].partner));
             }
             apply(acc, &p, me, me.w + other.w, owned);
-        }
+        };
+        *acc = sum_row(i, start, params, add);
         for (k, plane) in planes.iter().enumerate() {
             let earliest = mine == PLANE_EVENT | k as u32;
             plane_contact(acc, me, plane, round, earliest, k_me, R::zero3(), params);
@@ -1207,11 +1207,65 @@ pub fn sum_impulses<R: Real>(
     });
 }
 
+/// Lanes of the work-group that sums a large sphere's row on the GPU (`gpu::WORKGROUP_SIZE`).
+pub const ROW_LANES: usize = 256;
+
+/// The sums of sphere i's row (`start[i]..start[i + 1]`), each entry added by `add`, in the
+/// GPU's order. A small sphere's row is short and one invocation adds it in row order. A large
+/// sphere's row grows with its surface, so a work-group of [`ROW_LANES`] invocations sums it:
+/// lane l adds entries l, l + L, l + 2L, … in order, then the lanes' sums are combined pairwise
+/// in a fixed tree (lane l takes lane l + s, for s = L/2, L/4, …, 1). No lane adds more than
+/// ⌈len/L⌉ entries, and the order, hence every rounding, is the same on both backends.
+#[inline(always)]
+pub fn sum_row<R: Real>(
+    i: usize,
+    start: &[u32],
+    params: &CollideParams<R>,
+    mut add: impl FnMut(&mut ContactOut<R>, usize),
+) -> ContactOut<R> {
+    let row = start[i] as usize..start[i + 1] as usize;
+    if i < params.n_small as usize {
+        let mut acc = ContactOut::default();
+        for e in row {
+            add(&mut acc, e);
+        }
+        return acc;
+    }
+    let mut lanes = [ContactOut::default(); ROW_LANES];
+    for (l, acc) in lanes.iter_mut().enumerate() {
+        for e in row.clone().skip(l).step_by(ROW_LANES) {
+            add(acc, e);
+        }
+    }
+    let mut s = ROW_LANES / 2;
+    while s > 0 {
+        for l in 0..s {
+            let other = lanes[l + s];
+            lanes[l].combine(&other);
+        }
+        s /= 2;
+    }
+    lanes[0]
+}
+
+impl<R: Real> ContactOut<R> {
+    /// Adds another partial sum of the same sphere's contacts ([`sum_row`]'s tree).
+    #[inline(always)]
+    pub fn combine(&mut self, o: &Self) {
+        self.dv += o.dv;
+        self.dx += o.dx;
+        self.force += o.force;
+        self.energy += o.energy;
+        self.power += o.power;
+        self.contacts += o.contacts;
+        self.collisions += o.collisions;
+    }
+}
+
 /// Soft contact from the neighbour list, second half: every sphere i adds the results of its
-/// entries (`start[i]..start[i + 1]`, written by [`collide_pairs`]) in row order, with the
-/// energy, power and counts of the pairs it owns and the force reversed for the others, then
-/// meets the walls, into `out[i]`. Row for row this adds what a visit of every
-/// candidate from both sides would (the pair function is symmetric), in the same order. With
+/// entries (`start[i]..start[i + 1]`, written by [`collide_pairs`]) in row order (a large
+/// sphere in [`sum_row`]'s order), with the energy, power and counts of the pairs it owns and
+/// the force reversed for the others, then meets the walls, into `out[i]`. With
 /// friction history `wall_xi` holds one tangential displacement per sphere and wall (`n ×
 /// planes.len()`), read and overwritten; without, it is empty.
 #[allow(clippy::too_many_arguments)]
@@ -1231,12 +1285,11 @@ pub fn sum_pairs<R: Real>(
     let block = |b: usize, outs: &mut [ContactOut<R>], walls: &mut [R::V3]| {
         for (k, acc) in outs.iter_mut().enumerate() {
             let i = b * CHUNK + k;
-            *acc = ContactOut::default();
-            for e in start[i] as usize..start[i + 1] as usize {
+            let add = |acc: &mut ContactOut<R>, e: usize| {
                 let l = link[e];
                 let owned = l & OWNED != 0;
                 if !owned && mirror(l).is_none() {
-                    continue;
+                    return;
                 }
                 let (p, sign) = (&pairs[e], if owned { -R::one() } else { R::one() });
                 if p.flags & PAIR_FORCE != 0 {
@@ -1248,7 +1301,8 @@ pub fn sum_pairs<R: Real>(
                     acc.contacts += (p.flags & PAIR_CONTACT != 0) as u32;
                     acc.collisions += (p.flags & PAIR_COLLISION != 0) as u32;
                 }
-            }
+            };
+            *acc = sum_row(i, start, params, add);
             let me = &bodies[i];
             for (w, plane) in planes.iter().enumerate() {
                 let xi_old = if history {

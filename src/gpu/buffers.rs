@@ -42,8 +42,9 @@ pub struct Params {
     /// Neighbour-list skin s, m (`cpu::neighbours`): widens the cells and the large-sphere
     /// boxes as on the CPU.
     pub skin: f32,
-    /// Padding to 16 bytes.
-    pub pad: u32,
+    /// Work-groups along x of a row pass's dispatch: one per [`WORKGROUP_SIZE`](super::WORKGROUP_SIZE)
+    /// small spheres, then one per large sphere (`row_group` in collide.wgsl).
+    pub row_groups_x: u32,
 }
 
 /// Grid parameters of the current step (`Grid` in common.wgsl).

@@ -1,8 +1,9 @@
 //! Stage `collide`, from the neighbour list. The soft laws: `collide_pairs` (one entry each) and
-//! `sum_pairs` (one sphere each, with the walls). The impulse model: `impulse_pairs` (one entry
+//! `sum_pairs` (a row pass, with the walls). The impulse model: `impulse_pairs` (one entry
 //! each; binary, or the final round's colliding pairs with mass splitting: override FINAL),
-//! `earliest_from_pairs` and `sum_impulses` (one sphere each; a matching round or the final
-//! one: override FINAL).
+//! `earliest_from_pairs` and `sum_impulses` (row passes; a matching round or the final one:
+//! override FINAL). A row pass runs one invocation per small sphere and a work-group per large
+//! sphere, whose lanes share its row (`cpu::collide::sum_row`).
 //! Shader `shaders/collide.wgsl`; CPU twin `src/cpu/collide.rs`.
 
 use super::stages::Stage;

@@ -246,6 +246,8 @@ pub struct GpuBackend {
     n: u32,
     table_size: u32,
     dims: (u32, u32),
+    /// Work-groups of a row pass (`sum_pairs`, `earliest_from_pairs`, `sum_impulses`).
+    row_dims: (u32, u32),
     model: ContactModel,
     history: bool,
     g_on: bool,
@@ -359,6 +361,11 @@ impl GpuBackend {
             .min(ctx.limits.max_compute_workgroups_per_dimension);
         let n_groups = (n as u32).div_ceil(WORKGROUP_SIZE);
         let dims = dispatch_dims(n_groups, max_dim);
+        // Row passes: a work-group per large sphere after the small spheres' (collide.wgsl).
+        let row_dims = dispatch_dims(
+            ((n - n_large) as u32).div_ceil(WORKGROUP_SIZE) + n_large as u32,
+            max_dim,
+        );
         let params = Params {
             gravity: sp.gravity.as_vec3().to_array(),
             dt: sp.dt as f32,
@@ -377,7 +384,7 @@ impl GpuBackend {
             resting_speed: sp.resting_speed as f32,
             history: history as u32,
             skin: sp.skin as f32,
-            pad: 0,
+            row_groups_x: row_dims.0,
         };
 
         let pos: Vec<[f32; 4]> = (0..n)
@@ -640,6 +647,7 @@ impl GpuBackend {
             n: n as u32,
             table_size: ts,
             dims,
+            row_dims,
             model: sp.contact,
             history,
             g_on: sp.g_const > 0.0,
@@ -773,6 +781,12 @@ impl GpuBackend {
         bg: &wgpu::BindGroup,
     ) {
         self.dispatch_groups(pass, pipeline, bg, self.dims);
+    }
+
+    /// Dispatches a row pass: a work-group per [`WORKGROUP_SIZE`] small spheres, then one per
+    /// large sphere.
+    fn dispatch_rows(&self, pass: &mut wgpu::ComputePass, variant: &str, bg: &wgpu::BindGroup) {
+        self.dispatch_groups(pass, self.collide_pipeline(variant), bg, self.row_dims);
     }
 
     /// The pipeline of a `collide` variant: the counting one while work is counted.
@@ -921,7 +935,7 @@ impl GpuBackend {
                     self.dispatch_groups(pass, self.collide_pipeline(variant), &b.collide, entries)
                 };
                 let spheres = |pass: &mut wgpu::ComputePass, variant: &str| {
-                    self.dispatch_spheres(pass, self.collide_pipeline(variant), &b.collide)
+                    self.dispatch_rows(pass, variant, &b.collide)
                 };
                 let rounds = if init { 0 } else { MATCHING_ROUNDS };
                 pairs(&mut pass, "impulse_pairs_binary");
@@ -949,7 +963,7 @@ impl GpuBackend {
                     &b.collide,
                     entries,
                 );
-                self.dispatch_spheres(&mut pass, self.collide_pipeline("sum_pairs"), &b.collide);
+                self.dispatch_rows(&mut pass, "sum_pairs", &b.collide);
             }
             if !init {
                 self.dispatch_spheres(&mut pass, self.stages.check.pipeline("tally"), &b.check);
