@@ -47,6 +47,18 @@ pub const WORKGROUP_SIZE: u32 = 256;
 /// Steps recorded into one submission at most.
 pub const STEPS_PER_SUBMIT: u64 = 32;
 
+/// Steps recorded into one command buffer, not yet submitted.
+struct Batch {
+    commands: wgpu::CommandBuffer,
+    steps: u64,
+    /// Compute dispatches recorded.
+    dispatches: u64,
+    /// Timestamp queries to read back (profiling only).
+    queries: u32,
+    /// The current state set before the batch was recorded.
+    parity: usize,
+}
+
 /// Errors of the GPU backend.
 #[derive(Debug, thiserror::Error)]
 pub enum GpuError {
@@ -1129,30 +1141,61 @@ impl GpuBackend {
         self.list = list;
     }
 
-    /// Advances `k` steps in submissions of at most [`STEPS_PER_SUBMIT`].
+    /// Records `m` steps into one command buffer (and the timestamp resolve when profiling).
+    fn record_batch(&mut self, m: u64) -> Batch {
+        let parity = self.cur;
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        let before = self.dispatches.get();
+        for _ in 0..m {
+            self.record_binning(&mut enc, false);
+            self.record_forces(&mut enc, false);
+        }
+        let queries = self.profiler.as_ref().map_or(0, |p| p.pending());
+        if let Some(p) = self.profiler.as_ref().filter(|_| queries > 0) {
+            enc.resolve_query_set(&p.query_set, 0..queries, &p.resolve, 0);
+        }
+        Batch {
+            commands: enc.finish(),
+            steps: m,
+            dispatches: self.dispatches.get() - before,
+            queries,
+            parity,
+        }
+    }
+
+    /// Forgets a recorded batch that will not be submitted: the state set it would have left
+    /// current is not.
+    fn discard(&mut self, batch: Option<Batch>) {
+        if let Some(b) = batch {
+            self.cur = b.parity;
+        }
+    }
+
+    /// Advances `k` steps in submissions of at most [`STEPS_PER_SUBMIT`]. Without profiling, the
+    /// next submission is recorded while the GPU runs the current one, before the host blocks
+    /// on the current one's status; it is dropped (and recorded again) when the list must grow
+    /// first.
     ///
     /// # Errors
     /// [`StepError::NonFinite`] with `(step, sphere id)` of the first non-finite state;
     /// [`StepError::Gpu`] when the neighbour list overflowed or cannot grow.
     pub fn step(&mut self, k: u64) -> Result<(), StepError> {
         let mut left = k;
+        let mut next: Option<Batch> = None;
         while left > 0 {
-            let m = left.min(STEPS_PER_SUBMIT);
-            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-            let before = self.dispatches.get();
-            for _ in 0..m {
-                self.record_binning(&mut enc, false);
-                self.record_forces(&mut enc, false);
+            let batch = match next.take() {
+                Some(b) => b,
+                None => self.record_batch(left.min(STEPS_PER_SUBMIT)),
+            };
+            let queries = batch.queries;
+            self.ctx.queue.submit([batch.commands]);
+            self.step_dispatches += batch.dispatches;
+            self.recorded_steps += batch.steps;
+            self.steps_done += batch.steps;
+            left -= batch.steps;
+            if self.profiler.is_none() && left > 0 {
+                next = Some(self.record_batch(left.min(STEPS_PER_SUBMIT)));
             }
-            self.step_dispatches += self.dispatches.get() - before;
-            self.recorded_steps += m;
-            let queries = self.profiler.as_ref().map_or(0, |p| p.pending());
-            if let Some(p) = self.profiler.as_ref().filter(|_| queries > 0) {
-                enc.resolve_query_set(&p.query_set, 0..queries, &p.resolve, 0);
-            }
-            self.ctx.queue.submit([enc.finish()]);
-            self.steps_done += m;
-            left -= m;
             // Blocks until the submission is done: stepping is timed to completion.
             let status = self.take_status();
             if let Some(p) = &self.profiler {
@@ -1164,6 +1207,7 @@ impl GpuBackend {
             self.collisions += status.collisions as u64;
             self.rebuilds += status.rebuilds as u64;
             if status.first_bad_step != u32::MAX {
+                self.discard(next);
                 return Err(StepError::NonFinite(
                     status.first_bad_step as u64,
                     status.bad_id,
@@ -1171,14 +1215,17 @@ impl GpuBackend {
             }
             let needed = status.list_needed;
             if needed > self.list.capacity {
+                self.discard(next);
                 return Err(StepError::Gpu(GpuError::ListOverflow {
                     step: self.steps_done,
                     needed,
                     capacity: self.list.capacity,
                 }));
             }
-            // Three quarters full: room for the next submission's rebuilds.
+            // Three quarters full: room for the next submission's rebuilds. The batch recorded
+            // meanwhile binds the old list.
             if needed as u64 * 4 > self.list.capacity as u64 * 3 {
+                self.discard(next.take());
                 self.grow_list(needed).map_err(StepError::Gpu)?;
             }
         }
