@@ -610,6 +610,41 @@ fn row_group(wid: vec3<u32>) -> RowGroup {
     return RowGroup(false, params.n_small + (w - small_groups));
 }
 
+// The entries one invocation of a row pass adds: sphere i's entries first, first + stride, …
+// below end (a small sphere's whole row; a lane's share of a large sphere's), or none (`live`
+// false: past the spheres).
+struct RowShare {
+    live: bool,
+    i: u32,
+    first: u32,
+    end: u32,
+    stride: u32,
+}
+
+fn row_share(g: RowGroup, lid: u32) -> RowShare {
+    var i = g.first;
+    var lane = lid;
+    var stride = WG;
+    var live = g.first < params.n;
+    if g.small {
+        i = g.first + lid;
+        lane = 0u;
+        stride = 1u;
+        live = i < params.n_small;
+    }
+    if !live {
+        return RowShare(false, 0u, 0u, 0u, 1u);
+    }
+    let end = min(list_start[i + 1u], list.capacity);
+    return RowShare(true, i, list_start[i] + lane, end, stride);
+}
+
+// Whether this invocation writes its sphere's result: a small sphere's invocation, or lane 0 of
+// a large sphere's work-group after reduce_row.
+fn row_writes(g: RowGroup, r: RowShare, lid: u32) -> bool {
+    return r.live && (g.small || lid == 0u);
+}
+
 // The partial sums of a large sphere's lanes: the first half of the tree's slots (the upper
 // lanes store theirs first, then the tree runs on half the work-group).
 var<workgroup> row_a: array<vec4<f32>, WG / 2u>;  // dv, energy
@@ -774,34 +809,20 @@ fn sum_pairs(
     @builtin(workgroup_id) wid: vec3<u32>,
 ) {
     let g = row_group(wid);
-    if g.small {
-        let i = g.first + lid;
-        if i < params.n_small {
-            me_index = i;
-            var acc = new_acc();
-            let end = min(list_start[i + 1u], list.capacity);
-            for (var e = list_start[i]; e < end; e++) {
-                sum_pairs_entry(&acc, e);
-            }
-            report_visits();
-            sum_pairs_finish(i, acc);
-        }
-        return;
+    let r = row_share(g, lid);
+    me_index = r.i;
+    var acc = new_acc();
+    for (var e = r.first; e < r.end; e += r.stride) {
+        sum_pairs_entry(&acc, e);
     }
-    if g.first >= params.n {
-        return;
+    if r.live {
+        report_visits();
     }
-    let i = g.first;
-    me_index = i;
-    var part = new_acc();
-    let end = min(list_start[i + 1u], list.capacity);
-    for (var e = list_start[i] + lid; e < end; e += WG) {
-        sum_pairs_entry(&part, e);
+    if !g.small {
+        acc = reduce_row(lid, acc);
     }
-    report_visits();
-    let acc = reduce_row(lid, part);
-    if lid == 0u {
-        sum_pairs_finish(i, acc);
+    if row_writes(g, r, lid) {
+        sum_pairs_finish(r.i, acc);
     }
 }
 
@@ -898,36 +919,21 @@ fn earliest_from_pairs(
     @builtin(workgroup_id) wid: vec3<u32>,
 ) {
     let g = row_group(wid);
-    if g.small {
-        let i = g.first + lid;
-        if i < params.n_small {
-            var acc = new_acc();
-            if vel[i].w != 0.0 {
-                let end = min(list_start[i + 1u], list.capacity);
-                for (var e = list_start[i]; e < end; e++) {
-                    earliest_entry(&acc, e);
-                }
-            }
-            report_visits();
-            earliest_finish(i, acc);
-        }
-        return;
-    }
-    if g.first >= params.n {
-        return;
-    }
-    let i = g.first;
-    var part = new_acc();
-    if vel[i].w != 0.0 {
-        let end = min(list_start[i + 1u], list.capacity);
-        for (var e = list_start[i] + lid; e < end; e += WG) {
-            earliest_entry(&part, e);
+    let r = row_share(g, lid);
+    var acc = new_acc();
+    if r.live && vel[r.i].w != 0.0 {
+        for (var e = r.first; e < r.end; e += r.stride) {
+            earliest_entry(&acc, e);
         }
     }
-    report_visits();
-    let acc = reduce_row(lid, part);
-    if lid == 0u {
-        earliest_finish(i, acc);
+    if r.live {
+        report_visits();
+    }
+    if !g.small {
+        acc = reduce_row(lid, acc);
+    }
+    if row_writes(g, r, lid) {
+        earliest_finish(r.i, acc);
     }
 }
 
@@ -998,41 +1004,27 @@ fn sum_impulses(
     @builtin(workgroup_id) wid: vec3<u32>,
 ) {
     let g = row_group(wid);
-    if g.small {
-        let i = g.first + lid;
-        if i < params.n_small {
-            me_index = i;
-            let me = load_body(i);
-            let mine = sum_impulses_mine(i);
-            var acc = new_acc();
-            if !sum_impulses_idle(me, mine) {
-                let end = min(list_start[i + 1u], list.capacity);
-                for (var e = list_start[i]; e < end; e++) {
-                    sum_impulses_entry(&acc, e, me, mine);
-                }
+    let r = row_share(g, lid);
+    me_index = r.i;
+    var acc = new_acc();
+    var me: Body;
+    var mine = NO_EVENT;
+    if r.live {
+        me = load_body(r.i);
+        mine = sum_impulses_mine(r.i);
+        if !sum_impulses_idle(me, mine) {
+            for (var e = r.first; e < r.end; e += r.stride) {
+                sum_impulses_entry(&acc, e, me, mine);
             }
-            report_visits();
-            sum_impulses_finish(i, acc, me, mine);
-        }
-        return;
-    }
-    if g.first >= params.n {
-        return;
-    }
-    let i = g.first;
-    me_index = i;
-    let me = load_body(i);
-    let mine = sum_impulses_mine(i);
-    var part = new_acc();
-    if !sum_impulses_idle(me, mine) {
-        let end = min(list_start[i + 1u], list.capacity);
-        for (var e = list_start[i] + lid; e < end; e += WG) {
-            sum_impulses_entry(&part, e, me, mine);
         }
     }
-    report_visits();
-    let acc = reduce_row(lid, part);
-    if lid == 0u {
-        sum_impulses_finish(i, acc, me, mine);
+    if r.live {
+        report_visits();
+    }
+    if !g.small {
+        acc = reduce_row(lid, acc);
+    }
+    if row_writes(g, r, lid) {
+        sum_impulses_finish(r.i, acc, me, mine);
     }
 }
