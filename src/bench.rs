@@ -88,6 +88,19 @@ pub struct BenchConfig {
         help = "Skip a configuration predicted (from the previous count) to take longer than this, s"
     )]
     pub budget_seconds: f64,
+    /// Mutual-gravity solver of the scenes with G > 0 (default: each scene's own).
+    #[arg(
+        long,
+        value_enum,
+        help = "Mutual-gravity solver for scenes with G > 0 [default: the scene's]"
+    )]
+    pub gravity_solver: Option<crate::scene::GravitySolver>,
+    /// Opening angle θ of the gravity tree, in (0, 1.5] (default: the scene's, 0.5).
+    #[arg(
+        long,
+        help = "Opening angle θ of the gravity tree, in (0, 1.5] [default: the scene's]"
+    )]
+    pub theta: Option<f64>,
 }
 
 impl Default for BenchConfig {
@@ -100,6 +113,8 @@ impl Default for BenchConfig {
             repeats: 3,
             warmup: 2,
             budget_seconds: 300.0,
+            gravity_solver: None,
+            theta: None,
         }
     }
 }
@@ -157,6 +172,18 @@ pub struct BenchRow {
     /// GPU rows: candidate pairs visited per invocation of the contact passes, mean over the
     /// same replay.
     pub mean_pair_visits_per_invocation: Option<f64>,
+    /// Scenes with G > 0: `direct` or `tree`.
+    pub gravity_solver: Option<String>,
+    /// Tree rows: the opening angle θ.
+    pub theta: Option<f64>,
+    /// Scenes with G > 0: bodies whose mutual acceleration the gravity stage computed per
+    /// second (N / stage time; `gravity_interactions_timing` says which time).
+    pub gravity_bodies_per_second: Option<f64>,
+    /// Tree rows: the most interactions (cells and bodies used) of one body's walk, in the
+    /// last timed step.
+    pub max_interactions_per_walk: Option<u32>,
+    /// Tree rows: interactions per walk, mean over the bodies of the last timed step.
+    pub mean_interactions_per_walk: Option<f64>,
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -176,7 +203,18 @@ fn measure(
     requested: usize,
     backend: BenchBackend,
 ) -> Result<BenchRow, String> {
-    let scene = builtin::build(scene_name, Some(requested)).map_err(|e| e.to_string())?;
+    let mut scene = builtin::build(scene_name, Some(requested)).map_err(|e| e.to_string())?;
+    if scene.sim.g_const > 0.0 {
+        if let Some(solver) = cfg.gravity_solver {
+            scene.sim.gravity_solver = solver;
+        }
+        if let Some(theta) = cfg.theta {
+            scene.sim.theta = theta;
+        }
+        scene
+            .check(&Default::default())
+            .map_err(|e| e.to_string())?;
+    }
     let n = scene.spheres.len();
     let b = match backend {
         BenchBackend::Gpu => Backend::Gpu,
@@ -193,6 +231,7 @@ fn measure(
         sim.step(cfg.steps).map_err(fail)?;
         ms.push(t.elapsed().as_secs_f64() * 1e3 / cfg.steps as f64);
     }
+    let walks = sim.walk_counts();
     let (lo, hi) = (
         ms.iter().copied().fold(f64::INFINITY, f64::min),
         ms.iter().copied().fold(0.0, f64::max),
@@ -265,14 +304,25 @@ fn measure(
         ),
         _ => CpuBackend::<f32>::memory_estimate(n, history),
     };
-    let (gravity_ips, gravity_timing) = if scene.sim.g_const > 0.0 && n > 1 {
-        let pairs = n as f64 * (n - 1) as f64;
-        match stage_ms.get("gravity") {
-            Some(g) if *g > 0.0 => (Some(pairs / (g * 1e-3)), Some("gravity stage".into())),
-            _ => (Some(pairs / (med * 1e-3)), Some("whole step".into())),
-        }
+    let gravity = scene.sim.g_const > 0.0 && n > 1;
+    let tree = gravity && scene.sim.gravity_solver == crate::scene::GravitySolver::Tree;
+    // The direct sum does N(N−1) pair terms a step; the tree what its walks counted.
+    let per_step = match walks {
+        Some(w) if tree => w.interactions as f64,
+        _ => n as f64 * n.saturating_sub(1) as f64,
+    };
+    let (gravity_ips, gravity_bps, gravity_timing) = if gravity {
+        let (secs, timing) = match stage_ms.get("gravity") {
+            Some(g) if *g > 0.0 => (g * 1e-3, "gravity stage"),
+            _ => (med * 1e-3, "whole step"),
+        };
+        (
+            Some(per_step / secs),
+            Some(n as f64 / secs),
+            Some(timing.to_string()),
+        )
     } else {
-        (None, None)
+        (None, None, None)
     };
     Ok(BenchRow {
         scene: scene_name.to_string(),
@@ -297,6 +347,11 @@ fn measure(
         dispatches_per_step: work.and_then(|w| w.dispatches_per_step),
         max_pair_visits_per_invocation: work.map(|w| w.max_pair_visits_per_invocation),
         mean_pair_visits_per_invocation: work.and_then(|w| w.mean_pair_visits_per_invocation()),
+        gravity_solver: gravity.then(|| scene.sim.gravity_solver.to_string()),
+        theta: tree.then_some(scene.sim.theta),
+        gravity_bodies_per_second: gravity_bps,
+        max_interactions_per_walk: walks.filter(|_| tree).map(|w| w.max),
+        mean_interactions_per_walk: walks.filter(|_| tree).map(|w| w.mean()),
     })
 }
 
@@ -363,7 +418,11 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -> Vec<Ben
     let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build();
     let mut rows: Vec<BenchRow> = Vec::new();
     for scene in &cfg.scenes {
-        let gravity = builtin::build(scene, Some(2)).is_ok_and(|s| s.sim.g_const > 0.0);
+        let small = builtin::build(scene, Some(2)).ok();
+        let gravity = small.as_ref().is_some_and(|s| s.sim.g_const > 0.0);
+        let tree = small.is_some_and(|s| {
+            cfg.gravity_solver.unwrap_or(s.sim.gravity_solver) == crate::scene::GravitySolver::Tree
+        });
         for &n in &cfg.particles {
             for &backend in &cfg.backends {
                 progress(Progress::Start {
@@ -372,14 +431,18 @@ pub fn run(cfg: &BenchConfig, mut progress: impl FnMut(Progress<'_>)) -> Vec<Ben
                     backend,
                 });
                 // Predict from the last measured count of this scene and backend: O(N) per step,
-                // O(N²) with mutual gravity.
+                // O(N²) with mutual gravity by direct sum, O(N log N) by the tree.
                 let prev = rows.iter().rev().find(|r| {
                     r.scene == *scene && r.backend == backend.to_string() && r.error.is_none()
                 });
                 let predicted = prev.map(|r| {
                     let ratio = n as f64 / r.particles_requested as f64;
-                    let per_step =
-                        r.ms_per_step_median * 1e-3 * if gravity { ratio * ratio } else { ratio };
+                    let growth = match (gravity, tree) {
+                        (true, false) => ratio * ratio,
+                        (true, true) => ratio * (1.0 + ratio.ln().max(0.0) / 10.0),
+                        _ => ratio,
+                    };
+                    let per_step = r.ms_per_step_median * 1e-3 * growth;
                     per_step * (cfg.warmup + cfg.steps * (cfg.repeats as u64 + 1)) as f64
                 });
                 let row = match predicted {
@@ -576,16 +639,32 @@ pub fn table(rows: &[BenchRow]) -> String {
     if !gravity.is_empty() {
         let _ = writeln!(
             out,
-            "\nmutual gravity (direct sum, N(N−1) interactions per step)"
+            "\nmutual gravity (direct sum: N(N−1) interactions per step; tree: cells and bodies \
+             its walks used)"
         );
         for r in gravity {
+            let solver = match r.theta {
+                Some(t) => format!("tree θ={t}"),
+                None => r.gravity_solver.clone().unwrap_or_default(),
+            };
+            let walks = match (r.max_interactions_per_walk, r.mean_interactions_per_walk) {
+                (Some(max), Some(mean)) => {
+                    format!(
+                        ", per walk max {max} mean {mean:.0} (max/mean {:.1})",
+                        max as f64 / mean
+                    )
+                }
+                _ => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "{:<11} {:>9} {:<5} {:>12} interactions/s ({})",
+                "{:<11} {:>9} {:<5} {:<11} {:>12} interactions/s {:>10} bodies/s ({}){walks}",
                 r.scene,
                 r.particles,
                 r.backend,
+                solver,
                 si(r.gravity_interactions_per_second.unwrap_or(0.0)),
+                si(r.gravity_bodies_per_second.unwrap_or(0.0)),
                 r.gravity_interactions_timing.as_deref().unwrap_or("")
             );
         }

@@ -72,6 +72,13 @@ struct SceneOverrides {
     /// scene's `skin` [default: a quarter of the smallest radius].
     #[arg(long, value_name = "M", allow_negative_numbers = true)]
     skin: Option<f64>,
+    /// How mutual gravity is summed, replacing the scene's `gravity_solver` [default: direct].
+    #[arg(long, value_enum)]
+    gravity_solver: Option<spheresim::scene::GravitySolver>,
+    /// Opening angle θ of the gravity tree, in (0, 1.5], replacing the scene's `theta`
+    /// [default: 0.5].
+    #[arg(long, allow_negative_numbers = true)]
+    theta: Option<f64>,
 }
 
 impl SceneOverrides {
@@ -83,6 +90,8 @@ impl SceneOverrides {
             friction: self.friction,
             allow_overlap: self.allow_overlap,
             skin: self.skin,
+            gravity_solver: self.gravity_solver,
+            theta: self.theta,
             ..Default::default()
         }
     }
@@ -149,7 +158,7 @@ struct RunArgs {
     #[arg(
         long,
         value_name = "FILE|DIR",
-        conflicts_with_all = ["scene", "particles", "contact", "friction", "skin", "allow_overlap", "dt", "digits"]
+        conflicts_with_all = ["scene", "particles", "contact", "friction", "skin", "gravity_solver", "theta", "allow_overlap", "dt", "digits"]
     )]
     resume: Option<PathBuf>,
     /// No progress bar; a progress line every --progress-every seconds instead (the summary is
@@ -287,6 +296,9 @@ fn main() {
 fn load(opts: &SceneOptions) -> Result<Scene> {
     let scene = opts.load()?;
     if let Some(w) = scene.time_step_warning() {
+        eprintln!("warning: {}: {w}", scene.name);
+    }
+    if let Some(w) = scene.gravity_solver_hint() {
         eprintln!("warning: {}: {w}", scene.name);
     }
     Ok(scene)

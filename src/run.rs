@@ -46,6 +46,10 @@ pub struct SceneOptions {
     pub allow_overlap: bool,
     /// Neighbour-list skin, m (`--skin`), replacing the scene's.
     pub skin: Option<f64>,
+    /// Mutual-gravity solver (`--gravity-solver`), replacing the scene's.
+    pub gravity_solver: Option<crate::scene::GravitySolver>,
+    /// The tree's opening angle θ (`--theta`), replacing the scene's.
+    pub theta: Option<f64>,
 }
 
 impl SceneOptions {
@@ -90,6 +94,18 @@ impl SceneOptions {
     /// Sets `--skin`, m.
     pub fn skin(mut self, skin: f64) -> Self {
         self.skin = Some(skin);
+        self
+    }
+
+    /// Sets `--gravity-solver`.
+    pub fn gravity_solver(mut self, solver: crate::scene::GravitySolver) -> Self {
+        self.gravity_solver = Some(solver);
+        self
+    }
+
+    /// Sets `--theta`.
+    pub fn theta(mut self, theta: f64) -> Self {
+        self.theta = Some(theta);
         self
     }
 
@@ -143,7 +159,8 @@ impl SceneOptions {
         Ok(scene)
     }
 
-    /// Applies `--steps`, `--dt`, `--contact`, `--skin` and `--friction` to a scene (unchecked).
+    /// Applies `--steps`, `--dt`, `--contact`, `--skin`, `--gravity-solver`, `--theta` and
+    /// `--friction` to a scene (unchecked).
     ///
     /// # Errors
     /// `--friction` with the impulse law, which has no friction.
@@ -159,6 +176,12 @@ impl SceneOptions {
         }
         if self.skin.is_some() {
             scene.sim.skin = self.skin;
+        }
+        if let Some(solver) = self.gravity_solver {
+            scene.sim.gravity_solver = solver;
+        }
+        if let Some(theta) = self.theta {
+            scene.sim.theta = theta;
         }
         if let Some(mu) = self.friction {
             if !scene.sim.contact.is_soft() {
@@ -649,6 +672,10 @@ impl<'a> SimRun<'a> {
                 interrupted,
             );
             st.resumed_from_step = resumed.as_ref().map(|r| r.step);
+            if let Some((solver, theta)) = self.gravity() {
+                st.gravity_solver = solver.to_string();
+                st.theta = theta;
+            }
             output::write_stats_json(path, &st)?;
             files.push(("stats", path.clone()));
         }
@@ -678,6 +705,7 @@ impl<'a> SimRun<'a> {
             particles: n,
             interrupted,
             soft: self.scene.sim.contact.is_soft(),
+            gravity: self.gravity(),
             resumed_from: resumed.map(|r| (r.path, r.step)),
             stats,
             initial,
@@ -689,6 +717,15 @@ impl<'a> SimRun<'a> {
                 .map(|(s, t)| (s.to_string(), t))
                 .collect(),
             files,
+        })
+    }
+
+    /// The mutual-gravity solver and, for the tree, θ; `None` when G = 0.
+    fn gravity(&self) -> Option<(crate::scene::GravitySolver, Option<f64>)> {
+        let sim = &self.scene.sim;
+        (sim.g_const > 0.0).then(|| {
+            let tree = sim.gravity_solver == crate::scene::GravitySolver::Tree;
+            (sim.gravity_solver, tree.then_some(sim.theta))
         })
     }
 
@@ -848,6 +885,8 @@ pub struct RunReport {
     pub interrupted: bool,
     /// A soft contact law (spring–dashpot or Hertz) was used.
     pub soft: bool,
+    /// The mutual-gravity solver and the tree's θ; `None` when G = 0.
+    pub gravity: Option<(crate::scene::GravitySolver, Option<f64>)>,
     /// The checkpoint file and step the run was resumed from (`--resume`).
     pub resumed_from: Option<(PathBuf, u64)>,
     /// Steps and wall-clock time of this invocation's stepping (after the checkpoint when
@@ -937,6 +976,13 @@ impl fmt::Display for RunReport {
             e.contacts,
             e.neighbour_rebuilds.saturating_sub(i.neighbour_rebuilds)
         )?;
+        match self.gravity {
+            Some((solver, Some(theta))) => {
+                writeln!(f, "  mutual gravity: {solver}, opening angle θ = {theta}")?
+            }
+            Some((solver, None)) => writeln!(f, "  mutual gravity: {solver} sum")?,
+            None => {}
+        }
         let stages: Vec<String> = self
             .stage_seconds
             .iter()

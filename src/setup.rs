@@ -13,7 +13,7 @@
 
 use crate::physics::impulse::resting_speed;
 use crate::physics::spring_dashpot::damping_ratio;
-use crate::scene::{ContactModel, Scene};
+use crate::scene::{ContactModel, GravitySolver, Scene};
 use glam::DVec3;
 use rayon::prelude::*;
 
@@ -148,6 +148,10 @@ pub struct StepParams {
     pub history: bool,
     /// Neighbour-list skin, m ([`Scene::skin`]).
     pub skin: f64,
+    /// How mutual gravity is summed.
+    pub gravity_solver: GravitySolver,
+    /// The tree's opening angle θ.
+    pub theta: f64,
 }
 
 /// A scene packed for the backends: per-sphere arrays in input order, walls and parameters.
@@ -259,6 +263,8 @@ impl PackedScene {
                 table_size: table_size(spheres.len()),
                 history: friction_history(scene),
                 skin: scene.skin(),
+                gravity_solver: sim.gravity_solver,
+                theta: sim.theta,
             },
             radius,
         }

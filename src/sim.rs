@@ -117,9 +117,31 @@ pub fn check_cpu_memory(
     precision: Precision,
     available: Option<u64>,
 ) -> Result<(), SimError> {
+    check_cpu_memory_with_tree(n, history, false, precision, available)
+}
+
+/// [`check_cpu_memory`], adding the gravity tree's
+/// [`bytes_per_body`](crate::cpu::tree::bytes_per_body) per sphere when `tree`.
+///
+/// # Errors
+/// As [`check_cpu_memory`].
+pub fn check_cpu_memory_with_tree(
+    n: usize,
+    history: bool,
+    tree: bool,
+    precision: Precision,
+    available: Option<u64>,
+) -> Result<(), SimError> {
+    let tree_bytes = |per: u64| if tree { per * n as u64 } else { 0 };
     let need = match precision {
-        Precision::F32 => CpuBackend::<f32>::memory_estimate(n, history),
-        Precision::F64 => CpuBackend::<f64>::memory_estimate(n, history),
+        Precision::F32 => {
+            CpuBackend::<f32>::memory_estimate(n, history)
+                + tree_bytes(crate::cpu::tree::bytes_per_body::<f32>())
+        }
+        Precision::F64 => {
+            CpuBackend::<f64>::memory_estimate(n, history)
+                + tree_bytes(crate::cpu::tree::bytes_per_body::<f64>())
+        }
     };
     log::info!(
         "CPU memory estimate for {n} spheres: {:.1} MiB",
@@ -142,9 +164,10 @@ pub fn check_cpu_memory(
 /// The CPU engine for `scene`, refused before allocation when its estimated memory exceeds what
 /// the machine has available.
 fn cpu_engine(scene: &Scene, precision: Precision) -> Result<Engine, SimError> {
-    check_cpu_memory(
+    check_cpu_memory_with_tree(
         scene.spheres.len(),
         crate::setup::friction_history(scene),
+        scene.sim.gravity_solver == crate::scene::GravitySolver::Tree,
         precision,
         available_memory(),
     )?;
@@ -573,6 +596,17 @@ impl Simulation {
             Engine::Gpu(g) => Some(g.work_counts()),
             _ => None,
         }
+    }
+
+    /// Interaction counts of the last gravity-tree walk (one walk per body); `None` unless the
+    /// backend sums gravity by the tree.
+    pub fn walk_counts(&self) -> Option<crate::cpu::tree::WalkCounts> {
+        let c = match &self.engine {
+            Engine::Cpu32(b) => b.walk_counts(),
+            Engine::Cpu64(b) => b.walk_counts(),
+            _ => return None,
+        };
+        (c.walks > 0).then_some(c)
     }
 
     /// The neighbour list in sorted order, for exact comparisons of the twins: the list as last

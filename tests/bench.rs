@@ -167,6 +167,8 @@ fn a_configuration_over_the_budget_is_skipped_and_says_so() {
         // 200 spheres take well under a second; 200 000 with O(N²) gravity are predicted at
         // 10⁶ times that.
         budget_seconds: 5.0,
+        gravity_solver: None,
+        theta: None,
     };
     bench::check(&cfg).unwrap();
     let rows = bench::run(&cfg, |_| {});
@@ -192,6 +194,8 @@ fn gpu_rows_have_stage_times_from_timestamps_and_a_speedup() {
         repeats: 2,
         warmup: 1,
         budget_seconds: 60.0,
+        gravity_solver: None,
+        theta: None,
     };
     let rows = bench::run(&cfg, |_| {});
     let gpu = &rows[0];
@@ -309,4 +313,47 @@ fn cpu_memory_check_counts_the_friction_history() {
     let between = Some((without + with) / 2);
     check_cpu_memory(n, false, Precision::F32, between).unwrap();
     assert!(check_cpu_memory(n, true, Precision::F32, between).is_err());
+}
+
+/// A tree row names the solver and θ, reports bodies per second of the gravity stage and the
+/// walk's interaction counts; a direct row reports no walk.
+#[test]
+fn tree_rows_report_the_solver_and_the_walk_counts() {
+    let mut cfg = BenchConfig {
+        scenes: vec!["plummer".into()],
+        particles: vec![2000],
+        backends: vec![BenchBackend::Cpu],
+        steps: 1,
+        repeats: 1,
+        warmup: 0,
+        budget_seconds: 60.0,
+        gravity_solver: None,
+        theta: Some(0.7),
+    };
+    let rows = bench::run(&cfg, |_| {});
+    let r = &rows[0];
+    assert!(r.error.is_none(), "{r:?}");
+    assert_eq!(r.gravity_solver.as_deref(), Some("tree"));
+    assert_eq!(r.theta, Some(0.7));
+    let (max, mean) = (
+        r.max_interactions_per_walk.unwrap(),
+        r.mean_interactions_per_walk.unwrap(),
+    );
+    assert!(
+        max as f64 >= mean && (1.0..2000.0).contains(&mean),
+        "{max} {mean}"
+    );
+    assert!(r.gravity_bodies_per_second.unwrap() > 0.0);
+    assert!(bench::table(&rows).contains("tree θ=0.7"));
+    cfg.gravity_solver = Some(spheresim::scene::GravitySolver::Direct);
+    let rows = bench::run(&cfg, |_| {});
+    let r = &rows[0];
+    assert_eq!(r.gravity_solver.as_deref(), Some("direct"));
+    assert_eq!((r.theta, r.max_interactions_per_walk), (None, None));
+    // θ out of range is refused by the scene check, naming θ.
+    cfg.theta = Some(2.0);
+    cfg.gravity_solver = None;
+    let rows = bench::run(&cfg, |_| {});
+    let e = rows[0].error.as_deref().unwrap();
+    assert!(e.contains("theta") && e.contains('2'), "{e}");
 }

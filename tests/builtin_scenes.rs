@@ -169,7 +169,7 @@ fn within(count: usize, wanted: usize, rel: f64) -> bool {
 #[test]
 fn list_and_names_agree_and_every_scene_builds_at_its_default() {
     let list = builtin::list();
-    assert_eq!(list.len(), 8);
+    assert_eq!(list.len(), 9);
     assert_eq!(
         builtin::names(),
         vec![
@@ -178,6 +178,7 @@ fn list_and_names_agree_and_every_scene_builds_at_its_default() {
             "container",
             "box-gas",
             "orbits",
+            "plummer",
             "bounce",
             "two-spheres",
             "pi-blocks"

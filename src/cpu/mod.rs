@@ -17,6 +17,7 @@ pub mod integrate;
 pub mod neighbours;
 pub mod prefix_sum;
 pub mod scatter;
+pub mod tree;
 
 use crate::checkpoint::{CpuState, Floats};
 use crate::scene::{ContactModel, Scene};
@@ -91,6 +92,10 @@ struct Params<R: Real> {
     skin: R,
     /// Whether friction history is kept.
     history: bool,
+    /// Mutual gravity by the tree rather than the direct sum.
+    tree: bool,
+    /// The tree's opening angle θ.
+    theta: R,
 }
 
 /// The CPU reference backend in precision `R` (`f32` or `f64`).
@@ -139,6 +144,9 @@ pub struct CpuBackend<R: Real> {
     list: NeighbourList<R>,
     force: Vec<R::V3>,
     a_mutual: Vec<R::V3>,
+    // Mutual gravity by tree: the tree and its last walk's interaction counts.
+    tree: tree::Tree<R>,
+    walk_counts: tree::WalkCounts,
     // Reused every step, so that a step allocates nothing: the reordering's spare arrays (one
     // per element type), the prefix sum's block sums, the scatter's next free slots, and the
     // per-block partial sums.
@@ -187,6 +195,8 @@ impl<R: Real> CpuBackend<R> {
                 model: sp.contact,
                 skin: R::of(sp.skin),
                 history: sp.history,
+                tree: sp.gravity_solver == crate::scene::GravitySolver::Tree,
+                theta: R::of(sp.theta),
             },
             gravity_f64: sp.gravity,
             planes: p
@@ -235,6 +245,8 @@ impl<R: Real> CpuBackend<R> {
             list: NeighbourList::default(),
             force: Vec::new(),
             a_mutual: Vec::new(),
+            tree: tree::Tree::new(),
+            walk_counts: tree::WalkCounts::default(),
             spare_v3: Vec::with_capacity(n),
             spare_r: Vec::with_capacity(n),
             spare_u32: Vec::with_capacity(n),
@@ -694,7 +706,17 @@ impl<R: Real> CpuBackend<R> {
     /// Stage gravity (when G > 0): mutual accelerations into `a_mutual`.
     fn mutual_gravity(&mut self) {
         let n = self.len();
-        if self.params.g_const > R::zero() {
+        if self.params.g_const > R::zero() && self.params.tree {
+            self.a_mutual.resize(n, R::zero3());
+            self.walk_counts = self.tree.accelerations(
+                &self.position,
+                &self.mass,
+                self.params.theta,
+                self.params.g_const,
+                self.params.eps2,
+                &mut self.a_mutual,
+            );
+        } else if self.params.g_const > R::zero() {
             self.a_mutual.resize(n, R::zero3());
             gravity::gravity::<R>(
                 &self.position,
@@ -823,7 +845,13 @@ impl<R: Real> CpuBackend<R> {
         self.step as f64 * self.dt_f64
     }
 
-    /// Diagnostics of the current state (mutual-gravity potential is O(N²)).
+    /// Interaction counts of the last tree walk (zero unless `gravity_solver = "tree"`).
+    pub fn walk_counts(&self) -> tree::WalkCounts {
+        self.walk_counts
+    }
+
+    /// Diagnostics of the current state (the direct solver's mutual-gravity potential is
+    /// O(N²); the tree's is its walk, with the potential added).
     pub fn diagnostics(&self) -> Diagnostics {
         let s = diagnostics::diagnostics::<R>(
             &self.position,
@@ -833,7 +861,13 @@ impl<R: Real> CpuBackend<R> {
             self.gravity_f64,
         );
         let g = self.params.g_const.f64();
-        let potential_gravity = if g > 0.0 {
+        let potential_gravity = if g > 0.0 && self.params.tree {
+            // A fresh tree: the backend's may predate the current positions.
+            let mut t = tree::Tree::<R>::new();
+            t.build(&self.position, &self.mass);
+            let (theta, eps2) = (self.params.theta, self.params.eps2);
+            t.potential_energy(&self.position, &self.mass, theta, g, eps2)
+        } else if g > 0.0 {
             let eps2 = self.params.eps2.f64();
             diagnostics::gravity_potential::<R>(&self.position, &self.mass, g, eps2)
         } else {

@@ -107,6 +107,9 @@ pub enum GpuError {
         /// wgpu's message.
         detail: String,
     },
+    /// The scene asks for something the GPU backend does not implement yet.
+    #[error("{0}")]
+    Unsupported(String),
     /// A neighbour-list build needed more entries than the list holds: the steps since are
     /// invalid.
     #[error(
@@ -353,6 +356,14 @@ impl GpuBackend {
         opts: GpuOptions,
     ) -> Result<Self, GpuError> {
         // Checked before the host packs or the device allocates anything.
+        if scene.sim.gravity_solver == crate::scene::GravitySolver::Tree && scene.sim.g_const > 0.0
+        {
+            return Err(GpuError::Unsupported(
+                "gravity_solver = \"tree\" runs on the CPU backend only so far (the GPU \
+                 stages are not written yet); use --backend cpu, or --gravity-solver direct"
+                    .into(),
+            ));
+        }
         let n = scene.spheres.len();
         let ts = table_size(n);
         let history = friction_history(scene);

@@ -37,7 +37,9 @@
 //!   "angular_momentum_final": [0.0, 0.0, 0.0],
 //!   "interrupted": false,
 //!   "resumed_from_step": null,
-//!   "neighbour_rebuilds": 12
+//!   "neighbour_rebuilds": 12,
+//!   "gravity_solver": "none",
+//!   "theta": null
 //! }
 //! ```
 //!
@@ -136,6 +138,10 @@ pub struct RunStats {
     /// Neighbour-list rebuilds during the run ([`Diagnostics::neighbour_rebuilds`]): the CPU's
     /// list; every step on the GPU; 0 for the event solver.
     pub neighbour_rebuilds: u64,
+    /// How mutual gravity was summed: `"direct"`, `"tree"`, or `"none"` when G = 0.
+    pub gravity_solver: String,
+    /// The tree's opening angle θ; `null` unless `gravity_solver` is `"tree"`.
+    pub theta: Option<f64>,
 }
 
 impl RunStats {
@@ -204,6 +210,8 @@ impl RunStats {
             neighbour_rebuilds: final_
                 .neighbour_rebuilds
                 .saturating_sub(initial.neighbour_rebuilds),
+            gravity_solver: "none".to_string(),
+            theta: None,
         }
     }
 

@@ -9,6 +9,7 @@ pub mod friction;
 pub mod gravity;
 pub mod hertz;
 pub mod impulse;
+pub mod multipole;
 pub mod spring_dashpot;
 pub mod toi;
 

@@ -11,6 +11,7 @@
 //! | `container`   | 2 000     | t_c/20 | 0.5 s  | rubber spheres falling in a steel spherical container (Hertz, friction) |
 //! | `box-gas`     | 10 000    | 2e-4   | 2000   | elastic hard-sphere gas in a closed cube          |
 //! | `orbits`      | 1 000     | 1e-3   | 10 000 | small bodies on circular orbits about a heavy one |
+//! | `plummer`     | 10 000    | 1/256  | 724    | a Plummer sphere in virial equilibrium, N-body units, tree gravity |
 //! | `bounce`      | 1         | 1e-4   | 20 000 | spheres dropped on a floor, e = 0.7               |
 //! | `two-spheres` | 2         | 1e-4   | 10 000 | oblique elastic collision of unequal spheres      |
 //! | `pi-blocks`   | 2         | varies | 5 000  | Galperin's billiard: collisions count π's digits   |
@@ -68,6 +69,12 @@ const BUILTINS: &[BuiltinInfo] = &[
         summary: "small bodies on circular orbits (r 5-30 m) about a 1e12 kg sphere, mutual gravity \
                   (needs >= 2 particles)",
         default_particles: 1_000,
+    },
+    BuiltinInfo {
+        name: "plummer",
+        summary: "a Plummer sphere in virial equilibrium (N-body units: G = 1, M = 1 kg, \
+                  E = -1/4 J), tree gravity, tiny elastic spheres; one crossing time",
+        default_particles: 10_000,
     },
     BuiltinInfo {
         name: "bounce",
@@ -142,6 +149,7 @@ pub fn build(name: &str, particles: Option<usize>) -> Result<Scene, SceneError> 
         "container" => container(n),
         "box-gas" => box_gas(n),
         "orbits" => orbits(n)?,
+        "plummer" => plummer(n),
         "bounce" => bounce(n),
         "two-spheres" => two_spheres(n)?,
         "pi-blocks" if n != 2 => {
@@ -668,6 +676,97 @@ fn orbits(n: usize) -> Result<Scene, SceneError> {
         spheres,
         planes: Vec::new(),
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// plummer
+
+/// Scale radius `a` of the Plummer sphere in N-body units (G = M = 1, E = −1/4): `3π/16`, m
+/// (D. Heggie & R. Mathieu, "Standardised units and time scales", LNP 267, 1986).
+pub const PLUMMER_SCALE_RADIUS: f64 = 3.0 * PI / 16.0;
+
+/// Crossing time of a system in N-body units, `2√2` s (Heggie & Mathieu 1986).
+pub const NBODY_CROSSING_TIME: f64 = 2.0 * std::f64::consts::SQRT_2;
+
+/// Mass fraction the Plummer sampler keeps: radii enclosing more than this are redrawn (the
+/// usual cut, at 22.8 scale radii).
+pub const PLUMMER_MASS_CUT: f64 = 0.999;
+
+/// `n` bodies of a Plummer sphere in N-body units (G = 1, total mass 1, energy −1/4; scale
+/// radius [`PLUMMER_SCALE_RADIUS`]), as `(position m, velocity m/s)`, centred so that the
+/// centre of mass is at rest at the origin. Sampled as S. Aarseth, M. Hénon & R. Wielen,
+/// Astron. Astrophys. 37, 183 (1974), appendix: the radius from the cumulative mass
+/// `X = r³ / (1 + r²)^{3/2}` (redrawn above [`PLUMMER_MASS_CUT`]), isotropic directions, and the
+/// speed as `q v_esc` with `q` drawn by rejection from `q² (1 − q²)^{7/2}`. Seeded with `seed`.
+pub fn plummer_bodies(n: usize, seed: u64) -> Vec<(DVec3, DVec3)> {
+    let mut rng = Pcg64::seed_from_u64(seed);
+    let a = PLUMMER_SCALE_RADIUS;
+    // Plummer's own units (a = 1, G = M = 1) to N-body units: lengths × a, speeds × 1/√a.
+    let v_unit = 1.0 / a.sqrt();
+    let direction = |rng: &mut Pcg64| {
+        let z = uniform(rng, -1.0, 1.0);
+        let phi = uniform(rng, 0.0, TAU);
+        let s = (1.0 - z * z).max(0.0).sqrt();
+        DVec3::new(s * phi.cos(), s * phi.sin(), z)
+    };
+    let mut bodies = Vec::with_capacity(n);
+    for _ in 0..n {
+        let x = loop {
+            let x = rng.random::<f64>();
+            if x > 0.0 && x <= PLUMMER_MASS_CUT {
+                break x;
+            }
+        };
+        let r = (x.powf(-2.0 / 3.0) - 1.0).powf(-0.5);
+        let q = loop {
+            let (q, y) = (rng.random::<f64>(), 0.1 * rng.random::<f64>());
+            if y < q * q * (1.0 - q * q).powf(3.5) {
+                break q;
+            }
+        };
+        let v_escape = std::f64::consts::SQRT_2 * (1.0 + r * r).powf(-0.25);
+        bodies.push((
+            direction(&mut rng) * (r * a),
+            direction(&mut rng) * (q * v_escape * v_unit),
+        ));
+    }
+    let inv_n = 1.0 / n.max(1) as f64;
+    let (x0, v0) = bodies
+        .iter()
+        .fold((DVec3::ZERO, DVec3::ZERO), |(x, v), b| (x + b.0, v + b.1));
+    for b in &mut bodies {
+        b.0 -= x0 * inv_n;
+        b.1 -= v0 * inv_n;
+    }
+    bodies
+}
+
+/// `plummer`: [`plummer_bodies`] (seed 11) as spheres of mass 1/n kg and radius
+/// `10⁻⁴ n^{-1/3}` m (so small that contacts are rare: elastic impulses, e = 1). G = 1,
+/// softening 0.01 m, gravity by the tree (θ = 0.5), dt = 1/256 s, 724 steps: one crossing time
+/// ([`NBODY_CROSSING_TIME`]). A system in equilibrium: its virial ratio 2K/|W| stays near 1.
+fn plummer(n: usize) -> Scene {
+    let mass = 1.0 / n as f64;
+    let radius = 1e-4 * (n as f64).powf(-1.0 / 3.0);
+    let spheres = plummer_bodies(n, 11)
+        .into_iter()
+        .map(|(x, v)| sphere(x, v, radius, mass, 1.0))
+        .collect();
+    Scene {
+        name: String::new(),
+        sim: SimParams {
+            dt: 1.0 / 256.0,
+            steps: (NBODY_CROSSING_TIME * 256.0).round() as u64,
+            g_const: 1.0,
+            softening: 0.01,
+            gravity_solver: super::GravitySolver::Tree,
+            ..SimParams::default()
+        },
+        materials: Vec::new(),
+        containers: Vec::new(),
+        spheres,
+        planes: Vec::new(),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

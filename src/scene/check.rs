@@ -14,7 +14,7 @@
 //! Numbers in messages are printed by [`fmt_num`]: at most six significant digits, so that
 //! `0.05000000000000002` reads `0.05`.
 
-use super::{Scene, SimParams, Surface};
+use super::{GravitySolver, Scene, SimParams, Surface};
 use glam::DVec3;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -410,6 +410,29 @@ fn check_sim(p: &SimParams, out: &mut Problems) -> (bool, bool) {
     out.check(s, non_negative("drag", p.drag));
     if let Some(skin) = p.skin {
         out.check(s, non_negative("skin", skin));
+    }
+    let max_theta = crate::cpu::tree::MAX_THETA;
+    if !(p.theta > 0.0 && p.theta <= max_theta) {
+        out.push(
+            s,
+            format!(
+                "theta (the tree's opening angle) must be in (0, {}], got {}",
+                fmt_num(max_theta),
+                fmt_num(p.theta)
+            ),
+        );
+    }
+    if p.gravity_solver == GravitySolver::Tree
+        && p.g_const.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
+    {
+        out.push(
+            s,
+            format!(
+                "gravity_solver = \"tree\" needs mutual gravity, but G is {}; set G > 0 or \
+                 use the default solver",
+                fmt_num(p.g_const)
+            ),
+        );
     }
     let restitution_ok = out.check(s, restitution(p.restitution));
     let surface_ok = out.check_all(s, surface_problems(&p.surface));

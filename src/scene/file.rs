@@ -49,6 +49,8 @@
 //! poisson_ratio = 0.3          # in (-1, 0.5]; ν of bodies that name no material (default 0.3)
 //! friction = 0.0               # ≥ 0; μ of bodies that name no material (default 0)
 //! skin = 0.025                 # m, ≥ 0; soft laws' neighbour-list skin (default r_min / 4)
+//! gravity_solver = "direct"    # or "tree" (Barnes–Hut, needs G > 0)
+//! theta = 0.5                  # the tree's opening angle, in (0, 1.5]
 //!
 //! [[material]]                 # presets steel, glass, wood, ivory, rubber need no table;
 //! name = "steel"               # a table with a preset's name overrides the keys it gives
@@ -110,8 +112,8 @@ use super::check::{
     overlap_reason, positive, report, restitution,
 };
 use super::{
-    CheckOptions, ContactModel, Material, Plane, Scene, SceneError, SimParams, Sphere,
-    SphereContainer, Surface,
+    CheckOptions, ContactModel, GravitySolver, Material, Plane, Scene, SceneError, SimParams,
+    Sphere, SphereContainer, Surface,
 };
 use crate::Snapshot;
 use crate::output::OutputError;
@@ -161,6 +163,8 @@ struct SimTable {
     poisson_ratio: Option<f64>,
     friction: Option<f64>,
     skin: Option<f64>,
+    gravity_solver: Option<GravitySolver>,
+    theta: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -793,6 +797,8 @@ fn build(
             friction: t.friction.unwrap_or(d.surface.friction),
         },
         skin: t.skin,
+        gravity_solver: t.gravity_solver.unwrap_or(d.gravity_solver),
+        theta: t.theta.unwrap_or(d.theta),
     };
     let mut materials = Materials::new(with_lines(text, doc.material), &mut found);
     let particles = with_lines(text, doc.particle);

@@ -65,6 +65,43 @@ impl std::fmt::Display for ContactModel {
     }
 }
 
+/// How mutual gravity is summed (`gravity_solver` in `[simulation]`, `--gravity-solver`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Deserialize,
+    serde::Serialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum GravitySolver {
+    /// Softened direct sum over all pairs, O(N²), exact to rounding (default).
+    #[default]
+    #[value(help = "Softened direct sum over all pairs, O(N²), exact to rounding (default)")]
+    Direct,
+    /// Barnes–Hut tree with quadrupole moments and opening angle `theta`, O(N log N)
+    /// (docs/gravity-tree.md).
+    #[value(help = "Barnes–Hut tree with quadrupole moments and opening angle --theta, O(N log N)")]
+    Tree,
+}
+
+impl std::fmt::Display for GravitySolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            GravitySolver::Direct => "direct",
+            GravitySolver::Tree => "tree",
+        })
+    }
+}
+
+/// Scenes with at least this many spheres and G > 0 that sum gravity directly are told that a
+/// tree is available.
+pub const TREE_HINT_SPHERES: usize = 20_000;
+
 /// Global simulation parameters (`[simulation]` table).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SimParams {
@@ -94,6 +131,18 @@ pub struct SimParams {
     /// sphere has moved s/2. `0` rebuilds every step. Default (`None`):
     /// [`DEFAULT_SKIN_FRACTION`] of the smallest radius ([`Scene::skin`]). The GPU ignores it.
     pub skin: Option<f64>,
+    /// How mutual gravity is summed (default: [`GravitySolver::Direct`]).
+    #[serde(default)]
+    pub gravity_solver: GravitySolver,
+    /// Opening angle θ of the tree, in (0, [`MAX_THETA`](crate::cpu::tree::MAX_THETA)]: a cell
+    /// is used whole when its distance exceeds `b_max / θ` (default:
+    /// [`DEFAULT_THETA`](crate::cpu::tree::DEFAULT_THETA) = 0.5).
+    #[serde(default = "default_theta")]
+    pub theta: f64,
+}
+
+fn default_theta() -> f64 {
+    crate::cpu::tree::DEFAULT_THETA
 }
 
 /// Default neighbour-list skin as a fraction of the smallest sphere radius ([`Scene::skin`]).
@@ -113,6 +162,8 @@ impl Default for SimParams {
             restitution: 1.0,
             surface: Surface::default(),
             skin: None,
+            gravity_solver: GravitySolver::Direct,
+            theta: default_theta(),
         }
     }
 }
@@ -233,6 +284,24 @@ pub struct Scene {
 }
 
 impl Scene {
+    /// A hint when the scene sums mutual gravity directly (G > 0) over at least
+    /// [`TREE_HINT_SPHERES`] spheres, where the O(N²) sum dominates the step and the tree is
+    /// available; `None` otherwise.
+    pub fn gravity_solver_hint(&self) -> Option<String> {
+        let n = self.spheres.len();
+        (self.sim.g_const > 0.0
+            && self.sim.gravity_solver == GravitySolver::Direct
+            && n >= TREE_HINT_SPHERES)
+            .then(|| {
+                format!(
+                    "mutual gravity by direct sum costs O(N²) = {:.1e} pair terms a step for {n} \
+                     spheres; gravity_solver = \"tree\" (--gravity-solver tree) costs \
+                     O(N log N) at a controlled error (docs/gravity-tree.md)",
+                    n as f64 * n as f64
+                )
+            })
+    }
+
     /// The neighbour-list skin s, m: the `skin` key, or [`DEFAULT_SKIN_FRACTION`] of the
     /// smallest sphere radius (0 for an empty scene).
     pub fn skin(&self) -> f64 {

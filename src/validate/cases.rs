@@ -139,7 +139,157 @@ pub static CASES: &[Case] = &[
         backends: &[Backend::Gpu],
         run: gpu_vs_cpu,
     },
+    Case {
+        name: "tree-error",
+        description: "Plummer sphere of 1e5 bodies (N-body units, eps = 0.01): the tree's \
+                      relative acceleration error against the direct sum, median, 99th \
+                      percentile and maximum, for theta 0.3, 0.5, 0.7, 1.0 (docs/gravity-tree.md)",
+        backends: &[Backend::Cpu],
+        run: tree_error,
+    },
+    Case {
+        name: "tree-orbit",
+        description: "circular-orbit's two bodies among 300 others on rings at 20-30 m, gravity \
+                      by the tree (theta 0.5): the inner body's period 2 pi sqrt(r^3 / G M) \
+                      within 0.1 % (docs/gravity-tree.md)",
+        backends: &[Backend::Cpu],
+        run: tree_orbit,
+    },
 ];
+
+/// Relative acceleration errors of the tree against the direct sum, in f64, on a Plummer sphere
+/// of 10⁵ bodies; the direct sum is taken for every 10th body (10⁴ exact references).
+fn tree_error(_backend: Backend) -> Result<Vec<Row>, CaseError> {
+    use crate::cpu::tree::Tree;
+    use crate::physics::gravity::softened_pull;
+    let n = 100_000;
+    let x: Vec<DVec3> = builtin::plummer_bodies(n, 11).iter().map(|b| b.0).collect();
+    let m = vec![1.0 / n as f64; n];
+    let eps2 = 1e-4;
+    let sample: Vec<usize> = (0..n).step_by(10).collect();
+    let exact: Vec<DVec3> = {
+        use rayon::prelude::*;
+        sample
+            .par_iter()
+            .map(|&i| {
+                (0..n)
+                    .map(|j| softened_pull::<f64>(x[j] - x[i], m[j], eps2))
+                    .sum()
+            })
+            .collect()
+    };
+    let mut tree = Tree::<f64>::new();
+    let mut a = vec![DVec3::ZERO; n];
+    let mut rows = Vec::new();
+    // Tolerances: the errors measured on this sphere (docs/gravity-tree.md) with a margin of
+    // about 1.5 (the sphere is the same on every machine, fixed seed); at θ = 0.3 they are the
+    // goal of median 3e-4 and 99th percentile 3e-3. The maximum is one body's, so it gets 2×.
+    for (theta, median_tol, p99_tol, max_tol) in [
+        (0.3, 3e-4, 3e-3, 2e-2),
+        (0.5, 2e-3, 1.5e-2, 1.6e-1),
+        (0.7, 6e-3, 3.5e-2, 2.6e-1),
+        (1.0, 2e-2, 1.3e-1, 6e-1),
+    ] {
+        tree.accelerations(&x, &m, theta, 1.0, eps2, &mut a);
+        let mut e: Vec<f64> = sample
+            .iter()
+            .zip(&exact)
+            .map(|(&i, b)| (a[i] - *b).length() / b.length())
+            .collect();
+        e.sort_by(f64::total_cmp);
+        let k = e.len();
+        rows.push(Row::new(
+            format!("median |da|/|a|, theta {theta}"),
+            0.0,
+            e[k / 2],
+            1.0,
+            median_tol,
+        ));
+        rows.push(Row::new(
+            format!("99th percentile |da|/|a|, theta {theta}"),
+            0.0,
+            e[k * 99 / 100],
+            1.0,
+            p99_tol,
+        ));
+        rows.push(Row::new(
+            format!("max |da|/|a|, theta {theta}"),
+            0.0,
+            e[k - 1],
+            1.0,
+            max_tol,
+        ));
+    }
+    Ok(rows)
+}
+
+/// [`circular_orbit`]'s pair with 300 bodies of 1 kg on circular orbits at 20–30 m around
+/// them, so that the tree approximates the far bodies by cells; gravity by the tree, θ = 0.5.
+fn tree_orbit(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    let (m_big, m_small, r) = (1e12, 1.0, 10.0);
+    let m = m_big + m_small;
+    let period = circular_period(G, m, r);
+    let v = (G * m / r).sqrt();
+    let (fb, fs) = (m_small / m, m_big / m);
+    let steps_per_orbit = 2000;
+    let mut spheres = vec![
+        sphere(
+            DVec3::new(-r * fb, 0.0, 0.0),
+            DVec3::new(0.0, 0.0, v * fb),
+            1.0,
+            m_big,
+            1.0,
+        ),
+        sphere(
+            DVec3::new(r * fs, 0.0, 0.0),
+            DVec3::new(0.0, 0.0, -v * fs),
+            0.05,
+            m_small,
+            1.0,
+        ),
+    ];
+    // Three rings of 100 at 20, 25 and 30 m, 1.3–1.9 m apart, on circular orbits about the
+    // heavy body; their pull on the inner body is 10⁻¹⁰ of the heavy body's, so Kepler's period
+    // stands, and the tree's error is what the row measures.
+    for (ring, rho) in [20.0, 25.0, 30.0].into_iter().enumerate() {
+        let w = (G * m_big / rho).sqrt();
+        for k in 0..100 {
+            let phi = (k as f64 + 0.3 * ring as f64) * TAU / 100.0;
+            let (sn, cs) = phi.sin_cos();
+            spheres.push(sphere(
+                DVec3::new(rho * cs, 0.0, rho * sn),
+                DVec3::new(w * sn, 0.0, -w * cs),
+                0.05,
+                1.0,
+                1.0,
+            ));
+        }
+    }
+    let s = scene(
+        "tree-orbit",
+        spheres,
+        vec![],
+        period / steps_per_orbit as f64,
+        (2.2 * steps_per_orbit as f64) as u64,
+        |p| {
+            p.g_const = G;
+            p.gravity_solver = crate::scene::GravitySolver::Tree;
+            p.theta = 0.5;
+        },
+    );
+    let run = orbit_samples(&s, backend, 20)?;
+    let two = time_at_angle(&run.angles, 2.0 * TAU)
+        .ok_or_else(|| CaseError::Failed("the body did not complete two orbits".into()))?;
+    // The issue's bound: 0.1 % of the period. The direct sum keeps it to 1e-5 (circular-orbit);
+    // what the tree adds is the error of the cells that stand for the rings.
+    Ok(vec![Row::new(
+        "period s (tree, theta 0.5)",
+        period,
+        two / 2.0,
+        period,
+        1e-3,
+    )])
+}
 
 /// Velocities after a binary collision in Neumann's closed form (docs/physics.md §1; B. Neumann,
 /// "The three-dimensional collision of two spheres" (2024) §5): along the unit normal `n` the
