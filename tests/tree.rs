@@ -346,19 +346,33 @@ fn scene_keys_gravity_solver_and_theta_are_checked() {
              [[particle]]\nposition = [1.0, 0.0, 0.0]\nradius = 0.1\nmass = 1.0\n"
         )
     };
-    let s = Scene::from_toml_str(&text("G = 1.0\ngravity_solver = \"tree\"\ntheta = 1.5"), "t")
-        .unwrap();
-    assert_eq!((s.sim.gravity_solver, s.sim.theta), (GravitySolver::Tree, 1.5));
+    let s = Scene::from_toml_str(
+        &text("G = 1.0\ngravity_solver = \"tree\"\ntheta = 1.5"),
+        "t",
+    )
+    .unwrap();
+    assert_eq!(
+        (s.sim.gravity_solver, s.sim.theta),
+        (GravitySolver::Tree, 1.5)
+    );
     let s = Scene::from_toml_str(&text("G = 1.0"), "t").unwrap();
-    assert_eq!((s.sim.gravity_solver, s.sim.theta), (GravitySolver::Direct, 0.5));
+    assert_eq!(
+        (s.sim.gravity_solver, s.sim.theta),
+        (GravitySolver::Direct, 0.5)
+    );
     for (sim, words) in [
         ("G = 1.0\ntheta = 0.0", &["theta", "(0, 1.5]", "got 0"][..]),
         ("G = 1.0\ntheta = 1.6", &["theta", "1.6"]),
         ("G = 1.0\ntheta = nan", &["theta", "NaN"]),
         ("gravity_solver = \"tree\"", &["gravity_solver", "G"]),
-        ("G = 1.0\ngravity_solver = \"fmm\"", &["fmm", "direct", "tree"]),
+        (
+            "G = 1.0\ngravity_solver = \"fmm\"",
+            &["fmm", "direct", "tree"],
+        ),
     ] {
-        let e = Scene::from_toml_str(&text(sim), "t").unwrap_err().to_string();
+        let e = Scene::from_toml_str(&text(sim), "t")
+            .unwrap_err()
+            .to_string();
         for w in words {
             assert!(e.contains(w), "{sim}: `{w}` missing from: {e}");
         }
@@ -382,7 +396,11 @@ fn a_plummer_sphere_stays_in_virial_equilibrium_for_a_crossing_time() {
     }
     let d1 = sim.diagnostics();
     assert!(sim.walk_counts().is_some_and(|c| c.walks == 2000));
-    eprintln!("virial ratio {} -> {}, worst |q - 1| {worst}", ratio(&d0), ratio(&d1));
+    eprintln!(
+        "virial ratio {} -> {}, worst |q - 1| {worst}",
+        ratio(&d0),
+        ratio(&d1)
+    );
     assert!(worst <= 0.05, "virial ratio strayed {worst} from 1");
     let (e0, e1) = (d0.total_energy(), d1.total_energy());
     assert!((e1 - e0).abs() <= 0.01 * e0.abs(), "energy {e0} -> {e1}");

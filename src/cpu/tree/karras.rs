@@ -25,14 +25,15 @@ fn delta(codes: &[u64], i: i64, j: i64) -> i32 {
 }
 
 /// Builds the internal nodes of the tree over `sorted_codes` (n ≥ 2): for internal node k,
-/// `left[k]` and `right[k]` (node references, module docs), `last[k]` (the last sorted position
-/// it covers) and `parent` of both children. `split_right[γ]` receives the right child of the
+/// `left[k]` and `right[k]` (node references, module docs), `first[k]` and `last[k]` (the first
+/// and last sorted positions it covers) and `parent` of both children. `split_right[γ]` receives the right child of the
 /// node that splits between positions γ and γ + 1 ([`escapes`] reads it). Slices of internal
 /// nodes have n − 1 entries; `parent` has 2n − 1 and its root entry is set to [`NO_NODE`].
 pub fn karras_tree(
     sorted_codes: &[u64],
     left: &mut [u32],
     right: &mut [u32],
+    first: &mut [u32],
     last: &mut [u32],
     split_right: &mut [u32],
     parent: &mut [u32],
@@ -78,8 +79,8 @@ pub fn karras_tree(
             }
         }
         let gamma = i + s * d + d.min(0);
-        let (first, end) = (i.min(j), i.max(j));
-        let l_ref = if first == gamma {
+        let (first_pos, end) = (i.min(j), i.max(j));
+        let l_ref = if first_pos == gamma {
             leaf(gamma)
         } else {
             gamma as u32
@@ -91,6 +92,7 @@ pub fn karras_tree(
         };
         left[k] = l_ref;
         right[k] = r_ref;
+        first[k] = first_pos as u32;
         last[k] = end as u32;
         split_right[gamma as usize] = r_ref;
         parent[l_ref as usize] = k as u32;
@@ -114,5 +116,29 @@ pub fn escapes(last: &[u32], split_right: &[u32], escape: &mut [u32]) {
             k + 1 - n
         };
         *e = after(l);
+    }
+}
+
+/// The walk groups: the nodes that cover at most `group` bodies and whose parent covers more
+/// (or the root, when it covers at most `group`), in depth-first order, which is Morton order
+/// of their bodies. A group's bodies are the sorted positions of its node, so they lie in its
+/// Morton cell; `groups` is cleared first. `first` and `last` are [`karras_tree`]'s; a leaf
+/// covers its own position.
+pub fn tree_groups(first: &[u32], last: &[u32], left: &[u32], escape: &[u32], group: usize, groups: &mut Vec<u32>) {
+    groups.clear();
+    let n = escape.len().div_ceil(2);
+    if n == 0 {
+        return;
+    }
+    let mut node = 0u32;
+    while node != NO_NODE {
+        let k = node as usize;
+        let size = if k + 1 < n { (last[k] - first[k]) as usize + 1 } else { 1 };
+        if size <= group {
+            groups.push(node);
+            node = escape[k];
+        } else {
+            node = left[k];
+        }
     }
 }

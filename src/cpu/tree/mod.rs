@@ -32,7 +32,7 @@ pub const MAX_THETA: f64 = 1.5;
 /// Bytes per body of a [`Tree`] in precision `R` (two cells per body plus the integer arrays),
 /// for memory-fit checks.
 pub fn bytes_per_body<R: Real>() -> u64 {
-    (2 * size_of::<Cell<R>>() + size_of::<R::V3>() + 2 * size_of::<u64>() + 9 * size_of::<u32>())
+    (2 * size_of::<Cell<R>>() + size_of::<R::V3>() + 2 * size_of::<u64>() + 11 * size_of::<u32>())
         as u64
 }
 
@@ -67,8 +67,11 @@ pub struct Tree<R: Real> {
     pub order: Vec<u32>,
     /// `codes` in Morton order.
     pub sorted_codes: Vec<u64>,
-    /// Per internal node (n − 1): left child, right child, last sorted position covered.
+    /// Per internal node (n − 1): left child, right child, first and last sorted positions
+    /// covered.
     pub left: Vec<u32>,
+    /// See `left`.
+    pub first: Vec<u32>,
     /// See `left`.
     pub right: Vec<u32>,
     /// See `left`.
@@ -79,8 +82,12 @@ pub struct Tree<R: Real> {
     pub parent: Vec<u32>,
     /// See `parent`.
     pub escape: Vec<u32>,
+    /// The walk groups ([`karras::tree_groups`]): node references in Morton order.
+    pub groups: Vec<u32>,
     arrivals: Vec<u32>,
     sorted_acc: Vec<R::V3>,
+    /// Group index ranges of the parallel blocks of the walk, about [`super::CHUNK`] bodies each.
+    blocks: Vec<(u32, u32)>,
     /// Per node reference (2n − 1).
     pub cells: Vec<Cell<R>>,
 }
@@ -113,6 +120,7 @@ impl<R: Real> Tree<R> {
         for v in [
             &mut self.left,
             &mut self.right,
+            &mut self.first,
             &mut self.last,
             &mut self.split_right,
         ] {
@@ -134,12 +142,21 @@ impl<R: Real> Tree<R> {
                 &self.sorted_codes,
                 &mut self.left,
                 &mut self.right,
+                &mut self.first,
                 &mut self.last,
                 &mut self.split_right,
                 &mut self.parent,
             );
         }
         karras::escapes(&self.last, &self.split_right, &mut self.escape);
+        karras::tree_groups(
+            &self.first,
+            &self.last,
+            &self.left,
+            &self.escape,
+            walk::GROUP,
+            &mut self.groups,
+        );
         moments::tree_moments::<R>(
             position,
             mass,
@@ -152,24 +169,74 @@ impl<R: Real> Tree<R> {
         );
     }
 
-    /// The walk of a body at `x` (m) through the built tree ([`walk::tree_walk`]);
-    /// `skip` is a leaf to leave out (the body's own) or [`karras::NO_NODE`].
-    #[inline]
-    pub fn walk<const WITH_POTENTIAL: bool>(
+    /// The sorted positions a node covers.
+    fn node_range(&self, node: u32) -> std::ops::Range<usize> {
+        let (k, first_leaf) = (node as usize, self.len() - 1);
+        if k >= first_leaf {
+            k - first_leaf..k - first_leaf + 1
+        } else {
+            self.first[k] as usize..self.last[k] as usize + 1
+        }
+    }
+
+    /// Splits the groups into blocks of about [`super::CHUNK`] bodies for the parallel walk.
+    fn make_blocks(&mut self) {
+        self.blocks.clear();
+        let (mut start, mut bodies) = (0usize, 0usize);
+        for g in 0..self.groups.len() {
+            bodies += self.node_range(self.groups[g]).len();
+            if bodies >= super::CHUNK || g + 1 == self.groups.len() {
+                self.blocks.push((start as u32, g as u32 + 1));
+                (start, bodies) = (g + 1, 0);
+            }
+        }
+    }
+
+    /// Walks every group ([`karras::tree_groups`]) once, blocks of groups in parallel, and
+    /// calls `fold(acc, s, b, out)` for each body b at sorted position s, in sorted order
+    /// within a block, with its sum over the group's list. Returns each block's `acc` and its
+    /// first sorted position.
+    fn walk_groups<T: Send, const WITH_POTENTIAL: bool>(
         &self,
-        x: R::V3,
-        skip: u32,
+        position: &[R::V3],
         theta: R,
         eps2: R,
-    ) -> walk::WalkOut<R> {
-        let (cells, left, escape) = (&self.cells, &self.left, &self.escape);
-        walk::tree_walk::<R, WITH_POTENTIAL>(x, skip, cells, left, escape, theta * theta, eps2)
+        skip_self: bool,
+        init: impl Fn() -> T + Sync + Send,
+        fold: impl Fn(&mut T, usize, u32, walk::WalkOut<R>) + Sync + Send,
+    ) -> Vec<(usize, T)> {
+        let first_leaf = self.len().saturating_sub(1);
+        let theta2 = theta * theta;
+        self.blocks
+            .par_iter()
+            .map_init(walk::WalkList::default, |list, &(g0, g1)| {
+                let mut acc = init();
+                let start = self.node_range(self.groups[g0 as usize]).start;
+                for &node in &self.groups[g0 as usize..g1 as usize] {
+                    let c = &self.cells[node as usize];
+                    let (cells, left, escape) = (&self.cells, &self.left, &self.escape);
+                    walk::tree_walk::<R>(c.lo, c.hi, cells, left, escape, theta2, list);
+                    for s in self.node_range(node) {
+                        let b = self.order[s];
+                        let skip = if skip_self {
+                            (first_leaf + s) as u32
+                        } else {
+                            karras::NO_NODE
+                        };
+                        let x = position[b as usize];
+                        let out = walk::sum_list::<R, WITH_POTENTIAL>(x, skip, cells, list, eps2);
+                        fold(&mut acc, s, b, out);
+                    }
+                }
+                (start, acc)
+            })
+            .collect()
     }
 
     /// Builds the tree and fills `a[i]` with the mutual acceleration of body i, m/s², with
     /// opening angle `theta`, `g_const` = G (m³ kg⁻¹ s⁻²) and `eps2` = ε² (m²); the same
     /// quantity as the direct sum [`crate::cpu::gravity::gravity`], to the tree's error.
-    /// Returns the walks' interaction counts.
+    /// Returns the walks' interaction counts (per body: the entries of its group's list).
     pub fn accelerations(
         &mut self,
         position: &[R::V3],
@@ -180,30 +247,30 @@ impl<R: Real> Tree<R> {
         a: &mut [R::V3],
     ) -> WalkCounts {
         self.build(position, mass);
-        // Walks in Morton order: neighbouring walks open nearly the same cells, so the cells
-        // stay in cache. The results are scattered back to body order afterwards.
+        self.make_blocks();
+        // Results in Morton order, scattered back to body order afterwards.
         let mut sorted = std::mem::take(&mut self.sorted_acc);
         sorted.resize(position.len(), R::zero3());
-        let tree = &*self;
-        let counts = sorted
-            .par_chunks_mut(super::CHUNK)
-            .zip(self.order.par_chunks(super::CHUNK))
-            .map(|(acc, bodies)| {
-                let mut c = WalkCounts::default();
-                for (ai, &b) in acc.iter_mut().zip(bodies) {
-                    let w = tree.walk::<false>(position[b as usize], karras::NO_NODE, theta, eps2);
-                    *ai = w.pull * g_const;
-                    c.walks += 1;
-                    c.interactions += w.interactions as u64;
-                    c.max = c.max.max(w.interactions);
-                }
-                c
-            })
-            .reduce(WalkCounts::default, |a, b| WalkCounts {
-                walks: a.walks + b.walks,
-                interactions: a.interactions + b.interactions,
-                max: a.max.max(b.max),
-            });
+        let blocks = self.walk_groups::<_, false>(
+            position,
+            theta,
+            eps2,
+            false,
+            || (Vec::with_capacity(super::CHUNK), WalkCounts::default()),
+            |(pulls, c): &mut (Vec<R::V3>, WalkCounts), _, _, w| {
+                pulls.push(w.pull * g_const);
+                c.walks += 1;
+                c.interactions += w.interactions as u64;
+                c.max = c.max.max(w.interactions);
+            },
+        );
+        let mut counts = WalkCounts::default();
+        for (start, (pulls, c)) in blocks {
+            sorted[start..start + pulls.len()].copy_from_slice(&pulls);
+            counts.walks += c.walks;
+            counts.interactions += c.interactions;
+            counts.max = counts.max.max(c.max);
+        }
         for (&b, &ai) in self.order.iter().zip(&sorted) {
             a[b as usize] = ai;
         }
@@ -215,31 +282,27 @@ impl<R: Real> Tree<R> {
     /// last built from (same `position`, `mass`, `theta`, `eps2` as [`Tree::accelerations`]).
     /// Bodies of non-finite mass count 0. The sum is in f64 over fixed blocks.
     pub fn potential_energy(
-        &self,
+        &mut self,
         position: &[R::V3],
         mass: &[R],
         theta: R,
         g_const: f64,
         eps2: R,
     ) -> f64 {
-        let first_leaf = self.len().saturating_sub(1);
-        self.order
-            .par_chunks(super::CHUNK)
-            .enumerate()
-            .map(|(c, bodies)| {
-                let mut u = 0.0;
-                for (k, &b) in bodies.iter().enumerate() {
-                    let (xi, mi) = (position[b as usize], mass[b as usize]);
-                    if mi.is_finite() {
-                        let leaf = (first_leaf + c * super::CHUNK + k) as u32;
-                        let w = self.walk::<true>(xi, leaf, theta, eps2);
-                        u += 0.5 * g_const * mi.f64() * w.potential.f64();
-                    }
+        self.make_blocks();
+        let blocks = self.walk_groups::<f64, true>(
+            position,
+            theta,
+            eps2,
+            true,
+            || 0.0,
+            |u: &mut f64, _, b, w| {
+                let m = mass[b as usize];
+                if m.is_finite() {
+                    *u += 0.5 * g_const * m.f64() * w.potential.f64();
                 }
-                u
-            })
-            .collect::<Vec<f64>>()
-            .iter()
-            .sum()
+            },
+        );
+        blocks.iter().map(|(_, u)| u).sum()
     }
 }
