@@ -17,13 +17,24 @@ pub fn softened_acceleration<R: Real>(d: R::V3, m_j: R, g_const: R, eps2: R) -> 
 /// the CUDA n-body kernel does (L. Nyland, M. Harris, J. Prins, GPU Gems 3 ch. 31, eq. 3).
 #[inline(always)]
 pub fn softened_pull<R: Real>(d: R::V3, m_j: R, eps2: R) -> R::V3 {
-    let r2 = R::dot(d, d) + eps2;
-    if r2 > R::zero() {
-        let inv_r = r2.sqrt().recip();
-        d * (m_j * (inv_r * inv_r * inv_r))
+    let [dx, dy, dz] = R::comps(d);
+    let [x, y, z] = softened_pull_xyz::<R>(dx, dy, dz, m_j, eps2);
+    R::vec(x, y, z)
+}
+
+/// [`softened_pull`] on components, for loops over many targets at once that the compiler
+/// vectorises across targets (the tree's group sums): `d = (dx, dy, dz)` m, returns the pull's
+/// components. A zero `|d|² + ε²` gives zero by a select rather than a branch.
+#[inline(always)]
+pub fn softened_pull_xyz<R: Real>(dx: R, dy: R, dz: R, m_j: R, eps2: R) -> [R; 3] {
+    let r2 = dx * dx + dy * dy + dz * dz + eps2;
+    let inv_r = if r2 > R::zero() {
+        r2.sqrt().recip()
     } else {
-        R::zero3()
-    }
+        R::zero()
+    };
+    let f = m_j * (inv_r * inv_r * inv_r);
+    [dx * f, dy * f, dz * f]
 }
 
 /// Softened pair potential energy `U = −G m_i m_j / sqrt(r² + ε²)`, J (0 when r² + ε² = 0).

@@ -48,17 +48,44 @@ pub fn add_point_quadrupole<R: Real>(q: &mut Quadrupole<R>, m: R, r: R::V3) {
 /// of mass − target (m), `m` = M (kg), `q` = Q (kg m²), `eps2` = ε² (m²). Zero when `s² = 0`.
 #[inline(always)]
 pub fn multipole_pull<R: Real>(d: R::V3, m: R, q: &Quadrupole<R>, eps2: R) -> R::V3 {
-    let s2 = R::dot(d, d) + eps2;
-    if s2 <= R::zero() {
-        return R::zero3();
-    }
-    let inv_s = s2.sqrt().recip();
+    let [dx, dy, dz] = R::comps(d);
+    let [x, y, z] = multipole_pull_xyz::<R>(dx, dy, dz, m, q, eps2);
+    R::vec(x, y, z)
+}
+
+/// [`multipole_pull`] on components, for loops that run over many targets at once (the
+/// compiler vectorises across targets): `d = (dx, dy, dz)`, `q` as [`Quadrupole`], returns the
+/// pull's components. The same operations in the same order as [`multipole_pull`]; a zero
+/// `s²` gives zero by a select rather than a branch.
+#[inline(always)]
+pub fn multipole_pull_xyz<R: Real>(
+    dx: R,
+    dy: R,
+    dz: R,
+    m: R,
+    q: &Quadrupole<R>,
+    eps2: R,
+) -> [R; 3] {
+    let s2 = dx * dx + dy * dy + dz * dz + eps2;
+    let inv_s = if s2 > R::zero() {
+        s2.sqrt().recip()
+    } else {
+        R::zero()
+    };
     let inv_s2 = inv_s * inv_s;
     let inv_s3 = inv_s * inv_s2;
     let inv_s5 = inv_s3 * inv_s2;
-    let qd = quadrupole_times::<R>(q, d);
-    let dqd = R::dot(d, qd);
-    d * (m * inv_s3) - qd * inv_s5 + d * (R::of(2.5) * dqd * inv_s5 * inv_s2)
+    let qx = q[0] * dx + q[3] * dy + q[4] * dz;
+    let qy = q[3] * dx + q[1] * dy + q[5] * dz;
+    let qz = q[4] * dx + q[5] * dy + q[2] * dz;
+    let dqd = dx * qx + dy * qy + dz * qz;
+    let mono = m * inv_s3;
+    let quad = R::of(2.5) * dqd * inv_s5 * inv_s2;
+    [
+        dx * mono - qx * inv_s5 + dx * quad,
+        dy * mono - qy * inv_s5 + dy * quad,
+        dz * mono - qz * inv_s5 + dz * quad,
+    ]
 }
 
 /// The potential of a cell without the constant G, kg m⁻¹ (multiply by G for J/kg):

@@ -124,7 +124,14 @@ pub fn escapes(last: &[u32], split_right: &[u32], escape: &mut [u32]) {
 /// of their bodies. A group's bodies are the sorted positions of its node, so they lie in its
 /// Morton cell; `groups` is cleared first. `first` and `last` are [`karras_tree`]'s; a leaf
 /// covers its own position.
-pub fn tree_groups(first: &[u32], last: &[u32], left: &[u32], escape: &[u32], group: usize, groups: &mut Vec<u32>) {
+pub fn tree_groups(
+    first: &[u32],
+    last: &[u32],
+    left: &[u32],
+    escape: &[u32],
+    group: usize,
+    groups: &mut Vec<u32>,
+) {
     groups.clear();
     let n = escape.len().div_ceil(2);
     if n == 0 {
@@ -133,7 +140,11 @@ pub fn tree_groups(first: &[u32], last: &[u32], left: &[u32], escape: &[u32], gr
     let mut node = 0u32;
     while node != NO_NODE {
         let k = node as usize;
-        let size = if k + 1 < n { (last[k] - first[k]) as usize + 1 } else { 1 };
+        let size = if k + 1 < n {
+            (last[k] - first[k]) as usize + 1
+        } else {
+            1
+        };
         if size <= group {
             groups.push(node);
             node = escape[k];

@@ -251,19 +251,39 @@ impl<R: Real> Tree<R> {
         // Results in Morton order, scattered back to body order afterwards.
         let mut sorted = std::mem::take(&mut self.sorted_acc);
         sorted.resize(position.len(), R::zero3());
-        let blocks = self.walk_groups::<_, false>(
-            position,
-            theta,
-            eps2,
-            false,
-            || (Vec::with_capacity(super::CHUNK), WalkCounts::default()),
-            |(pulls, c): &mut (Vec<R::V3>, WalkCounts), _, _, w| {
-                pulls.push(w.pull * g_const);
-                c.walks += 1;
-                c.interactions += w.interactions as u64;
-                c.max = c.max.max(w.interactions);
-            },
-        );
+        let theta2 = theta * theta;
+        let tree = &*self;
+        let blocks: Vec<(usize, (Vec<R::V3>, WalkCounts))> = self
+            .blocks
+            .par_iter()
+            .map_init(
+                || (walk::WalkList::default(), walk::GroupSums::<R>::default()),
+                |(list, sums), &(g0, g1)| {
+                    let start = tree.node_range(tree.groups[g0 as usize]).start;
+                    let (mut pulls, mut c) =
+                        (Vec::with_capacity(super::CHUNK), WalkCounts::default());
+                    for &node in &tree.groups[g0 as usize..g1 as usize] {
+                        let cell = &tree.cells[node as usize];
+                        let (cells, left, escape) = (&tree.cells, &tree.left, &tree.escape);
+                        walk::tree_walk::<R>(cell.lo, cell.hi, cells, left, escape, theta2, list);
+                        let range = tree.node_range(node);
+                        let x = tree.order[range.clone()]
+                            .iter()
+                            .map(|&b| position[b as usize]);
+                        walk::sum_group::<R>(x, cells, list, eps2, sums);
+                        let used = (list.far.len() + list.near.len()) as u32;
+                        for i in 0..range.len() {
+                            let [px, py, pz] = &sums.pull;
+                            pulls.push(R::vec(px[i], py[i], pz[i]) * g_const);
+                        }
+                        c.walks += range.len() as u64;
+                        c.interactions += used as u64 * range.len() as u64;
+                        c.max = c.max.max(used);
+                    }
+                    (start, (pulls, c))
+                },
+            )
+            .collect();
         let mut counts = WalkCounts::default();
         for (start, (pulls, c)) in blocks {
             sorted[start..start + pulls.len()].copy_from_slice(&pulls);

@@ -16,8 +16,8 @@
 use super::karras::NO_NODE;
 use super::moments::Cell;
 use crate::Real;
-use crate::physics::gravity::softened_pull;
-use crate::physics::multipole::{multipole_potential, multipole_pull};
+use crate::physics::gravity::{softened_pull, softened_pull_xyz};
+use crate::physics::multipole::{multipole_potential, multipole_pull, multipole_pull_xyz};
 
 /// Bodies that share one walk: consecutive runs of this many bodies in Morton order (the last
 /// group may be shorter).
@@ -59,7 +59,12 @@ fn box_distance2<R: Real>(lo: R::V3, hi: R::V3, c: R::V3) -> R {
 /// Whether the boxes `[a_lo, a_hi]` and `[b_lo, b_hi]` share a point.
 #[inline(always)]
 fn overlap<R: Real>(a_lo: R::V3, a_hi: R::V3, b_lo: R::V3, b_hi: R::V3) -> bool {
-    let (al, ah, bl, bh) = (R::comps(a_lo), R::comps(a_hi), R::comps(b_lo), R::comps(b_hi));
+    let (al, ah, bl, bh) = (
+        R::comps(a_lo),
+        R::comps(a_hi),
+        R::comps(b_lo),
+        R::comps(b_hi),
+    );
     (0..3).all(|k| al[k] <= bh[k] && bl[k] <= ah[k])
 }
 
@@ -128,4 +133,88 @@ pub fn sum_list<R: Real, const WITH_POTENTIAL: bool>(
     }
     out.interactions = (list.far.len() + list.near.len()) as u32;
     out
+}
+
+/// A group's list gathered into flat arrays, and the group's bodies, for [`sum_group`].
+#[derive(Clone, Debug)]
+pub struct GroupSums<R: Real> {
+    /// Far cells: centre of mass and mass `[x, y, z, m]`, and quadrupole.
+    far: Vec<[R; 4]>,
+    far_q: Vec<[R; 6]>,
+    /// Leaves: position and mass `[x, y, z, m]`.
+    near: Vec<[R; 4]>,
+    /// The group's bodies (unused lanes repeat the first body) and their pulls.
+    x: [[R; GROUP]; 3],
+    /// Pull of each body, kg m⁻², components.
+    pub pull: [[R; GROUP]; 3],
+}
+
+impl<R: Real> Default for GroupSums<R> {
+    fn default() -> Self {
+        Self {
+            far: Vec::new(),
+            far_q: Vec::new(),
+            near: Vec::new(),
+            x: [[R::zero(); GROUP]; 3],
+            pull: [[R::zero(); GROUP]; 3],
+        }
+    }
+}
+
+/// The pulls on the group's bodies at `x` (m, at most [`GROUP`]) from the group's `list`, into
+/// `g.pull`: for each body, far cells first, then leaves, each in walk order, as
+/// [`sum_list`] adds them (without the potential). The loops run over the list outside and the
+/// bodies inside, so each body's terms are added in list order while the compiler vectorises
+/// across bodies.
+pub fn sum_group<R: Real>(
+    x: impl ExactSizeIterator<Item = R::V3>,
+    cells: &[Cell<R>],
+    list: &WalkList,
+    eps2: R,
+    g: &mut GroupSums<R>,
+) {
+    let len = x.len();
+    debug_assert!(len >= 1 && len <= GROUP);
+    for (i, p) in x.enumerate() {
+        let [a, b, c] = R::comps(p);
+        (g.x[0][i], g.x[1][i], g.x[2][i]) = (a, b, c);
+    }
+    for i in len..GROUP {
+        (g.x[0][i], g.x[1][i], g.x[2][i]) = (g.x[0][0], g.x[1][0], g.x[2][0]);
+    }
+    g.far.clear();
+    g.far_q.clear();
+    g.near.clear();
+    for &k in &list.far {
+        let c = &cells[k as usize];
+        let [cx, cy, cz] = R::comps(c.com);
+        g.far.push([cx, cy, cz, c.mass]);
+        g.far_q.push(c.quad);
+    }
+    for &k in &list.near {
+        let c = &cells[k as usize];
+        let [cx, cy, cz] = R::comps(c.com);
+        g.near.push([cx, cy, cz, c.mass]);
+    }
+    let [xs, ys, zs] = &g.x;
+    let [px, py, pz] = &mut g.pull;
+    *px = [R::zero(); GROUP];
+    *py = [R::zero(); GROUP];
+    *pz = [R::zero(); GROUP];
+    for (&[cx, cy, cz, m], q) in g.far.iter().zip(&g.far_q) {
+        for i in 0..GROUP {
+            let a = multipole_pull_xyz::<R>(cx - xs[i], cy - ys[i], cz - zs[i], m, q, eps2);
+            px[i] += a[0];
+            py[i] += a[1];
+            pz[i] += a[2];
+        }
+    }
+    for &[cx, cy, cz, m] in &g.near {
+        for i in 0..GROUP {
+            let a = softened_pull_xyz::<R>(cx - xs[i], cy - ys[i], cz - zs[i], m, eps2);
+            px[i] += a[0];
+            py[i] += a[1];
+            pz[i] += a[2];
+        }
+    }
 }
