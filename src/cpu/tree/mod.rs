@@ -253,7 +253,9 @@ impl<R: Real> Tree<R> {
         sorted.resize(position.len(), R::zero3());
         let theta2 = theta * theta;
         let tree = &*self;
-        let blocks: Vec<(usize, (Vec<R::V3>, WalkCounts))> = self
+        // Per block: its first sorted position, its pulls (m/s²) and its counts.
+        type Block<V> = (usize, (Vec<V>, WalkCounts));
+        let blocks: Vec<Block<R::V3>> = self
             .blocks
             .par_iter()
             .map_init(

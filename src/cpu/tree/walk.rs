@@ -174,7 +174,7 @@ pub fn sum_group<R: Real>(
     g: &mut GroupSums<R>,
 ) {
     let len = x.len();
-    debug_assert!(len >= 1 && len <= GROUP);
+    debug_assert!((1..=GROUP).contains(&len));
     for (i, p) in x.enumerate() {
         let [a, b, c] = R::comps(p);
         (g.x[0][i], g.x[1][i], g.x[2][i]) = (a, b, c);
