@@ -976,6 +976,19 @@ impl fmt::Display for RunReport {
             e.contacts,
             e.neighbour_rebuilds.saturating_sub(i.neighbour_rebuilds)
         )?;
+        if self.gravity.is_some() || self.soft {
+            writeln!(
+                f,
+                "  energy ledger (start -> end, J): kinetic {:.4e} -> {:.4e}, gravitational {:.4e} -> {:.4e}, elastic {:.4e} -> {:.4e}, dissipated {:.4e}",
+                i.kinetic,
+                e.kinetic,
+                i.potential_gravity,
+                e.potential_gravity,
+                i.potential_spring,
+                e.potential_spring,
+                e.dissipated - i.dissipated
+            )?;
+        }
         match self.gravity {
             Some((solver, Some(theta))) => {
                 writeln!(f, "  mutual gravity: {solver}, opening angle θ = {theta}")?

@@ -169,7 +169,7 @@ fn within(count: usize, wanted: usize, rel: f64) -> bool {
 #[test]
 fn list_and_names_agree_and_every_scene_builds_at_its_default() {
     let list = builtin::list();
-    assert_eq!(list.len(), 9);
+    assert_eq!(list.len(), 10);
     assert_eq!(
         builtin::names(),
         vec![
@@ -179,6 +179,7 @@ fn list_and_names_agree_and_every_scene_builds_at_its_default() {
             "box-gas",
             "orbits",
             "plummer",
+            "rubble-pile",
             "bounce",
             "two-spheres",
             "pi-blocks"

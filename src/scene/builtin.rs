@@ -12,6 +12,7 @@
 //! | `box-gas`     | 10 000    | 2e-4   | 2000   | elastic hard-sphere gas in a closed cube          |
 //! | `orbits`      | 1 000     | 1e-3   | 10 000 | small bodies on circular orbits about a heavy one |
 //! | `plummer`     | 10 000    | 1/256  | 724    | a Plummer sphere in virial equilibrium, N-body units, tree gravity |
+//! | `rubble-pile` | 10 000    | 4.6e-4 | 6000   | a cold, slowly rotating cloud collapsing under its own gravity into a colliding pile (tree, Hertz) |
 //! | `bounce`      | 1         | 1e-4   | 20 000 | spheres dropped on a floor, e = 0.7               |
 //! | `two-spheres` | 2         | 1e-4   | 10 000 | oblique elastic collision of unequal spheres      |
 //! | `pi-blocks`   | 2         | varies | 5 000  | Galperin's billiard: collisions count π's digits   |
@@ -74,6 +75,13 @@ const BUILTINS: &[BuiltinInfo] = &[
         name: "plummer",
         summary: "a Plummer sphere in virial equilibrium (N-body units: G = 1, M = 1 kg, \
                   E = -1/4 J), tree gravity, tiny elastic spheres; one crossing time",
+        default_particles: 10_000,
+    },
+    BuiltinInfo {
+        name: "rubble-pile",
+        summary: "a cold, slowly rotating cloud of equal spheres (G = 1, M = 1 kg, R = 1 m) \
+                  collapses under its own gravity (tree) into a bound pile, frictionless Hertz \
+                  contact",
         default_particles: 10_000,
     },
     BuiltinInfo {
@@ -150,6 +158,7 @@ pub fn build(name: &str, particles: Option<usize>) -> Result<Scene, SceneError> 
         "box-gas" => box_gas(n),
         "orbits" => orbits(n)?,
         "plummer" => plummer(n),
+        "rubble-pile" => rubble_pile(n),
         "bounce" => bounce(n),
         "two-spheres" => two_spheres(n)?,
         "pi-blocks" if n != 2 => {
@@ -760,6 +769,110 @@ fn plummer(n: usize) -> Scene {
             g_const: 1.0,
             softening: 0.01,
             gravity_solver: super::GravitySolver::Tree,
+            ..SimParams::default()
+        },
+        materials: Vec::new(),
+        containers: Vec::new(),
+        spheres,
+        planes: Vec::new(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// rubble-pile
+
+/// Simulated time of `rubble-pile`, s: 2.5 free-fall times of the cloud
+/// (`t_ff = (π/2) sqrt(R³ / (2 G M)) = 1.11 s` for G = M = R = 1).
+pub const RUBBLE_PILE_TIME: f64 = 2.78;
+
+/// Steps of `rubble-pile`: `dt = RUBBLE_PILE_TIME / RUBBLE_PILE_STEPS`, and the Hertz stiffness
+/// is chosen so that an impact at [`RUBBLE_PILE_IMPACT_SPEED`] lasts 20 steps.
+pub const RUBBLE_PILE_STEPS: u64 = 6000;
+
+/// Approach speed the stiffness of `rubble-pile` is set for, m/s: about the speed a sphere
+/// reaches falling from the cloud's edge to the pile's (radius ≈ 0.5 m),
+/// `sqrt(2 G M (1/0.5 − 1/1))`, rounded up.
+pub const RUBBLE_PILE_IMPACT_SPEED: f64 = 1.5;
+
+/// `rubble-pile`: `n` equal spheres (mass 1/n kg) filling a ball of radius 1 m at 6.5 % volume
+/// fraction: the simple-cubic lattice points nearest the centre, pitch `p = (4π / 3n)^{1/3}` m,
+/// each jittered by up to ±0.2 p per axis (seed 5); radius p/4, so no two touch. The cloud
+/// turns rigidly about +y at ω = 0.2 sqrt(G M / R³) = 0.2 rad/s and each sphere gets a random
+/// velocity of up to 0.01 m/s per axis: cold and slightly rotating. Mutual gravity G = 1 by the
+/// tree (θ = 0.5), softening p/8; no uniform field, no walls. The centre of mass is at rest.
+/// Hertz contact with Poisson ratio 0.3 and restitution 0.5, frictionless: spheres carry no spin
+/// yet, and friction without spin would drain the pile's angular momentum. Young's modulus set so that an impact at
+/// [`RUBBLE_PILE_IMPACT_SPEED`] lasts 20 time steps (`physics::hertz::contact_duration` solved
+/// for E*), [`RUBBLE_PILE_STEPS`] steps over [`RUBBLE_PILE_TIME`]. The cloud falls in within a
+/// free-fall time and the spheres collide into a bound pile, spinning faster as it shrinks,
+/// whose contacts then dissipate the infall's energy.
+fn rubble_pile(n: usize) -> Scene {
+    let pitch = (4.0 * PI / (3.0 * n as f64)).cbrt();
+    let k = ((2 * n) as f64).cbrt().ceil() as i64 | 1;
+    let h = k / 2;
+    let mut points: Vec<DVec3> = Vec::with_capacity((k * k * k) as usize);
+    for x in -h..=h {
+        for y in -h..=h {
+            for z in -h..=h {
+                points.push(DVec3::new(x as f64, y as f64, z as f64) * pitch);
+            }
+        }
+    }
+    points.sort_by(|a, b| a.length_squared().total_cmp(&b.length_squared()));
+    points.truncate(n);
+    let mut rng = Pcg64::seed_from_u64(5);
+    let (radius, mass) = (0.25 * pitch, 1.0 / n as f64);
+    let omega = DVec3::new(0.0, 0.2, 0.0);
+    let poisson = 0.3;
+    let dt = RUBBLE_PILE_TIME / RUBBLE_PILE_STEPS as f64;
+    // t_c = 2.87 (m*² / (R* E*² v))^{1/5} = 20 dt, solved for E*; equal spheres: m* = m/2,
+    // R* = r/2, E = 2 (1 − ν²) E*.
+    let (m_star, r_star) = (0.5 * mass, 0.5 * radius);
+    let t_c = crate::scene::timestep::STEPS_PER_CONTACT * dt;
+    let e_star = (2.87f64.powi(5) * m_star * m_star
+        / (r_star * RUBBLE_PILE_IMPACT_SPEED * t_c.powi(5)))
+    .sqrt();
+    let surface = Surface {
+        youngs_modulus: 2.0 * (1.0 - poisson * poisson) * e_star,
+        poisson_ratio: poisson,
+        friction: 0.0,
+    };
+    let mut spheres: Vec<Sphere> = points
+        .into_iter()
+        .map(|p| {
+            let jitter = DVec3::new(
+                uniform(&mut rng, -0.2, 0.2),
+                uniform(&mut rng, -0.2, 0.2),
+                uniform(&mut rng, -0.2, 0.2),
+            ) * pitch;
+            let thermal = DVec3::new(
+                uniform(&mut rng, -0.01, 0.01),
+                uniform(&mut rng, -0.01, 0.01),
+                uniform(&mut rng, -0.01, 0.01),
+            );
+            let x = p + jitter;
+            Sphere {
+                surface,
+                ..sphere(x, omega.cross(x) + thermal, radius, mass, 0.5)
+            }
+        })
+        .collect();
+    // Equal masses: the centre-of-mass velocity is the mean velocity.
+    let v0 = spheres.iter().map(|s| s.velocity).sum::<DVec3>() / n as f64;
+    for s in &mut spheres {
+        s.velocity -= v0;
+    }
+    Scene {
+        name: String::new(),
+        sim: SimParams {
+            dt,
+            steps: RUBBLE_PILE_STEPS,
+            g_const: 1.0,
+            softening: 0.125 * pitch,
+            gravity_solver: super::GravitySolver::Tree,
+            contact: super::ContactModel::Hertz,
+            restitution: 0.5,
+            surface,
             ..SimParams::default()
         },
         materials: Vec::new(),
