@@ -35,9 +35,10 @@ fn check_values(scene: &Scene) {
     let sim = &scene.sim;
     assert!(sim.dt > 0.0 && sim.dt.is_finite());
     assert!(sim.steps > 0);
-    // The contact-mechanics scenes use the Hertz law with friction; the others impulses.
+    // The contact-mechanics scenes use the Hertz law with friction, rubble-pile without (its
+    // spheres have no spin); the others impulses.
     let soft = ["wall-stand", "container"].contains(&scene.name.as_str());
-    let model = if soft {
+    let model = if soft || scene.name == "rubble-pile" {
         spheresim::scene::ContactModel::Hertz
     } else {
         spheresim::scene::ContactModel::Impulse
