@@ -89,5 +89,25 @@ fn gravity(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, cpu_step, gpu_step, gravity);
+/// The tree alone (build and walk, θ = 0.5) on the Plummer sphere, on every CPU thread;
+/// throughput in bodies.
+fn gravity_tree(c: &mut Criterion) {
+    let mut g = c.benchmark_group("gravity_tree");
+    g.sample_size(10);
+    for n in [10_000, 100_000] {
+        let s = builtin::build("plummer", Some(n)).expect("built-in scene");
+        g.throughput(Throughput::Elements(n as u64));
+        let pos: Vec<glam::Vec3> = s.spheres.iter().map(|p| p.position.as_vec3()).collect();
+        let mass: Vec<f32> = s.spheres.iter().map(|p| p.mass as f32).collect();
+        let eps2 = (s.sim.softening * s.sim.softening) as f32;
+        let mut a = vec![glam::Vec3::ZERO; n];
+        let mut tree = spheresim::cpu::tree::Tree::<f32>::new();
+        g.bench_function(BenchmarkId::new("cpu", n), |b| {
+            b.iter(|| tree.accelerations(black_box(&pos), &mass, 0.5, 1.0, eps2, &mut a))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, cpu_step, gpu_step, gravity, gravity_tree);
 criterion_main!(benches);
