@@ -2,6 +2,8 @@
 //! topology and moments exactly or to rounding), then the whole acceleration against the direct
 //! sum, within the error the docs state.
 
+mod common;
+
 use glam::DVec3;
 use spheresim::cpu::gravity::gravity;
 use spheresim::cpu::tree::karras::NO_NODE;
@@ -461,4 +463,25 @@ fn the_rubble_pile_collapses_into_a_bound_pile_and_its_ledger_closes() {
         d1.energy_balance_change_relative(&d0).abs() <= 0.03,
         "ledger"
     );
+}
+
+/// The GPU backend has no tree yet: asking for one there is an error that says so and names the
+/// way out; `auto` falls back to the CPU with a notice.
+#[test]
+fn the_gpu_backend_refuses_the_tree_and_auto_falls_back_to_the_cpu() {
+    use spheresim::scene::builtin;
+    use spheresim::{Backend, Precision, Simulation};
+    if !common::gpu_available() {
+        return;
+    }
+    let scene = builtin::build("plummer", Some(100)).unwrap();
+    let e = Simulation::new(&scene, Backend::Gpu, Precision::F32)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("tree") && e.contains("--backend cpu"), "{e}");
+    // WGPU_ADAPTER_NAME is not set here, so auto would take the CPU anyway on lavapipe; either
+    // way the tree runs on the CPU.
+    let sim = Simulation::new(&scene, Backend::Auto, Precision::F32).unwrap();
+    assert_eq!(sim.backend(), Backend::Cpu);
 }
