@@ -1,15 +1,17 @@
-//! Mutual gravity by a Barnes–Hut tree (`gravity_solver = "tree"`), O(N log N); the GPU twins
-//! have the same stage names in `shaders/` and `src/gpu/` (docs/gravity-tree.md).
+//! Mutual gravity by a Barnes–Hut tree (`gravity_solver = "tree"`), O(N log N)
+//! (docs/gravity-tree.md). CPU only so far; the stages are named and shaped for GPU twins of the
+//! same names in `shaders/` and `src/gpu/` (integer outputs, fixed-order sums, no stack).
 //!
 //! The recipe of one evaluation, top to bottom:
 //! [`bounds::tree_bounds`] → [`morton::morton_codes`] → [`sort::radix_sort`] →
-//! [`karras::karras_tree`] and [`karras::escapes`] → [`moments::tree_moments`] →
-//! [`walk::tree_walk`] per body.
+//! [`karras::karras_tree`], [`karras::escapes`] and [`karras::tree_groups`] →
+//! [`moments::tree_moments`] → per group [`walk::tree_walk`], then [`walk::sum_group`] for the
+//! group's bodies.
 //!
 //! Every stage but the walk is exact and order-independent (integers, min/max, or sums in a
 //! fixed order), so codes, order, topology and moments can be compared bit for bit between
 //! backends. The walk is the only approximation; its error against the direct sum is measured
-//! by `spheresim validate` (cases `tree-error-*`).
+//! by `spheresim validate tree-error`.
 
 pub mod bounds;
 pub mod karras;
