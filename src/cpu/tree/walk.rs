@@ -196,13 +196,15 @@ pub fn sum_group<R: Real>(
         let [cx, cy, cz] = R::comps(c.com);
         g.near.push([cx, cy, cz, c.mass]);
     }
+    // Lanes in whole vectors of 8: unused lanes hold the first body and are not read back.
+    let lanes = len.next_multiple_of(8).min(GROUP);
     let [xs, ys, zs] = &g.x;
     let [px, py, pz] = &mut g.pull;
     *px = [R::zero(); GROUP];
     *py = [R::zero(); GROUP];
     *pz = [R::zero(); GROUP];
     for (&[cx, cy, cz, m], q) in g.far.iter().zip(&g.far_q) {
-        for i in 0..GROUP {
+        for i in 0..lanes {
             let a = multipole_pull_xyz::<R>(cx - xs[i], cy - ys[i], cz - zs[i], m, q, eps2);
             px[i] += a[0];
             py[i] += a[1];
@@ -210,7 +212,7 @@ pub fn sum_group<R: Real>(
         }
     }
     for &[cx, cy, cz, m] in &g.near {
-        for i in 0..GROUP {
+        for i in 0..lanes {
             let a = softened_pull_xyz::<R>(cx - xs[i], cy - ys[i], cz - zs[i], m, eps2);
             px[i] += a[0];
             py[i] += a[1];
