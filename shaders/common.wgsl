@@ -71,6 +71,27 @@ struct ListParams {
     pad1: u32,
 }
 
+// The gravity tree's uniforms (src/gpu/buffers.rs: TreeParams); a stage reads what it needs.
+struct TreeParams {
+    n: u32,           // bodies
+    len: u32,         // entries of this tree_bounds level
+    shift: u32,       // radix_sort: the pass's first key bit; tree_bounds: 0 at level 0
+    blocks: u32,      // radix_sort: blocks of WG keys; karras: work-groups along x at most
+    dispatch_x: u32,  // threads along x of a 2-D dispatch (work-groups × WG)
+    theta2: f32,      // θ², the opening angle squared
+    eps2: f32,        // m², softening²
+    g_const: f32,     // m³ kg⁻¹ s⁻²
+}
+
+// A cell of the gravity tree (cpu::tree::moments::Cell): 80 bytes.
+struct TreeCell {
+    com_mass: vec4<f32>,  // centre of mass (m), mass (kg)
+    quad_a: vec4<f32>,    // quadrupole xx, yy, zz, xy (kg m²)
+    quad_b: vec4<f32>,    // quadrupole xz, yz; b_max² (m²); 0
+    lo: vec4<f32>,        // box corners, m
+    hi: vec4<f32>,
+}
+
 const OWNED: u32 = 0x80000000u;      // cpu::neighbours::OWNED
 const NO_MIRROR: u32 = 0x7fffffffu;  // cpu::neighbours::NO_MIRROR
 

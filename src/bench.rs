@@ -301,6 +301,8 @@ fn measure(
             crate::setup::table_size(n) as u64,
             crate::gpu::neighbours::initial_capacity(n as u32) as u64,
             history,
+            scene.sim.g_const > 0.0
+                && scene.sim.gravity_solver == crate::scene::GravitySolver::Tree,
         ),
         _ => CpuBackend::<f32>::memory_estimate(n, history),
     };

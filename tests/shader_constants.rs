@@ -120,6 +120,27 @@ fn shared_constants_match_their_rust_twins() {
             "NO_MIRROR",
             Value::U32(spheresim::cpu::neighbours::NO_MIRROR),
         ),
+        ("NO_NODE", Value::U32(spheresim::cpu::tree::karras::NO_NODE)),
+        (
+            "GROUP",
+            Value::U32(spheresim::cpu::tree::walk::GROUP as u32),
+        ),
+        (
+            "MORTON_BITS",
+            Value::U32(spheresim::cpu::tree::morton::MORTON_BITS),
+        ),
+        (
+            "MORTON_CELLS",
+            Value::U32(spheresim::cpu::tree::morton::MORTON_CELLS),
+        ),
+        (
+            "RADIX_BITS",
+            Value::U32(spheresim::cpu::tree::sort::RADIX_BITS),
+        ),
+        (
+            "RADIX",
+            Value::U32(1 << spheresim::cpu::tree::sort::RADIX_BITS),
+        ),
     ];
     for (name, value) in &expect {
         assert_eq!(
@@ -174,15 +195,19 @@ fn workgroup_sizes() -> Vec<(String, [u32; 3])> {
 }
 
 /// Every compute entry point runs work-groups of the shared size (the host's dispatch counts
-/// divide by it), or is a one-thread pass; the gravity tile is one body per invocation.
+/// divide by it), or is a one-thread pass, or is the tree walk, whose work-group is one walk
+/// group (`cpu::tree::walk::GROUP` bodies); the gravity tile is one body per invocation.
 #[test]
 fn every_stage_uses_the_shared_workgroup_size() {
     let wg = spheresim::gpu::WORKGROUP_SIZE;
     let sizes = workgroup_sizes();
     assert!(sizes.len() > 20, "too few entry points found: {sizes:?}");
     for (name, size) in &sizes {
+        let group = spheresim::cpu::tree::walk::GROUP as u32;
         assert!(
-            *size == [wg, 1, 1] || *size == [1, 1, 1],
+            *size == [wg, 1, 1]
+                || *size == [1, 1, 1]
+                || (name == "tree_walk::tree_walk" && *size == [group, 1, 1]),
             "{name}: @workgroup_size {size:?}, not ({wg}) or (1)"
         );
     }

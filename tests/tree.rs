@@ -4,65 +4,14 @@
 
 mod common;
 
+use common::tree_cases::{Lcg, cases};
+
 use glam::DVec3;
 use spheresim::cpu::gravity::gravity;
 use spheresim::cpu::tree::karras::NO_NODE;
 use spheresim::cpu::tree::morton::{MORTON_BITS, spread_bits};
 use spheresim::cpu::tree::{Tree, WalkCounts};
 use spheresim::scene::builtin::plummer_bodies;
-
-/// A small deterministic generator (64-bit LCG, Knuth's constants), uniform in [0, 1).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-/// Point sets that stress the tree: uniform, clustered (two clumps 10⁴ apart), all at one
-/// point, a line, and the smallest sizes.
-fn cases() -> Vec<(&'static str, Vec<DVec3>)> {
-    let mut g = Lcg(5);
-    let mut uniform = Vec::new();
-    for _ in 0..700 {
-        uniform.push(DVec3::new(g.next(), g.next(), g.next()));
-    }
-    let mut clumps = Vec::new();
-    for k in 0..500 {
-        let c = if k % 2 == 0 { 0.0 } else { 1e4 };
-        clumps.push(DVec3::new(
-            c + 1e-3 * g.next(),
-            1e-3 * g.next(),
-            g.next() * 1e-3,
-        ));
-    }
-    let same = vec![DVec3::new(1.0, 2.0, 3.0); 37];
-    let line: Vec<DVec3> = (0..65).map(|i| DVec3::new(i as f64, 0.0, 0.0)).collect();
-    let mut dups = uniform[..50].to_vec();
-    dups.extend_from_slice(&uniform[..50]);
-    vec![
-        ("uniform", uniform),
-        ("clumps", clumps),
-        ("same point", same),
-        ("line", line),
-        ("duplicates", dups),
-        ("one", vec![DVec3::new(0.5, 0.5, 0.5)]),
-        ("two", vec![DVec3::ZERO, DVec3::new(1.0, 0.0, 0.0)]),
-        (
-            "three",
-            vec![
-                DVec3::ZERO,
-                DVec3::new(1.0, 0.0, 0.0),
-                DVec3::new(0.0, 2.0, 1.0),
-            ],
-        ),
-    ]
-}
 
 fn masses(n: usize) -> Vec<f64> {
     (0..n).map(|i| 1.0 + (i % 7) as f64).collect()
@@ -463,27 +412,6 @@ fn the_rubble_pile_collapses_into_a_bound_pile_and_its_ledger_closes() {
         d1.energy_balance_change_relative(&d0).abs() <= 0.03,
         "ledger"
     );
-}
-
-/// The GPU backend has no tree yet: asking for one there is an error that says so and names the
-/// way out; `auto` falls back to the CPU with a notice.
-#[test]
-fn the_gpu_backend_refuses_the_tree_and_auto_falls_back_to_the_cpu() {
-    use spheresim::scene::builtin;
-    use spheresim::{Backend, Precision, Simulation};
-    if !common::gpu_available() {
-        return;
-    }
-    let scene = builtin::build("plummer", Some(100)).unwrap();
-    let e = Simulation::new(&scene, Backend::Gpu, Precision::F32)
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(e.contains("tree") && e.contains("--backend cpu"), "{e}");
-    // WGPU_ADAPTER_NAME is not set here, so auto would take the CPU anyway on lavapipe; either
-    // way the tree runs on the CPU.
-    let sim = Simulation::new(&scene, Backend::Auto, Precision::F32).unwrap();
-    assert_eq!(sim.backend(), Backend::Cpu);
 }
 
 /// The tree's step is deterministic whatever the thread count: each body's sum runs in its

@@ -179,11 +179,36 @@ pub const PER_SPHERE: [(&str, u64); 14] = [
 pub const LARGEST_BINDING_PER_SPHERE: u64 = 32;
 
 /// Estimated device memory for `n` spheres with `table_size` buckets and a neighbour list of
-/// `capacity` entries, bytes; `history` adds the list's friction history.
-pub fn memory_estimate(n: u64, table_size: u64, capacity: u64, history: bool) -> u64 {
+/// `capacity` entries, bytes; `history` adds the list's friction history, `tree` the gravity
+/// tree's [`BYTES_PER_BODY`](super::tree::BYTES_PER_BODY) per sphere.
+pub fn memory_estimate(n: u64, table_size: u64, capacity: u64, history: bool, tree: bool) -> u64 {
     PER_SPHERE.iter().map(|(_, b)| b * n).sum::<u64>()
         + 8 * (table_size + 1)
         + capacity * super::neighbours::bytes_per_entry(history)
         // Sweeps, positions at build, row starts; with history the walls' ξ is not counted.
         + 24 * n
+        + if tree { super::tree::BYTES_PER_BODY * n } else { 0 }
+}
+
+/// Uniforms of the gravity tree's stages (`TreeParams` in common.wgsl); each dispatch that
+/// needs its own `dispatch_x`, level or pass has its own copy.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct TreeParams {
+    /// Bodies.
+    pub n: u32,
+    /// Entries of a `tree_bounds` level.
+    pub len: u32,
+    /// `radix_sort`: the pass's first key bit; `tree_bounds`: 0 at level 0, 1 above.
+    pub shift: u32,
+    /// `radix_sort`: blocks of `WG` keys; `compact_groups`: work-groups along x at most.
+    pub blocks: u32,
+    /// Threads along x of the dispatch (work-groups × `WG`).
+    pub dispatch_x: u32,
+    /// θ², the opening angle squared.
+    pub theta2: f32,
+    /// ε², m².
+    pub eps2: f32,
+    /// G, m³ kg⁻¹ s⁻².
+    pub g_const: f32,
 }

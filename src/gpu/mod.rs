@@ -24,6 +24,7 @@ pub mod prefix_sum;
 mod profiler;
 pub mod scatter;
 pub mod stages;
+pub mod tree;
 pub mod work;
 
 use crate::checkpoint::{BufferBytes, GpuState};
@@ -307,6 +308,30 @@ pub struct GpuBackend {
     radius_input: Vec<f64>,
     mass_input: Vec<f64>,
     profiler: Option<Profiler>,
+    // Mutual gravity by the Barnes–Hut tree (`gravity_solver = "tree"`), else the direct sum.
+    tree: Option<tree::GpuTree>,
+}
+
+/// Copies the first `size` bytes of `src` back to the host and waits for them.
+pub(crate) fn read_buffer<T: Pod>(ctx: &GpuContext, src: &wgpu::Buffer, size: u64) -> Vec<T> {
+    let device = &ctx.device;
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("read-back"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(src, 0, &staging, 0, size);
+    ctx.queue.submit([enc.finish()]);
+    let slice = staging.slice(..);
+    slice.map_async(wgpu::MapMode::Read, |r| r.expect("map read-back buffer"));
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("GPU device lost while waiting");
+    let data = cast_slice::<u8, T>(&slice.get_mapped_range().expect("mapped range")).to_vec();
+    staging.unmap();
+    data
 }
 
 pub(crate) fn storage(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
@@ -355,15 +380,6 @@ impl GpuBackend {
         scene: &Scene,
         opts: GpuOptions,
     ) -> Result<Self, GpuError> {
-        // Checked before the host packs or the device allocates anything.
-        if scene.sim.gravity_solver == crate::scene::GravitySolver::Tree && scene.sim.g_const > 0.0
-        {
-            return Err(GpuError::Unsupported(
-                "gravity_solver = \"tree\" runs on the CPU backend only so far (the GPU \
-                 stages are not written yet); use --backend cpu, or --gravity-solver direct"
-                    .into(),
-            ));
-        }
         let n = scene.spheres.len();
         let ts = table_size(n);
         let history = friction_history(scene);
@@ -371,7 +387,18 @@ impl GpuBackend {
             .list_capacity
             .unwrap_or_else(|| neighbours::initial_capacity(n as u32))
             .max(1);
-        Self::check_fits(&ctx, n, ts, capacity, history, opts.max_binding_size)?;
+        let tree_on = scene.sim.gravity_solver == crate::scene::GravitySolver::Tree
+            && scene.sim.g_const > 0.0
+            && n > 0;
+        Self::check_fits(
+            &ctx,
+            n,
+            ts,
+            capacity,
+            history,
+            tree_on,
+            opts.max_binding_size,
+        )?;
         let packed = PackedScene::new(scene);
         let p = &packed;
         let sp = &p.params;
@@ -656,10 +683,32 @@ impl GpuBackend {
             ],
         );
 
+        let tree = tree_on.then(|| {
+            let inputs = [0, 1].map(|c| tree::TreeInputs {
+                pos: &state[c].pos,
+                acc: &state[c].acc,
+                a_mutual: &a_mutual,
+            });
+            tree::GpuTree::new(
+                device,
+                n as u32,
+                scene.sim.theta as f32,
+                sp.g_const as f32,
+                sp.eps2 as f32,
+                max_dim,
+                &inputs,
+            )
+        });
         if let Some(e) = pollster::block_on(oom_scope.pop()) {
             return Err(GpuError::OutOfMemory {
                 adapter: ctx.adapter_name(),
-                need: buffers::memory_estimate(n as u64, ts as u64, capacity as u64, history),
+                need: buffers::memory_estimate(
+                    n as u64,
+                    ts as u64,
+                    capacity as u64,
+                    history,
+                    tree_on,
+                ),
                 spheres: n,
                 detail: e.to_string(),
             });
@@ -709,6 +758,7 @@ impl GpuBackend {
             radius_input: packed.radius.clone(),
             mass_input: packed.mass.clone(),
             profiler: None,
+            tree,
         };
         b.initialise()?;
         Ok(b)
@@ -720,6 +770,7 @@ impl GpuBackend {
         ts: u32,
         capacity: u32,
         history: bool,
+        tree: bool,
         lowered: Option<u64>,
     ) -> Result<(), GpuError> {
         let binding = ctx
@@ -736,9 +787,11 @@ impl GpuBackend {
         // The largest per-sphere binding, and the list's largest per-entry ones (pair forces,
         // ξ: 16 bytes an entry) at the capacity set-up starts with.
         let per_entry = 16 * capacity as u64 / n.max(1) as u64;
+        let tree_cells = if tree { 2 * tree::CELL_BYTES } else { 0 };
         for (buffer, per) in [
             ("contact results", buffers::LARGEST_BINDING_PER_SPHERE),
             ("neighbour list", per_entry),
+            ("gravity tree cells", tree_cells),
         ] {
             let need = per * n as u64;
             if need > limit {
@@ -767,7 +820,7 @@ impl GpuBackend {
         }
         log::info!(
             "GPU memory estimate for {n} spheres: {:.1} MiB",
-            buffers::memory_estimate(n as u64, ts as u64, capacity as u64, history) as f64
+            buffers::memory_estimate(n as u64, ts as u64, capacity as u64, history, tree) as f64
                 / 1048576.0
         );
         Ok(())
@@ -1036,8 +1089,18 @@ impl GpuBackend {
         }
     }
 
-    /// Stage gravity, `k` times in one pass, on the current state set.
+    /// Stage gravity, `k` times, on the current state set: the direct sum in one pass, or the
+    /// tree (built and walked each time) in one pass per evaluation.
     fn record_gravity(&self, enc: &mut wgpu::CommandEncoder, k: u32) {
+        if let Some(t) = &self.tree {
+            for _ in 0..k {
+                let d = t.record(enc, self.cur, false, |e| {
+                    self.pass(e, "gravity tree", stage::GRAVITY)
+                });
+                self.dispatches.set(self.dispatches.get() + d);
+            }
+            return;
+        }
         let mut pass = self.pass(enc, "gravity", stage::GRAVITY);
         pass.push_debug_group("gravity");
         for _ in 0..k {
@@ -1325,24 +1388,7 @@ impl GpuBackend {
 
     /// Copies `size` bytes of `src` back to the host.
     fn read<T: Pod>(&self, src: &wgpu::Buffer, size: u64) -> Vec<T> {
-        let device = &self.ctx.device;
-        let staging = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("read-back"),
-            size,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let mut enc = device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(src, 0, &staging, 0, size);
-        self.ctx.queue.submit([enc.finish()]);
-        let slice = staging.slice(..);
-        slice.map_async(wgpu::MapMode::Read, |r| r.expect("map read-back buffer"));
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .expect("GPU device lost while waiting");
-        let data = cast_slice::<u8, T>(&slice.get_mapped_range().expect("mapped range")).to_vec();
-        staging.unmap();
-        data
+        read_buffer(&self.ctx, src, size)
     }
 
     /// The buffers a later step reads, by label: the current state set, the grid, the status
@@ -1505,7 +1551,7 @@ impl GpuBackend {
                 self.stages.diagnostics.pipeline("diagnostics"),
                 &b.diagnostics,
             );
-            if self.g_on {
+            if self.g_on && self.tree.is_none() {
                 self.dispatch_spheres(
                     &mut pass,
                     self.stages.gravity.pipeline("gravity_potential"),
@@ -1513,6 +1559,15 @@ impl GpuBackend {
                 );
             }
             pass.pop_debug_group();
+        }
+        if let (true, Some(t)) = (self.g_on, &self.tree) {
+            // The tree's potential rewrites the same pulls and adds ½ G m Φ per body.
+            t.record(&mut enc, self.cur, true, |e| {
+                e.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("diagnostics: tree potential"),
+                    timestamp_writes: None,
+                })
+            });
         }
         self.ctx.queue.submit([enc.finish()]);
         let groups = (self.dims.0 * self.dims.1) as usize;

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
 
 /// Every stage file, by name (the names of `src/cpu/` and `src/gpu/` modules).
-pub const STAGES: [(&str, &str); 10] = [
+pub const STAGES: [(&str, &str); 16] = [
     ("integrate", include_str!("../../shaders/integrate.wgsl")),
     ("cell_keys", include_str!("../../shaders/cell_keys.wgsl")),
     ("count", include_str!("../../shaders/count.wgsl")),
@@ -21,6 +21,18 @@ pub const STAGES: [(&str, &str); 10] = [
     ("collide", include_str!("../../shaders/collide.wgsl")),
     ("gravity", include_str!("../../shaders/gravity.wgsl")),
     ("check", include_str!("../../shaders/check.wgsl")),
+    (
+        "tree_bounds",
+        include_str!("../../shaders/tree_bounds.wgsl"),
+    ),
+    ("morton", include_str!("../../shaders/morton.wgsl")),
+    ("radix_sort", include_str!("../../shaders/radix_sort.wgsl")),
+    ("karras", include_str!("../../shaders/karras.wgsl")),
+    (
+        "tree_moments",
+        include_str!("../../shaders/tree_moments.wgsl"),
+    ),
+    ("tree_walk", include_str!("../../shaders/tree_walk.wgsl")),
 ];
 
 /// `shaders/diagnostics.wgsl` (kept apart: STAGES is the step).

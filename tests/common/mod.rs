@@ -1,6 +1,8 @@
 //! Shared helpers for integration tests: scenes built by hand, stepping to completion.
 #![allow(dead_code)]
 
+pub mod tree_cases;
+
 use glam::DVec3;
 use spheresim::scene::{ContactModel, Plane, Scene, SimParams, Sphere};
 /// The validation cases' builders: a free sphere, a fixed one, a plane.

@@ -26,16 +26,27 @@ pub fn spread_bits(v: u32) -> u64 {
     x
 }
 
-/// The grid scale of [`morton_codes`], cells per m: `MORTON_CELLS / (largest side of the box)`,
-/// or 0 when the box is a point (all codes are then 0).
+/// The grid scale of [`morton_codes`], cells per m: the power of two `2^(20 − e)`, where
+/// `2^e ≤ side < 2^(e+1)` for the largest side of the box, so that the cube of
+/// `MORTON_CELLS / scale ≥ side` holds every body; 0 when the box is a point (all codes are
+/// then 0). A power of two makes `(x − lo) · scale` exact after the subtraction, so the GPU twin
+/// (`shaders/morton.wgsl`, whose division would not be correctly rounded) gets the same codes.
+/// The exponent is clamped to f32's normal range, `[−126, 126]`.
 pub fn morton_scale<R: Real>(lo: R::V3, hi: R::V3) -> R {
     let [a, b, c] = R::comps(hi - lo);
     let side = a.max(b).max(c);
     if side > R::zero() {
-        R::of(MORTON_CELLS as f64) / side
+        R::of(2f64.powi(morton_scale_exponent(side.f64())))
     } else {
         R::zero()
     }
+}
+
+/// The exponent `20 − e` of [`morton_scale`] for a side `2^e ≤ side < 2^(e+1)` (m, > 0), read
+/// from the bits of the side in f32 as the GPU twin reads them (subnormal sides count e = −127).
+pub fn morton_scale_exponent(side: f64) -> i32 {
+    let e = ((side as f32).to_bits() >> 23 & 0xff) as i32 - 127;
+    (20 - e).clamp(-126, 126)
 }
 
 /// The Morton cell index along one axis of a coordinate already shifted and scaled to cells:

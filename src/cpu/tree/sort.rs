@@ -2,6 +2,10 @@
 
 use rayon::prelude::*;
 
+/// Key bits per pass of the GPU twin's LSD radix sort (`shaders/radix_sort.wgsl`): 16 digit
+/// values, so a block's ranks fit one 16-bit counter per digit.
+pub const RADIX_BITS: u32 = 4;
+
 /// Fills `order` with the body indices `0..codes.len()` sorted by `(codes[i], i)`, and
 /// `sorted_codes` with the codes in that order. The GPU twin is an LSD radix sort, which is
 /// stable and so gives this same order.

@@ -102,7 +102,7 @@ pub fn tree_walk<R: Real>(
 
 /// One body's sum over its group's `list`: the body at `x` (m), leaving out the leaf `skip`
 /// (its own, or [`NO_NODE`]: its pull on itself is zero anyway, but its softened potential is
-/// not), with `eps2` = ε² (m²). Far cells first, then leaves, each in walk order.
+/// not), with `eps2` = ε² (m²). The far cells' sum plus the leaves' sum, each in walk order.
 #[inline]
 pub fn sum_list<R: Real, const WITH_POTENTIAL: bool>(
     x: R::V3,
@@ -111,13 +111,15 @@ pub fn sum_list<R: Real, const WITH_POTENTIAL: bool>(
     list: &WalkList,
     eps2: R,
 ) -> WalkOut<R> {
-    let mut out = WalkOut::<R>::default();
+    // Far cells and leaves in separate sums, added at the end, as the GPU twin adds them in
+    // one pass over the tree.
+    let (mut far, mut near) = (WalkOut::<R>::default(), WalkOut::<R>::default());
     for &k in &list.far {
         let c = &cells[k as usize];
         let d = c.com - x;
-        out.pull += multipole_pull::<R>(d, c.mass, &c.quad, eps2);
+        far.pull += multipole_pull::<R>(d, c.mass, &c.quad, eps2);
         if WITH_POTENTIAL {
-            out.potential += multipole_potential::<R>(d, c.mass, &c.quad, eps2);
+            far.potential += multipole_potential::<R>(d, c.mass, &c.quad, eps2);
         }
     }
     for &k in &list.near {
@@ -126,11 +128,16 @@ pub fn sum_list<R: Real, const WITH_POTENTIAL: bool>(
         }
         let c = &cells[k as usize];
         let d = c.com - x;
-        out.pull += softened_pull::<R>(d, c.mass, eps2);
+        near.pull += softened_pull::<R>(d, c.mass, eps2);
         if WITH_POTENTIAL {
-            out.potential += multipole_potential::<R>(d, c.mass, &c.quad, eps2);
+            near.potential += multipole_potential::<R>(d, c.mass, &c.quad, eps2);
         }
     }
+    let mut out = WalkOut::<R> {
+        pull: far.pull + near.pull,
+        potential: far.potential + near.potential,
+        interactions: 0,
+    };
     out.interactions = (list.far.len() + list.near.len()) as u32;
     out
 }
@@ -147,6 +154,7 @@ pub struct GroupSums<R: Real> {
     x: [[R; GROUP]; 3],
     /// Pull of each body, kg m⁻², components.
     pub pull: [[R; GROUP]; 3],
+    near_pull: [[R; GROUP]; 3],
 }
 
 impl<R: Real> Default for GroupSums<R> {
@@ -157,12 +165,13 @@ impl<R: Real> Default for GroupSums<R> {
             near: Vec::new(),
             x: [[R::zero(); GROUP]; 3],
             pull: [[R::zero(); GROUP]; 3],
+            near_pull: [[R::zero(); GROUP]; 3],
         }
     }
 }
 
 /// The pulls on the group's bodies at `x` (m, at most [`GROUP`]) from the group's `list`, into
-/// `g.pull`: for each body, far cells first, then leaves, each in walk order, as
+/// `g.pull`: for each body, the far cells' sum plus the leaves' sum, each in walk order, as
 /// [`sum_list`] adds them (without the potential). The loops run over the list outside and the
 /// bodies inside, so each body's terms are added in list order while the compiler vectorises
 /// across bodies.
@@ -200,9 +209,10 @@ pub fn sum_group<R: Real>(
     let lanes = len.next_multiple_of(8).min(GROUP);
     let [xs, ys, zs] = &g.x;
     let [px, py, pz] = &mut g.pull;
-    *px = [R::zero(); GROUP];
-    *py = [R::zero(); GROUP];
-    *pz = [R::zero(); GROUP];
+    let [nx, ny, nz] = &mut g.near_pull;
+    for v in [&mut *px, &mut *py, &mut *pz, &mut *nx, &mut *ny, &mut *nz] {
+        *v = [R::zero(); GROUP];
+    }
     for (&[cx, cy, cz, m], q) in g.far.iter().zip(&g.far_q) {
         for i in 0..lanes {
             let a = multipole_pull_xyz::<R>(cx - xs[i], cy - ys[i], cz - zs[i], m, q, eps2);
@@ -214,9 +224,14 @@ pub fn sum_group<R: Real>(
     for &[cx, cy, cz, m] in &g.near {
         for i in 0..lanes {
             let a = softened_pull_xyz::<R>(cx - xs[i], cy - ys[i], cz - zs[i], m, eps2);
-            px[i] += a[0];
-            py[i] += a[1];
-            pz[i] += a[2];
+            nx[i] += a[0];
+            ny[i] += a[1];
+            nz[i] += a[2];
         }
+    }
+    for i in 0..lanes {
+        px[i] += nx[i];
+        py[i] += ny[i];
+        pz[i] += nz[i];
     }
 }

@@ -1,0 +1,95 @@
+// Stage `tree_moments`: each cell's mass, centre of mass, quadrupole and box, bottom up. Every
+// leaf climbs toward the root; at each internal node the first arrival stops and the second
+// combines the two children, left then right, so a node's value depends only on its children.
+// Twin of src/cpu/tree/moments.rs.
+//
+// The second arrival reads the cell its sibling's invocation wrote. WGSL has no device-scope
+// fence, so that this write is visible once the arrival counter says so is the property every
+// GPU LBVH build relies on (Karras 2012 uses CUDA's __threadfence); it holds on lavapipe and is
+// to be confirmed on each hardware backend by the GPU tests.
+
+@group(0) @binding(0) var<uniform> tp: TreeParams;
+@group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;         // xyz m
+@group(0) @binding(2) var<storage, read> acc: array<vec4<f32>>;         // w: gravitating mass, kg (0: none)
+@group(0) @binding(3) var<storage, read> order: array<u32>;             // body at each sorted position
+@group(0) @binding(4) var<storage, read> left: array<u32>;
+@group(0) @binding(5) var<storage, read> right: array<u32>;
+@group(0) @binding(6) var<storage, read> parent: array<u32>;
+@group(0) @binding(7) var<storage, read_write> arrivals: array<atomic<u32>>;  // n − 1, zeroed by the driver
+@group(0) @binding(8) var<storage, read_write> cells: array<TreeCell>;  // 2n − 1
+
+const NO_NODE: u32 = 0xffffffffu;  // = cpu::tree::karras::NO_NODE
+
+// moments::leaf_cell (the mass is already 0 for a body without one).
+fn leaf_cell(x: vec3<f32>, m: f32) -> TreeCell {
+    return TreeCell(vec4<f32>(x, m), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(x, 0.0), vec4<f32>(x, 0.0));
+}
+
+// multipole::add_point_quadrupole: q += m (3 r rᵀ − |r|² I), as [xx, yy, zz, xy, xz, yz].
+fn add_point_quadrupole(q: ptr<function, array<f32, 6>>, m: f32, r: vec3<f32>) {
+    let x = r.x;
+    let y = r.y;
+    let z = r.z;
+    let r2 = x * x + y * y + z * z;
+    (*q)[0] += m * (3.0 * x * x - r2);
+    (*q)[1] += m * (3.0 * y * y - r2);
+    (*q)[2] += m * (3.0 * z * z - r2);
+    (*q)[3] += m * (3.0 * x * y);
+    (*q)[4] += m * (3.0 * x * z);
+    (*q)[5] += m * (3.0 * y * z);
+}
+
+// moments::combine_cells.
+fn combine_cells(a: TreeCell, b: TreeCell) -> TreeCell {
+    let lo = min(a.lo.xyz, b.lo.xyz);
+    let hi = max(a.hi.xyz, b.hi.xyz);
+    let am = a.com_mass.w;
+    let bm = b.com_mass.w;
+    let mass = am + bm;
+    var com = (lo + hi) * 0.5;
+    if mass > 0.0 {
+        com = (a.com_mass.xyz * am + b.com_mass.xyz * bm) / mass;
+    }
+    var q = array<f32, 6>(
+        a.quad_a.x + b.quad_a.x,
+        a.quad_a.y + b.quad_a.y,
+        a.quad_a.z + b.quad_a.z,
+        a.quad_a.w + b.quad_a.w,
+        a.quad_b.x + b.quad_b.x,
+        a.quad_b.y + b.quad_b.y,
+    );
+    add_point_quadrupole(&q, am, a.com_mass.xyz - com);
+    add_point_quadrupole(&q, bm, b.com_mass.xyz - com);
+    let far = max(com - lo, hi - com);
+    let b_max2 = far.x * far.x + far.y * far.y + far.z * far.z;
+    return TreeCell(
+        vec4<f32>(com, mass),
+        vec4<f32>(q[0], q[1], q[2], q[3]),
+        vec4<f32>(q[4], q[5], b_max2, 0.0),
+        vec4<f32>(lo, 0.0),
+        vec4<f32>(hi, 0.0),
+    );
+}
+
+// moments::tree_moments, for the leaf of sorted position s.
+@compute @workgroup_size(WG)
+fn tree_moments(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let s = linear_index(gid, tp.dispatch_x);
+    if s >= tp.n {
+        return;
+    }
+    let b = order[s];
+    let leaf = tp.n - 1u + s;
+    cells[leaf] = leaf_cell(pos[b].xyz, acc[b].w);
+    var node = NO_NODE;
+    if tp.n > 1u {
+        node = parent[leaf];
+    }
+    while node != NO_NODE {
+        if atomicAdd(&arrivals[node], 1u) == 0u {
+            break;
+        }
+        cells[node] = combine_cells(cells[left[node]], cells[right[node]]);
+        node = parent[node];
+    }
+}
