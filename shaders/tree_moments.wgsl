@@ -16,7 +16,8 @@
 @group(0) @binding(5) var<storage, read> right: array<u32>;
 @group(0) @binding(6) var<storage, read> parent: array<u32>;
 @group(0) @binding(7) var<storage, read_write> arrivals: array<atomic<u32>>;  // n − 1, zeroed by the driver
-@group(0) @binding(8) var<storage, read_write> cells: array<TreeCell>;  // 2n − 1
+@group(0) @binding(8) var<storage, read_write> cells: array<TreeCell>;  // internal nodes, n − 1
+@group(0) @binding(9) var<storage, read_write> leaves: array<vec4<f32>>; // per sorted position: x (m), mass (kg)
 
 const NO_NODE: u32 = 0xffffffffu;  // = cpu::tree::karras::NO_NODE
 
@@ -37,6 +38,16 @@ fn add_point_quadrupole(q: ptr<function, array<f32, 6>>, m: f32, r: vec3<f32>) {
     (*q)[3] += m * (3.0 * x * y);
     (*q)[4] += m * (3.0 * x * z);
     (*q)[5] += m * (3.0 * y * z);
+}
+
+// The cell of node reference k: an internal node's, or a leaf's, which is kept as its body's
+// position and mass only (the rest of moments::leaf_cell is zero or the position).
+fn tree_cell(k: u32) -> TreeCell {
+    if k + 1u < tp.n {
+        return cells[k];
+    }
+    let l = leaves[k + 1u - tp.n];
+    return leaf_cell(l.xyz, l.w);
 }
 
 // moments::combine_cells.
@@ -80,7 +91,7 @@ fn tree_moments(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let b = order[s];
     let leaf = tp.n - 1u + s;
-    cells[leaf] = leaf_cell(pos[b].xyz, acc[b].w);
+    leaves[s] = vec4<f32>(pos[b].xyz, acc[b].w);
     var node = NO_NODE;
     if tp.n > 1u {
         node = parent[leaf];
@@ -89,7 +100,7 @@ fn tree_moments(@builtin(global_invocation_id) gid: vec3<u32>) {
         if atomicAdd(&arrivals[node], 1u) == 0u {
             break;
         }
-        cells[node] = combine_cells(cells[left[node]], cells[right[node]]);
+        cells[node] = combine_cells(tree_cell(left[node]), tree_cell(right[node]));
         node = parent[node];
     }
 }

@@ -13,11 +13,13 @@
 @group(0) @binding(4) var<storage, read> first: array<u32>;
 @group(0) @binding(5) var<storage, read> last: array<u32>;
 @group(0) @binding(6) var<storage, read> escape: array<u32>;
-@group(0) @binding(7) var<storage, read> cells: array<TreeCell>;
+@group(0) @binding(7) var<storage, read> cells: array<TreeCell>;           // internal nodes, n − 1
 @group(0) @binding(8) var<storage, read> groups: array<u32>;
 @group(0) @binding(9) var<storage, read> group_dispatch: array<u32>;     // x, y, 1, groups
 @group(0) @binding(10) var<storage, read_write> a_mutual: array<vec4<f32>>;  // xyz m/s², w potential J
 @group(0) @binding(11) var<storage, read> acc: array<vec4<f32>>;         // w: gravitating mass, kg
+@group(0) @binding(13) var<storage, read> leaves: array<vec4<f32>>;        // per sorted position: x (m), mass (kg)
+@group(0) @binding(12) var<storage, read_write> group_work: array<u32>;   // per group: its list's length (interactions per body)
 
 // With each body's potential energy ½ G m Φ, leaving out its own leaf (diagnostics only).
 override WITH_POTENTIAL: bool = false;
@@ -84,6 +86,15 @@ fn multipole_potential(d: vec3<f32>, c: TreeCell, eps2: f32) -> f32 {
     return -(c.com_mass.w * inv_s + 0.5 * dqd * inv_s * inv_s2 * inv_s2);
 }
 
+// multipole_potential of a leaf, whose quadrupole is zero: −m / s.
+fn point_potential(d: vec3<f32>, m: f32, eps2: f32) -> f32 {
+    let s2 = d.x * d.x + d.y * d.y + d.z * d.z + eps2;
+    if s2 <= 0.0 {
+        return 0.0;
+    }
+    return -(m * (1.0 / sqrt(s2)));
+}
+
 @compute @workgroup_size(GROUP)
 fn tree_walk(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
     let g = wid.x + wid.y * group_dispatch[0];
@@ -102,32 +113,48 @@ fn tree_walk(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_in
     let valid = start + lane <= end;
     let x = pos[order[s]].xyz;
     let own_leaf = first_leaf + s;
-    let lo = cells[group_node].lo.xyz;
-    let hi = cells[group_node].hi.xyz;
+    // A group of one body is a leaf: its box is its point.
+    var lo = x;
+    var hi = x;
+    if group_node < first_leaf {
+        lo = cells[group_node].lo.xyz;
+        hi = cells[group_node].hi.xyz;
+    }
     var far = vec3<f32>(0.0);
     var near = vec3<f32>(0.0);
     var far_u = 0.0;
     var near_u = 0.0;
     var node = 0u;
+    var used = 0u;
     while node != NO_NODE {
-        let c = cells[node];
-        let d = c.com_mass.xyz - x;
         if node >= first_leaf {
-            near += softened_pull(d, c.com_mass.w, tp.eps2);
+            // A leaf: one body, its softened pull (a body and itself add exactly zero).
+            let l = leaves[node - first_leaf];
+            let d = l.xyz - x;
+            near += softened_pull(d, l.w, tp.eps2);
             if WITH_POTENTIAL && node != own_leaf {
-                near_u += multipole_potential(d, c, tp.eps2);
+                near_u += point_potential(d, l.w, tp.eps2);
             }
             node = escape[node];
-        } else if box_distance2(lo, hi, c.com_mass.xyz) * tp.theta2 > c.quad_b.z
+            used += 1u;
+            continue;
+        }
+        let c = cells[node];
+        let d = c.com_mass.xyz - x;
+        if box_distance2(lo, hi, c.com_mass.xyz) * tp.theta2 > c.quad_b.z
             && !overlap(lo, hi, c.lo.xyz, c.hi.xyz) {
             far += multipole_pull(d, c, tp.eps2);
             if WITH_POTENTIAL {
                 far_u += multipole_potential(d, c, tp.eps2);
             }
             node = escape[node];
+            used += 1u;
         } else {
             node = left[node];
         }
+    }
+    if lane == 0u {
+        group_work[g] = used;
     }
     if valid {
         let b = order[s];

@@ -604,6 +604,7 @@ impl Simulation {
         let c = match &self.engine {
             Engine::Cpu32(b) => b.walk_counts(),
             Engine::Cpu64(b) => b.walk_counts(),
+            Engine::Gpu(g) => g.walk_counts()?,
             _ => return None,
         };
         (c.walks > 0).then_some(c)

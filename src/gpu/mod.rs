@@ -383,9 +383,18 @@ impl GpuBackend {
         let n = scene.spheres.len();
         let ts = table_size(n);
         let history = friction_history(scene);
+        // Capped by what one binding holds (16 bytes an entry): a sparse scene of a million
+        // spheres then still fits lavapipe's 128 MiB, and the list grows if it must.
+        let entry_limit = ctx
+            .limits
+            .max_storage_buffer_binding_size
+            .min(ctx.limits.max_buffer_size)
+            / 16;
         let capacity = opts
             .list_capacity
-            .unwrap_or_else(|| neighbours::initial_capacity(n as u32))
+            .unwrap_or_else(|| {
+                neighbours::initial_capacity(n as u32).min(entry_limit.min(u32::MAX as u64) as u32)
+            })
             .max(1);
         let tree_on = scene.sim.gravity_solver == crate::scene::GravitySolver::Tree
             && scene.sim.g_const > 0.0
@@ -787,7 +796,7 @@ impl GpuBackend {
         // The largest per-sphere binding, and the list's largest per-entry ones (pair forces,
         // ξ: 16 bytes an entry) at the capacity set-up starts with.
         let per_entry = 16 * capacity as u64 / n.max(1) as u64;
-        let tree_cells = if tree { 2 * tree::CELL_BYTES } else { 0 };
+        let tree_cells = if tree { tree::CELL_BYTES } else { 0 };
         for (buffer, per) in [
             ("contact results", buffers::LARGEST_BINDING_PER_SPHERE),
             ("neighbour list", per_entry),
@@ -1596,6 +1605,12 @@ impl GpuBackend {
             d.potential_gravity = am.iter().map(|a| a[3] as f64).sum();
         }
         d
+    }
+
+    /// Interaction counts of the last gravity-tree walk, read back from the device; `None`
+    /// unless the scene sums gravity by the tree.
+    pub fn walk_counts(&self) -> Option<crate::cpu::tree::WalkCounts> {
+        self.tree.as_ref().map(|t| t.walk_counts(&self.ctx))
     }
 
     /// The device and queue the backend runs on (the viewer draws with them).

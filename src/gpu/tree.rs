@@ -27,10 +27,10 @@ const _: () = assert!(SORT_PASSES * RADIX_BITS >= 3 * MORTON_BITS && SORT_PASSES
 /// Bytes of one cell (`TreeCell` in common.wgsl).
 pub const CELL_BYTES: u64 = 80;
 
-/// Bytes per body of the GPU tree's buffers, for the memory-fit check: two cells (2n − 1), the
-/// sort's keys twice (three u32 each), the tree's nine u32 arrays and the group arrays; the
-/// scans' upper levels and the bounds' partials add under 1 %.
-pub const BYTES_PER_BODY: u64 = 2 * CELL_BYTES + 2 * 12 + 9 * 4 + 3 * 4 + 4;
+/// Bytes per body of the GPU tree's buffers, for the memory-fit check: an internal cell and a
+/// leaf (n − 1 and n), the sort's keys twice (three u32 each), the tree's nine u32 arrays and
+/// the four group arrays; the scans' upper levels and the bounds' partials add under 1 %.
+pub const BYTES_PER_BODY: u64 = CELL_BYTES + 16 + 2 * 12 + 9 * 4 + 4 * 4;
 
 /// The tree's stages, compiled when a scene asks for the tree.
 pub struct TreeStages {
@@ -117,8 +117,13 @@ pub struct TreeBuffers {
     pub groups: wgpu::Buffer,
     /// The walk's indirect dispatch: x, y, 1, then the group count.
     pub group_dispatch: wgpu::Buffer,
-    /// Cells (2n − 1 × 80 bytes).
+    /// Internal cells (n − 1 × 80 bytes, at least 1).
     pub cells: wgpu::Buffer,
+    /// Leaves by sorted position (n × `vec4<f32>`: position m, mass kg): a leaf's cell is its
+    /// body, so it keeps 16 bytes, not 80.
+    pub leaves: wgpu::Buffer,
+    /// Per group: the length of its interaction list (what each of its bodies sums).
+    pub group_work: wgpu::Buffer,
     arrivals: wgpu::Buffer,
 }
 
@@ -240,7 +245,9 @@ impl GpuTree {
             escape: u32s("tree escape", nodes),
             groups: u32s("tree groups", nn),
             group_dispatch,
-            cells: storage(device, "tree cells", CELL_BYTES * nodes),
+            cells: storage(device, "tree cells", CELL_BYTES * internal),
+            leaves: storage(device, "tree leaves", 16 * nn),
+            group_work: u32s("tree group work", nn),
             arrivals: u32s("tree arrivals", internal),
         };
         let group_index = u32s("tree group index", nn + 1);
@@ -304,6 +311,7 @@ impl GpuTree {
                         (6, &buf.parent),
                         (7, &buf.arrivals),
                         (8, &buf.cells),
+                        (9, &buf.leaves),
                     ],
                 ),
                 walk: stages.walk.module.bind(
@@ -321,6 +329,8 @@ impl GpuTree {
                         (9, &buf.group_dispatch),
                         (10, inp.a_mutual),
                         (11, inp.acc),
+                        (12, &buf.group_work),
+                        (13, &buf.leaves),
                     ],
                 ),
             })
@@ -396,6 +406,38 @@ impl GpuTree {
     /// Whether the tree has no body (never: [`GpuTree::new`] needs one).
     pub fn is_empty(&self) -> bool {
         self.n == 0
+    }
+
+    /// The interaction counts of the last walk, read back (a bench's figure, not for every
+    /// step): per body, the length of its group's list.
+    pub fn walk_counts(&self, ctx: &super::GpuContext) -> crate::cpu::tree::WalkCounts {
+        let n = self.n;
+        let dispatch: Vec<u32> = super::read_buffer(ctx, &self.buf.group_dispatch, 16);
+        let groups = dispatch[3];
+        let nodes: Vec<u32> = super::read_buffer(ctx, &self.buf.groups, 4 * groups as u64);
+        let work: Vec<u32> = super::read_buffer(ctx, &self.buf.group_work, 4 * groups as u64);
+        let (first, last): (Vec<u32>, Vec<u32>) = if n > 1 {
+            let bytes = 4 * (n - 1) as u64;
+            (
+                super::read_buffer(ctx, &self.buf.first, bytes),
+                super::read_buffer(ctx, &self.buf.last, bytes),
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let mut c = crate::cpu::tree::WalkCounts::default();
+        for (&node, &w) in nodes.iter().zip(&work) {
+            let k = node as usize;
+            let size = if k + 1 < n as usize {
+                (last[k] - first[k] + 1) as u64
+            } else {
+                1
+            };
+            c.walks += size;
+            c.interactions += w as u64 * size;
+            c.max = c.max.max(w);
+        }
+        c
     }
 
     /// Records one evaluation on the bodies of state set `set`: the build, then the walk into
@@ -529,7 +571,8 @@ pub struct TreeReadback {
     /// The walk groups in Morton order.
     pub groups: Vec<u32>,
     /// Cells (2n − 1): centre of mass and mass, quadrupole `[xx, yy, zz, xy]`, `[xz, yz, b_max², 0]`,
-    /// box `lo`, `hi` (the w of each is 0).
+    /// box `lo`, `hi` (the w of each is 0); a leaf's is made from its body as the CPU's
+    /// `leaf_cell` makes it.
     pub cells: Vec<[[f32; 4]; 5]>,
     /// Mutual acceleration (xyz, m/s²) and, with the potential, ½ G m Φ (J) per body.
     pub a_mutual: Vec<[f32; 4]>,
@@ -598,7 +641,24 @@ pub fn evaluate(
         parent: u(&b.parent, nodes),
         escape: u(&b.escape, nodes),
         groups: u(&b.groups, dispatch[3]),
-        cells: super::read_buffer(ctx, &b.cells, CELL_BYTES * nodes as u64),
+        cells: {
+            let mut cells: Vec<[[f32; 4]; 5]> = if internal > 0 {
+                super::read_buffer(ctx, &b.cells, CELL_BYTES * internal as u64)
+            } else {
+                Vec::new()
+            };
+            let leaves: Vec<[f32; 4]> = super::read_buffer(ctx, &b.leaves, 16 * n as u64);
+            cells.extend(leaves.iter().map(|&[x, y, z, m]| {
+                [
+                    [x, y, z, m],
+                    [0.0; 4],
+                    [0.0; 4],
+                    [x, y, z, 0.0],
+                    [x, y, z, 0.0],
+                ]
+            }));
+            cells
+        },
         a_mutual: super::read_buffer(ctx, &a_mutual, 16 * n as u64),
     }
 }
