@@ -1,6 +1,6 @@
 //! Mutual gravity by a Barnes–Hut tree (`gravity_solver = "tree"`), O(N log N)
-//! (docs/gravity-tree.md). CPU only so far; the stages are named and shaped for GPU twins of the
-//! same names in `shaders/` and `src/gpu/` (integer outputs, fixed-order sums, no stack).
+//! (docs/gravity-tree.md). The GPU twins of these stages have the same names in `shaders/` and
+//! `src/gpu/tree.rs` (integer outputs, fixed-order sums, no stack).
 //!
 //! The recipe of one evaluation, top to bottom:
 //! [`bounds::tree_bounds`] → [`morton::morton_codes`] → [`sort::radix_sort`] →
