@@ -84,10 +84,11 @@ fn kick(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 
 // Mirrors cpu::collide::impulse_energy_change: mechanical energy a contact round gives a
-// movable sphere of mass m whose velocity v changes by dv and position by dx, J:
-// m [dv·(v + dv/2 + g dt/2) − g·dx] (exact for the kick–drift–kick step in a uniform field).
-fn impulse_energy_change(m: f32, v: vec3<f32>, dv: vec3<f32>, dx: vec3<f32>) -> f32 {
-    return m * (dot(dv, v + dv * 0.5 + params.gravity * (0.5 * params.dt)) - dot(params.gravity, dx));
+// movable sphere of mass m whose velocity v changes by dv and position by dx, in the field a of
+// its step (its acceleration from the last force stage), J:
+// m [dv·(v + dv/2 + a dt/2) − a·dx] (exact for the kick–drift–kick step in a uniform field).
+fn impulse_energy_change(m: f32, v: vec3<f32>, dv: vec3<f32>, dx: vec3<f32>, a: vec3<f32>) -> f32 {
+    return m * (dot(dv, v + dv * 0.5 + a * (0.5 * params.dt)) - dot(a, dx));
 }
 
 // Mirrors the impulse-model update of CpuBackend::apply_contacts: x += dx, v += dv from the
@@ -105,7 +106,8 @@ fn apply_contacts(@builtin(global_invocation_id) gid: vec3<u32>) {
     let v4 = vel[i];
     if v4.w != 0.0 {
         let id = ids[i];
-        dissipated[id] -= impulse_energy_change(acc[i].w, v4.xyz, dv, dx);
+        let a4 = acc[i];
+        dissipated[id] -= impulse_energy_change(a4.w, v4.xyz, dv, dx, a4.xyz);
     }
     pos[i] = vec4<f32>(p4.xyz + dx, p4.w);
     vel[i] = vec4<f32>(v4.xyz + dv, v4.w);

@@ -357,16 +357,15 @@ fn a_plummer_sphere_stays_in_virial_equilibrium_for_a_crossing_time() {
     assert!((e1 - e0).abs() <= 0.01 * e0.abs(), "energy {e0} -> {e1}");
 }
 
-/// `rubble-pile` at 1000 spheres over its default steps: the cloud collapses (radius of gyration
-/// below 0.7 of the start) into a bound, colliding pile that spins up as it shrinks (angular
-/// momentum kept to 1 %: frictionless contacts are central), and the energy ledger (kinetic,
-/// gravitational, elastic, dissipated) closes to 3 % of the energy scale. The same run with the
-/// direct sum closes to the same 1.7 %: the contacts' integration, not the tree, sets it.
-#[test]
-fn the_rubble_pile_collapses_into_a_bound_pile_and_its_ledger_closes() {
+/// `rubble-pile` at 1000 spheres over its default steps with contact law `contact`: the cloud
+/// collapses (radius of gyration below 0.7 of the start) into a bound, colliding pile that spins
+/// up as it shrinks (angular momentum kept to `spin_tol`, relative), and the energy ledger
+/// (kinetic, gravitational, elastic, dissipated) closes to `ledger_tol` of the energy scale.
+fn rubble_pile_collapses(contact: spheresim::scene::ContactModel, spin_tol: f64, ledger_tol: f64) {
     use spheresim::scene::builtin;
     use spheresim::{Backend, Precision, Simulation};
-    let scene = builtin::build("rubble-pile", Some(1000)).unwrap();
+    let mut scene = builtin::build("rubble-pile", Some(1000)).unwrap();
+    scene.sim.contact = contact;
     let mut sim = Simulation::new(&scene, Backend::Cpu, Precision::F32).unwrap();
     let gyration = |s: &spheresim::Snapshot| {
         let n = s.position.len() as f64;
@@ -382,7 +381,7 @@ fn the_rubble_pile_collapses_into_a_bound_pile_and_its_ledger_closes() {
     sim.step(scene.sim.steps).unwrap();
     let (d1, r1) = (sim.diagnostics(), gyration(&sim.snapshot()));
     eprintln!(
-        "r_g {r0:.3} -> {r1:.3}, E {:.4} -> {:.4}, K {:.2e} -> {:.2e}, collisions {}, balance {:.2e}, L {} -> {}",
+        "{contact:?}: r_g {r0:.3} -> {r1:.3}, E {:.4} -> {:.4}, K {:.2e} -> {:.2e}, collisions {}, balance {:.2e}, L {} -> {}",
         d0.total_energy(),
         d1.total_energy(),
         d0.kinetic,
@@ -401,17 +400,35 @@ fn the_rubble_pile_collapses_into_a_bound_pile_and_its_ledger_closes() {
     assert!(d1.kinetic > d0.kinetic, "spun up");
     let dl = (d1.angular_momentum - d0.angular_momentum).length();
     assert!(
-        dl <= 0.01 * d0.angular_momentum.length(),
+        dl <= spin_tol * d0.angular_momentum.length(),
         "angular momentum changed by {dl}"
     );
     assert!(
         d1.dissipated > 0.1 * d0.total_energy().abs(),
         "the infall's energy was dissipated"
     );
-    assert!(
-        d1.energy_balance_change_relative(&d0).abs() <= 0.03,
-        "ledger"
-    );
+    let balance = d1.energy_balance_change_relative(&d0);
+    assert!(balance.abs() <= ledger_tol, "ledger: {balance:e}");
+}
+
+/// With the default Hertz law angular momentum is kept to 1 % (frictionless contacts are
+/// central; measured 0.06 %), and the ledger closes to 3 % (measured 1.7 %; the same with the
+/// direct sum: the stiff contacts' integration, not the tree, sets it).
+#[test]
+fn the_rubble_pile_collapses_into_a_bound_pile_and_its_ledger_closes() {
+    rubble_pile_collapses(spheresim::scene::ContactModel::Hertz, 0.01, 0.03);
+}
+
+/// With impulses the ledger books each contact round's energy change in the sphere's own field
+/// (uniform and mutual gravity), so it closes to rounding: measured 8 × 10⁻⁶ over 10⁷ collisions.
+/// Booked in the uniform field alone it was off by more than the infall's energy. Angular
+/// momentum is not kept: the impulse model's overlap pushes move touching spheres apart without
+/// changing their velocities, which in a spinning pile adds spin (measured: ×1.95 over the run;
+/// without the pushes 5 %, but the pile then sinks into itself). The bound here records that
+/// limitation (docs/gravity-tree.md), so that a change that makes it worse is seen.
+#[test]
+fn the_impulse_rubble_pile_closes_its_ledger() {
+    rubble_pile_collapses(spheresim::scene::ContactModel::Impulse, 1.2, 1e-4);
 }
 
 /// The tree's step is deterministic whatever the thread count: each body's sum runs in its

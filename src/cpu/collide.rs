@@ -260,34 +260,41 @@ impl<R: Real> PairResponse<R> {
 
 /// Mechanical energy a contact round gives one movable sphere of mass `m` (kg) whose velocity
 /// `v` (m/s, as the round saw it) changes by `dv` and whose position changes by `dx` (m), between
-/// the drift and the second half kick of a step of `dt` (s) in the uniform field `g` (m/s²), J:
+/// the drift and the second half kick of a step of `dt` (s), in the field `a` (m/s²) that kicks
+/// the sphere: its acceleration from the last force stage (uniform gravity, mutual gravity,
+/// drag), J:
 ///
-/// `ΔE = m [Δv·(v + ½ Δv + ½ g dt) − g·Δx]`
+/// `ΔE = m [Δv·(v + ½ Δv + ½ a dt) − a·Δx]`
 ///
 /// The energy ledger books `−ΔE` as dissipated (`Diagnostics::dissipated`; docs/physics.md
 /// §4.3). Twin of `impulse_energy_change` in `shaders/integrate.wgsl`.
 ///
-/// Derivation (exact, no approximation): a kick–drift–kick step under a constant acceleration
-/// `g` conserves `½ m v² − m g·x` exactly; inserting `v → v + Δv`, `x → x + Δx` before the
-/// second half kick (velocity then `v + Δv + ½ g dt`) changes the step's end energy by exactly
-/// ΔE. Successive rounds add up exactly (the sum telescopes), so mass splitting, overlap pushes
-/// and the projection onto walls are all counted as the velocities and positions really change.
+/// Derivation (exact in a uniform field `a = g`): a kick–drift–kick step under a constant
+/// acceleration `g` conserves `½ m v² − m g·x` exactly; inserting `v → v + Δv`, `x → x + Δx`
+/// before the second half kick (velocity then `v + Δv + ½ g dt`) changes the step's end energy
+/// by exactly ΔE. Successive rounds add up exactly (the sum telescopes), so mass splitting,
+/// overlap pushes and the projection onto walls are all counted as the velocities and positions
+/// really change. Under mutual gravity the second half kick uses the field at the step's end,
+/// which differs from `a` by O(dt): the terms in `a` then hold to that order. They matter: in a
+/// self-gravitating pile every resting contact takes back the approach its neighbours' pull gave
+/// it each step, and booking that in `g` alone (zero there) overstated the dissipation by more
+/// than the infall released (docs/gravity-tree.md).
 ///
 /// * Without a field: ΔE is the kinetic energy change `½ m (|v + Δv|² − |v|²)`. Summed over the
 ///   two spheres of a binary collision with `J = (1 + e) u_n / (w_a + w_b)` (Nikulin eq. 8) it
 ///   is `−½ μ (1 − e²) u_n²`, μ = `1/(w_a + w_b)` the reduced mass (m against a fixed sphere or
 ///   a wall), u_n the normal approach speed (B. Neumann, "The three-dimensional collision of two
 ///   spheres", 2024, §5); with `e = 0` below the resting speed (`effective_restitution`).
-/// * In a field, the field terms cancel over a pair of movable spheres (`Σ m Δv = 0` and
+/// * In a uniform field, the field terms cancel over a pair of movable spheres (`Σ m Δv = 0` and
 ///   `Σ m Δx = 0`: both are split by inverse mass). Against a wall or a fixed sphere, with the
 ///   rest-of-step travel `Δx = Δv (1 − τ) dt`, ΔE is the kinetic energy change at the contact
 ///   instant τ, where the velocity is `v + g (τ − ½) dt`. So a sphere resting on a floor, which
 ///   the half kicks give `|g| dt` of approach speed each step and the contact takes back (τ = 0,
 ///   e = 0), loses nothing, as the mechanical energy shows.
 #[inline(always)]
-pub fn impulse_energy_change<R: Real>(m: R, v: R::V3, dv: R::V3, dx: R::V3, g: R::V3, dt: R) -> R {
+pub fn impulse_energy_change<R: Real>(m: R, v: R::V3, dv: R::V3, dx: R::V3, a: R::V3, dt: R) -> R {
     let half = R::of(0.5);
-    m * (R::dot(dv, v + dv * half + g * (half * dt)) - R::dot(g, dx))
+    m * (R::dot(dv, v + dv * half + a * (half * dt)) - R::dot(a, dx))
 }
 
 /// Unit vector along `d`, or `fallback` when `d` is (nearly) zero.

@@ -642,8 +642,8 @@ impl<R: Real> CpuBackend<R> {
     /// movable sphere, each in precision `R` (as the GPU's `apply_contacts`), summed in f64 in
     /// blocks of [`CHUNK`] and then in block order (reproducible).
     fn apply_contacts(&mut self) -> f64 {
-        let (g, dt) = (self.params.gravity, self.params.dt);
-        let (mass, inv_mass) = (&self.mass, &self.inv_mass);
+        let dt = self.params.dt;
+        let (mass, inv_mass, field) = (&self.mass, &self.inv_mass, &self.acceleration);
         self.moved.resize(self.position.len(), false);
         self.position
             .par_chunks_mut(CHUNK)
@@ -658,7 +658,8 @@ impl<R: Real> CpuBackend<R> {
                     let i = b * CHUNK + k;
                     // Fixed spheres (infinite mass) never move.
                     if inv_mass[i] != R::zero() {
-                        let gain = collide::impulse_energy_change(mass[i], *v, c.dv, c.dx, g, dt);
+                        let a = field[i];
+                        let gain = collide::impulse_energy_change(mass[i], *v, c.dv, c.dx, a, dt);
                         loss -= gain.f64();
                     }
                     *x += c.dx;
