@@ -165,3 +165,54 @@ fn tree_scenes_step_on_the_gpu_as_on_the_cpu() {
         );
     }
 }
+
+/// The tree's largest buffer (its cells, 80 bytes a body) is held against the adapter's binding
+/// limit before anything is allocated, and the error gives the numbers.
+#[test]
+fn a_tree_too_large_for_the_adapter_is_refused_with_the_numbers() {
+    use spheresim::gpu::GpuOptions;
+    use spheresim::scene::builtin;
+    use spheresim::{Backend, Precision, Simulation};
+    if gpu().is_none() {
+        return;
+    }
+    let scene = builtin::build("plummer", Some(5000)).unwrap();
+    let opts = GpuOptions {
+        max_binding_size: Some(80 * 4000),
+        ..Default::default()
+    };
+    let err = match Simulation::with_gpu_options(&scene, Backend::Gpu, Precision::F32, opts) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("accepted"),
+    };
+    assert!(
+        err.contains("gravity tree cells")
+            && err.contains("5000 spheres")
+            && err.contains("at most 4000 spheres fit"),
+        "{err}"
+    );
+}
+
+/// With at most 4 work-groups along a dispatch dimension every tree stage runs 2-D dispatches
+/// (and the walk's indirect one), and the steps are those of the 1-D dispatches bit for bit.
+#[test]
+fn two_d_dispatches_give_the_same_tree_steps() {
+    use spheresim::gpu::GpuOptions;
+    use spheresim::scene::builtin;
+    use spheresim::{Backend, Precision, Simulation};
+    if gpu().is_none() {
+        return;
+    }
+    let scene = builtin::build("plummer", Some(3000)).unwrap();
+    let opts = GpuOptions {
+        max_workgroups_per_dim: Some(4),
+        ..Default::default()
+    };
+    let mut two_d =
+        Simulation::with_gpu_options(&scene, Backend::Gpu, Precision::F32, opts).unwrap();
+    let mut one_d = Simulation::new(&scene, Backend::Gpu, Precision::F32).unwrap();
+    two_d.step(5).unwrap();
+    one_d.step(5).unwrap();
+    assert!(two_d.snapshot() == one_d.snapshot());
+    assert_eq!(two_d.walk_counts(), one_d.walk_counts());
+}

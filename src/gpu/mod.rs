@@ -389,6 +389,7 @@ impl GpuBackend {
             .limits
             .max_storage_buffer_binding_size
             .min(ctx.limits.max_buffer_size)
+            .min(opts.max_binding_size.unwrap_or(u64::MAX))
             / 16;
         let capacity = opts
             .list_capacity
