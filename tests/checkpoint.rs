@@ -159,6 +159,9 @@ fn resume_on_the_cpu_is_bit_identical_in_f32_and_f64() {
         split_run_is_identical(&["wall-break", "--particles", "400"], &extra, 60);
         split_run_is_identical(&["orbits", "--particles", "200"], &extra, 60);
     }
+    // Mutual gravity by the tree, with Hertz contacts.
+    let extra = ["--backend", "cpu"];
+    split_run_is_identical(&["rubble-pile", "--particles", "300"], &extra, 60);
 }
 
 #[test]
@@ -170,6 +173,7 @@ fn resume_on_the_gpu_is_bit_identical() {
     split_run_is_identical(&["wall-stand", "--particles", "300"], &extra, 60);
     split_run_is_identical(&["wall-break", "--particles", "400"], &extra, 60);
     split_run_is_identical(&["orbits", "--particles", "200"], &extra, 60);
+    split_run_is_identical(&["rubble-pile", "--particles", "300"], &extra, 60);
 }
 
 #[test]
