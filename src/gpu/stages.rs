@@ -61,7 +61,6 @@ pub fn entry_of(variant: &str) -> &str {
         "impulse_pairs_binary" | "impulse_pairs_final" => "impulse_pairs",
         "sum_impulses_matching" | "sum_impulses_final" => "sum_impulses",
         "gravity_potential" => "gravity",
-        "tree_walk_potential" => "tree_walk",
         "copy_state" => "gather",
         v => v,
     }

@@ -12,6 +12,7 @@
 //! group climb is at most `GROUP` steps, and the walk's length is that of its group's list.
 
 use super::buffers::TreeParams;
+use super::pipelines::{Module, STAGES, source};
 use super::prefix_sum::{self, ScanLevel};
 use super::stages::Stage;
 use super::{WORKGROUP_SIZE, dispatch_dims, storage, uniform};
@@ -32,48 +33,72 @@ pub const CELL_BYTES: u64 = 80;
 /// the four group arrays; the scans' upper levels and the bounds' partials add under 1 %.
 pub const BYTES_PER_BODY: u64 = CELL_BYTES + 16 + 2 * 12 + 9 * 4 + 4 * 4;
 
-/// The tree's stages, compiled when a scene asks for the tree.
+/// The tree's shader modules and their pipelines, as typed fields (no lookup by name), compiled
+/// when a scene asks for the tree.
 pub struct TreeStages {
-    bounds: Stage,
-    morton: Stage,
-    sort: Stage,
-    karras: Stage,
-    moments: Stage,
-    walk: Stage,
+    bounds: Module,
+    morton: Module,
+    sort: Module,
+    karras: Module,
+    moments: Module,
+    walk: Module,
+    tree_bounds: wgpu::ComputePipeline,
+    morton_codes: wgpu::ComputePipeline,
+    radix_count: wgpu::ComputePipeline,
+    radix_scatter: wgpu::ComputePipeline,
+    karras_tree: wgpu::ComputePipeline,
+    escapes: wgpu::ComputePipeline,
+    tree_groups: wgpu::ComputePipeline,
+    compact_groups: wgpu::ComputePipeline,
+    tree_moments: wgpu::ComputePipeline,
+    tree_walk: wgpu::ComputePipeline,
+    tree_walk_potential: wgpu::ComputePipeline,
 }
 
 impl TreeStages {
-    /// Compiles the six tree shaders.
+    /// Compiles the six tree shaders (each with `shaders/common.wgsl`) and their pipelines.
     pub fn new(device: &wgpu::Device) -> Self {
+        let module = |name: &'static str| Module::new(device, name, &source(shader(name)));
+        let (bounds, morton, sort) = (
+            module("tree_bounds"),
+            module("morton"),
+            module("radix_sort"),
+        );
+        let (karras, moments, walk) = (
+            module("karras"),
+            module("tree_moments"),
+            module("tree_walk"),
+        );
+        let p = |m: &Module, entry: &str| m.pipeline(device, entry, &[]);
         Self {
-            bounds: Stage::new(device, "tree_bounds", &[("tree_bounds", &[])]),
-            morton: Stage::new(device, "morton", &[("morton_codes", &[])]),
-            sort: Stage::new(
-                device,
-                "radix_sort",
-                &[("radix_count", &[]), ("radix_scatter", &[])],
-            ),
-            karras: Stage::new(
-                device,
-                "karras",
-                &[
-                    ("karras_tree", &[]),
-                    ("escapes", &[]),
-                    ("tree_groups", &[]),
-                    ("compact_groups", &[]),
-                ],
-            ),
-            moments: Stage::new(device, "tree_moments", &[("tree_moments", &[])]),
-            walk: Stage::new(
-                device,
-                "tree_walk",
-                &[
-                    ("tree_walk", &[]),
-                    ("tree_walk_potential", &[("WITH_POTENTIAL", 1.0)]),
-                ],
-            ),
+            tree_bounds: p(&bounds, "tree_bounds"),
+            morton_codes: p(&morton, "morton_codes"),
+            radix_count: p(&sort, "radix_count"),
+            radix_scatter: p(&sort, "radix_scatter"),
+            karras_tree: p(&karras, "karras_tree"),
+            escapes: p(&karras, "escapes"),
+            tree_groups: p(&karras, "tree_groups"),
+            compact_groups: p(&karras, "compact_groups"),
+            tree_moments: p(&moments, "tree_moments"),
+            tree_walk: p(&walk, "tree_walk"),
+            tree_walk_potential: walk.pipeline(device, "tree_walk", &[("WITH_POTENTIAL", 1.0)]),
+            bounds,
+            morton,
+            sort,
+            karras,
+            moments,
+            walk,
         }
     }
+}
+
+/// The WGSL of a tree stage's file.
+fn shader(name: &str) -> &'static str {
+    STAGES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, s)| *s)
+        .unwrap_or_else(|| panic!("no shader {name}"))
 }
 
 /// The body buffers one evaluation reads and writes (a state set of the backend).
@@ -268,10 +293,7 @@ impl GpuTree {
             let dims = dispatch_dims(len.div_ceil(wg), max_dim);
             let p = params("bounds level", len, 1, 0, dims);
             let (src, dst) = (&partials[bounds_out(k)], &partials[bounds_out(k + 1)]);
-            let bind = stages
-                .bounds
-                .module
-                .bind(device, &[(0, &p), (1, src), (2, dst)]);
+            let bind = stages.bounds.bind(device, &[(0, &p), (1, src), (2, dst)]);
             bounds_levels.push((bind, dims));
             len = len.div_ceil(wg);
             k += 1;
@@ -284,11 +306,11 @@ impl GpuTree {
         let bodies = inputs
             .iter()
             .map(|inp| BodyBinds {
-                bounds0: stages.bounds.module.bind(
+                bounds0: stages.bounds.bind(
                     device,
                     &[(0, &p0), (1, inp.pos), (2, &partials[bounds_out(0)])],
                 ),
-                morton: stages.morton.module.bind(
+                morton: stages.morton.bind(
                     device,
                     &[
                         (0, &body_params),
@@ -299,7 +321,7 @@ impl GpuTree {
                         (5, &buf.keys[0][2]),
                     ],
                 ),
-                moments: stages.moments.module.bind(
+                moments: stages.moments.bind(
                     device,
                     &[
                         (0, &body_params),
@@ -314,7 +336,7 @@ impl GpuTree {
                         (9, &buf.leaves),
                     ],
                 ),
-                walk: stages.walk.module.bind(
+                walk: stages.walk.bind(
                     device,
                     &[
                         (0, &body_params),
@@ -340,7 +362,7 @@ impl GpuTree {
             .map(|p| {
                 let up = params("radix pass", n, p * RADIX_BITS, blocks, body_dims);
                 let (i, o) = (&buf.keys[p as usize % 2], &buf.keys[1 - p as usize % 2]);
-                stages.sort.module.bind(
+                stages.sort.bind(
                     device,
                     &[
                         (0, &up),
@@ -358,7 +380,7 @@ impl GpuTree {
         let hist_scan = prefix_sum::levels(device, &scan_stage, &hist, 16 * blocks, max_dim);
         let group_scan = prefix_sum::levels(device, &scan_stage, &group_index, n + 1, max_dim);
         let karras_bind = |p: &wgpu::Buffer| {
-            stages.karras.module.bind(
+            stages.karras.bind(
                 device,
                 &[
                     (0, p),
@@ -456,91 +478,53 @@ impl GpuTree {
         let b = &self.bodies[set];
         let mut dispatches = 0u64;
         let mut go = |pass: &mut wgpu::ComputePass,
-                      stage: &Stage,
-                      entry: &str,
+                      pipeline: &wgpu::ComputePipeline,
                       bind: &wgpu::BindGroup,
                       dims: (u32, u32)| {
-            pass.set_pipeline(stage.pipeline(entry));
+            pass.set_pipeline(pipeline);
             pass.set_bind_group(0, bind, &[]);
             pass.dispatch_workgroups(dims.0, dims.1, 1);
             dispatches += 1;
         };
         pass.push_debug_group("tree_bounds");
-        go(
-            &mut pass,
-            &s.bounds,
-            "tree_bounds",
-            &b.bounds0,
-            self.bounds_dims,
-        );
+        go(&mut pass, &s.tree_bounds, &b.bounds0, self.bounds_dims);
         for (bind, dims) in &self.bounds_levels {
-            go(&mut pass, &s.bounds, "tree_bounds", bind, *dims);
+            go(&mut pass, &s.tree_bounds, bind, *dims);
         }
         pass.pop_debug_group();
         pass.push_debug_group("morton");
-        go(
-            &mut pass,
-            &s.morton,
-            "morton_codes",
-            &b.morton,
-            self.body_dims,
-        );
+        go(&mut pass, &s.morton_codes, &b.morton, self.body_dims);
         pass.pop_debug_group();
         pass.push_debug_group("radix_sort");
         let mut scans = 0;
         for bind in &self.sort_passes {
-            go(&mut pass, &s.sort, "radix_count", bind, self.body_dims);
+            go(&mut pass, &s.radix_count, bind, self.body_dims);
             scans += prefix_sum::record(&mut pass, &self.scan_stage, &self.hist_scan, None);
-            go(&mut pass, &s.sort, "radix_scatter", bind, self.body_dims);
+            go(&mut pass, &s.radix_scatter, bind, self.body_dims);
         }
         pass.pop_debug_group();
         pass.push_debug_group("karras_tree");
+        go(&mut pass, &s.karras_tree, &self.karras, self.body_dims);
+        go(&mut pass, &s.escapes, &self.karras_nodes, self.node_dims);
         go(
             &mut pass,
-            &s.karras,
-            "karras_tree",
-            &self.karras,
-            self.body_dims,
-        );
-        go(
-            &mut pass,
-            &s.karras,
-            "escapes",
-            &self.karras_nodes,
-            self.node_dims,
-        );
-        go(
-            &mut pass,
-            &s.karras,
-            "tree_groups",
+            &s.tree_groups,
             &self.karras_groups,
             self.group_dims,
         );
         scans += prefix_sum::record(&mut pass, &self.scan_stage, &self.group_scan, None);
-        go(
-            &mut pass,
-            &s.karras,
-            "compact_groups",
-            &self.karras,
-            self.body_dims,
-        );
+        go(&mut pass, &s.compact_groups, &self.karras, self.body_dims);
         pass.pop_debug_group();
         pass.push_debug_group("tree_moments");
-        go(
-            &mut pass,
-            &s.moments,
-            "tree_moments",
-            &b.moments,
-            self.body_dims,
-        );
+        go(&mut pass, &s.tree_moments, &b.moments, self.body_dims);
         pass.pop_debug_group();
         pass.push_debug_group("tree_walk");
         let walk = if with_potential {
-            "tree_walk_potential"
+            &s.tree_walk_potential
         } else {
-            "tree_walk"
+            &s.tree_walk
         };
-        pass.set_pipeline(s.walk.pipeline(walk));
+        pass.set_pipeline(walk);
         pass.set_bind_group(0, &b.walk, &[]);
         pass.dispatch_workgroups_indirect(&self.buf.group_dispatch, 0);
         pass.pop_debug_group();
