@@ -1,13 +1,31 @@
 //! Stage `cell_keys`: grid parameters, hashed cell keys, binned cells and large-sphere boxes.
 //! Shader `shaders/cell_keys.wgsl`; CPU twin `src/cpu/cell_keys.rs`.
 
-use super::stages::Stage;
+use super::pipelines::Module;
+use super::stages::module;
 
-/// Compiles `shaders/cell_keys.wgsl` and its entry points.
-pub fn new(device: &wgpu::Device) -> Stage {
-    Stage::new(
-        device,
-        "cell_keys",
-        &[("grid_params", &[]), ("cell_keys", &[]), ("bin_cells", &[])],
-    )
+/// The module of `shaders/cell_keys.wgsl` and its pipelines.
+pub struct CellKeys {
+    /// Module (layout and bind groups).
+    pub module: Module,
+    /// The step's cell edge from the largest small radius and speed (one invocation).
+    pub grid_params: wgpu::ComputePipeline,
+    /// Each sphere's hashed cell key.
+    pub cell_keys: wgpu::ComputePipeline,
+    /// Each sphere's binned cell and each large sphere's box of cells.
+    pub bin_cells: wgpu::ComputePipeline,
+}
+
+impl CellKeys {
+    /// Compiles the shader and its entry points.
+    pub fn new(device: &wgpu::Device) -> Self {
+        let module = module(device, "cell_keys");
+        let p = |entry: &str| module.pipeline(device, entry, &[]);
+        Self {
+            grid_params: p("grid_params"),
+            cell_keys: p("cell_keys"),
+            bin_cells: p("bin_cells"),
+            module,
+        }
+    }
 }

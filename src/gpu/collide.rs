@@ -6,20 +6,67 @@
 //! sphere, whose lanes share its row (`cpu::collide::sum_row`).
 //! Shader `shaders/collide.wgsl`; CPU twin `src/cpu/collide.rs`.
 
-use super::stages::Stage;
+use super::pipelines::Module;
+use super::stages::module;
 
-/// The pipeline variants and their overridden constants.
-pub const VARIANTS: [(&str, &[(&str, f64)]); 7] = [
-    ("impulse_pairs_binary", &[("FINAL", 0.0)]),
-    ("impulse_pairs_final", &[("FINAL", 1.0)]),
-    ("earliest_from_pairs", &[]),
-    ("sum_impulses_matching", &[("FINAL", 0.0)]),
-    ("sum_impulses_final", &[("FINAL", 1.0)]),
-    ("collide_pairs", &[]),
-    ("sum_pairs", &[]),
-];
+/// The pipelines of the contact passes, each variant an entry point with its overridden
+/// constants; with `COUNT_VISITS` on, the same passes count the pairs each invocation visits
+/// (`super::work`).
+pub struct CollidePipelines {
+    /// `impulse_pairs`, a matching round's binary collisions (`FINAL = false`).
+    pub impulse_pairs_binary: wgpu::ComputePipeline,
+    /// `impulse_pairs`, the final round's colliding pairs with mass splitting (`FINAL = true`).
+    pub impulse_pairs_final: wgpu::ComputePipeline,
+    /// Each sphere's earliest event from its row.
+    pub earliest_from_pairs: wgpu::ComputePipeline,
+    /// `sum_impulses` of a matching round (`FINAL = false`).
+    pub sum_impulses_matching: wgpu::ComputePipeline,
+    /// `sum_impulses` of the final round (`FINAL = true`).
+    pub sum_impulses_final: wgpu::ComputePipeline,
+    /// The soft laws' pair forces, one entry each.
+    pub collide_pairs: wgpu::ComputePipeline,
+    /// The soft laws' row sums, with the walls.
+    pub sum_pairs: wgpu::ComputePipeline,
+}
 
-/// Compiles `shaders/collide.wgsl` and its entry points.
-pub fn new(device: &wgpu::Device) -> Stage {
-    Stage::new(device, "collide", &VARIANTS)
+impl CollidePipelines {
+    /// The passes of `module` (`shaders/collide.wgsl`), counting visits when `count_visits`.
+    pub fn new(device: &wgpu::Device, module: &Module, count_visits: bool) -> Self {
+        let count = if count_visits { 1.0 } else { 0.0 };
+        let p = |entry: &str, fin: Option<bool>| {
+            let mut constants = vec![("COUNT_VISITS", count)];
+            if let Some(f) = fin {
+                constants.push(("FINAL", if f { 1.0 } else { 0.0 }));
+            }
+            module.pipeline(device, entry, &constants)
+        };
+        Self {
+            impulse_pairs_binary: p("impulse_pairs", Some(false)),
+            impulse_pairs_final: p("impulse_pairs", Some(true)),
+            earliest_from_pairs: p("earliest_from_pairs", None),
+            sum_impulses_matching: p("sum_impulses", Some(false)),
+            sum_impulses_final: p("sum_impulses", Some(true)),
+            collide_pairs: p("collide_pairs", None),
+            sum_pairs: p("sum_pairs", None),
+        }
+    }
+}
+
+/// The module of `shaders/collide.wgsl` and the step's pipelines.
+pub struct Collide {
+    /// Module (layout and bind groups).
+    pub module: Module,
+    /// The passes as the timed step runs them (no counting).
+    pub passes: CollidePipelines,
+}
+
+impl Collide {
+    /// Compiles the shader and its passes.
+    pub fn new(device: &wgpu::Device) -> Self {
+        let module = module(device, "collide");
+        Self {
+            passes: CollidePipelines::new(device, &module, false),
+            module,
+        }
+    }
 }

@@ -1,17 +1,31 @@
 //! Stage `count`: spheres per bucket with u32 atomics.
 //! Shader `shaders/count.wgsl`; CPU twin `src/cpu/count.rs`.
 
-use super::stages::Stage;
+use super::pipelines::Module;
+use super::stages::module;
 
-/// Compiles `shaders/count.wgsl` and its entry points.
-pub fn new(device: &wgpu::Device) -> Stage {
-    Stage::new(
-        device,
-        "count",
-        &[
-            ("clear_counts", &[]),
-            ("count", &[]),
-            ("seed_cell_start", &[]),
-        ],
-    )
+/// The module of `shaders/count.wgsl` and its pipelines.
+pub struct Count {
+    /// Module (layout and bind groups).
+    pub module: Module,
+    /// Zeroes the bucket counts.
+    pub clear_counts: wgpu::ComputePipeline,
+    /// Spheres per bucket, and each sphere's slot within its bucket.
+    pub count: wgpu::ComputePipeline,
+    /// Copies the counts into the cell starts that the prefix sum scans.
+    pub seed_cell_start: wgpu::ComputePipeline,
+}
+
+impl Count {
+    /// Compiles the shader and its entry points.
+    pub fn new(device: &wgpu::Device) -> Self {
+        let module = module(device, "count");
+        let p = |entry: &str| module.pipeline(device, entry, &[]);
+        Self {
+            clear_counts: p("clear_counts"),
+            count: p("count"),
+            seed_cell_start: p("seed_cell_start"),
+            module,
+        }
+    }
 }

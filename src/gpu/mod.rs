@@ -294,7 +294,7 @@ pub struct GpuBackend {
     // Work counters (`work`): the counting replay's buffer and pipelines, and the dispatches
     // recorded, in all and by `step`, with the steps they were recorded for.
     work_buf: wgpu::Buffer,
-    counting: Option<Vec<(&'static str, wgpu::ComputePipeline)>>,
+    counting: Option<collide::CollidePipelines>,
     dispatches: std::cell::Cell<u64>,
     step_dispatches: u64,
     recorded_steps: u64,
@@ -871,16 +871,20 @@ impl GpuBackend {
 
     /// Dispatches a row pass: a work-group per [`WORKGROUP_SIZE`] small spheres, then one per
     /// large sphere.
-    fn dispatch_rows(&self, pass: &mut wgpu::ComputePass, variant: &str, bg: &wgpu::BindGroup) {
-        self.dispatch_groups(pass, self.collide_pipeline(variant), bg, self.row_dims);
+    fn dispatch_rows(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        pipeline: &wgpu::ComputePipeline,
+        bg: &wgpu::BindGroup,
+    ) {
+        self.dispatch_groups(pass, pipeline, bg, self.row_dims);
     }
 
-    /// The pipeline of a `collide` variant: the counting one while work is counted.
-    fn collide_pipeline(&self, variant: &str) -> &wgpu::ComputePipeline {
+    /// The contact passes: the counting ones while work is counted.
+    fn collide_passes(&self) -> &collide::CollidePipelines {
         self.counting
             .as_ref()
-            .and_then(|c| c.iter().find(|(v, _)| *v == variant))
-            .map_or_else(|| self.stages.collide.pipeline(variant), |(_, p)| p)
+            .unwrap_or(&self.stages.collide.passes)
     }
 
     /// Begins a compute pass of stage group `stage` (an index into [`STAGES`]), with
@@ -927,17 +931,14 @@ impl GpuBackend {
         }
         {
             let mut pass = self.pass(enc, "integrate", stage::INTEGRATE);
-            let first = if init { "measure_speed" } else { "kick_drift" };
-            pass.push_debug_group(if init {
-                "integrate::measure_speed"
+            let ig = &self.stages.integrate;
+            let (label, first) = if init {
+                ("integrate::measure_speed", &ig.measure_speed)
             } else {
-                "integrate::kick_drift"
-            });
-            self.dispatch_spheres(
-                &mut pass,
-                self.stages.integrate.pipeline(first),
-                &self.binds[c].integrate,
-            );
+                ("integrate::kick_drift", &ig.kick_drift)
+            };
+            pass.push_debug_group(label);
+            self.dispatch_spheres(&mut pass, first, &self.binds[c].integrate);
             pass.pop_debug_group();
         }
         {
@@ -953,15 +954,15 @@ impl GpuBackend {
             pass.push_debug_group("cell_keys");
             let cell_keys = &self.binds[c].cell_keys;
             let ck = &self.stages.cell_keys;
-            self.dispatch_gated(&mut pass, ck.pipeline("grid_params"), cell_keys, ONE);
-            self.dispatch_gated(&mut pass, ck.pipeline("cell_keys"), cell_keys, SPHERES);
+            self.dispatch_gated(&mut pass, &ck.grid_params, cell_keys, ONE);
+            self.dispatch_gated(&mut pass, &ck.cell_keys, cell_keys, SPHERES);
             pass.pop_debug_group();
             pass.push_debug_group("count");
             let count = &self.stages.count;
             let bg = &self.bind_count;
-            self.dispatch_gated(&mut pass, count.pipeline("clear_counts"), bg, TABLE);
-            self.dispatch_gated(&mut pass, count.pipeline("count"), bg, SPHERES);
-            self.dispatch_gated(&mut pass, count.pipeline("seed_cell_start"), bg, TABLE);
+            self.dispatch_gated(&mut pass, &count.clear_counts, bg, TABLE);
+            self.dispatch_gated(&mut pass, &count.count, bg, SPHERES);
+            self.dispatch_gated(&mut pass, &count.seed_cell_start, bg, TABLE);
             pass.pop_debug_group();
         }
         {
@@ -978,12 +979,12 @@ impl GpuBackend {
             pass.push_debug_group("scatter");
             let scatter = &self.stages.scatter;
             let bg = &self.bind_scatter;
-            self.dispatch_gated(&mut pass, scatter.pipeline("place"), bg, SPHERES);
-            self.dispatch_gated(&mut pass, scatter.pipeline("rank"), bg, SPHERES);
+            self.dispatch_gated(&mut pass, &scatter.place, bg, SPHERES);
+            self.dispatch_gated(&mut pass, &scatter.rank, bg, SPHERES);
             let gather = &self.stages.gather;
             let bg = &self.binds[c].gather;
-            self.dispatch_gated(&mut pass, gather.pipeline("gather"), bg, SPHERES);
-            self.dispatch_gated(&mut pass, gather.pipeline("copy_state"), bg, COPY);
+            self.dispatch_gated(&mut pass, &gather.gather, bg, SPHERES);
+            self.dispatch_gated(&mut pass, &gather.copy_state, bg, COPY);
             pass.pop_debug_group();
         }
         self.cur = 1 - c;
@@ -991,7 +992,7 @@ impl GpuBackend {
         pass.push_debug_group("cell_keys::bin_cells");
         self.dispatch_gated(
             &mut pass,
-            self.stages.cell_keys.pipeline("bin_cells"),
+            &self.stages.cell_keys.bin_cells,
             &self.binds[self.cur].cell_keys,
             SPHERES,
         );
@@ -1016,47 +1017,43 @@ impl GpuBackend {
             let mut pass = self.pass(enc, "collide", stage::CONTACTS);
             pass.push_debug_group("collide");
             let entries = self.list.entry_dims;
+            let c = self.collide_passes();
             if impulse {
-                let pairs = |pass: &mut wgpu::ComputePass, variant: &str| {
-                    self.dispatch_groups(pass, self.collide_pipeline(variant), &b.collide, entries)
+                let pairs = |pass: &mut wgpu::ComputePass, pipeline: &wgpu::ComputePipeline| {
+                    self.dispatch_groups(pass, pipeline, &b.collide, entries)
                 };
-                let spheres = |pass: &mut wgpu::ComputePass, variant: &str| {
-                    self.dispatch_rows(pass, variant, &b.collide)
+                let spheres = |pass: &mut wgpu::ComputePass, pipeline: &wgpu::ComputePipeline| {
+                    self.dispatch_rows(pass, pipeline, &b.collide)
                 };
                 let rounds = if init { 0 } else { MATCHING_ROUNDS };
-                pairs(&mut pass, "impulse_pairs_binary");
+                pairs(&mut pass, &c.impulse_pairs_binary);
                 for _ in 0..rounds {
-                    spheres(&mut pass, "earliest_from_pairs");
-                    spheres(&mut pass, "sum_impulses_matching");
-                    self.dispatch_spheres(&mut pass, self.stages.check.pipeline("tally"), &b.check);
+                    spheres(&mut pass, &c.earliest_from_pairs);
+                    spheres(&mut pass, &c.sum_impulses_matching);
+                    self.dispatch_spheres(&mut pass, &self.stages.check.tally, &b.check);
                     self.dispatch_spheres(
                         &mut pass,
-                        self.stages.integrate.pipeline("apply_contacts"),
+                        &self.stages.integrate.apply_contacts,
                         &b.integrate,
                     );
-                    pairs(&mut pass, "impulse_pairs_binary");
+                    pairs(&mut pass, &c.impulse_pairs_binary);
                 }
                 if !init {
                     // Pending collisions per sphere: the final round's mass-splitting factors.
-                    spheres(&mut pass, "earliest_from_pairs");
+                    spheres(&mut pass, &c.earliest_from_pairs);
                 }
-                pairs(&mut pass, "impulse_pairs_final");
-                spheres(&mut pass, "sum_impulses_final");
+                pairs(&mut pass, &c.impulse_pairs_final);
+                spheres(&mut pass, &c.sum_impulses_final);
             } else {
-                self.dispatch_groups(
-                    &mut pass,
-                    self.collide_pipeline("collide_pairs"),
-                    &b.collide,
-                    entries,
-                );
-                self.dispatch_rows(&mut pass, "sum_pairs", &b.collide);
+                self.dispatch_groups(&mut pass, &c.collide_pairs, &b.collide, entries);
+                self.dispatch_rows(&mut pass, &c.sum_pairs, &b.collide);
             }
             if !init {
-                self.dispatch_spheres(&mut pass, self.stages.check.pipeline("tally"), &b.check);
+                self.dispatch_spheres(&mut pass, &self.stages.check.tally, &b.check);
                 if impulse {
                     self.dispatch_spheres(
                         &mut pass,
-                        self.stages.integrate.pipeline("apply_contacts"),
+                        &self.stages.integrate.apply_contacts,
                         &b.integrate,
                     );
                 }
@@ -1076,7 +1073,7 @@ impl GpuBackend {
             pass.push_debug_group("integrate::accelerations");
             self.dispatch_spheres(
                 &mut pass,
-                self.stages.integrate.pipeline("accelerations"),
+                &self.stages.integrate.accelerations,
                 &b.integrate,
             );
             pass.pop_debug_group();
@@ -1085,16 +1082,12 @@ impl GpuBackend {
             {
                 let mut pass = self.pass(enc, "integrate::kick", stage::INTEGRATE);
                 pass.push_debug_group("integrate::kick");
-                self.dispatch_spheres(
-                    &mut pass,
-                    self.stages.integrate.pipeline("kick"),
-                    &b.integrate,
-                );
+                self.dispatch_spheres(&mut pass, &self.stages.integrate.kick, &b.integrate);
                 pass.pop_debug_group();
             }
             let mut pass = self.pass(enc, "check", stage::CHECK);
             pass.push_debug_group("check");
-            self.dispatch_spheres(&mut pass, self.stages.check.pipeline("check"), &b.check);
+            self.dispatch_spheres(&mut pass, &self.stages.check.check, &b.check);
             pass.pop_debug_group();
         }
     }
@@ -1116,7 +1109,7 @@ impl GpuBackend {
         for _ in 0..k {
             self.dispatch_spheres(
                 &mut pass,
-                self.stages.gravity.pipeline("gravity"),
+                &self.stages.gravity.gravity,
                 &self.binds[self.cur].gravity,
             );
         }
@@ -1322,9 +1315,10 @@ impl GpuBackend {
     /// call.
     pub fn set_work_counting(&mut self, on: bool) {
         if on && self.counting.is_none() {
-            self.counting = Some(work::counting_pipelines(
+            self.counting = Some(collide::CollidePipelines::new(
                 &self.ctx.device,
-                &self.stages.collide,
+                &self.stages.collide.module,
+                true,
             ));
         }
         if !on {
@@ -1558,13 +1552,13 @@ impl GpuBackend {
             pass.push_debug_group("diagnostics");
             self.dispatch_spheres(
                 &mut pass,
-                self.stages.diagnostics.pipeline("diagnostics"),
+                &self.stages.diagnostics.diagnostics,
                 &b.diagnostics,
             );
             if self.g_on && self.tree.is_none() {
                 self.dispatch_spheres(
                     &mut pass,
-                    self.stages.gravity.pipeline("gravity_potential"),
+                    &self.stages.gravity.gravity_potential,
                     &b.gravity,
                 );
             }

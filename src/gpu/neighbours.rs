@@ -9,30 +9,62 @@
 //! host never waits for the decision.
 
 use super::buffers::ListParams;
+use super::pipelines::Module;
 use super::prefix_sum::{self, ScanLevel};
-use super::stages::{Stage, Stages};
+use super::stages::{Stages, module};
 use super::{WORKGROUP_SIZE, dispatch_dims, storage, uniform};
 
-/// Compiles `shaders/neighbours.wgsl` and its entry points.
-pub fn new(device: &wgpu::Device) -> Stage {
-    Stage::new(
-        device,
-        "neighbours",
-        &[
-            ("needs_rebuild", &[]),
-            ("gate_dispatches", &[]),
-            ("keep_old_entries", &[]),
-            ("keep_old_rows", &[]),
-            ("sweeps", &[]),
-            ("list_count", &[]),
-            ("list_count_large", &[]),
-            ("list_fill", &[]),
-            ("list_fill_large", &[]),
-            ("relink", &[]),
-            ("carry_entries", &[]),
-            ("carry_walls", &[]),
-        ],
-    )
+/// The module of `shaders/neighbours.wgsl` and its pipelines.
+pub struct Neighbours {
+    /// Module (layout and bind groups).
+    pub module: Module,
+    /// Raises the rebuild flag when a sphere moved more than half the skin.
+    pub needs_rebuild: wgpu::ComputePipeline,
+    /// Turns the flag into the gated dispatches' work-group counts (one invocation).
+    pub gate_dispatches: wgpu::ComputePipeline,
+    /// Keeps the old list's entries for the carry of per-contact state.
+    pub keep_old_entries: wgpu::ComputePipeline,
+    /// Keeps the old list's row starts.
+    pub keep_old_rows: wgpu::ComputePipeline,
+    /// Each sphere's bounding sweep with the skin.
+    pub sweeps: wgpu::ComputePipeline,
+    /// Entries per small sphere's row.
+    pub list_count: wgpu::ComputePipeline,
+    /// Entries per large sphere's row, a work-group each.
+    pub list_count_large: wgpu::ComputePipeline,
+    /// The small spheres' rows, in the CPU's order.
+    pub list_fill: wgpu::ComputePipeline,
+    /// The large spheres' rows, a work-group each.
+    pub list_fill_large: wgpu::ComputePipeline,
+    /// Each entry's mirror in its partner's row.
+    pub relink: wgpu::ComputePipeline,
+    /// Friction history carried from the old list's entries.
+    pub carry_entries: wgpu::ComputePipeline,
+    /// Friction history of the wall contacts carried.
+    pub carry_walls: wgpu::ComputePipeline,
+}
+
+impl Neighbours {
+    /// Compiles the shader and its entry points.
+    pub fn new(device: &wgpu::Device) -> Self {
+        let module = module(device, "neighbours");
+        let p = |entry: &str| module.pipeline(device, entry, &[]);
+        Self {
+            needs_rebuild: p("needs_rebuild"),
+            gate_dispatches: p("gate_dispatches"),
+            keep_old_entries: p("keep_old_entries"),
+            keep_old_rows: p("keep_old_rows"),
+            sweeps: p("sweeps"),
+            list_count: p("list_count"),
+            list_count_large: p("list_count_large"),
+            list_fill: p("list_fill"),
+            list_fill_large: p("list_fill_large"),
+            relink: p("relink"),
+            carry_entries: p("carry_entries"),
+            carry_walls: p("carry_walls"),
+            module,
+        }
+    }
 }
 
 /// Slots of the [`Gate`]: each gated dispatch's work-group counts.
@@ -373,10 +405,10 @@ impl GpuList {
         pass.push_debug_group("neighbours::needs_rebuild");
         pass.set_bind_group(0, &self.bind_decide[set], &[]);
         if decide {
-            pass.set_pipeline(stages.neighbours.pipeline("needs_rebuild"));
+            pass.set_pipeline(&stages.neighbours.needs_rebuild);
             pass.dispatch_workgroups(sphere_dims.0, sphere_dims.1, 1);
         }
-        pass.set_pipeline(stages.neighbours.pipeline("gate_dispatches"));
+        pass.set_pipeline(&stages.neighbours.gate_dispatches);
         pass.dispatch_workgroups(1, 1, 1);
         pass.pop_debug_group();
         1 + decide as u64
@@ -394,9 +426,12 @@ impl GpuList {
         gated: bool,
     ) -> u64 {
         let mut dispatches = 0;
-        let mut run = |pass: &mut wgpu::ComputePass, entry: &str, k: usize| {
+        let nb = &stages.neighbours;
+        let mut run = |pass: &mut wgpu::ComputePass,
+                       (entry, pipeline): (&str, &wgpu::ComputePipeline),
+                       k: usize| {
             pass.push_debug_group(entry);
-            pass.set_pipeline(stages.neighbours.pipeline(entry));
+            pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &self.bind[set], &[]);
             if gated {
                 pass.dispatch_workgroups_indirect(&gate.gated, Gate::offset(k));
@@ -414,13 +449,13 @@ impl GpuList {
         use slot::*;
         let large = gate.dims(LARGE) != (0, 0);
         if self.history {
-            run(pass, "keep_old_entries", ENTRIES);
-            run(pass, "keep_old_rows", SPHERES);
+            run(pass, ("keep_old_entries", &nb.keep_old_entries), ENTRIES);
+            run(pass, ("keep_old_rows", &nb.keep_old_rows), SPHERES);
         }
-        run(pass, "sweeps", SPHERES);
-        run(pass, "list_count", SPHERES);
+        run(pass, ("sweeps", &nb.sweeps), SPHERES);
+        run(pass, ("list_count", &nb.list_count), SPHERES);
         if large {
-            run(pass, "list_count_large", LARGE);
+            run(pass, ("list_count_large", &nb.list_count_large), LARGE);
         }
         pass.push_debug_group("prefix_sum");
         let scans = prefix_sum::record(
@@ -430,14 +465,14 @@ impl GpuList {
             gated.then_some((&gate.gated, gate.list_scans)),
         );
         pass.pop_debug_group();
-        run(pass, "list_fill", SPHERES);
+        run(pass, ("list_fill", &nb.list_fill), SPHERES);
         if large {
-            run(pass, "list_fill_large", LARGE);
+            run(pass, ("list_fill_large", &nb.list_fill_large), LARGE);
         }
-        run(pass, "relink", ENTRIES);
+        run(pass, ("relink", &nb.relink), ENTRIES);
         if self.history {
-            run(pass, "carry_entries", ENTRIES);
-            run(pass, "carry_walls", SPHERES);
+            run(pass, ("carry_entries", &nb.carry_entries), ENTRIES);
+            run(pass, ("carry_walls", &nb.carry_walls), SPHERES);
         }
         dispatches + scans
     }

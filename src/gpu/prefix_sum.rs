@@ -2,17 +2,31 @@
 //! Shader `shaders/prefix_sum.wgsl`; CPU twin `src/cpu/prefix_sum.rs`.
 
 use super::buffers::ScanParams;
-use super::stages::Stage;
+use super::pipelines::Module;
+use super::stages::module;
 use super::{WORKGROUP_SIZE, dispatch_dims, init_storage, storage, uniform};
 use crate::setup::SCAN_BLOCK;
 
-/// Compiles `shaders/prefix_sum.wgsl` and its entry points.
-pub fn new(device: &wgpu::Device) -> Stage {
-    Stage::new(
-        device,
-        "prefix_sum",
-        &[("reduce", &[]), ("scan_blocks", &[])],
-    )
+/// The module of `shaders/prefix_sum.wgsl` and its pipelines.
+pub struct PrefixSum {
+    /// Module (layout and bind groups).
+    pub module: Module,
+    /// Each block's sum, into the level above.
+    pub reduce: wgpu::ComputePipeline,
+    /// Each block scanned, plus the scanned sum of the blocks before it.
+    pub scan_blocks: wgpu::ComputePipeline,
+}
+
+impl PrefixSum {
+    /// Compiles the shader and its entry points.
+    pub fn new(device: &wgpu::Device) -> Self {
+        let module = module(device, "prefix_sum");
+        Self {
+            reduce: module.pipeline(device, "reduce", &[]),
+            scan_blocks: module.pipeline(device, "scan_blocks", &[]),
+            module,
+        }
+    }
 }
 
 /// One level of a prefix sum: its dispatch and bind groups.
@@ -28,7 +42,7 @@ pub struct ScanLevel {
 /// block.
 pub fn levels(
     device: &wgpu::Device,
-    stage: &Stage,
+    stage: &PrefixSum,
     data: &wgpu::Buffer,
     len: u32,
     max_dim: u32,
@@ -90,7 +104,7 @@ pub fn level_dims(len: u32, max_dim: u32) -> Vec<(u32, u32)> {
 /// from slot `first + k` of the gate's buffer (16 bytes a slot; `neighbours::Gate`).
 pub fn record(
     pass: &mut wgpu::ComputePass,
-    stage: &Stage,
+    stage: &PrefixSum,
     levels: &[ScanLevel],
     gate: Option<(&wgpu::Buffer, usize)>,
 ) -> u64 {
@@ -101,14 +115,14 @@ pub fn record(
     let mut dispatches = 0;
     for (k, level) in levels.iter().enumerate() {
         if let Some(bg) = &level.bind_reduce {
-            pass.set_pipeline(stage.pipeline("reduce"));
+            pass.set_pipeline(&stage.reduce);
             pass.set_bind_group(0, bg, &[]);
             dispatch(pass, k, level);
             dispatches += 1;
         }
     }
     for (k, level) in levels.iter().enumerate().rev() {
-        pass.set_pipeline(stage.pipeline("scan_blocks"));
+        pass.set_pipeline(&stage.scan_blocks);
         pass.set_bind_group(0, &level.bind_scan, &[]);
         dispatch(pass, k, level);
         dispatches += 1;

@@ -1,15 +1,7 @@
-//! Compiled pipelines of every stage; each stage's own module (`src/gpu/<stage>.rs`) says which
-//! entry points and constants it uses.
+//! The compiled stages of the step: each stage's own module (`src/gpu/<stage>.rs`) holds its
+//! shader module and its pipelines as typed fields, so no pipeline is looked up by name.
 
 use super::pipelines::{DIAGNOSTICS, Module, STAGES, source};
-
-/// One shader module and the pipelines of its entry points (named variants for overridden
-/// constants).
-pub struct Stage {
-    /// Module (layout and bind groups).
-    pub module: Module,
-    pipelines: Vec<(&'static str, wgpu::ComputePipeline)>,
-}
 
 /// The WGSL of a shader file by stage name (`diagnostics` included).
 fn shader(name: &str) -> &'static str {
@@ -23,90 +15,56 @@ fn shader(name: &str) -> &'static str {
         .unwrap_or_else(|| panic!("no shader {name}"))
 }
 
-impl Stage {
-    /// Compiles shader `name` (with common.wgsl) and one pipeline per `(variant, constants)`;
-    /// a variant is the entry point's name, or the entry point of the same shader file with
-    /// overridable constants set (`sum_impulses_final` is `sum_impulses` with `FINAL = true`).
-    pub fn new(
-        device: &wgpu::Device,
-        name: &'static str,
-        variants: &[(&'static str, &[(&str, f64)])],
-    ) -> Self {
-        let module = Module::new(device, name, &source(shader(name)));
-        let pipelines = variants
-            .iter()
-            .map(|(variant, constants)| {
-                let entry = entry_of(variant);
-                (*variant, module.pipeline(device, entry, constants))
-            })
-            .collect();
-        Self { module, pipelines }
-    }
-
-    /// The pipeline of `variant`.
-    pub fn pipeline(&self, variant: &str) -> &wgpu::ComputePipeline {
-        &self
-            .pipelines
-            .iter()
-            .find(|(e, _)| *e == variant)
-            .unwrap_or_else(|| panic!("stage {}: no pipeline {variant}", self.module.name))
-            .1
-    }
-}
-
-/// Entry point of a pipeline variant: variants with overridden constants are named
-/// `<entry>_<suffix>`.
-pub fn entry_of(variant: &str) -> &str {
-    match variant {
-        "impulse_pairs_binary" | "impulse_pairs_final" => "impulse_pairs",
-        "sum_impulses_matching" | "sum_impulses_final" => "sum_impulses",
-        "gravity_potential" => "gravity",
-        "copy_state" => "gather",
-        v => v,
-    }
+/// Compiles the shader file of stage `name`, with `shaders/common.wgsl` before it.
+///
+/// # Panics
+/// When no shader has that name, or the shipped WGSL is invalid (the `shaders_validate` test
+/// catches that first).
+pub fn module(device: &wgpu::Device, name: &'static str) -> Module {
+    Module::new(device, name, &source(shader(name)))
 }
 
 /// All stages of the step.
 pub struct Stages {
     /// [`super::integrate`].
-    pub integrate: Stage,
+    pub integrate: super::integrate::Integrate,
     /// [`super::cell_keys`].
-    pub cell_keys: Stage,
+    pub cell_keys: super::cell_keys::CellKeys,
     /// [`super::count`].
-    pub count: Stage,
+    pub count: super::count::Count,
     /// [`super::prefix_sum`].
-    pub prefix_sum: Stage,
+    pub prefix_sum: super::prefix_sum::PrefixSum,
     /// [`super::scatter`]: place, rank.
-    pub scatter: Stage,
-    /// [`super::scatter::gather`].
-    pub gather: Stage,
+    pub scatter: super::scatter::Scatter,
+    /// [`super::scatter::Gather`].
+    pub gather: super::scatter::Gather,
     /// [`super::neighbours`].
-    pub neighbours: Stage,
+    pub neighbours: super::neighbours::Neighbours,
     /// [`super::collide`].
-    pub collide: Stage,
+    pub collide: super::collide::Collide,
     /// [`super::gravity`].
-    pub gravity: Stage,
-    /// [`super::diagnostics::check`].
-    pub check: Stage,
+    pub gravity: super::gravity::Gravity,
+    /// [`super::diagnostics::Check`].
+    pub check: super::diagnostics::Check,
     /// [`super::diagnostics`].
-    pub diagnostics: Stage,
+    pub diagnostics: super::diagnostics::Diagnostics,
 }
 
 impl Stages {
     /// Compiles every stage.
     pub fn new(device: &wgpu::Device) -> Self {
         Self {
-            integrate: super::integrate::new(device),
-            cell_keys: super::cell_keys::new(device),
-            count: super::count::new(device),
-            prefix_sum: super::prefix_sum::new(device),
-            scatter: super::scatter::new(device),
-            gather: super::scatter::gather(device),
-            neighbours: super::neighbours::new(device),
-            collide: super::collide::new(device),
-            gravity: super::gravity::new(device),
-            check: super::diagnostics::check(device),
-            diagnostics: super::diagnostics::new(device),
+            integrate: super::integrate::Integrate::new(device),
+            cell_keys: super::cell_keys::CellKeys::new(device),
+            count: super::count::Count::new(device),
+            prefix_sum: super::prefix_sum::PrefixSum::new(device),
+            scatter: super::scatter::Scatter::new(device),
+            gather: super::scatter::Gather::new(device),
+            neighbours: super::neighbours::Neighbours::new(device),
+            collide: super::collide::Collide::new(device),
+            gravity: super::gravity::Gravity::new(device),
+            check: super::diagnostics::Check::new(device),
+            diagnostics: super::diagnostics::Diagnostics::new(device),
         }
     }
 }

@@ -12,9 +12,8 @@
 //! group climb is at most `GROUP` steps, and the walk's length is that of its group's list.
 
 use super::buffers::TreeParams;
-use super::pipelines::{Module, STAGES, source};
+use super::pipelines::Module;
 use super::prefix_sum::{self, ScanLevel};
-use super::stages::Stage;
 use super::{WORKGROUP_SIZE, dispatch_dims, storage, uniform};
 use crate::cpu::tree::morton::MORTON_BITS;
 use crate::cpu::tree::sort::RADIX_BITS;
@@ -58,7 +57,7 @@ pub struct TreeStages {
 impl TreeStages {
     /// Compiles the six tree shaders (each with `shaders/common.wgsl`) and their pipelines.
     pub fn new(device: &wgpu::Device) -> Self {
-        let module = |name: &'static str| Module::new(device, name, &source(shader(name)));
+        let module = |name: &'static str| super::stages::module(device, name);
         let (bounds, morton, sort) = (
             module("tree_bounds"),
             module("morton"),
@@ -90,15 +89,6 @@ impl TreeStages {
             walk,
         }
     }
-}
-
-/// The WGSL of a tree stage's file.
-fn shader(name: &str) -> &'static str {
-    STAGES
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, s)| *s)
-        .unwrap_or_else(|| panic!("no shader {name}"))
 }
 
 /// The body buffers one evaluation reads and writes (a state set of the backend).
@@ -173,7 +163,7 @@ pub struct GpuTree {
     karras_nodes: wgpu::BindGroup,
     karras_groups: wgpu::BindGroup,
     bodies: Vec<BodyBinds>,
-    scan_stage: Stage,
+    scan_stage: super::prefix_sum::PrefixSum,
 }
 
 /// Which ping-pong partial buffer level `k` of the bounds writes.
@@ -196,7 +186,7 @@ impl GpuTree {
     ) -> Self {
         assert!(n >= 1, "a tree needs a body");
         let stages = TreeStages::new(device);
-        let scan_stage = super::prefix_sum::new(device);
+        let scan_stage = super::prefix_sum::PrefixSum::new(device);
         let wg = WORKGROUP_SIZE;
         let internal = (n - 1).max(1) as u64;
         let nodes = 2 * n as u64 - 1;

@@ -7,8 +7,6 @@
 //! passes visits, counted in a replay with the `collide` pipelines compiled with the override
 //! `COUNT_VISITS` (so that the timed steps carry no counting).
 
-use super::stages::Stage;
-
 /// What the contact passes and the recording of a step did, over the steps counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct WorkCounts {
@@ -28,35 +26,6 @@ impl WorkCounts {
     pub fn mean_pair_visits_per_invocation(&self) -> Option<f64> {
         (self.invocations > 0).then(|| self.pair_visits as f64 / self.invocations as f64)
     }
-}
-
-/// The contact-pass variants of stage `collide`, as the step uses them.
-pub const COUNTED_VARIANTS: [&str; 7] = [
-    "impulse_pairs_binary",
-    "impulse_pairs_final",
-    "earliest_from_pairs",
-    "sum_impulses_matching",
-    "sum_impulses_final",
-    "collide_pairs",
-    "sum_pairs",
-];
-
-/// The same variants compiled with `COUNT_VISITS = true` besides their own constants
-/// (`collide::VARIANTS`), on `collide`'s own layout so that its bind groups serve them.
-pub fn counting_pipelines(
-    device: &wgpu::Device,
-    collide: &Stage,
-) -> Vec<(&'static str, wgpu::ComputePipeline)> {
-    super::collide::VARIANTS
-        .iter()
-        .filter(|(variant, _)| COUNTED_VARIANTS.contains(variant))
-        .map(|&(variant, constants)| {
-            let mut constants = constants.to_vec();
-            constants.push(("COUNT_VISITS", 1.0));
-            let entry = super::stages::entry_of(variant);
-            (variant, collide.module.pipeline(device, entry, &constants))
-        })
-        .collect()
 }
 
 /// Words of the `WorkCounters` buffer (collide.wgsl), as read back.
