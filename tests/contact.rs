@@ -317,9 +317,8 @@ fn a_sphere_with_150_frictional_contacts_keeps_every_history() {
 /// friction agrees as tightly as the other contact tests. With impulses the backends agree bit
 /// for bit until a small sphere under the falling large sphere gets an overlap push one ulp
 /// apart (at step 85 in a first version of this scene; a twin difference not yet traced), after
-/// which the dense bed's chaos
-/// spreads it: there the collisions and the large spheres' velocities are compared, within 1 %
-/// and 2 % of their speed.
+/// which the dense bed's chaos spreads it: there the collisions and the large spheres'
+/// velocities are compared, within 1 % and 2 % of their speed.
 #[test]
 fn several_large_spheres_of_different_sizes_agree_with_the_cpu() {
     use common::{plane, sphere};
