@@ -4,9 +4,12 @@
 // Twin of src/cpu/tree/moments.rs.
 //
 // The second arrival reads the cell its sibling's invocation wrote. WGSL has no device-scope
-// fence, so that this write is visible once the arrival counter says so is the property every
-// GPU LBVH build relies on (Karras 2012 uses CUDA's __threadfence); it holds on lavapipe and is
-// to be confirmed on each hardware backend by the GPU tests.
+// fence (Karras 2012 uses CUDA's __threadfence), so cells and leaves are written and read here
+// with atomic stores and loads, word by word: atomics on one address are coherent across the
+// device (they bypass the non-coherent caches that plain loads may hit), so a sibling's words
+// are read as written once its arrival is counted. WGSL's atomics are relaxed, which does not
+// order them formally; in practice this is what GPU LBVH builds rely on. The walk reads the same
+// buffers as plain `TreeCell`s and `vec4`s, in a later dispatch.
 
 @group(0) @binding(0) var<uniform> tp: TreeParams;
 @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;         // xyz m
@@ -16,8 +19,62 @@
 @group(0) @binding(5) var<storage, read> right: array<u32>;
 @group(0) @binding(6) var<storage, read> parent: array<u32>;
 @group(0) @binding(7) var<storage, read_write> arrivals: array<atomic<u32>>;  // n − 1, zeroed by the driver
-@group(0) @binding(8) var<storage, read_write> cells: array<TreeCell>;  // internal nodes, n − 1
-@group(0) @binding(9) var<storage, read_write> leaves: array<vec4<f32>>; // per sorted position: x (m), mass (kg)
+@group(0) @binding(8) var<storage, read_write> cells: array<atomic<u32>>;  // internal nodes, n − 1, CELL_WORDS each (TreeCell's bits)
+@group(0) @binding(9) var<storage, read_write> leaves: array<atomic<u32>>; // per sorted position: x (m), mass (kg), 4 words
+
+const CELL_WORDS: u32 = 20u;  // TreeCell: five vec4<f32>
+
+fn store_cell_vec4(w: u32, v: vec4<f32>) {
+    atomicStore(&cells[w], bitcast<u32>(v.x));
+    atomicStore(&cells[w + 1u], bitcast<u32>(v.y));
+    atomicStore(&cells[w + 2u], bitcast<u32>(v.z));
+    atomicStore(&cells[w + 3u], bitcast<u32>(v.w));
+}
+
+fn load_cell_vec4(w: u32) -> vec4<f32> {
+    return bitcast<vec4<f32>>(vec4<u32>(
+        atomicLoad(&cells[w]),
+        atomicLoad(&cells[w + 1u]),
+        atomicLoad(&cells[w + 2u]),
+        atomicLoad(&cells[w + 3u]),
+    ));
+}
+
+fn store_cell(k: u32, c: TreeCell) {
+    let w = k * CELL_WORDS;
+    store_cell_vec4(w, c.com_mass);
+    store_cell_vec4(w + 4u, c.quad_a);
+    store_cell_vec4(w + 8u, c.quad_b);
+    store_cell_vec4(w + 12u, c.lo);
+    store_cell_vec4(w + 16u, c.hi);
+}
+
+fn load_cell(k: u32) -> TreeCell {
+    let w = k * CELL_WORDS;
+    return TreeCell(
+        load_cell_vec4(w),
+        load_cell_vec4(w + 4u),
+        load_cell_vec4(w + 8u),
+        load_cell_vec4(w + 12u),
+        load_cell_vec4(w + 16u),
+    );
+}
+
+fn store_leaf(s: u32, v: vec4<f32>) {
+    atomicStore(&leaves[4u * s], bitcast<u32>(v.x));
+    atomicStore(&leaves[4u * s + 1u], bitcast<u32>(v.y));
+    atomicStore(&leaves[4u * s + 2u], bitcast<u32>(v.z));
+    atomicStore(&leaves[4u * s + 3u], bitcast<u32>(v.w));
+}
+
+fn load_leaf(s: u32) -> vec4<f32> {
+    return bitcast<vec4<f32>>(vec4<u32>(
+        atomicLoad(&leaves[4u * s]),
+        atomicLoad(&leaves[4u * s + 1u]),
+        atomicLoad(&leaves[4u * s + 2u]),
+        atomicLoad(&leaves[4u * s + 3u]),
+    ));
+}
 
 const NO_NODE: u32 = 0xffffffffu;  // = cpu::tree::karras::NO_NODE
 
@@ -44,9 +101,9 @@ fn add_point_quadrupole(q: ptr<function, array<f32, 6>>, m: f32, r: vec3<f32>) {
 // position and mass only (the rest of moments::leaf_cell is zero or the position).
 fn tree_cell(k: u32) -> TreeCell {
     if k + 1u < tp.n {
-        return cells[k];
+        return load_cell(k);
     }
-    let l = leaves[k + 1u - tp.n];
+    let l = load_leaf(k + 1u - tp.n);
     return leaf_cell(l.xyz, l.w);
 }
 
@@ -91,7 +148,7 @@ fn tree_moments(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let b = order[s];
     let leaf = tp.n - 1u + s;
-    leaves[s] = vec4<f32>(pos[b].xyz, acc[b].w);
+    store_leaf(s, vec4<f32>(pos[b].xyz, acc[b].w));
     var node = NO_NODE;
     if tp.n > 1u {
         node = parent[leaf];
@@ -100,7 +157,7 @@ fn tree_moments(@builtin(global_invocation_id) gid: vec3<u32>) {
         if atomicAdd(&arrivals[node], 1u) == 0u {
             break;
         }
-        cells[node] = combine_cells(tree_cell(left[node]), tree_cell(right[node]));
+        store_cell(node, combine_cells(tree_cell(left[node]), tree_cell(right[node])));
         node = parent[node];
     }
 }

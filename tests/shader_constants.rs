@@ -141,6 +141,10 @@ fn shared_constants_match_their_rust_twins() {
             "RADIX",
             Value::U32(1 << spheresim::cpu::tree::sort::RADIX_BITS),
         ),
+        (
+            "CELL_WORDS",
+            Value::U32((spheresim::gpu::tree::CELL_BYTES / 4) as u32),
+        ),
     ];
     for (name, value) in &expect {
         assert_eq!(
