@@ -789,10 +789,11 @@ pub const RUBBLE_PILE_TIME: f64 = 2.78;
 /// is chosen so that an impact at [`RUBBLE_PILE_IMPACT_SPEED`] lasts 20 steps.
 pub const RUBBLE_PILE_STEPS: u64 = 6000;
 
-/// Approach speed the stiffness of `rubble-pile` is set for, m/s: about the speed a sphere
-/// reaches falling from the cloud's edge to the pile's (radius ≈ 0.5 m),
-/// `sqrt(2 G M (1/0.5 − 1/1))`, rounded up.
-pub const RUBBLE_PILE_IMPACT_SPEED: f64 = 1.5;
+/// Approach speed the stiffness of `rubble-pile` is set for, m/s: above the estimate the
+/// time-step check makes for this cloud ([`Scene::contact_time`]: twice the largest initial
+/// speed, about 0.42 m/s, plus the escape speed `sqrt(4 G M / H)` from a ball of the cloud's
+/// diameter H ≈ 2 m, about 1.4 m/s), so that the default step passes its own check.
+pub const RUBBLE_PILE_IMPACT_SPEED: f64 = 2.0;
 
 /// `rubble-pile`: `n` equal spheres (mass 1/n kg) filling a ball of radius 1 m at 6.5 % volume
 /// fraction: the simple-cubic lattice points nearest the centre, pitch `p = (4π / 3n)^{1/3}` m,

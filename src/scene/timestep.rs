@@ -35,9 +35,12 @@ impl Scene {
     /// * Hertz: `t_c ≈ 2.87 (m*²/(R* E*² v₀))^{1/5}` (docs/physics.md §2.2), the shortest of the
     ///   lightest sphere against its own kind, against the stiffest sphere (smallest
     ///   `(1 − ν²)/E`) and against the stiffest wall, and of the stiffest sphere against its own
-    ///   kind when there are two; at the approach speed `v₀ = 2 v_max + sqrt(2 |g| H)`: twice
-    ///   the largest initial speed plus a fall across the scene's height H (at least 1 mm/s).
-    ///   Faster impacts are shorter (`t_c ∝ v₀^{−1/5}`).
+    ///   kind when there are two; at the approach speed
+    ///   `v₀ = 2 v_max + sqrt(2 |g| H) + sqrt(4 G M / H)`: twice the largest initial speed, plus a
+    ///   fall across the scene's extent H in the uniform field, plus, with mutual gravity, the
+    ///   escape speed of the movable mass M from a ball of diameter H (what a sphere gains
+    ///   falling in from the edge of a self-gravitating cloud); at least 1 mm/s. Faster impacts
+    ///   are shorter (`t_c ∝ v₀^{−1/5}`).
     pub fn contact_time(&self) -> Option<ContactTime> {
         let movable = || self.spheres.iter().filter(|s| !s.fixed);
         let light = movable().min_by(|a, b| a.mass.total_cmp(&b.mass))?;
@@ -56,8 +59,15 @@ impl Scene {
                 let height = self
                     .bounds()
                     .map_or(0.0, |(lo, hi)| (hi - lo).max_element());
+                let infall = if self.sim.g_const > 0.0 && height > 0.0 {
+                    let mass: f64 = movable().map(|s| s.mass).sum();
+                    (4.0 * self.sim.g_const * mass / height).sqrt()
+                } else {
+                    0.0
+                };
                 let speed =
-                    (2.0 * v_max + (2.0 * self.sim.gravity.length() * height).sqrt()).max(1e-3);
+                    (2.0 * v_max + (2.0 * self.sim.gravity.length() * height).sqrt() + infall)
+                        .max(1e-3);
                 let compliance = |s: &super::Sphere| s.surface.compliance();
                 let stiff = self
                     .spheres
