@@ -412,7 +412,9 @@ fn apply(acc: ptr<function, Acc>, p: PairResponse, me: Body, wsum: f32, me_is_a:
     if p.impulse != 0.0 || p.push != 0.0 {
         let dv = p.n * (sign * p.impulse * me.w);
         (*acc).dv += dv;
-        (*acc).dx += dv * p.rest + p.n * (sign * p.push * me.w / wsum);
+        // Two additions, in this order, on both backends (cpu::collide::apply).
+        (*acc).dx += dv * p.rest;
+        (*acc).dx += p.n * (sign * p.push * me.w / wsum);
     }
     if p.force != 0.0 {
         (*acc).force += (p.n * p.force + p.friction) * sign;

@@ -595,7 +595,10 @@ fn apply<R: Real>(
     if p.impulse != R::zero() || p.push != R::zero() {
         let dv = p.n * (sign * p.impulse * me.w);
         acc.dv += dv;
-        acc.dx += dv * p.rest + p.n * (sign * p.push * me.w / wsum);
+        // Two additions, in this order, as in the WGSL twin: written as one, `acc + (a + b)`,
+        // lavapipe's compiled shader added `(acc + a) + b`, and the backends parted by an ulp.
+        acc.dx += dv * p.rest;
+        acc.dx += p.n * (sign * p.push * me.w / wsum);
     }
     if p.force != R::zero() {
         acc.force += (p.n * p.force + p.friction) * sign;
