@@ -125,49 +125,38 @@ fn whole_steps_agree_with_the_cpu() {
     }
 }
 
-/// The wall-break is chaotic: the two backends agree bit for bit for its first steps, then a
-/// one-ulp rounding difference in the dense contact arithmetic (lavapipe's compiler may contract
-/// a·b + c, as SPIR-V allows) grows into different contact decisions among the light wall
-/// spheres. What must agree is what does not depend on those: momentum (conserved exactly by
-/// both), energy, the number of collisions, and the heavy projectile's path.
+/// The wall-break is chaotic: a one-ulp difference anywhere grows into different contact
+/// decisions among the light wall spheres. Until commit 3783a96 one did appear after the first
+/// steps (lavapipe summed a pair's position change `acc + (a + b)` as `(acc + a) + b`); since
+/// both backends add it in two statements, the whole impact (100 steps, 2000 spheres) agrees bit
+/// for bit, with the same collisions and diagnostics.
 #[test]
-fn chaotic_wall_break_agrees_in_what_is_reproducible() {
+fn chaotic_wall_break_agrees_bit_for_bit() {
     if !gpu_available() {
         return;
     }
     let s = small("wall-break", 2000, 100);
     let (mut g, mut c) = (gpu(&s), cpu(&s));
-    g.step(1).unwrap();
-    c.step(1).unwrap();
-    assert!(
-        g.snapshot() == c.snapshot(),
-        "first step must agree bit for bit"
-    );
-    g.step(99).unwrap();
-    c.step(99).unwrap();
+    for steps in [1, 99] {
+        g.step(steps).unwrap();
+        c.step(steps).unwrap();
+        assert!(
+            g.snapshot() == c.snapshot(),
+            "the states differ after {} steps",
+            c.steps_done()
+        );
+    }
     let (dg, dc) = (g.diagnostics(), c.diagnostics());
-    let p0 = dc.momentum.length();
+    assert!(dc.collisions > 1000, "the projectile hit the wall");
+    assert_eq!(dg.collisions, dc.collisions, "collisions");
+    assert_eq!(dg.contacts, dc.contacts, "contacts");
+    let rel = |x: f64, y: f64| (x - y).abs() / y.abs().max(1e-30);
     assert!(
-        (dg.momentum - dc.momentum).length() < 1e-5 * p0,
-        "{:?} {:?}",
-        dg.momentum,
-        dc.momentum
-    );
-    assert!(
-        (dg.kinetic - dc.kinetic).abs() < 1e-3 * dc.kinetic,
+        rel(dg.kinetic, dc.kinetic) < 1e-5,
         "{} {}",
         dg.kinetic,
         dc.kinetic
     );
-    let (kg, kc) = (dg.collisions as f64, dc.collisions as f64);
-    assert!((kg - kc).abs() <= 0.05 * kc, "collisions {kg} vs {kc}");
-    let (a, b) = (g.snapshot(), c.snapshot());
-    let last = a.len() - 1; // the projectile
-    assert!(
-        (a.position[last] - b.position[last]).length() < 1e-4,
-        "projectile path"
-    );
-    assert!((a.velocity[last] - b.velocity[last]).length() < 1e-3 * b.velocity[last].length());
 }
 
 /// Bounding box `(lo, hi)` of the spheres, m.
