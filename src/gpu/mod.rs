@@ -108,9 +108,6 @@ pub enum GpuError {
         /// wgpu's message.
         detail: String,
     },
-    /// The scene asks for something the GPU backend does not implement yet.
-    #[error("{0}")]
-    Unsupported(String),
     /// A neighbour-list build needed more entries than the list holds: the steps since are
     /// invalid.
     #[error(
