@@ -77,6 +77,7 @@ pub fn scene() -> Scene {
         .map(|(i, m)| Sphere {
             position: DVec3::new(0.1 * i as f64, RADIUS + DROP_HEIGHT, 0.0),
             velocity: DVec3::ZERO,
+            angular_velocity: glam::DVec3::ZERO,
             radius: RADIUS,
             mass: m.density * sphere_volume(RADIUS),
             restitution: m.restitution,

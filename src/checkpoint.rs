@@ -23,7 +23,7 @@ pub const MAGIC: &str = "spheresim checkpoint";
 
 /// Version of the body layout; a reader refuses any other. Raise it whenever [`Checkpoint`] or
 /// anything it holds changes shape.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// File extension of checkpoints.
 pub const EXTENSION: &str = "ckpt";
@@ -190,6 +190,13 @@ pub struct CpuState {
     pub velocity: Floats,
     /// Accelerations of the last force evaluation, m/s² (`3n`).
     pub acceleration: Floats,
+    /// Angular velocities, rad/s (`3n` with rotation; else empty).
+    pub spin: Floats,
+    /// Orientations, unit quaternions x, y, z, w (`4n` with rotation; else empty).
+    pub orientation: Floats,
+    /// Angular accelerations of the last force evaluation, rad/s² (`3n` with rotation; else
+    /// empty).
+    pub angular_acceleration: Floats,
     /// The neighbour list's rows (`n + 1` entry offsets).
     pub list_start: Vec<u32>,
     /// Sorted index of each list entry's partner.

@@ -13,6 +13,8 @@ pub struct Diagnostics {
     pub time: f64,
     /// Kinetic energy Σ ½ m v², J.
     pub kinetic: f64,
+    /// Rotational kinetic energy Σ ½ I ω², I = (2/5) m r², J (0 without rotation).
+    pub kinetic_rotational: f64,
     /// Potential energy in the uniform field, −Σ m g·x, J.
     pub potential_uniform: f64,
     /// Mutual gravitational potential energy −G Σ_{i<j} m_i m_j / sqrt(r² + ε²), J.
@@ -45,7 +47,7 @@ pub struct Diagnostics {
     /// a change of [`Diagnostics::momentum`] is measured
     /// ([`Diagnostics::momentum_change_relative`]).
     pub momentum_magnitude_sum: f64,
-    /// Angular momentum about the origin Σ m x × v, kg·m²/s.
+    /// Angular momentum about the origin, orbital plus spin: Σ (m x × v + I ω), kg·m²/s.
     pub angular_momentum: DVec3,
     /// Pairs (sphere–sphere and sphere–plane) touching or overlapping now.
     pub contacts: u64,
@@ -61,9 +63,14 @@ pub struct Diagnostics {
 }
 
 impl Diagnostics {
-    /// Total mechanical energy: kinetic plus all potential energies, J.
+    /// Total mechanical energy: kinetic (translational and rotational) plus all potential
+    /// energies, J.
     pub fn total_energy(&self) -> f64 {
-        self.kinetic + self.potential_uniform + self.potential_gravity + self.potential_spring
+        self.kinetic
+            + self.kinetic_rotational
+            + self.potential_uniform
+            + self.potential_gravity
+            + self.potential_spring
     }
 
     /// Mechanical energy plus the energy dissipated so far, J: constant up to the integration
@@ -78,6 +85,7 @@ impl Diagnostics {
     /// where the origin is; here only its present size enters).
     pub fn energy_scale(&self) -> f64 {
         self.kinetic
+            + self.kinetic_rotational
             + self.potential_uniform.abs()
             + self.potential_gravity.abs()
             + self.potential_spring.abs()

@@ -79,6 +79,10 @@ struct SceneOverrides {
     /// [default: 0.5].
     #[arg(long, allow_negative_numbers = true)]
     theta: Option<f64>,
+    /// Whether spheres rotate under friction torques (CPU backend), replacing the scene's
+    /// `rotation` [default: false].
+    #[arg(long, value_name = "BOOL")]
+    rotation: Option<bool>,
 }
 
 impl SceneOverrides {
@@ -92,6 +96,7 @@ impl SceneOverrides {
             skin: self.skin,
             gravity_solver: self.gravity_solver,
             theta: self.theta,
+            rotation: self.rotation,
             ..Default::default()
         }
     }
@@ -158,7 +163,7 @@ struct RunArgs {
     #[arg(
         long,
         value_name = "FILE|DIR",
-        conflicts_with_all = ["scene", "particles", "contact", "friction", "skin", "gravity_solver", "theta", "allow_overlap", "dt", "digits"]
+        conflicts_with_all = ["scene", "particles", "contact", "friction", "skin", "gravity_solver", "theta", "rotation", "allow_overlap", "dt", "digits"]
     )]
     resume: Option<PathBuf>,
     /// No progress bar; a progress line every --progress-every seconds instead (the summary is

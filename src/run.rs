@@ -50,6 +50,8 @@ pub struct SceneOptions {
     pub gravity_solver: Option<crate::scene::GravitySolver>,
     /// The tree's opening angle θ (`--theta`), replacing the scene's.
     pub theta: Option<f64>,
+    /// Whether spheres rotate (`--rotation`), replacing the scene's.
+    pub rotation: Option<bool>,
 }
 
 impl SceneOptions {
@@ -109,6 +111,12 @@ impl SceneOptions {
         self
     }
 
+    /// Sets `--rotation`.
+    pub fn rotation(mut self, rotation: bool) -> Self {
+        self.rotation = Some(rotation);
+        self
+    }
+
     /// Whether the scene names a file (ends in `.toml` or is an existing file).
     pub fn is_file(&self) -> bool {
         self.scene.ends_with(".toml") || Path::new(&self.scene).is_file()
@@ -159,8 +167,8 @@ impl SceneOptions {
         Ok(scene)
     }
 
-    /// Applies `--steps`, `--dt`, `--contact`, `--skin`, `--gravity-solver`, `--theta` and
-    /// `--friction` to a scene (unchecked).
+    /// Applies `--steps`, `--dt`, `--contact`, `--skin`, `--gravity-solver`, `--theta`,
+    /// `--rotation` and `--friction` to a scene (unchecked).
     ///
     /// # Errors
     /// `--friction` with the impulse law, which has no friction.
@@ -182,6 +190,9 @@ impl SceneOptions {
         }
         if let Some(theta) = self.theta {
             scene.sim.theta = theta;
+        }
+        if let Some(rotation) = self.rotation {
+            scene.sim.rotation = rotation;
         }
         if let Some(mu) = self.friction {
             if !scene.sim.contact.is_soft() {
@@ -987,6 +998,13 @@ impl fmt::Display for RunReport {
                 i.potential_spring,
                 e.potential_spring,
                 e.dissipated - i.dissipated
+            )?;
+        }
+        if i.kinetic_rotational != 0.0 || e.kinetic_rotational != 0.0 {
+            writeln!(
+                f,
+                "  rotation: rotational kinetic energy {:.4e} -> {:.4e} J (counted in the totals)",
+                i.kinetic_rotational, e.kinetic_rotational
             )?;
         }
         match self.gravity {

@@ -152,6 +152,8 @@ pub struct StepParams {
     pub gravity_solver: GravitySolver,
     /// The tree's opening angle θ.
     pub theta: f64,
+    /// Whether spheres rotate under friction torques ([`crate::scene::SimParams::rotation`]).
+    pub rotation: bool,
 }
 
 /// A scene packed for the backends: per-sphere arrays in input order, walls and parameters.
@@ -164,6 +166,8 @@ pub struct PackedScene {
     pub position: Vec<DVec3>,
     /// Velocities, m/s (zero for fixed spheres).
     pub velocity: Vec<DVec3>,
+    /// Angular velocities, rad/s (zero for fixed spheres).
+    pub angular_velocity: Vec<DVec3>,
     /// Radii, m.
     pub radius: Vec<f64>,
     /// Masses, kg (infinite for fixed spheres).
@@ -242,6 +246,16 @@ impl PackedScene {
                 .iter()
                 .map(|s| if s.fixed { DVec3::ZERO } else { s.velocity })
                 .collect(),
+            angular_velocity: spheres
+                .iter()
+                .map(|s| {
+                    if s.fixed {
+                        DVec3::ZERO
+                    } else {
+                        s.angular_velocity
+                    }
+                })
+                .collect(),
             mass: spheres.iter().map(|s| s.mass).collect(),
             inv_mass: spheres.iter().map(|s| s.inverse_mass()).collect(),
             restitution: spheres.iter().map(|s| s.restitution).collect(),
@@ -265,6 +279,7 @@ impl PackedScene {
                 skin: scene.skin(),
                 gravity_solver: sim.gravity_solver,
                 theta: sim.theta,
+                rotation: sim.rotation,
             },
             radius,
         }

@@ -55,7 +55,7 @@ pub enum SimError {
     /// A sphere's position or velocity became NaN or infinite.
     #[error(
         "simulation became non-finite at step {step}: sphere {sphere} has a NaN or infinite \
-         position or velocity (try a smaller dt, currently {dt} s)"
+         position, velocity or angular velocity (try a smaller dt, currently {dt} s)"
     )]
     NonFinite {
         /// Step at which it was detected (1 = after the first step).
@@ -231,6 +231,15 @@ impl Simulation {
     ) -> Result<Self, SimError> {
         let mut notice = None;
         let (engine, backend) = match backend {
+            Backend::Event | Backend::Gpu if scene.sim.rotation => {
+                return Err(SimError::Unavailable {
+                    backend,
+                    reason: "rotation (`rotation = true`) runs on the CPU backend only so far; \
+                             use --backend cpu"
+                        .into(),
+                });
+            }
+            Backend::Auto if scene.sim.rotation => (cpu_engine(scene, precision)?, Backend::Cpu),
             Backend::Event => (
                 Engine::Event(Box::new(EventBackend::new(scene)?)),
                 Backend::Event,

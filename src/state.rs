@@ -1,11 +1,11 @@
 //! Host-side copy of the sphere state, in input order.
 
-use glam::DVec3;
+use glam::{DQuat, DVec3};
 
 /// The state of every sphere at one instant, in input order (index = sphere id), widened to f64.
 ///
 /// This is what a backend hands back for snapshots and the final state; the CSV columns
-/// `id,x,y,z,vx,vy,vz,radius,mass` are read from it.
+/// `id,x,y,z,vx,vy,vz,radius,mass,wx,wy,wz` are read from it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Snapshot {
     /// Step number (0 = initial state).
@@ -20,6 +20,11 @@ pub struct Snapshot {
     pub radius: Vec<f64>,
     /// Masses, kg (`inf` for fixed spheres that give no mass).
     pub mass: Vec<f64>,
+    /// Angular velocities ω, rad/s (empty: all zero, as a backend without rotation gives).
+    pub angular_velocity: Vec<DVec3>,
+    /// Orientations, unit quaternions turned by ω from the identity at step 0 (empty: all the
+    /// identity).
+    pub orientation: Vec<DQuat>,
 }
 
 impl Snapshot {
@@ -31,6 +36,11 @@ impl Snapshot {
     /// True when there are no spheres.
     pub fn is_empty(&self) -> bool {
         self.position.is_empty()
+    }
+
+    /// Angular velocity of sphere `i`, rad/s (zero when the snapshot holds none).
+    pub fn angular_velocity_of(&self, i: usize) -> DVec3 {
+        self.angular_velocity.get(i).copied().unwrap_or(DVec3::ZERO)
     }
 
     /// Largest distance between matching centres (m) and largest difference between matching

@@ -162,6 +162,9 @@ fn resume_on_the_cpu_is_bit_identical_in_f32_and_f64() {
     // Mutual gravity by the tree, with Hertz contacts.
     let extra = ["--backend", "cpu"];
     split_run_is_identical(&["rubble-pile", "--particles", "300"], &extra, 60);
+    // Rotation: spin, orientation and angular acceleration carry over.
+    let extra = ["--backend", "cpu", "--rotation", "true"];
+    split_run_is_identical(&["wall-stand", "--particles", "300"], &extra, 60);
 }
 
 #[test]

@@ -138,7 +138,7 @@ fn run_writes_final_csv_stats_and_snapshots() {
 
     let csv = fs::read_to_string(outs.path("final.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines[0], "id,x,y,z,vx,vy,vz,radius,mass");
+    assert_eq!(lines[0], "id,x,y,z,vx,vy,vz,radius,mass,wx,wy,wz");
     assert_eq!(lines.len(), 3);
     assert!(lines[1].starts_with("0,") && lines[2].starts_with("1,"));
 

@@ -69,6 +69,11 @@ fn awkward_snapshot(n: usize) -> Snapshot {
             pick(4, &mut next),
             pick(5, &mut next),
         ));
+        s.angular_velocity.push(DVec3::new(
+            pick(6, &mut next),
+            pick(7, &mut next),
+            pick(8, &mut next),
+        ));
         s.radius.push(0.5 + i as f64 * 1e-3);
         s.mass.push(if i % 4 == 1 {
             f64::INFINITY
@@ -93,6 +98,10 @@ fn simple_snapshot(step: u64, time: f64, n: usize) -> Snapshot {
         mass: (0..n)
             .map(|i| if i == 0 { f64::INFINITY } else { i as f64 })
             .collect(),
+        angular_velocity: (0..n)
+            .map(|i| DVec3::new(i as f64 * 0.5, 0.0, 2.0))
+            .collect(),
+        ..Default::default()
     }
 }
 
@@ -150,13 +159,13 @@ fn csv_header_and_rows_are_exact() {
     let path = dir.path().join("s.csv");
     write_csv(&path, &simple_snapshot(3, 0.5, 3)).unwrap();
     let text = fs::read_to_string(&path).unwrap();
-    assert_eq!(CSV_HEADER, "id,x,y,z,vx,vy,vz,radius,mass");
+    assert_eq!(CSV_HEADER, "id,x,y,z,vx,vy,vz,radius,mass,wx,wy,wz");
     assert_eq!(
         text,
-        "id,x,y,z,vx,vy,vz,radius,mass\n\
-         0,0,-0,0.5,0,0,-1,0.1,inf\n\
-         1,1,-1,0.5,0,0.25,-1,0.11,1\n\
-         2,2,-2,0.5,0,0.5,-1,0.12,2\n"
+        "id,x,y,z,vx,vy,vz,radius,mass,wx,wy,wz\n\
+         0,0,-0,0.5,0,0,-1,0.1,inf,0,0,2\n\
+         1,1,-1,0.5,0,0.25,-1,0.11,1,0.5,0,2\n\
+         2,2,-2,0.5,0,0.5,-1,0.12,2,1,0,2\n"
     );
 }
 
@@ -315,6 +324,15 @@ fn legacy_vtk_structure_counts_and_values() {
         assert_eq!(DVec3::from_slice(&vel[3 * i..]), snap.velocity[i]);
     }
     end_of_block(&b, &mut at);
+    assert_eq!(line(&b, &mut at), "VECTORS angular_velocity double");
+    let spin = be_f64s(&b, &mut at, 3 * n);
+    for i in 0..n {
+        assert_eq!(
+            DVec3::from_slice(&spin[3 * i..]),
+            snap.angular_velocity_of(i)
+        );
+    }
+    end_of_block(&b, &mut at);
     assert_eq!(line(&b, &mut at), "FIELD FieldData 2");
     assert_eq!(line(&b, &mut at), format!("mass 1 {n} double"));
     let mass = be_f64s(&b, &mut at, n);
@@ -395,6 +413,12 @@ fn vtp_structure_offsets_and_values() {
                     snap.velocity[k]
                 )
             }),
+            "angular_velocity" => (0..n).for_each(|k| {
+                assert_eq!(
+                    DVec3::new(f(3 * k), f(3 * k + 1), f(3 * k + 2)),
+                    snap.angular_velocity_of(k)
+                )
+            }),
             "Points" => (0..n).for_each(|k| {
                 assert_eq!(
                     DVec3::new(f(3 * k), f(3 * k + 1), f(3 * k + 2)),
@@ -411,6 +435,7 @@ fn vtp_structure_offsets_and_values() {
         names,
         [
             "Points",
+            "angular_velocity",
             "connectivity",
             "id",
             "mass",
@@ -526,6 +551,7 @@ fn diag(step: u64, kinetic: f64, collisions: u64) -> Diagnostics {
         step,
         time: step as f64 * 1e-3,
         kinetic,
+        kinetic_rotational: 0.125,
         potential_uniform: -1.0,
         potential_gravity: -0.5,
         potential_spring: 0.25,
@@ -583,6 +609,8 @@ fn stats_json_has_every_design_key_with_the_right_type() {
         "particle_steps_per_second",
         "kinetic_energy_initial",
         "kinetic_energy_final",
+        "rotational_kinetic_energy_initial",
+        "rotational_kinetic_energy_final",
         "total_energy_initial",
         "total_energy_final",
         "dt",
@@ -632,9 +660,12 @@ fn stats_json_has_every_design_key_with_the_right_type() {
     assert_eq!(o["collisions"], 42);
     assert_eq!(o["particle_steps_per_second"], 400_000.0);
     assert_eq!(o["kinetic_energy_final"], 9.0);
-    assert_eq!(o["total_energy_initial"], 8.75);
-    assert_eq!(o["total_energy_final"], 7.75);
-    assert_eq!(o["energy_drift_relative"], -1.0 / 8.75);
+    assert_eq!(o["total_energy_initial"], 8.875);
+    assert_eq!(o["total_energy_final"], 7.875);
+    assert_eq!(o["rotational_kinetic_energy_final"], 0.125);
+    // serde_json's default parser may miss the nearest f64 by an ulp.
+    let drift = o["energy_drift_relative"].as_f64().unwrap();
+    assert!((drift - (7.875 - 8.875) / 8.875).abs() < 1e-15, "{drift}");
     assert_eq!(o["momentum_final"], serde_json::json!([1.0, 2.0, 3.0]));
     assert_eq!(o["simulated_time"], 0.2);
     assert_eq!(o["spheresim_version"], env!("CARGO_PKG_VERSION"));
@@ -668,7 +699,7 @@ fn energy_log_has_header_and_one_row_per_sample() {
     assert_eq!(lines.len(), 3);
     assert_eq!(
         lines[2],
-        "100,0.1,9.5,-1,-0.5,0.25,8.25,1,2,3,-1,0,0.5,50,7,12.5"
+        "100,0.1,9.5,-1,-0.5,0.25,8.375,1,2,3,-1,0,0.5,50,7,12.5,0.125"
     );
     let cols = ENERGY_LOG_HEADER.split(',').count();
     assert!(lines.iter().all(|l| l.split(',').count() == cols));

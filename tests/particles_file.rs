@@ -230,6 +230,7 @@ fn written_state_reads_back_exactly_at_the_edges_of_the_number_format() {
                 }
             })
             .collect(),
+        ..Default::default()
     };
     write_csv(&dir.path().join("edge.csv"), &snap).unwrap();
     let scene_path = put(dir.path(), "edge.toml", &scene_with_file("edge.csv", ""));

@@ -47,6 +47,7 @@ use crate::physics::hertz::{
 use crate::physics::impulse::{
     effective_restitution, normal_impulse, pair_restitution, plane_velocity_change,
 };
+use crate::physics::rotation::{contact_arm, friction_moment, friction_torque, spin_slip};
 use crate::physics::spring_dashpot::{dashpot_coefficient, normal_force};
 use crate::physics::toi::{contact_fraction, plane_contact_fraction};
 use crate::scene::ContactModel;
@@ -92,6 +93,8 @@ pub struct Body<R: Real> {
     pub x: R::V3,
     /// Velocity after the first half kick, m/s.
     pub v: R::V3,
+    /// Angular velocity after the first half kick, rad/s (zero without rotation).
+    pub omega: R::V3,
     /// Radius, m.
     pub r: R,
     /// Inverse mass, kg⁻¹ (0 = fixed).
@@ -184,6 +187,8 @@ pub struct CollideParams<R: Real> {
     pub resting_speed: R,
     /// Neighbour-list skin s, m (0 for impulses): widens the large spheres' boxes.
     pub skin: R,
+    /// Spheres rotate: soft contacts report friction torques ([`ContactOut::torque`]).
+    pub rotation: bool,
 }
 
 /// Which resolution round of the impulse model a [`sum_impulses`] pass is.
@@ -205,6 +210,8 @@ pub struct ContactOut<R: Real> {
     pub dx: R::V3,
     /// Contact force, N (soft contact: normal and friction).
     pub force: R::V3,
+    /// Torque of the contacts' friction, N·m (soft contact with rotation).
+    pub torque: R::V3,
     /// Elastic energy of the contacts this sphere owns (lower id of the pair), J.
     pub energy: R,
     /// Power dissipated by the contacts this sphere owns (damping and friction), W.
@@ -238,6 +245,8 @@ pub struct PairResponse<R: Real> {
     pub power: R,
     /// Tangential displacement ξ to keep for the next step, m (soft contact).
     pub xi: R::V3,
+    /// Overlap δ, m (soft contact).
+    pub overlap: R,
     /// The spheres touch or overlap at the end of the step.
     pub contact: bool,
     /// An impulse was applied (or a soft contact began).
@@ -425,7 +434,9 @@ pub struct Soft<R: Real> {
 /// ledger open by tens of per cent on sliding spheres. Booking the whole work of the
 /// tangential force on the slip, `−F_t·v_t`, closes it at every step; while a contact sticks
 /// its stored spring energy shows as dissipated until the spring unloads. `zeta` sets the
-/// normal dashpot of the spring–dashpot and the tangential dashpot of both laws.
+/// normal dashpot of the spring–dashpot and the tangential dashpot of both laws. `spin` is the
+/// spheres' rotation's share of the slip at the contact point (m/s,
+/// [`spin_slip`]; zero without rotation): friction works on the contact point's slip.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn soft_contact<R: Real>(
@@ -433,6 +444,7 @@ pub fn soft_contact<R: Real>(
     n: R::V3,
     overlap: R,
     dv: R::V3,
+    spin: R::V3,
     xi_old: R::V3,
     e: R,
     zeta: R,
@@ -455,7 +467,7 @@ pub fn soft_contact<R: Real>(
         curvature_sum,
         inverse_mass_sum,
     );
-    let v_t = dv + n * u_n;
+    let v_t = dv + n * u_n + spin;
     let k_t = R::of(TANGENTIAL_STIFFNESS_RATIO) * k_n;
     // Hertz: k_n' ∝ δ^{1/2}; the overlap a step ago was δ − u_n dt.
     let k_t_old = if model == ContactModel::Hertz {
@@ -500,11 +512,19 @@ pub fn pair_force<R: Real>(
     let n = unit_or::<R>(d1, R::vec(R::one(), R::zero(), R::zero()));
     let overlap = radius_sum - dist2.sqrt();
     let dv = b.v - a.v;
+    let spin = spin_slip::<R>(
+        n,
+        contact_arm(a.r, overlap),
+        a.omega,
+        contact_arm(b.r, overlap),
+        b.omega,
+    );
     let soft = soft_contact(
         model,
         n,
         overlap,
         dv,
+        spin,
         xi_old,
         pair_restitution(a.e, b.e),
         a.zeta.max(b.zeta),
@@ -521,6 +541,7 @@ pub fn pair_force<R: Real>(
     out.energy = soft.energy;
     out.power = soft.power;
     out.xi = soft.xi;
+    out.overlap = overlap;
     out.contact = true;
     // Began this step: apart at the start of the drift.
     let d0 = d1 - dv * dt;
@@ -711,11 +732,14 @@ pub fn plane_contact<R: Real>(
             }
             // The wall is the first body (immovable, curvature 0 or −1/R_W), the sphere the
             // second: the normal force acts along n on the sphere.
+            let arm = contact_arm(me.r, -s1);
+            let spin = spin_slip::<R>(n, R::zero(), R::zero3(), arm, me.omega);
             let soft = soft_contact(
                 params.model,
                 n,
                 -s1,
                 me.v,
+                spin,
                 xi_old,
                 pair_restitution(me.e, plane.e),
                 me.zeta.max(plane.zeta),
@@ -727,6 +751,9 @@ pub fn plane_contact<R: Real>(
                 params.dt,
             );
             acc.force += n * soft.force + soft.friction;
+            if params.rotation {
+                acc.torque += friction_torque(arm, friction_moment::<R>(n, soft.friction));
+            }
             acc.energy += soft.energy;
             acc.power += soft.power;
             acc.contacts += 1;
@@ -891,6 +918,11 @@ pub(crate) fn for_each_candidate<R: Real>(
 pub struct PairOut<R: Real> {
     /// Force on the pair's higher-id sphere, N (`n F_n + F_t`; the lower-id one gets minus it).
     pub force: R::V3,
+    /// The friction's [`friction_moment`] `n × F_t`, N (zero without rotation): each sphere
+    /// turns by [`friction_torque`] of it with its own arm.
+    pub moment: R::V3,
+    /// Overlap δ, m (zero without rotation): sets the arms ([`contact_arm`]).
+    pub overlap: R,
     /// Elastic energy of the contact, J.
     pub energy: R,
     /// Power dissipated by the contact, W.
@@ -953,12 +985,19 @@ pub unsafe fn collide_pairs<R: Real>(
             *xi = if p.contact { p.xi } else { R::zero3() };
         }
         let force = p.force != R::zero();
+        let (moment, overlap) = if params.rotation && force {
+            (friction_moment::<R>(p.n, p.friction), p.overlap)
+        } else {
+            (R::zero3(), R::zero())
+        };
         Some(PairOut {
             force: if force {
                 p.n * p.force + p.friction
             } else {
                 R::zero3()
             },
+            moment,
+            overlap,
             energy: p.energy,
             power: p.power,
             flags: (p.contact as u32 * PAIR_CONTACT)
@@ -1265,6 +1304,7 @@ impl<R: Real> ContactOut<R> {
         self.dv += o.dv;
         self.dx += o.dx;
         self.force += o.force;
+        self.torque += o.torque;
         self.energy += o.energy;
         self.power += o.power;
         self.contacts += o.contacts;
@@ -1304,6 +1344,10 @@ pub fn sum_pairs<R: Real>(
                 let (p, sign) = (&pairs[e], if owned { -R::one() } else { R::one() });
                 if p.flags & PAIR_FORCE != 0 {
                     acc.force += p.force * sign;
+                    if params.rotation {
+                        let me = &bodies[i];
+                        acc.torque += friction_torque(contact_arm(me.r, p.overlap), p.moment);
+                    }
                 }
                 if owned {
                     acc.energy += p.energy;
@@ -1379,6 +1423,7 @@ mod tests {
                 .map(|(i, &cell)| Body {
                     x: Vec3::ZERO,
                     v: Vec3::ZERO,
+                    omega: Vec3::ZERO,
                     r: 0.1,
                     w: 1.0,
                     e: 1.0,
@@ -1409,6 +1454,7 @@ mod tests {
                 small_speed_max: 0.0,
                 resting_speed: 0.0,
                 skin: 0.0,
+                rotation: false,
             };
             for i in [0, n / 3, n / 2, n - 1] {
                 let mut visits = vec![0u32; n];

@@ -69,6 +69,37 @@ pub fn diagnostics<R: Real>(
     blocks.into_iter().fold(Sums::default(), Sums::add)
 }
 
+/// Rotational kinetic energy Σ ½ I ω² (J) and spin angular momentum Σ I ω (kg·m²/s) of the
+/// movable spheres, `I = (2/5) m r²`, in f64, in blocks of [`CHUNK`] then in block order.
+pub fn spin_sums<R: Real>(
+    spin: &[R::V3],
+    radius: &[R],
+    mass: &[R],
+    inv_mass: &[R],
+) -> (f64, DVec3) {
+    use crate::physics::rotation::{moment_of_inertia, rotational_energy};
+    let blocks: Vec<(f64, DVec3)> = spin
+        .par_chunks(CHUNK)
+        .enumerate()
+        .map(|(c, ws)| {
+            let mut s = (0.0, DVec3::ZERO);
+            for (k, &w) in ws.iter().enumerate() {
+                let i = c * CHUNK + k;
+                if inv_mass[i] == R::zero() {
+                    continue;
+                }
+                let (m, r, w) = (mass[i].f64(), radius[i].f64(), R::v3_f64(w));
+                s.0 += rotational_energy(m, r, w);
+                s.1 += moment_of_inertia(m, r) * w;
+            }
+            s
+        })
+        .collect();
+    blocks
+        .into_iter()
+        .fold((0.0, DVec3::ZERO), |a, b| (a.0 + b.0, a.1 + b.1))
+}
+
 /// Mutual gravitational potential energy `−G Σ_{i<j} m_i m_j / sqrt(r² + ε²)`, J, in f64 whatever
 /// the precision. O(N²). Spheres with a non-finite mass are left out.
 pub fn gravity_potential<R: Real>(position: &[R::V3], mass: &[R], g_const: f64, eps2: f64) -> f64 {

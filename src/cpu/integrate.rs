@@ -89,3 +89,45 @@ pub fn accelerations<R: Real>(
         *a = acc;
     });
 }
+
+/// Rotation, first half of a step: `ω += α dt/2`, then the orientation drifts by the new ω over
+/// `dt` ([`drift_orientation`](crate::physics::rotation::drift_orientation)). A fixed sphere's
+/// α is zero (its inverse inertia is), so its ω stays zero.
+pub fn kick_drift_rotation<R: Real>(
+    spin: &mut [R::V3],
+    orientation: &mut [[R; 4]],
+    angular_acceleration: &[R::V3],
+    dt: R,
+) {
+    let half = dt * R::of(0.5);
+    spin.par_iter_mut()
+        .zip(orientation.par_iter_mut())
+        .zip(angular_acceleration.par_iter())
+        .for_each(|((w, q), &alpha)| {
+            *w += alpha * half;
+            *q = crate::physics::rotation::drift_orientation::<R>(*q, *w, dt);
+        });
+}
+
+/// Rotation, second half of a step: `ω += α dt/2`.
+pub fn kick_rotation<R: Real>(spin: &mut [R::V3], angular_acceleration: &[R::V3], dt: R) {
+    let half = dt * R::of(0.5);
+    spin.par_iter_mut()
+        .zip(angular_acceleration.par_iter())
+        .for_each(|(w, &alpha)| *w += alpha * half);
+}
+
+/// Angular acceleration of each sphere, rad/s²: the contacts' friction torque times the inverse
+/// moment of inertia ([`inverse_inertia`](crate::physics::rotation::inverse_inertia); zero for
+/// fixed spheres).
+pub fn angular_accelerations<R: Real>(
+    angular_acceleration: &mut [R::V3],
+    contact: &[super::collide::ContactOut<R>],
+    inv_inertia: &[R],
+) {
+    angular_acceleration
+        .par_iter_mut()
+        .zip(contact.par_iter())
+        .zip(inv_inertia.par_iter())
+        .for_each(|((alpha, c), &k)| *alpha = c.torque * k);
+}

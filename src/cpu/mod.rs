@@ -20,6 +20,7 @@ pub mod scatter;
 pub mod tree;
 
 use crate::checkpoint::{CpuState, Floats};
+use crate::physics::rotation::inverse_inertia;
 use crate::scene::{ContactModel, Scene};
 use crate::setup::PackedScene;
 use crate::{Diagnostics, Real, Snapshot};
@@ -96,6 +97,8 @@ struct Params<R: Real> {
     tree: bool,
     /// The tree's opening angle θ.
     theta: R,
+    /// Spheres rotate under friction torques.
+    rotation: bool,
 }
 
 /// The CPU reference backend in precision `R` (`f32` or `f64`).
@@ -110,6 +113,13 @@ pub struct CpuBackend<R: Real> {
     position: Vec<R::V3>,
     velocity: Vec<R::V3>,
     acceleration: Vec<R::V3>,
+    // Rotation (empty without): angular velocity (rad/s), orientation (unit quaternion
+    // x, y, z, w), angular acceleration of the last force evaluation (rad/s²), and the inverse
+    // moment of inertia ((kg·m²)⁻¹).
+    spin: Vec<R::V3>,
+    orientation: Vec<[R; 4]>,
+    angular_acceleration: Vec<R::V3>,
+    inv_inertia: Vec<R>,
     radius: Vec<R>,
     mass: Vec<R>,
     inv_mass: Vec<R>,
@@ -153,6 +163,7 @@ pub struct CpuBackend<R: Real> {
     spare_v3: Vec<R::V3>,
     spare_r: Vec<R>,
     spare_u32: Vec<u32>,
+    spare_q: Vec<[R; 4]>,
     block_sums: Vec<u32>,
     next_slot: Vec<u32>,
     contact_blocks: Vec<ContactSums>,
@@ -197,6 +208,7 @@ impl<R: Real> CpuBackend<R> {
                 history: sp.history,
                 tree: sp.gravity_solver == crate::scene::GravitySolver::Tree,
                 theta: R::of(sp.theta),
+                rotation: sp.rotation,
             },
             gravity_f64: sp.gravity,
             planes: p
@@ -218,6 +230,30 @@ impl<R: Real> CpuBackend<R> {
             position: p.position.iter().map(|&x| R::v3(x)).collect(),
             velocity: p.velocity.iter().map(|&v| R::v3(v)).collect(),
             acceleration: vec![R::zero3(); n],
+            spin: if sp.rotation {
+                p.angular_velocity.iter().map(|&w| R::v3(w)).collect()
+            } else {
+                Vec::new()
+            },
+            orientation: if sp.rotation {
+                vec![[R::zero(), R::zero(), R::zero(), R::one()]; n]
+            } else {
+                Vec::new()
+            },
+            angular_acceleration: if sp.rotation {
+                vec![R::zero3(); n]
+            } else {
+                Vec::new()
+            },
+            inv_inertia: if sp.rotation {
+                p.inv_mass
+                    .iter()
+                    .zip(&p.radius)
+                    .map(|(&w, &r)| R::of(inverse_inertia(w, r)))
+                    .collect()
+            } else {
+                Vec::new()
+            },
             radius: of(&p.radius),
             mass: of(&p.mass),
             inv_mass: of(&p.inv_mass),
@@ -250,6 +286,7 @@ impl<R: Real> CpuBackend<R> {
             spare_v3: Vec::with_capacity(n),
             spare_r: Vec::with_capacity(n),
             spare_u32: Vec::with_capacity(n),
+            spare_q: Vec::new(),
             block_sums: Vec::new(),
             next_slot: Vec::with_capacity(ts as usize + 1),
             contact_blocks: Vec::new(),
@@ -421,6 +458,12 @@ impl<R: Real> CpuBackend<R> {
         permute(&mut self.position, sv, perm);
         permute(&mut self.velocity, sv, perm);
         permute(&mut self.acceleration, sv, perm);
+        if self.params.rotation {
+            permute(&mut self.spin, sv, perm);
+            permute(&mut self.angular_acceleration, sv, perm);
+            permute(&mut self.orientation, &mut self.spare_q, perm);
+            permute(&mut self.inv_inertia, sr, perm);
+        }
         permute(&mut self.radius, sr, perm);
         permute(&mut self.mass, sr, perm);
         permute(&mut self.inv_mass, sr, perm);
@@ -445,6 +488,7 @@ impl<R: Real> CpuBackend<R> {
         self.bodies.par_extend((0..n).into_par_iter().map(|i| Body {
             x: self.position[i],
             v: self.velocity[i],
+            omega: self.spin.get(i).copied().unwrap_or(R::zero3()),
             r: self.radius[i],
             w: self.inv_mass[i],
             e: self.restitution[i],
@@ -477,6 +521,7 @@ impl<R: Real> CpuBackend<R> {
             small_speed_max,
             resting_speed: self.params.resting_speed,
             skin: self.params.skin,
+            rotation: self.params.rotation,
         }
     }
 
@@ -746,6 +791,13 @@ impl<R: Real> CpuBackend<R> {
             self.params.gravity,
             self.params.drag,
         );
+        if self.params.rotation {
+            integrate::angular_accelerations::<R>(
+                &mut self.angular_acceleration,
+                &self.contact,
+                &self.inv_inertia,
+            );
+        }
     }
 
     /// Advances `k` steps; stops at the first non-finite state with `(step, sphere id)`.
@@ -791,6 +843,14 @@ impl<R: Real> CpuBackend<R> {
             self.small_radius_max,
             dt,
         );
+        if self.params.rotation {
+            integrate::kick_drift_rotation::<R>(
+                &mut self.spin,
+                &mut self.orientation,
+                &self.angular_acceleration,
+                dt,
+            );
+        }
         lap(0, &mut self.stage_seconds);
         // The impulse model's reach includes the step's travel (`neighbours::needs_rebuild`).
         let velocity: &[R::V3] = if self.params.model == ContactModel::Impulse {
@@ -823,6 +883,9 @@ impl<R: Real> CpuBackend<R> {
         self.accelerations();
         lap(4, &mut self.stage_seconds);
         integrate::kick::<R>(&mut self.velocity, &self.acceleration, &self.inv_mass, dt);
+        if self.params.rotation {
+            integrate::kick_rotation::<R>(&mut self.spin, &self.angular_acceleration, dt);
+        }
         self.step += 1;
         lap(0, &mut self.stage_seconds);
         let bad = (0..self.len())
@@ -830,7 +893,11 @@ impl<R: Real> CpuBackend<R> {
             .filter(|&i| {
                 let x = R::comps(self.position[i]);
                 let v = R::comps(self.velocity[i]);
-                !(x.iter().chain(v.iter()).all(|c| c.is_finite()))
+                let w = R::comps(self.spin.get(i).copied().unwrap_or(R::zero3()));
+                !(x.iter()
+                    .chain(v.iter())
+                    .chain(w.iter())
+                    .all(|c| c.is_finite()))
             })
             .map(|i| self.id[i])
             .min();
@@ -874,17 +941,20 @@ impl<R: Real> CpuBackend<R> {
         } else {
             0.0
         };
+        let (kinetic_rotational, spin_momentum) =
+            diagnostics::spin_sums::<R>(&self.spin, &self.radius, &self.mass, &self.inv_mass);
         Diagnostics {
             step: self.step,
             time: self.time(),
             kinetic: s.kinetic,
+            kinetic_rotational,
             potential_uniform: s.potential_uniform,
             potential_gravity,
             potential_spring: self.spring_energy,
             dissipated: self.dissipated,
             momentum: s.momentum,
             momentum_magnitude_sum: s.momentum_magnitude_sum,
-            angular_momentum: s.angular_momentum,
+            angular_momentum: s.angular_momentum + spin_momentum,
             contacts: self.contacts,
             collisions: self.collisions,
             friction_history_dropped: self.history_dropped,
@@ -901,6 +971,9 @@ impl<R: Real> CpuBackend<R> {
             position: flat(&self.position),
             velocity: flat(&self.velocity),
             acceleration: flat(&self.acceleration),
+            spin: flat(&self.spin),
+            orientation: floats::<R>(self.orientation.iter().flatten().map(|c| c.f64())),
+            angular_acceleration: flat(&self.angular_acceleration),
             list_start: list.start.clone(),
             list_partner: list.partner.clone(),
             history_partner: list.partner_id.clone(),
@@ -943,6 +1016,16 @@ impl<R: Real> CpuBackend<R> {
                 s.id.len()
             ));
         }
+        let rot = if self.params.rotation { n } else { 0 };
+        if s.spin.len() != 3 * rot
+            || s.angular_acceleration.len() != 3 * rot
+            || s.orientation.len() != 4 * rot
+        {
+            return Err(format!(
+                "its rotational state does not fit a scene with rotation = {}",
+                self.params.rotation
+            ));
+        }
         check_list(s, n, self.params.history, self.planes.len())?;
         // Slot of each input id now, to carry the per-sphere constants into the saved order.
         let mut slot = vec![u32::MAX; n];
@@ -966,6 +1049,9 @@ impl<R: Real> CpuBackend<R> {
         reorder(&mut self.zeta, &order);
         reorder(&mut self.compliance, &order);
         reorder(&mut self.mu, &order);
+        if self.params.rotation {
+            reorder(&mut self.inv_inertia, &order);
+        }
         self.id.clone_from(&s.id);
         let v3s = |f: &Floats| -> Vec<R::V3> {
             (0..f.len() / 3)
@@ -975,6 +1061,11 @@ impl<R: Real> CpuBackend<R> {
         self.position = v3s(&s.position);
         self.velocity = v3s(&s.velocity);
         self.acceleration = v3s(&s.acceleration);
+        self.spin = v3s(&s.spin);
+        self.angular_acceleration = v3s(&s.angular_acceleration);
+        self.orientation = (0..s.orientation.len() / 4)
+            .map(|i| std::array::from_fn(|k| R::of(s.orientation.get(4 * i + k))))
+            .collect();
         let list = &mut self.list;
         list.start.clone_from(&s.list_start);
         list.partner.clone_from(&s.list_partner);
@@ -1006,11 +1097,22 @@ impl<R: Real> CpuBackend<R> {
             velocity: vec![DVec3::ZERO; n],
             radius: self.radius_input.clone(),
             mass: self.mass_input.clone(),
+            ..Default::default()
         };
         for i in 0..n {
             let id = self.id[i] as usize;
             snap.position[id] = R::v3_f64(self.position[i]);
             snap.velocity[id] = R::v3_f64(self.velocity[i]);
+        }
+        if self.params.rotation {
+            snap.angular_velocity = vec![DVec3::ZERO; n];
+            snap.orientation = vec![glam::DQuat::IDENTITY; n];
+            for i in 0..n {
+                let id = self.id[i] as usize;
+                snap.angular_velocity[id] = R::v3_f64(self.spin[i]);
+                let [x, y, z, w] = self.orientation[i].map(|c| c.f64());
+                snap.orientation[id] = glam::DQuat::from_xyzw(x, y, z, w);
+            }
         }
         snap
     }

@@ -599,6 +599,7 @@ impl EventBackend {
             velocity,
             radius: self.radius.clone(),
             mass: self.mass.clone(),
+            ..Default::default()
         }
     }
 }

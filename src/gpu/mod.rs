@@ -1528,6 +1528,7 @@ impl GpuBackend {
             velocity: vec![DVec3::ZERO; n],
             radius: self.radius_input.clone(),
             mass: self.mass_input.clone(),
+            ..Default::default()
         };
         for i in 0..n {
             let id = ids[i] as usize;

@@ -3,15 +3,17 @@
 //! # Format
 //!
 //! ```text
-//! id,x,y,z,vx,vy,vz,radius,mass
-//! 0,0,-5,0,0,20,0,1,1
-//! 1,0.25,1e-7,3.5,0,0,0,0.5,inf
+//! id,x,y,z,vx,vy,vz,radius,mass,wx,wy,wz
+//! 0,0,-5,0,0,20,0,1,1,0,0,0
+//! 1,0.25,1e-7,3.5,0,0,0,0.5,inf,0,0,0
 //! ```
 //!
 //! * Line 1 is exactly [`CSV_HEADER`]; then one row per sphere in input order, `\n` line ends,
 //!   no trailing spaces, no comment lines.
 //! * `id` is the sphere's input index (0, 1, 2, …), a decimal integer.
-//! * `x,y,z` centre in m, `vx,vy,vz` velocity in m/s, `radius` in m, `mass` in kg.
+//! * `x,y,z` centre in m, `vx,vy,vz` velocity in m/s, `radius` in m, `mass` in kg,
+//!   `wx,wy,wz` angular velocity in rad/s (zero unless the scene has `rotation = true`; the
+//!   last three columns were added after the first nine and readers need only those).
 //! * Numbers are written with the shortest digits that parse back to the identical `f64`
 //!   (round trip is exact, `-0` keeps its sign): plain decimals (Rust's `{}`) for magnitudes in
 //!   [1e-5, 1e16) and zero, scientific `1.5e-7` / `2e20` (Rust's `{:e}`) otherwise.
@@ -44,7 +46,7 @@ use super::error::OutputError;
 use crate::Snapshot;
 
 /// The header line of every state CSV (without the line end).
-pub const CSV_HEADER: &str = "id,x,y,z,vx,vy,vz,radius,mass";
+pub const CSV_HEADER: &str = "id,x,y,z,vx,vy,vz,radius,mass,wx,wy,wz";
 
 /// Rows formatted per parallel task.
 const ROWS_PER_CHUNK: usize = 8192;
@@ -96,9 +98,23 @@ pub(crate) fn write_csv_to(w: &mut dyn Write, snap: &Snapshot) -> io::Result<()>
 fn push_row(buf: &mut Vec<u8>, snap: &Snapshot, i: usize) {
     let p = snap.position[i];
     let v = snap.velocity[i];
+    let w = snap.angular_velocity_of(i);
     // Writing into a Vec<u8> cannot fail.
     let _ = write!(buf, "{i}");
-    for x in [p.x, p.y, p.z, v.x, v.y, v.z, snap.radius[i], snap.mass[i]] {
+    let row = [
+        p.x,
+        p.y,
+        p.z,
+        v.x,
+        v.y,
+        v.z,
+        snap.radius[i],
+        snap.mass[i],
+        w.x,
+        w.y,
+        w.z,
+    ];
+    for x in row {
         buf.push(b',');
         push_f64(buf, x);
     }
@@ -136,6 +152,13 @@ pub(crate) fn check_lengths(path: &Path, snap: &Snapshot) -> Result<(), OutputEr
                 snap.radius.len(),
                 snap.mass.len()
             ),
+        ));
+    }
+    let w = snap.angular_velocity.len();
+    if w != 0 && w != n {
+        return Err(OutputError::write(
+            path,
+            format!("inconsistent snapshot: {n} positions, {w} angular velocities"),
         ));
     }
     Ok(())
@@ -305,7 +328,8 @@ fn header_columns(line: &[u8]) -> Result<usize, String> {
     let names: Vec<&str> = header.split(',').map(str::trim).collect();
     if names.len() < COLUMNS.len() || names[..COLUMNS.len()] != COLUMNS {
         return Err(format!(
-            "header is {header:?}, expected {CSV_HEADER:?} (further columns may follow)"
+            "header is {header:?}, expected {:?} (further columns may follow)",
+            COLUMNS.join(",")
         ));
     }
     if let Some(k) = names.iter().position(|n| n.is_empty()) {
@@ -587,6 +611,7 @@ mod tests {
             velocity: (0..n).map(|i| DVec3::splat(i as f64 * 0.1)).collect(),
             radius: vec![0.5; n],
             mass: (0..n).map(|i| 1.0 + i as f64).collect(),
+            ..Default::default()
         };
         let path = dir.path().join("big.csv");
         write_csv(&path, &snap).unwrap();
@@ -602,7 +627,7 @@ mod tests {
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
         let (first_bad, second_bad) = (n - n / 3, n - 10);
         lines[1 + second_bad] = format!("{second_bad},1,2,3,4,5,6,7");
-        lines[1 + first_bad] = format!("{first_bad},1,2,3,4,oops,6,7,8");
+        lines[1 + first_bad] = format!("{first_bad},1,2,3,4,oops,6,7,8,0,0,0");
         for k in [n / 2, 5000, 3] {
             lines.insert(1 + k, String::new());
         }
@@ -634,7 +659,7 @@ mod tests {
             let path = write(
                 dir.path(),
                 "ids.csv",
-                &format!("{CSV_HEADER}\n{}\n", lines.join("\n")),
+                &format!("{}\n{}\n", COLUMNS.join(","), lines.join("\n")),
             );
             assert_eq!(
                 parse_line(&path, true),
@@ -644,7 +669,8 @@ mod tests {
                 )
             );
         }
-        let mut bytes = format!("{CSV_HEADER}\n0,1,2,3,4,5,6,7,8\n1,1,2,3,4,5,6,7,8,").into_bytes();
+        let header = COLUMNS.join(",");
+        let mut bytes = format!("{header}\n0,1,2,3,4,5,6,7,8\n1,1,2,3,4,5,6,7,8,").into_bytes();
         bytes.extend_from_slice(b"\xff\n");
         let path = dir.path().join("latin1.csv");
         std::fs::write(&path, bytes).unwrap();

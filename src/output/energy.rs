@@ -7,14 +7,15 @@
 //! | column | meaning | unit |
 //! |---|---|---|
 //! | `step`, `time` | step number, simulated time | –, s |
-//! | `kinetic` | Σ ½ m v² | J |
+//! | `kinetic` | Σ ½ m v² (translational) | J |
 //! | `potential_uniform`, `potential_gravity`, `potential_spring` | the potential energies | J |
-//! | `total` | kinetic + all potentials | J |
+//! | `total` | kinetic (both kinds) + all potentials | J |
 //! | `px,py,pz` | linear momentum | kg·m/s |
 //! | `lx,ly,lz` | angular momentum about the origin | kg·m²/s |
 //! | `contacts` | pairs touching now | – |
 //! | `collisions` | collisions since the start | – |
 //! | `dissipated` | energy taken out by the contacts since the start (damping, friction, impulses) | J |
+//! | `kinetic_rotational` | Σ ½ I ω², I = (2/5) m r² (0 without rotation) | J |
 //!
 //! Numbers use the CSV's shortest round-trip digits ([`super::csv`]).
 
@@ -27,7 +28,7 @@ use crate::Diagnostics;
 
 /// Header line of the energy log (without the line end).
 pub const ENERGY_LOG_HEADER: &str = "step,time,kinetic,potential_uniform,potential_gravity,\
-potential_spring,total,px,py,pz,lx,ly,lz,contacts,collisions,dissipated";
+potential_spring,total,px,py,pz,lx,ly,lz,contacts,collisions,dissipated,kinetic_rotational";
 
 /// Writes `samples` as the energy log CSV (format in the [module docs](self)) to `path`,
 /// atomically. Call it again with the longer slice to extend the log; the file is replaced
@@ -63,6 +64,8 @@ pub fn write_energy_log(path: &Path, samples: &[Diagnostics]) -> Result<(), Outp
             }
             buf.extend_from_slice(format!(",{},{},", d.contacts, d.collisions).as_bytes());
             push_f64(&mut buf, d.dissipated);
+            buf.push(b',');
+            push_f64(&mut buf, d.kinetic_rotational);
             buf.push(b'\n');
             if buf.len() >= 60 * 1024 {
                 w.write_all(&buf)?;

@@ -22,6 +22,8 @@
 //!   "contacts_final": 5321,
 //!   "kinetic_energy_initial": 200.0,
 //!   "kinetic_energy_final": 150.0,
+//!   "rotational_kinetic_energy_initial": 0.0,
+//!   "rotational_kinetic_energy_final": 0.0,
 //!   "total_energy_initial": 200.0,
 //!   "total_energy_final": 199.9,
 //!   "energy_drift_relative": -0.0005,
@@ -96,6 +98,10 @@ pub struct RunStats {
     pub kinetic_energy_initial: f64,
     /// Kinetic energy at the end, J.
     pub kinetic_energy_final: f64,
+    /// Rotational kinetic energy Σ ½ I ω² at the start, J (0 without rotation).
+    pub rotational_kinetic_energy_initial: f64,
+    /// Rotational kinetic energy at the end, J.
+    pub rotational_kinetic_energy_final: f64,
     /// Total mechanical energy at the start, J.
     pub total_energy_initial: f64,
     /// Total mechanical energy at the end, J.
@@ -190,6 +196,8 @@ impl RunStats {
             contacts_final: final_.contacts,
             kinetic_energy_initial: initial.kinetic,
             kinetic_energy_final: final_.kinetic,
+            rotational_kinetic_energy_initial: initial.kinetic_rotational,
+            rotational_kinetic_energy_final: final_.kinetic_rotational,
             total_energy_initial: e0,
             total_energy_final: e1,
             energy_drift_relative: drift,

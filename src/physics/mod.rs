@@ -10,6 +10,7 @@ pub mod gravity;
 pub mod hertz;
 pub mod impulse;
 pub mod multipole;
+pub mod rotation;
 pub mod spring_dashpot;
 pub mod toi;
 

@@ -184,6 +184,7 @@ fn sphere(position: DVec3, velocity: DVec3, radius: f64, mass: f64, restitution:
     Sphere {
         position,
         velocity,
+        angular_velocity: glam::DVec3::ZERO,
         radius,
         mass,
         restitution,
@@ -303,6 +304,7 @@ fn wall_break(n: usize) -> Result<Scene, SceneError> {
                 spheres.push(Sphere {
                     position,
                     velocity: DVec3::ZERO,
+                    angular_velocity: glam::DVec3::ZERO,
                     radius: r,
                     mass: wall_mass,
                     restitution: wood.restitution,
@@ -326,6 +328,7 @@ fn wall_break(n: usize) -> Result<Scene, SceneError> {
     spheres.push(Sphere {
         position: DVec3::new(-big_r - gap, 0.0, 0.0),
         velocity: DVec3::new(WALL_PROJECTILE_SPEED, 0.0, 0.0),
+        angular_velocity: glam::DVec3::ZERO,
         radius: big_r,
         mass: steel.density * sphere_volume(big_r),
         restitution: steel.restitution,

@@ -588,6 +588,16 @@ impl Scene {
             let subject = Subject::Spheres(i, i);
             let mut ok = out.check(subject, finite3("position", s.position));
             ok &= out.check(subject, finite3("velocity", s.velocity));
+            ok &= out.check(subject, finite3("angular_velocity", s.angular_velocity));
+            if !self.sim.rotation && s.angular_velocity != DVec3::ZERO {
+                out.push(
+                    subject,
+                    "angular_velocity needs rotation = true in [simulation] (without it \
+                     spheres do not spin)"
+                        .to_string(),
+                );
+                ok = false;
+            }
             ok &= out.check(subject, positive("radius", s.radius));
             if !s.fixed {
                 ok &= out.check(subject, positive("mass", s.mass));
@@ -995,6 +1005,7 @@ mod tests {
         Sphere {
             position,
             velocity: DVec3::ZERO,
+            angular_velocity: glam::DVec3::ZERO,
             radius,
             mass: 1.0,
             restitution: 1.0,

@@ -51,6 +51,7 @@
 //! skin = 0.025                 # m, ≥ 0; soft laws' neighbour-list skin (default r_min / 4)
 //! gravity_solver = "direct"    # or "tree" (Barnes–Hut, needs G > 0)
 //! theta = 0.5                  # the tree's opening angle, in (0, 1.5]
+//! rotation = false             # spheres spin under friction torques (soft laws)
 //!
 //! [[material]]                 # presets steel, glass, wood, ivory, rubber need no table;
 //! name = "steel"               # a table with a preset's name overrides the keys it gives
@@ -63,6 +64,7 @@
 //! [[particle]]                 # sphere ids 0, 1, … in file order
 //! position = [0.0, -5.0, 0.0]  # m
 //! velocity = [0.0, 20.0, 0.0]  # m/s, default 0
+//! angular_velocity = [0.0, 0.0, 0.0]  # rad/s, default 0
 //! radius = 1.0                 # m
 //! mass = 1.0                   # kg; or omit and name a material (mass = ρ 4/3 π r³)
 //! material = "steel"           # optional; also gives E, ν, μ (else [simulation]'s)
@@ -165,6 +167,7 @@ struct SimTable {
     skin: Option<f64>,
     gravity_solver: Option<GravitySolver>,
     theta: Option<f64>,
+    rotation: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -186,6 +189,8 @@ struct ParticleTable {
     position: [f64; 3],
     #[serde(default)]
     velocity: [f64; 3],
+    #[serde(default)]
+    angular_velocity: [f64; 3],
     radius: f64,
     mass: Option<f64>,
     material: Option<String>,
@@ -799,6 +804,7 @@ fn build(
         skin: t.skin,
         gravity_solver: t.gravity_solver.unwrap_or(d.gravity_solver),
         theta: t.theta.unwrap_or(d.theta),
+        rotation: t.rotation.unwrap_or(d.rotation),
     };
     let mut materials = Materials::new(with_lines(text, doc.material), &mut found);
     let particles = with_lines(text, doc.particle);
@@ -914,6 +920,7 @@ fn build(
         spheres.push(Sphere {
             position: v3(p.position),
             velocity: v3(p.velocity),
+            angular_velocity: v3(p.angular_velocity),
             radius: p.radius,
             mass: r.mass,
             restitution: r.restitution,
@@ -931,6 +938,7 @@ fn build(
             Sphere {
                 position: snap.position[i],
                 velocity: snap.velocity[i],
+                angular_velocity: snap.angular_velocity.get(i).copied().unwrap_or_default(),
                 radius: snap.radius[i],
                 mass,
                 restitution: r.restitution,
@@ -1000,6 +1008,7 @@ fn build(
                     spheres.push(Sphere {
                         position,
                         velocity: v3(b.velocity),
+                        angular_velocity: DVec3::ZERO,
                         radius: b.radius,
                         mass: r.mass,
                         restitution: r.restitution,

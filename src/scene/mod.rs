@@ -139,6 +139,11 @@ pub struct SimParams {
     /// [`DEFAULT_THETA`](crate::cpu::tree::DEFAULT_THETA) = 0.5).
     #[serde(default = "default_theta")]
     pub theta: f64,
+    /// Spheres rotate: friction turns them through the torque at the contact point, and the slip
+    /// includes the spin (docs/physics.md §2.6). Soft laws only (the impulse model has no
+    /// friction). Default: `false` (the spheres keep their initial angular velocity).
+    #[serde(default)]
+    pub rotation: bool,
 }
 
 fn default_theta() -> f64 {
@@ -164,6 +169,7 @@ impl Default for SimParams {
             skin: None,
             gravity_solver: GravitySolver::Direct,
             theta: default_theta(),
+            rotation: false,
         }
     }
 }
@@ -217,6 +223,9 @@ pub struct Sphere {
     pub position: DVec3,
     /// Velocity, m/s.
     pub velocity: DVec3,
+    /// Angular velocity ω, rad/s (default 0; a fixed sphere's is taken as 0).
+    #[serde(default)]
+    pub angular_velocity: DVec3,
     /// Radius, m (> 0).
     pub radius: f64,
     /// Mass, kg (> 0). Ignored when `fixed`.

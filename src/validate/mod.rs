@@ -182,6 +182,7 @@ pub fn sphere(position: DVec3, velocity: DVec3, radius: f64, mass: f64, e: f64) 
     Sphere {
         position,
         velocity,
+        angular_velocity: glam::DVec3::ZERO,
         radius,
         mass,
         restitution: e,

@@ -1,0 +1,140 @@
+//! Rotation of spheres: moment of inertia, the contact point's lever arm, the spin's share of a
+//! contact's slip, the friction torque and the orientation's drift (docs/physics.md §2.6).
+//!
+//! A contact's friction force acts at the contact point, which sits on the line of centres at
+//! the middle of the overlap: at `l_a = r_a − δ/2` from a's centre and `l_b = r_b − δ/2` from
+//! b's (a wall's contact, likewise, at `r − δ/2` from the sphere's centre). The two arms add up
+//! to the distance of the centres, so a pair's torques and the moment of its forces about any
+//! point cancel: orbital plus spin angular momentum is kept to rounding (P. A. Cundall and
+//! O. D. L. Strack, Géotechnique 29 (1979) 47, eq. 6; T. Pöschel and T. Schwager,
+//! "Computational Granular Dynamics", Springer 2005, §2.3).
+
+use crate::Real;
+
+/// `I / (m r²)` of a solid homogeneous sphere, 2/5.
+pub const SOLID_SPHERE_INERTIA: f64 = 0.4;
+
+/// Moment of inertia of a solid sphere of mass `m` (kg) and radius `r` (m), `(2/5) m r²`, kg·m².
+#[inline(always)]
+pub fn moment_of_inertia<R: Real>(m: R, r: R) -> R {
+    R::of(SOLID_SPHERE_INERTIA) * m * r * r
+}
+
+/// Inverse moment of inertia `1 / ((2/5) m r²)`, (kg·m²)⁻¹, from the inverse mass `w = 1/m`
+/// (kg⁻¹; 0 for a fixed sphere, which then does not rotate) and the radius `r` (m).
+#[inline(always)]
+pub fn inverse_inertia<R: Real>(w: R, r: R) -> R {
+    w / (R::of(SOLID_SPHERE_INERTIA) * r * r)
+}
+
+/// Lever arm of a contact from a sphere's centre to the contact point, m: `r − δ/2` for radius
+/// `r` (m) and overlap δ (m).
+#[inline(always)]
+pub fn contact_arm<R: Real>(r: R, overlap: R) -> R {
+    r - overlap * R::of(0.5)
+}
+
+/// The spin's share of the slip of b relative to a at the contact point, m/s:
+/// `n × (l_a ω_a + l_b ω_b)`, for the unit normal `n` from a to b, arms `l_a`, `l_b` (m,
+/// [`contact_arm`]) and angular velocities `ω_a`, `ω_b` (rad/s). It is tangential to `n`; added
+/// to the centres' relative tangential velocity it gives the contact point's slip
+/// (Cundall and Strack 1979, eq. 6). A wall is body a, with `l_a ω_a = 0`.
+#[inline(always)]
+pub fn spin_slip<R: Real>(n: R::V3, arm_a: R, omega_a: R::V3, arm_b: R, omega_b: R::V3) -> R::V3 {
+    R::cross(n, omega_a * arm_a + omega_b * arm_b)
+}
+
+/// Moment of a contact's friction about the contact normal, `n × F_t` (N), for the unit normal
+/// `n` from a to b and the friction force `F_t` (N) on b: what a pair keeps for
+/// [`friction_torque`].
+#[inline(always)]
+pub fn friction_moment<R: Real>(n: R::V3, f_t: R::V3) -> R::V3 {
+    R::cross(n, f_t)
+}
+
+/// Torque of a contact's friction on one of its two spheres, N·m: `−l (n × F_t)`, for the arm
+/// `l` (m) of that sphere and the pair's [`friction_moment`] `n × F_t`. Both spheres get the
+/// same sign: b feels `F_t` at `−l_b n`, a feels `−F_t` at `+l_a n`.
+#[inline(always)]
+pub fn friction_torque<R: Real>(arm: R, moment: R::V3) -> R::V3 {
+    -(moment * arm)
+}
+
+/// Rotational kinetic energy `½ I |ω|²` of a sphere, J.
+#[inline(always)]
+pub fn rotational_energy(m: f64, r: f64, omega: glam::DVec3) -> f64 {
+    0.5 * moment_of_inertia(m, r) * omega.length_squared()
+}
+
+/// Drifts the orientation quaternion `q = [x, y, z, w]` (unit) by the angular velocity `ω`
+/// (rad/s, world frame) over `dt` (s): `q + (dt/2) (ω, 0) ⊗ q`, renormalised (first order; the
+/// orientation is for output and drawing only, nothing in the dynamics reads it).
+#[inline(always)]
+pub fn drift_orientation<R: Real>(q: [R; 4], omega: R::V3, dt: R) -> [R; 4] {
+    let [wx, wy, wz] = R::comps(omega);
+    let [x, y, z, w] = q;
+    let h = dt * R::of(0.5);
+    // (ω, 0) ⊗ (q_v, q_w) = (q_w ω + ω × q_v, −ω·q_v).
+    let nx = x + h * (w * wx + (wy * z - wz * y));
+    let ny = y + h * (w * wy + (wz * x - wx * z));
+    let nz = z + h * (w * wz + (wx * y - wy * x));
+    let nw = w - h * (wx * x + wy * y + wz * z);
+    let norm = (nx * nx + ny * ny + nz * nz + nw * nw).sqrt();
+    [nx / norm, ny / norm, nz / norm, nw / norm]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{DQuat, DVec3};
+
+    #[test]
+    fn a_pairs_torques_cancel_the_moment_of_its_forces() {
+        // Two spheres touching with overlap δ: forces ±F_t at the contact point.
+        let (r_a, r_b, delta) = (0.3, 0.5, 0.01);
+        let n = DVec3::new(1.0, 2.0, -0.5).normalize();
+        let x_a = DVec3::new(0.1, -0.2, 0.3);
+        let x_b = x_a + n * (r_a + r_b - delta);
+        let f_t = DVec3::new(0.3, -1.0, 2.0);
+        let f_t = f_t - n * f_t.dot(n);
+        let (l_a, l_b) = (contact_arm(r_a, delta), contact_arm(r_b, delta));
+        let m = friction_moment::<f64>(n, f_t);
+        let spin = friction_torque(l_a, m) + friction_torque(l_b, m);
+        let orbital = x_b.cross(f_t) + x_a.cross(-f_t);
+        assert!((spin + orbital).length() < 1e-14, "{:?}", spin + orbital);
+        // The torque on b is that of F_t at the contact point about b's centre.
+        let c = x_a + n * l_a;
+        let tb = (c - x_b).cross(f_t);
+        assert!((friction_torque(l_b, m) - tb).length() < 1e-14);
+    }
+
+    #[test]
+    fn the_spin_slip_is_the_contact_points_relative_velocity() {
+        let (l_a, l_b) = (0.2, 0.7);
+        let n = DVec3::new(0.0, 0.6, 0.8);
+        let (w_a, w_b) = (DVec3::new(1.0, -2.0, 3.0), DVec3::new(-0.5, 0.1, 4.0));
+        // Velocity of the contact point as part of each body, centres at rest.
+        let on_a = w_a.cross(n * l_a);
+        let on_b = w_b.cross(-n * l_b);
+        let slip = spin_slip(n, l_a, w_a, l_b, w_b);
+        assert!((slip - (on_b - on_a)).length() < 1e-14);
+        assert!(slip.dot(n).abs() < 1e-14);
+    }
+
+    #[test]
+    fn the_orientation_turns_at_the_angular_velocity() {
+        let omega = DVec3::new(0.3, -1.2, 2.0);
+        let (dt, steps) = (1e-4, 10_000);
+        let mut q = [0.0, 0.0, 0.0, 1.0];
+        for _ in 0..steps {
+            q = drift_orientation::<f64>(q, omega, dt);
+        }
+        let got = DQuat::from_xyzw(q[0], q[1], q[2], q[3]);
+        let want = DQuat::from_scaled_axis(omega * (dt * steps as f64));
+        // First order in ω dt per step: the angle error is O(|ω|² dt) over the run.
+        assert!(got.angle_between(want) < 1e-3, "{got:?} vs {want:?}");
+        assert!((got.length() - 1.0).abs() < 1e-12);
+        assert_eq!(inverse_inertia(0.0, 1.0), 0.0);
+        assert!((moment_of_inertia(2.0f64, 0.5) - 0.2).abs() < 1e-15);
+    }
+}
