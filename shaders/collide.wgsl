@@ -30,6 +30,12 @@
 @group(0) @binding(21) var<storage, read_write> xi: array<vec4<f32>>;      // capacity, m
 @group(0) @binding(22) var<storage, read_write> wall_xi: array<vec4<f32>>; // n × walls, m
 @group(0) @binding(23) var<uniform> list: ListParams;
+// Rotation (16-byte stand-ins without): each sphere's ω (rad/s) | inverse inertia, orientation,
+// angular acceleration (integrate.wgsl's `rot`, 3 per sphere); each sphere's friction torque
+// (N·m); each entry's friction moment n × F_t (N) | overlap (m) (cpu::collide::PairOut).
+@group(0) @binding(24) var<storage, read> rot: array<vec4<f32>>;
+@group(0) @binding(25) var<storage, read_write> torque: array<vec4<f32>>;
+@group(0) @binding(26) var<storage, read_write> pair_spin: array<vec4<f32>>;
 
 // Work counters of an instrumented replay (src/gpu/work.rs): candidate pairs visited per
 // invocation, over every contact pass of the replayed steps. 64-bit sums as (lo, hi) words.
@@ -82,6 +88,7 @@ struct Body {
     r: f32,
     v: vec3<f32>,
     w: f32,
+    omega: vec3<f32>,
     e: f32,
     zeta: f32,
     compliance: f32,
@@ -93,7 +100,11 @@ fn load_body(i: u32) -> Body {
     let p = pos[i];
     let v = vel[i];
     let m = props[i];
-    return Body(p.xyz, p.w, v.xyz, v.w, m.x, m.y, m.z, m.w, ids[i]);
+    var omega = vec3<f32>(0.0);
+    if params.rotation != 0u {
+        omega = rot[3u * i].xyz;
+    }
+    return Body(p.xyz, p.w, v.xyz, v.w, omega, m.x, m.y, m.z, m.w, ids[i]);
 }
 
 // cpu::collide::PairResponse
@@ -108,13 +119,14 @@ struct PairResponse {
     energy: f32,
     power: f32,
     xi: vec3<f32>,
+    overlap: f32,
     contact: bool,
     collision: bool,
 }
 
 fn no_response() -> PairResponse {
     return PairResponse(vec3<f32>(0.0), 0.0, 0.0, 0.0, 0.0, 0.0, vec3<f32>(0.0), 0.0, 0.0,
-                        vec3<f32>(0.0), false, false);
+                        vec3<f32>(0.0), 0.0, false, false);
 }
 
 // cpu::collide::ContactOut, plus the sphere's earliest event of the first pass.
@@ -122,6 +134,7 @@ struct Acc {
     dv: vec3<f32>,
     dx: vec3<f32>,
     force: vec3<f32>,
+    torque: vec3<f32>,
     energy: f32,
     power: f32,
     contacts: u32,
@@ -358,12 +371,23 @@ struct Soft {
     xi: vec3<f32>,
 }
 
+// physics::rotation::spin_slip
+fn spin_slip(n: vec3<f32>, arm_a: f32, omega_a: vec3<f32>, arm_b: f32, omega_b: vec3<f32>) -> vec3<f32> {
+    return cross3(n, omega_a * arm_a + omega_b * arm_b);
+}
+
+// physics::rotation::friction_torque
+fn friction_torque(arm: f32, moment: vec3<f32>) -> vec3<f32> {
+    return -(moment * arm);
+}
+
 // cpu::collide::soft_contact
-fn soft_contact(n: vec3<f32>, overlap: f32, dv: vec3<f32>, xi_old: vec3<f32>, e: f32, zeta: f32,
-                mu: f32, compliance_sum: f32, curvature_sum: f32, inverse_mass_sum: f32) -> Soft {
+fn soft_contact(n: vec3<f32>, overlap: f32, dv: vec3<f32>, spin: vec3<f32>, xi_old: vec3<f32>,
+                e: f32, zeta: f32, mu: f32, compliance_sum: f32, curvature_sum: f32,
+                inverse_mass_sum: f32) -> Soft {
     let u_n = -dot3(dv, n);
     let f = soft_normal_force(overlap, u_n, e, zeta, compliance_sum, curvature_sum, inverse_mass_sum);
-    let v_t = dv + n * u_n;
+    let v_t = dv + n * u_n + spin;
     let k_t = TANGENTIAL_STIFFNESS_RATIO * f.stiffness;
     var k_t_old = k_t;
     if params.model == MODEL_HERTZ {
@@ -391,7 +415,8 @@ fn pair_force(a: Body, b: Body, xi_old: vec3<f32>, dt: f32) -> PairResponse {
     let n = unit_or(d1, vec3<f32>(1.0, 0.0, 0.0));
     let overlap = radius_sum - sqrt(dist2);
     let dv = b.v - a.v;
-    let soft = soft_contact(n, overlap, dv, xi_old, pair_restitution(a.e, b.e), max(a.zeta, b.zeta),
+    let spin = spin_slip(n, contact_arm(a.r, overlap), a.omega, contact_arm(b.r, overlap), b.omega);
+    let soft = soft_contact(n, overlap, dv, spin, xi_old, pair_restitution(a.e, b.e), max(a.zeta, b.zeta),
                             pair_friction(a.mu, b.mu), a.compliance + b.compliance,
                             1.0 / a.r + 1.0 / b.r, wsum);
     out.n = n;
@@ -400,6 +425,7 @@ fn pair_force(a: Body, b: Body, xi_old: vec3<f32>, dt: f32) -> PairResponse {
     out.energy = soft.energy;
     out.power = soft.power;
     out.xi = soft.xi;
+    out.overlap = overlap;
     out.contact = true;
     let d0 = d1 - dv * dt;
     out.collision = dot3(d0, d0) > radius_sum * radius_sum;
@@ -550,11 +576,17 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_ear
         if soft_history {
             xi_old = wall_xi_old;
         }
-        let soft = soft_contact(n, -s1, me.v, xi_old, pair_restitution(me.e, plane.e),
+        let arm = contact_arm(me.r, -s1);
+        let spin = spin_slip(n, 0.0, vec3<f32>(0.0), arm, me.omega);
+        let soft = soft_contact(n, -s1, me.v, spin, xi_old, pair_restitution(me.e, plane.e),
                                 max(me.zeta, plane.zeta), pair_friction(me.mu, plane.mu),
                                 me.compliance + plane.compliance,
                                 1.0 / me.r + wall_curvature(plane), me.w);
         (*acc).force += n * soft.force + soft.friction;
+        if params.rotation != 0u {
+            // physics::rotation::friction_moment
+            (*acc).torque += friction_torque(arm, cross3(n, soft.friction));
+        }
         (*acc).energy += soft.energy;
         (*acc).power += soft.power;
         if soft_history {
@@ -585,7 +617,8 @@ fn project_onto_planes(acc: ptr<function, Acc>, me: Body) {
 }
 
 fn new_acc() -> Acc {
-    return Acc(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0, 0u, 0u, TAU_NONE, NO_EVENT, 0u);
+    return Acc(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0, 0u, 0u,
+               TAU_NONE, NO_EVENT, 0u);
 }
 
 // ---- Row passes: one invocation per small sphere, one work-group per large sphere ------------
@@ -653,12 +686,14 @@ var<workgroup> row_a: array<vec4<f32>, WG / 2u>;  // dv, energy
 var<workgroup> row_b: array<vec4<f32>, WG / 2u>;  // dx, power
 var<workgroup> row_f: array<vec4<f32>, WG / 2u>;  // force, ev_tau
 var<workgroup> row_c: array<vec4<u32>, WG / 2u>;  // contacts, collisions, ev_partner, ev_count
+var<workgroup> row_t: array<vec4<f32>, WG / 2u>;  // torque, -
 
 fn row_stash(k: u32, a: Acc) {
     row_a[k] = vec4<f32>(a.dv, a.energy);
     row_b[k] = vec4<f32>(a.dx, a.power);
     row_f[k] = vec4<f32>(a.force, a.ev_tau);
     row_c[k] = vec4<u32>(a.contacts, a.collisions, a.ev_partner, a.ev_count);
+    row_t[k] = vec4<f32>(a.torque, 0.0);
 }
 
 fn row_unstash(k: u32) -> Acc {
@@ -666,7 +701,7 @@ fn row_unstash(k: u32) -> Acc {
     let b = row_b[k];
     let f = row_f[k];
     let c = row_c[k];
-    return Acc(a.xyz, b.xyz, f.xyz, a.w, b.w, c.x, c.y, f.w, c.z, c.w);
+    return Acc(a.xyz, b.xyz, f.xyz, row_t[k].xyz, a.w, b.w, c.x, c.y, f.w, c.z, c.w);
 }
 
 // cpu::collide::ContactOut::combine, and the earlier of two events (keep_earliest's order, so
@@ -676,6 +711,7 @@ fn combine_acc(a: Acc, b: Acc) -> Acc {
     r.dv += b.dv;
     r.dx += b.dx;
     r.force += b.force;
+    r.torque += b.torque;
     r.energy += b.energy;
     r.power += b.power;
     r.contacts += b.contacts;
@@ -735,6 +771,7 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     let j = partner[e];
     var force = vec4<f32>(0.0);
     var more = vec4<u32>(0u);
+    var spin = vec4<f32>(0.0);
     var xi_new = vec3<f32>(0.0);
     // cpu::collide::may_touch, from the centres and radii alone: most entries are apart.
     let pi = pos[i];
@@ -755,6 +792,8 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
         if p.force != 0.0 {
             force = vec4<f32>(p.n * p.force + p.friction, 0.0);
             flags |= PAIR_FORCE;
+            // physics::rotation::friction_moment, and the overlap for the arms.
+            spin = vec4<f32>(cross3(p.n, p.friction), p.overlap);
         }
         force.w = p.energy;
         more = vec4<u32>(bitcast<u32>(p.power), flags, 0u, 0u);
@@ -768,6 +807,12 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     if m != NO_MIRROR {
         pair_out[m] = force;
         pair_more[m] = more;
+    }
+    if params.rotation != 0u {
+        pair_spin[e] = spin;
+        if m != NO_MIRROR {
+            pair_spin[m] = spin;
+        }
     }
     report_visits();
 }
@@ -785,6 +830,10 @@ fn sum_pairs_entry(acc: ptr<function, Acc>, e: u32) {
     let more = pair_more[e];
     if (more.y & PAIR_FORCE) != 0u {
         (*acc).force += p.xyz * select(1.0, -1.0, owned);
+        if params.rotation != 0u {
+            let ps = pair_spin[e];
+            (*acc).torque += friction_torque(contact_arm(pos[me_index].w, ps.w), ps.xyz);
+        }
     }
     if owned {
         (*acc).energy += p.w;
@@ -803,6 +852,9 @@ fn sum_pairs_finish(i: u32, row: Acc) {
     contact[2u * i] = vec4<f32>(acc.force, acc.energy);
     contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
     contact_counts[i] = vec4<u32>(acc.contacts, acc.collisions, 0u, 0u);
+    if params.rotation != 0u {
+        torque[i] = vec4<f32>(acc.torque, 0.0);
+    }
 }
 
 @compute @workgroup_size(WG)

@@ -24,6 +24,10 @@ struct Params {
     history: u32,            // 1: friction history kept (cpu::friction_history)
     skin: f32,               // m, neighbour-list skin s (cpu::neighbours)
     row_groups_x: u32,       // work-groups along x of a row pass (collide.wgsl: row_group)
+    rotation: u32,           // 1: spheres rotate (SimParams::rotation)
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 // Grid parameters computed on the GPU each step (src/gpu/buffers.rs: Grid).
@@ -143,6 +147,16 @@ fn hash_cell(c: vec3<i32>, table_size: u32) -> u32 {
 // real::Real::dot, with the sum written out in its order.
 fn dot3(a: vec3<f32>, b: vec3<f32>) -> f32 {
     return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+
+// Real::cross (f32), written out in the same order.
+fn cross3(a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {
+    return vec3<f32>(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+
+// physics::rotation::contact_arm
+fn contact_arm(r: f32, overlap: f32) -> f32 {
+    return r - overlap * 0.5;
 }
 
 // Mirrors cpu::neighbours::LARGE_SKIN_LIMIT.

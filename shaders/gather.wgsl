@@ -13,6 +13,9 @@
 @group(0) @binding(9) var<storage, read_write> dst_acc: array<vec4<f32>>;
 @group(0) @binding(10) var<storage, read_write> dst_props: array<vec4<f32>>;
 @group(0) @binding(11) var<storage, read_write> dst_id: array<u32>;
+// Rotation: 3 vec4 per sphere (integrate.wgsl's `rot`); 16-byte stand-ins without.
+@group(0) @binding(12) var<storage, read> src_rot: array<vec4<f32>>;
+@group(0) @binding(13) var<storage, read_write> dst_rot: array<vec4<f32>>;
 // A step without a rebuild keeps the order: the copy into the other set (`IDENTITY`), so that
 // the current set alternates in every step as the host expects.
 override IDENTITY: bool = false;
@@ -29,4 +32,9 @@ fn gather(@builtin(global_invocation_id) gid: vec3<u32>) {
     dst_acc[j] = src_acc[i];
     dst_props[j] = src_props[i];
     dst_id[j] = src_id[i];
+    if params.rotation != 0u {
+        for (var k = 0u; k < 3u; k++) {
+            dst_rot[3u * j + k] = src_rot[3u * i + k];
+        }
+    }
 }

@@ -9,6 +9,21 @@
 @group(0) @binding(6) var<storage, read> a_mutual: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read> ids: array<u32>;
 @group(0) @binding(8) var<storage, read_write> dissipated: array<f32>;  // J, by input id
+// Rotation (16-byte stand-ins without): 3 per sphere: ω (rad/s) | inverse inertia
+// ((kg·m²)⁻¹); orientation quaternion x, y, z, w; angular acceleration (rad/s²) | 0.
+@group(0) @binding(9) var<storage, read_write> rot: array<vec4<f32>>;
+@group(0) @binding(10) var<storage, read> torque: array<vec4<f32>>;  // N·m, per sphere
+
+// physics::rotation::drift_orientation
+fn drift_orientation(q: vec4<f32>, omega: vec3<f32>, dt: f32) -> vec4<f32> {
+    let h = dt * 0.5;
+    let nx = q.x + h * (q.w * omega.x + (omega.y * q.z - omega.z * q.y));
+    let ny = q.y + h * (q.w * omega.y + (omega.z * q.x - omega.x * q.z));
+    let nz = q.z + h * (q.w * omega.z + (omega.x * q.y - omega.y * q.x));
+    let nw = q.w - h * (omega.x * q.x + omega.y * q.y + omega.z * q.z);
+    let norm = sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+    return vec4<f32>(nx / norm, ny / norm, nz / norm, nw / norm);
+}
 
 // Publishes the work-group's largest small-sphere speed² (bits; 0 for none: a speed² ≥ 0 orders
 // as its u32 bits) to the grid, one atomic per work-group.
@@ -39,6 +54,13 @@ fn kick_drift(
             if p4.w <= params.small_radius_max {
                 speed2 = bitcast<u32>(v.x * v.x + v.y * v.y + v.z * v.z);
             }
+        }
+        // cpu::integrate::kick_drift_rotation (every sphere: a fixed one's α is zero).
+        if params.rotation != 0u {
+            let w4 = rot[3u * i];
+            let w = w4.xyz + rot[3u * i + 2u].xyz * (params.dt * 0.5);
+            rot[3u * i] = vec4<f32>(w, w4.w);
+            rot[3u * i + 1u] = drift_orientation(rot[3u * i + 1u], w, params.dt);
         }
     }
     publish_speed(lid, speed2);
@@ -75,6 +97,11 @@ fn kick(@builtin(global_invocation_id) gid: vec3<u32>) {
         // Before the fixed-sphere return: a fixed sphere may own a pair (lower id).
         let id = ids[i];
         dissipated[id] += contact[2u * i + 1u].w * params.dt;
+    }
+    // cpu::integrate::kick_rotation
+    if params.rotation != 0u {
+        let w4 = rot[3u * i];
+        rot[3u * i] = vec4<f32>(w4.xyz + rot[3u * i + 2u].xyz * (params.dt * 0.5), w4.w);
     }
     let v4 = vel[i];
     if v4.w == 0.0 {
@@ -120,6 +147,10 @@ fn accelerations(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
     if i >= params.n {
         return;
+    }
+    // cpu::integrate::angular_accelerations: torque × inverse inertia (0 for fixed spheres).
+    if params.rotation != 0u {
+        rot[3u * i + 2u] = vec4<f32>(torque[i].xyz * rot[3u * i].w, 0.0);
     }
     let v4 = vel[i];
     let a4 = acc[i];

@@ -303,6 +303,7 @@ fn measure(
             history,
             scene.sim.g_const > 0.0
                 && scene.sim.gravity_solver == crate::scene::GravitySolver::Tree,
+            scene.sim.rotation,
         ),
         _ => CpuBackend::<f32>::memory_estimate(n, history),
     };

@@ -79,8 +79,8 @@ struct SceneOverrides {
     /// [default: 0.5].
     #[arg(long, allow_negative_numbers = true)]
     theta: Option<f64>,
-    /// Whether spheres rotate under friction torques (CPU backend), replacing the scene's
-    /// `rotation` [default: false].
+    /// Whether spheres rotate under friction torques, replacing the scene's `rotation`
+    /// [default: false].
     #[arg(long, value_name = "BOOL")]
     rotation: Option<bool>,
 }

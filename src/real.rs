@@ -130,7 +130,12 @@ impl Real for f32 {
     }
     #[inline(always)]
     fn cross(a: Vec3, b: Vec3) -> Vec3 {
-        a.cross(b)
+        // Written out, as `dot`: the WGSL copy is `cross3` in shaders/common.wgsl.
+        Vec3::new(
+            a.y * b.z - a.z * b.y,
+            a.z * b.x - a.x * b.z,
+            a.x * b.y - a.y * b.x,
+        )
     }
     #[inline(always)]
     fn floor_i32(self) -> i32 {

@@ -231,15 +231,14 @@ impl Simulation {
     ) -> Result<Self, SimError> {
         let mut notice = None;
         let (engine, backend) = match backend {
-            Backend::Event | Backend::Gpu if scene.sim.rotation => {
+            Backend::Event if scene.sim.rotation => {
                 return Err(SimError::Unavailable {
                     backend,
-                    reason: "rotation (`rotation = true`) runs on the CPU backend only so far; \
-                             use --backend cpu"
+                    reason: "the event-driven solver has no rotation (`rotation = true`); use \
+                             --backend cpu or gpu"
                         .into(),
                 });
             }
-            Backend::Auto if scene.sim.rotation => (cpu_engine(scene, precision)?, Backend::Cpu),
             Backend::Event => (
                 Engine::Event(Box::new(EventBackend::new(scene)?)),
                 Backend::Event,

@@ -177,6 +177,8 @@ fn resume_on_the_gpu_is_bit_identical() {
     split_run_is_identical(&["wall-break", "--particles", "400"], &extra, 60);
     split_run_is_identical(&["orbits", "--particles", "200"], &extra, 60);
     split_run_is_identical(&["rubble-pile", "--particles", "300"], &extra, 60);
+    let extra = ["--backend", "gpu", "--rotation", "true"];
+    split_run_is_identical(&["wall-stand", "--particles", "300"], &extra, 60);
 }
 
 #[test]

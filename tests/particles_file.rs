@@ -55,7 +55,7 @@ fn load_err(scene: &Path) -> String {
 fn csv_fields(path: &Path) -> Vec<Vec<f64>> {
     let text = fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
-    assert_eq!(lines.next(), Some(HEADER));
+    assert_eq!(lines.next(), Some(spheresim::output::CSV_HEADER));
     lines
         .map(|l| l.split(',').map(|f| f.parse::<f64>().unwrap()).collect())
         .collect()

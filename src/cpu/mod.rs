@@ -354,6 +354,11 @@ impl<R: Real> CpuBackend<R> {
             + size_of::<[i32; 3]>()
             + size_of::<collide::ContactOut<R>>()
             + size_of::<collide::Event<R>>()
+            // Rotation, counted whether the scene rotates or not: ω, orientation and its
+            // spare, angular acceleration, inverse inertia.
+            + 2 * size_of::<R::V3>()
+            + 2 * size_of::<[R; 4]>()
+            + size_of::<R>()
             + LIST_ENTRIES_ESTIMATE * per_entry;
         // Counts, starts and the scatter's next free slots.
         let table = 3 * 4 * (cell_keys::table_size(n) as u64 + 1);

@@ -45,6 +45,10 @@ pub struct Params {
     /// Work-groups along x of a row pass's dispatch: one per [`WORKGROUP_SIZE`](super::WORKGROUP_SIZE)
     /// small spheres, then one per large sphere (`row_group` in collide.wgsl).
     pub row_groups_x: u32,
+    /// 1: spheres rotate (`SimParams::rotation`).
+    pub rotation: u32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 3],
 }
 
 /// Grid parameters of the current step (`Grid` in common.wgsl).
@@ -178,13 +182,26 @@ pub const PER_SPHERE: [(&str, u64); 14] = [
 /// Largest single binding per sphere: the contact results, 2 × `vec4<f32>`.
 pub const LARGEST_BINDING_PER_SPHERE: u64 = 32;
 
+/// Bytes per sphere that rotation adds: ω, orientation and angular acceleration (48) in each of
+/// the two state sets, and the friction torque (16).
+pub const ROTATION_BYTES_PER_SPHERE: u64 = 2 * 48 + 16;
+
 /// Estimated device memory for `n` spheres with `table_size` buckets and a neighbour list of
 /// `capacity` entries, bytes; `history` adds the list's friction history, `tree` the gravity
-/// tree's [`BYTES_PER_BODY`](super::tree::BYTES_PER_BODY) per sphere.
-pub fn memory_estimate(n: u64, table_size: u64, capacity: u64, history: bool, tree: bool) -> u64 {
+/// tree's [`BYTES_PER_BODY`](super::tree::BYTES_PER_BODY) per sphere, `rotation`
+/// [`ROTATION_BYTES_PER_SPHERE`] and the list's friction moments.
+pub fn memory_estimate(
+    n: u64,
+    table_size: u64,
+    capacity: u64,
+    history: bool,
+    tree: bool,
+    rotation: bool,
+) -> u64 {
     PER_SPHERE.iter().map(|(_, b)| b * n).sum::<u64>()
         + 8 * (table_size + 1)
-        + capacity * super::neighbours::bytes_per_entry(history)
+        + capacity * super::neighbours::bytes_per_entry(history, rotation)
+        + if rotation { ROTATION_BYTES_PER_SPHERE * n } else { 0 }
         // Sweeps, positions at build, row starts; with history the walls' ξ is not counted.
         + 24 * n
         + if tree { super::tree::BYTES_PER_BODY * n } else { 0 }

@@ -164,6 +164,9 @@ struct StateSet {
     acc: wgpu::Buffer,
     props: wgpu::Buffer,
     id: wgpu::Buffer,
+    /// Rotation: 3 `vec4<f32>` per sphere, ω (rad/s) | inverse inertia ((kg·m²)⁻¹),
+    /// orientation quaternion, angular acceleration (rad/s²); a 16-byte stand-in without.
+    rot: wgpu::Buffer,
 }
 
 /// Buffers bound by the contact stage and the neighbour list, besides the state sets and the
@@ -183,6 +186,8 @@ struct SharedBuffers {
     boxes: wgpu::Buffer,
     work: wgpu::Buffer,
     perm: wgpu::Buffer,
+    /// Each sphere's friction torque, N·m (`vec4<f32>`; a 16-byte stand-in without rotation).
+    torque: wgpu::Buffer,
 }
 
 /// Stage collide's bind group for state set `s` and `list`.
@@ -215,6 +220,9 @@ fn bind_collide(
             (21, &list.xi),
             (22, &list.wall_xi),
             (23, &list.params),
+            (24, &s.rot),
+            (25, &b.torque),
+            (26, &list.pair_spin),
         ],
     )
 }
@@ -263,6 +271,7 @@ pub struct GpuBackend {
     row_dims: (u32, u32),
     model: ContactModel,
     history: bool,
+    rotation: bool,
     g_on: bool,
     dt: f64,
     grid_buf: wgpu::Buffer,
@@ -380,6 +389,7 @@ impl GpuBackend {
         let n = scene.spheres.len();
         let ts = table_size(n);
         let history = friction_history(scene);
+        let rotation = scene.sim.rotation;
         // Capped by what one binding holds (16 bytes an entry): a sparse scene of a million
         // spheres then still fits lavapipe's 128 MiB, and the list grows if it must.
         let entry_limit = ctx
@@ -404,6 +414,7 @@ impl GpuBackend {
             capacity,
             history,
             tree_on,
+            rotation,
             opts.max_binding_size,
         )?;
         let packed = PackedScene::new(scene);
@@ -442,6 +453,8 @@ impl GpuBackend {
             history: history as u32,
             skin: sp.skin as f32,
             row_groups_x: row_dims.0,
+            rotation: rotation as u32,
+            pad: [0; 3],
         };
 
         let pos: Vec<[f32; 4]> = (0..n)
@@ -473,6 +486,19 @@ impl GpuBackend {
             })
             .collect();
         let ids: Vec<u32> = (0..n as u32).collect();
+        // ω | inverse inertia (rounded from f64, as the CPU's), identity orientation, α = 0.
+        let rot: Vec<[f32; 4]> = if rotation {
+            (0..n)
+                .flat_map(|i| {
+                    let w = p.angular_velocity[i].as_vec3();
+                    let k = crate::physics::rotation::inverse_inertia(p.inv_mass[i], p.radius[i]);
+                    [[w.x, w.y, w.z, k as f32], [0.0, 0.0, 0.0, 1.0], [0.0; 4]]
+                })
+                .collect()
+        } else {
+            vec![[0.0; 4]]
+        };
+        let rot_bytes = 16 * rot.len() as u64;
         // The binding limits were checked above; the device may still run out of memory as a
         // whole, which wgpu reports as an error, not a failed allocation.
         let oom_scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -483,6 +509,7 @@ impl GpuBackend {
                 acc: init_storage(device, "acceleration A", &acc),
                 props: init_storage(device, "properties A", &props),
                 id: init_storage(device, "ids A", &ids),
+                rot: init_storage(device, "rotation A", &rot),
             },
             StateSet {
                 pos: storage(device, "position B", 16 * n as u64),
@@ -490,6 +517,7 @@ impl GpuBackend {
                 acc: storage(device, "acceleration B", 16 * n as u64),
                 props: storage(device, "properties B", 16 * n as u64),
                 id: storage(device, "ids B", 4 * n as u64),
+                rot: storage(device, "rotation B", rot_bytes),
             },
         ];
         // Planes, then spherical containers.
@@ -533,6 +561,7 @@ impl GpuBackend {
         let contact = storage(device, "contact results", 32 * nn);
         let contact_counts = storage(device, "contact counts", 16 * nn);
         let a_mutual = storage(device, "mutual gravity", 16 * nn);
+        let torque = storage(device, "torque", if rotation { 16 * nn } else { 16 });
         // Zero-initialised by wgpu; indexed by input id, so the scatter need not move it.
         let dissipated = storage(device, "dissipated energy", 4 * nn);
         let work_buf = storage(device, "work counters", 32);
@@ -562,6 +591,7 @@ impl GpuBackend {
             boxes: boxes.clone(),
             work: work_buf.clone(),
             perm: perm.clone(),
+            torque: torque.clone(),
         };
         let large_dims = (n_large > 0).then(|| dispatch_dims(n_large as u32, max_dim));
         let table_dims = dispatch_dims((ts + 1).div_ceil(WORKGROUP_SIZE), max_dim);
@@ -582,6 +612,7 @@ impl GpuBackend {
             walls,
             capacity,
             history,
+            rotation,
             max_dim,
             [
                 list_inputs(&shared, &state[0], &gate),
@@ -603,6 +634,8 @@ impl GpuBackend {
                         (6, &a_mutual),
                         (7, &s.id),
                         (8, &dissipated),
+                        (9, &s.rot),
+                        (10, &torque),
                     ],
                 ),
                 cell_keys: stages.cell_keys.module.bind(
@@ -632,6 +665,8 @@ impl GpuBackend {
                         (9, &o.acc),
                         (10, &o.props),
                         (11, &o.id),
+                        (12, &s.rot),
+                        (13, &o.rot),
                     ],
                 ),
                 collide: bind_collide(device, &stages, &shared, s, &list),
@@ -715,6 +750,7 @@ impl GpuBackend {
                     capacity as u64,
                     history,
                     tree_on,
+                    rotation,
                 ),
                 spheres: n,
                 detail: e.to_string(),
@@ -729,6 +765,7 @@ impl GpuBackend {
             row_dims,
             model: sp.contact,
             history,
+            rotation,
             g_on: sp.g_const > 0.0,
             dt: sp.dt,
             grid_buf,
@@ -771,6 +808,8 @@ impl GpuBackend {
         Ok(b)
     }
 
+    // Each argument is one buffer family the check sizes.
+    #[allow(clippy::too_many_arguments)]
     fn check_fits(
         ctx: &GpuContext,
         n: usize,
@@ -778,6 +817,7 @@ impl GpuBackend {
         capacity: u32,
         history: bool,
         tree: bool,
+        rotation: bool,
         lowered: Option<u64>,
     ) -> Result<(), GpuError> {
         let binding = ctx
@@ -799,6 +839,7 @@ impl GpuBackend {
             ("contact results", buffers::LARGEST_BINDING_PER_SPHERE),
             ("neighbour list", per_entry),
             ("gravity tree cells", tree_cells),
+            ("rotation state", if rotation { 48 } else { 0 }),
         ] {
             let need = per * n as u64;
             if need > limit {
@@ -827,7 +868,14 @@ impl GpuBackend {
         }
         log::info!(
             "GPU memory estimate for {n} spheres: {:.1} MiB",
-            buffers::memory_estimate(n as u64, ts as u64, capacity as u64, history, tree) as f64
+            buffers::memory_estimate(
+                n as u64,
+                ts as u64,
+                capacity as u64,
+                history,
+                tree,
+                rotation
+            ) as f64
                 / 1048576.0
         );
         Ok(())
@@ -1197,6 +1245,7 @@ impl GpuBackend {
             self.walls,
             capacity,
             self.history,
+            self.rotation,
             self.max_dim,
             [
                 list_inputs(&self.shared, &self.state[0], &self.gate),
@@ -1403,6 +1452,7 @@ impl GpuBackend {
             ("acceleration", &s.acc),
             ("properties", &s.props),
             ("ids", &s.id),
+            ("rotation", &s.rot),
             ("grid", &self.grid_buf),
             ("status", &self.status_buf),
             ("dissipated", &self.dissipated),
@@ -1521,6 +1571,11 @@ impl GpuBackend {
         let pos: Vec<[f32; 4]> = self.read(&s.pos, 16 * n as u64);
         let vel: Vec<[f32; 4]> = self.read(&s.vel, 16 * n as u64);
         let ids: Vec<u32> = self.read(&s.id, 4 * n as u64);
+        let rot: Vec<[f32; 4]> = if self.rotation {
+            self.read(&s.rot, 48 * n as u64)
+        } else {
+            Vec::new()
+        };
         let mut snap = Snapshot {
             step: self.steps_done,
             time: self.steps_done as f64 * self.dt,
@@ -1534,6 +1589,17 @@ impl GpuBackend {
             let id = ids[i] as usize;
             snap.position[id] = DVec3::new(pos[i][0] as f64, pos[i][1] as f64, pos[i][2] as f64);
             snap.velocity[id] = DVec3::new(vel[i][0] as f64, vel[i][1] as f64, vel[i][2] as f64);
+        }
+        if self.rotation {
+            snap.angular_velocity = vec![DVec3::ZERO; n];
+            snap.orientation = vec![glam::DQuat::IDENTITY; n];
+            for i in 0..n {
+                let id = ids[i] as usize;
+                let (w, q) = (rot[3 * i], rot[3 * i + 1]);
+                snap.angular_velocity[id] = DVec3::new(w[0] as f64, w[1] as f64, w[2] as f64);
+                snap.orientation[id] =
+                    glam::DQuat::from_xyzw(q[0] as f64, q[1] as f64, q[2] as f64, q[3] as f64);
+            }
         }
         snap
     }
@@ -1596,6 +1662,28 @@ impl GpuBackend {
         if self.g_on {
             let am: Vec<[f32; 4]> = self.read(&self.a_mutual, 16 * self.n as u64);
             d.potential_gravity = am.iter().map(|a| a[3] as f64).sum();
+        }
+        if self.rotation {
+            // Summed on the host from the state read back (the CPU's function, in the GPU's
+            // sorted order), not by a work-group reduction: rotation's diagnostics cost a
+            // read-back of the state.
+            let n = self.n as u64;
+            let s = &self.state[self.cur];
+            let rot: Vec<[f32; 4]> = self.read(&s.rot, 48 * n);
+            let pos: Vec<[f32; 4]> = self.read(&s.pos, 16 * n);
+            let vel: Vec<[f32; 4]> = self.read(&s.vel, 16 * n);
+            let acc: Vec<[f32; 4]> = self.read(&s.acc, 16 * n);
+            let spin: Vec<glam::Vec3> = rot
+                .chunks(3)
+                .map(|r| glam::Vec3::new(r[0][0], r[0][1], r[0][2]))
+                .collect();
+            let radius: Vec<f32> = pos.iter().map(|p| p[3]).collect();
+            let mass: Vec<f32> = acc.iter().map(|a| a[3]).collect();
+            let inv_mass: Vec<f32> = vel.iter().map(|v| v[3]).collect();
+            let (k, l) =
+                crate::cpu::diagnostics::spin_sums::<f32>(&spin, &radius, &mass, &inv_mass);
+            d.kinetic_rotational = k;
+            d.angular_momentum += l;
         }
         d
     }

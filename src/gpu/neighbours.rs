@@ -215,6 +215,9 @@ pub struct GpuList {
     /// The rest of each entry's result (`capacity` × `vec4<u32>`): soft contact, the power (W,
     /// f32 bits) and flags; impulses, the time left (s), flags, τ and push (m), as f32 bits.
     pub pair_more: wgpu::Buffer,
+    /// Each entry's friction moment `n × F_t` (N) and overlap (m) (`capacity` × `vec4<f32>`;
+    /// rotation only: `cpu::collide::PairOut::moment`).
+    pub pair_spin: wgpu::Buffer,
     /// Input id of each entry's partner (`capacity` × u32; friction history only).
     pub partner_id: wgpu::Buffer,
     /// Tangential displacement ξ of each entry, m (`capacity` × `vec4<f32>`; friction only).
@@ -233,10 +236,11 @@ pub struct GpuList {
     bind_decide: [wgpu::BindGroup; 2],
 }
 
-/// Bytes per entry of the list's buffers, with and without friction history: partner, link,
-/// row, pair result (16 + 16); with history the partner id and ξ, and their old copies.
-pub fn bytes_per_entry(history: bool) -> u64 {
-    44 + if history { 2 * (4 + 16) } else { 0 }
+/// Bytes per entry of the list's buffers, with and without friction history and rotation:
+/// partner, link, row, pair result (16 + 16); with history the partner id and ξ, and their old
+/// copies; with rotation the friction moment and overlap (16).
+pub fn bytes_per_entry(history: bool, rotation: bool) -> u64 {
+    44 + if history { 2 * (4 + 16) } else { 0 } + if rotation { 16 } else { 0 }
 }
 
 /// The list's capacity in entries for `n` spheres at set-up: sixteen a sphere (a dense pack's
@@ -263,6 +267,7 @@ impl GpuList {
         walls: u32,
         capacity: u32,
         history: bool,
+        rotation: bool,
         max_dim: u32,
         inputs: [ListInputs; 2],
     ) -> Self {
@@ -276,6 +281,11 @@ impl GpuList {
         let row_of = storage(device, "list rows", 4 * entries);
         let pair_out = storage(device, "list pair forces", 16 * entries);
         let pair_more = storage(device, "list pair results", 16 * entries);
+        let pair_spin = storage(
+            device,
+            "list pair moments",
+            16 * if rotation { entries } else { 1 },
+        );
         let (h_entries, h_spheres, h_walls) = if history {
             (entries, nn + 1, nn * walls.max(1) as u64)
         } else {
@@ -355,6 +365,7 @@ impl GpuList {
             row_of,
             pair_out,
             pair_more,
+            pair_spin,
             partner_id,
             xi,
             wall_xi,

@@ -18,8 +18,6 @@ use crate::scene::{ContactModel, Material, Surface};
 
 const ALL: &[Backend] = &[Backend::Cpu, Backend::Gpu, Backend::Event];
 const STEPPED: &[Backend] = &[Backend::Cpu, Backend::Gpu];
-/// The backends with rotation (`rotation = true`).
-const ROTATING: &[Backend] = &[Backend::Cpu];
 
 /// Every validation case, in the order `spheresim validate` runs them.
 pub static CASES: &[Case] = &[
@@ -131,7 +129,7 @@ pub static CASES: &[Case] = &[
         description: "a sphere sliding at 1 m/s on a floor with mu = 0.4 and rotation on (Hertz, \
                       Coulomb friction at the contact point): slows at mu g, rolls from \
                       t = 2 v0 / (7 mu g) on at 5 v0 / 7 with omega = v / r (docs/physics.md §2.6)",
-        backends: ROTATING,
+        backends: STEPPED,
         run: rolling_ball,
     },
     Case {
@@ -140,7 +138,7 @@ pub static CASES: &[Case] = &[
                       a = (5/7) g sin(alpha) (alpha = 20 deg, mu = 0.5), slides at \
                       g (sin(alpha) - mu cos(alpha)) beyond tan(alpha) = (7/2) mu (alpha = 60 deg, \
                       mu = 0.1)",
-        backends: ROTATING,
+        backends: STEPPED,
         run: incline,
     },
     Case {
