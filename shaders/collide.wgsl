@@ -371,9 +371,16 @@ struct Soft {
     xi: vec3<f32>,
 }
 
-// physics::rotation::spin_slip
-fn spin_slip(n: vec3<f32>, arm_a: f32, omega_a: vec3<f32>, arm_b: f32, omega_b: vec3<f32>) -> vec3<f32> {
-    return cross3(n, omega_a * arm_a + omega_b * arm_b);
+// physics::rotation::spin_lever
+fn spin_lever(arm_a: f32, omega_a: vec3<f32>, arm_b: f32, omega_b: vec3<f32>) -> vec3<f32> {
+    return omega_a * arm_a + omega_b * arm_b;
+}
+
+// physics::rotation::add_spin_slip: v + n × s, each component a chain from the left.
+fn add_spin_slip(v: vec3<f32>, n: vec3<f32>, s: vec3<f32>) -> vec3<f32> {
+    return vec3<f32>(v.x + n.y * s.z - n.z * s.y,
+                     v.y + n.z * s.x - n.x * s.z,
+                     v.z + n.x * s.y - n.y * s.x);
 }
 
 // physics::rotation::friction_torque
@@ -387,7 +394,7 @@ fn soft_contact(n: vec3<f32>, overlap: f32, dv: vec3<f32>, spin: vec3<f32>, xi_o
                 inverse_mass_sum: f32) -> Soft {
     let u_n = -dot3(dv, n);
     let f = soft_normal_force(overlap, u_n, e, zeta, compliance_sum, curvature_sum, inverse_mass_sum);
-    let v_t = dv + n * u_n + spin;
+    let v_t = add_spin_slip(dv + n * u_n, n, spin);
     let k_t = TANGENTIAL_STIFFNESS_RATIO * f.stiffness;
     var k_t_old = k_t;
     if params.model == MODEL_HERTZ {
@@ -415,7 +422,7 @@ fn pair_force(a: Body, b: Body, xi_old: vec3<f32>, dt: f32) -> PairResponse {
     let n = unit_or(d1, vec3<f32>(1.0, 0.0, 0.0));
     let overlap = radius_sum - sqrt(dist2);
     let dv = b.v - a.v;
-    let spin = spin_slip(n, contact_arm(a.r, overlap), a.omega, contact_arm(b.r, overlap), b.omega);
+    let spin = spin_lever(contact_arm(a.r, overlap), a.omega, contact_arm(b.r, overlap), b.omega);
     let soft = soft_contact(n, overlap, dv, spin, xi_old, pair_restitution(a.e, b.e), max(a.zeta, b.zeta),
                             pair_friction(a.mu, b.mu), a.compliance + b.compliance,
                             1.0 / a.r + 1.0 / b.r, wsum);
@@ -577,7 +584,7 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_ear
             xi_old = wall_xi_old;
         }
         let arm = contact_arm(me.r, -s1);
-        let spin = spin_slip(n, 0.0, vec3<f32>(0.0), arm, me.omega);
+        let spin = spin_lever(0.0, vec3<f32>(0.0), arm, me.omega);
         let soft = soft_contact(n, -s1, me.v, spin, xi_old, pair_restitution(me.e, plane.e),
                                 max(me.zeta, plane.zeta), pair_friction(me.mu, plane.mu),
                                 me.compliance + plane.compliance,

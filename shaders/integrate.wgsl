@@ -17,9 +17,9 @@
 // physics::rotation::drift_orientation
 fn drift_orientation(q: vec4<f32>, omega: vec3<f32>, dt: f32) -> vec4<f32> {
     let h = dt * 0.5;
-    let nx = q.x + h * (q.w * omega.x + (omega.y * q.z - omega.z * q.y));
-    let ny = q.y + h * (q.w * omega.y + (omega.z * q.x - omega.x * q.z));
-    let nz = q.z + h * (q.w * omega.z + (omega.x * q.y - omega.y * q.x));
+    let nx = q.x + h * (q.w * omega.x + omega.y * q.z - omega.z * q.y);
+    let ny = q.y + h * (q.w * omega.y + omega.z * q.x - omega.x * q.z);
+    let nz = q.z + h * (q.w * omega.z + omega.x * q.y - omega.y * q.x);
     let nw = q.w - h * (omega.x * q.x + omega.y * q.y + omega.z * q.z);
     let norm = sqrt(nx * nx + ny * ny + nz * nz + nw * nw);
     return vec4<f32>(nx / norm, ny / norm, nz / norm, nw / norm);

@@ -47,7 +47,9 @@ use crate::physics::hertz::{
 use crate::physics::impulse::{
     effective_restitution, normal_impulse, pair_restitution, plane_velocity_change,
 };
-use crate::physics::rotation::{contact_arm, friction_moment, friction_torque, spin_slip};
+use crate::physics::rotation::{
+    add_spin_slip, contact_arm, friction_moment, friction_torque, spin_lever,
+};
 use crate::physics::spring_dashpot::{dashpot_coefficient, normal_force};
 use crate::physics::toi::{contact_fraction, plane_contact_fraction};
 use crate::scene::ContactModel;
@@ -435,8 +437,8 @@ pub struct Soft<R: Real> {
 /// tangential force on the slip, `−F_t·v_t`, closes it at every step; while a contact sticks
 /// its stored spring energy shows as dissipated until the spring unloads. `zeta` sets the
 /// normal dashpot of the spring–dashpot and the tangential dashpot of both laws. `spin` is the
-/// spheres' rotation's share of the slip at the contact point (m/s,
-/// [`spin_slip`]; zero without rotation): friction works on the contact point's slip.
+/// spheres' lever sum ([`spin_lever`], m·rad/s; zero without rotation): friction works on the
+/// contact point's slip, which adds `n × spin` ([`add_spin_slip`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn soft_contact<R: Real>(
@@ -467,7 +469,7 @@ pub fn soft_contact<R: Real>(
         curvature_sum,
         inverse_mass_sum,
     );
-    let v_t = dv + n * u_n + spin;
+    let v_t = add_spin_slip::<R>(dv + n * u_n, n, spin);
     let k_t = R::of(TANGENTIAL_STIFFNESS_RATIO) * k_n;
     // Hertz: k_n' ∝ δ^{1/2}; the overlap a step ago was δ − u_n dt.
     let k_t_old = if model == ContactModel::Hertz {
@@ -512,8 +514,7 @@ pub fn pair_force<R: Real>(
     let n = unit_or::<R>(d1, R::vec(R::one(), R::zero(), R::zero()));
     let overlap = radius_sum - dist2.sqrt();
     let dv = b.v - a.v;
-    let spin = spin_slip::<R>(
-        n,
+    let spin = spin_lever::<R>(
         contact_arm(a.r, overlap),
         a.omega,
         contact_arm(b.r, overlap),
@@ -733,7 +734,7 @@ pub fn plane_contact<R: Real>(
             // The wall is the first body (immovable, curvature 0 or −1/R_W), the sphere the
             // second: the normal force acts along n on the sphere.
             let arm = contact_arm(me.r, -s1);
-            let spin = spin_slip::<R>(n, R::zero(), R::zero3(), arm, me.omega);
+            let spin = spin_lever::<R>(R::zero(), R::zero3(), arm, me.omega);
             let soft = soft_contact(
                 params.model,
                 n,

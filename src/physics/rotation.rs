@@ -34,14 +34,31 @@ pub fn contact_arm<R: Real>(r: R, overlap: R) -> R {
     r - overlap * R::of(0.5)
 }
 
-/// The spin's share of the slip of b relative to a at the contact point, m/s:
-/// `n × (l_a ω_a + l_b ω_b)`, for the unit normal `n` from a to b, arms `l_a`, `l_b` (m,
-/// [`contact_arm`]) and angular velocities `ω_a`, `ω_b` (rad/s). It is tangential to `n`; added
-/// to the centres' relative tangential velocity it gives the contact point's slip
-/// (Cundall and Strack 1979, eq. 6). A wall is body a, with `l_a ω_a = 0`.
+/// The spins' lever sum `s = l_a ω_a + l_b ω_b` (m·rad/s) of a contact, for arms `l_a`, `l_b`
+/// (m, [`contact_arm`]) and angular velocities `ω_a`, `ω_b` (rad/s): the spin's share of the
+/// slip of b relative to a at the contact point is `n × s` ([`add_spin_slip`]; Cundall and
+/// Strack 1979, eq. 6). A wall is body a, with `l_a ω_a = 0`.
 #[inline(always)]
-pub fn spin_slip<R: Real>(n: R::V3, arm_a: R, omega_a: R::V3, arm_b: R, omega_b: R::V3) -> R::V3 {
-    R::cross(n, omega_a * arm_a + omega_b * arm_b)
+pub fn spin_lever<R: Real>(arm_a: R, omega_a: R::V3, arm_b: R, omega_b: R::V3) -> R::V3 {
+    omega_a * arm_a + omega_b * arm_b
+}
+
+/// `v + n × s` (m/s): a velocity `v` with the spin's share of the slip added, for the unit
+/// normal `n` from a to b and the lever sum `s` ([`spin_lever`]); `n × s` is tangential to `n`.
+///
+/// Each component is evaluated as `(v + n_j s_k) − n_k s_j`, a chain from the left: lavapipe's
+/// shader compiler re-associates `v + (p − q)` into `(v + p) − q`, so the written-out chain is
+/// the only order both backends keep (docs/architecture.md, "Determinism").
+#[inline(always)]
+pub fn add_spin_slip<R: Real>(v: R::V3, n: R::V3, s: R::V3) -> R::V3 {
+    let [vx, vy, vz] = R::comps(v);
+    let [nx, ny, nz] = R::comps(n);
+    let [sx, sy, sz] = R::comps(s);
+    R::vec(
+        vx + ny * sz - nz * sy,
+        vy + nz * sx - nx * sz,
+        vz + nx * sy - ny * sx,
+    )
 }
 
 /// Moment of a contact's friction about the contact normal, `n × F_t` (N), for the unit normal
@@ -75,9 +92,10 @@ pub fn drift_orientation<R: Real>(q: [R; 4], omega: R::V3, dt: R) -> [R; 4] {
     let [x, y, z, w] = q;
     let h = dt * R::of(0.5);
     // (ω, 0) ⊗ (q_v, q_w) = (q_w ω + ω × q_v, −ω·q_v).
-    let nx = x + h * (w * wx + (wy * z - wz * y));
-    let ny = y + h * (w * wy + (wz * x - wx * z));
-    let nz = z + h * (w * wz + (wx * y - wy * x));
+    // Chains from the left, as `add_spin_slip`.
+    let nx = x + h * (w * wx + wy * z - wz * y);
+    let ny = y + h * (w * wy + wz * x - wx * z);
+    let nz = z + h * (w * wz + wx * y - wy * x);
     let nw = w - h * (wx * x + wy * y + wz * z);
     let norm = (nx * nx + ny * ny + nz * nz + nw * nw).sqrt();
     [nx / norm, ny / norm, nz / norm, nw / norm]
@@ -116,7 +134,8 @@ mod tests {
         // Velocity of the contact point as part of each body, centres at rest.
         let on_a = w_a.cross(n * l_a);
         let on_b = w_b.cross(-n * l_b);
-        let slip = spin_slip(n, l_a, w_a, l_b, w_b);
+        let v = DVec3::new(0.3, -0.1, 0.2);
+        let slip = add_spin_slip::<f64>(v, n, spin_lever(l_a, w_a, l_b, w_b)) - v;
         assert!((slip - (on_b - on_a)).length() < 1e-14);
         assert!(slip.dot(n).abs() < 1e-14);
     }
