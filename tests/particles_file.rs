@@ -421,7 +421,7 @@ fn extra_columns_are_accepted_and_ignored() {
         dir.path(),
         "w.csv",
         &format!(
-            "{HEADER},wx,wy,wz\r\n0,1,2,3,4,5,6,0.5,2,n/a,,x\r\n\r\n1, 5,2,3,4,5,6,0.5,inf,0,0,0\r\n"
+            "{HEADER},note,flag,tag\r\n0,1,2,3,4,5,6,0.5,2,n/a,,x\r\n\r\n1, 5,2,3,4,5,6,0.5,inf,0,0,0\r\n"
         ),
     );
     let scene = put(dir.path(), "w.toml", &scene_with_file("w.csv", ""));
@@ -437,7 +437,7 @@ fn extra_columns_are_accepted_and_ignored() {
     put(
         dir.path(),
         "w.csv",
-        &format!("{HEADER},wx,wy,wz\n0,1,2,3,4,5,6,0.5,2\n"),
+        &format!("{HEADER},note,flag,tag\n0,1,2,3,4,5,6,0.5,2\n"),
     );
     assert!(load_err(&scene).contains("w.csv line 2: 9 fields, expected 12"));
     // The nine required columns come first, in order.
@@ -581,4 +581,42 @@ fn from_toml_str_reads_relative_paths_from_the_current_directory() {
         msg.contains("t: [[particles_file]] #0 at line 5: cannot read \"no-such-dir/a.csv\": "),
         "{msg}"
     );
+}
+
+/// A rotating run's state comes back with its spin (`wx,wy,wz`) when the scene rotates; the
+/// columns are ignored when it does not; a bad value is named by its column.
+#[test]
+fn angular_velocities_read_back_with_rotation_and_are_ignored_without() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = Snapshot {
+        position: vec![DVec3::ZERO, DVec3::X * 3.0],
+        velocity: vec![DVec3::Y, DVec3::ZERO],
+        radius: vec![1.0, 0.5],
+        mass: vec![2.0, 1.0],
+        angular_velocity: vec![DVec3::new(0.1, -2.5, 1e-7), DVec3::new(3.0, 0.0, -0.0)],
+        ..Default::default()
+    };
+    write_csv(&dir.path().join("spin.csv"), &snap).unwrap();
+    for rotation in [true, false] {
+        let keys = format!("[simulation]\nrotation = {rotation}\n");
+        let text = format!("{keys}\n[[particles_file]]\npath = \"spin.csv\"\n");
+        let path = put(dir.path(), "spin.toml", &text);
+        let scene = Scene::load(&path).unwrap();
+        for (i, s) in scene.spheres.iter().enumerate() {
+            let want = if rotation {
+                snap.angular_velocity[i]
+            } else {
+                DVec3::ZERO
+            };
+            assert_eq!(s.angular_velocity, want, "rotation {rotation}, sphere {i}");
+        }
+    }
+    let bad = format!(
+        "{}\n0,0,0,0,0,0,0,1,1,0,abc,0\n",
+        spheresim::output::CSV_HEADER
+    );
+    fs::write(dir.path().join("bad.csv"), bad).unwrap();
+    let text = "[simulation]\nrotation = true\n\n[[particles_file]]\npath = \"bad.csv\"\n";
+    let err = load_err(&put(dir.path(), "bad.toml", text));
+    assert!(err.contains("wy \"abc\" is not a number"), "{err}");
 }

@@ -216,6 +216,7 @@ pub fn read_csv_checked(path: &Path) -> Result<Snapshot, OutputError> {
 struct Piece {
     position: Vec<DVec3>,
     velocity: Vec<DVec3>,
+    angular_velocity: Vec<DVec3>,
     radius: Vec<f64>,
     mass: Vec<f64>,
     first: Option<(usize, usize)>,
@@ -235,8 +236,9 @@ fn read(path: &Path, checked: bool) -> Result<Snapshot, OutputError> {
     let mut file = File::open(path).map_err(|e| OutputError::read_io(path, &e))?;
     let file_len = file.metadata().map(|m| m.len()).unwrap_or(0);
     let mut snap = Snapshot::default();
-    // Columns of the header, once read.
+    // Columns of the header, once read, and whether they include `wx,wy,wz`.
     let mut columns: Option<usize> = None;
+    let mut spin = false;
     // Lines consumed so far (the header is line 1).
     let mut lines_done = 0usize;
     let mut reserved = false;
@@ -272,11 +274,12 @@ fn read(path: &Path, checked: bool) -> Result<Snapshot, OutputError> {
                 None => (batch, &[][..]),
             };
             columns = Some(header_columns(line).map_err(|r| OutputError::parse(path, 1, r))?);
+            spin = header_has_spin(line);
             lines_done = 1;
             batch = rest;
         }
         let ncols = columns.unwrap_or(COLUMNS.len());
-        for piece in parse_batch(batch, ncols, checked) {
+        for piece in parse_batch(batch, ncols, spin, checked) {
             if let Some((id, line)) = piece.first {
                 let expected = snap.len();
                 if id != expected {
@@ -289,6 +292,8 @@ fn read(path: &Path, checked: bool) -> Result<Snapshot, OutputError> {
             }
             snap.position.extend_from_slice(&piece.position);
             snap.velocity.extend_from_slice(&piece.velocity);
+            snap.angular_velocity
+                .extend_from_slice(&piece.angular_velocity);
             snap.radius.extend_from_slice(&piece.radius);
             snap.mass.extend_from_slice(&piece.mass);
             if let Some((line, error)) = piece.error {
@@ -338,8 +343,18 @@ fn header_columns(line: &[u8]) -> Result<usize, String> {
     Ok(names.len())
 }
 
+/// Whether the header's columns 10 to 12 are `wx,wy,wz` (the angular velocity, read back).
+fn header_has_spin(line: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(line);
+    let names: Vec<&str> = text.trim_end().split(',').map(str::trim).collect();
+    names.get(COLUMNS.len()..COLUMNS.len() + 3) == Some(&SPIN_COLUMNS[..])
+}
+
+/// The optional angular-velocity columns after the nine, read when the header names them.
+const SPIN_COLUMNS: [&str; 3] = ["wx", "wy", "wz"];
+
 /// Parses the complete lines of `batch` in parallel pieces, in order.
-fn parse_batch(batch: &[u8], ncols: usize, checked: bool) -> Vec<Piece> {
+fn parse_batch(batch: &[u8], ncols: usize, spin: bool, checked: bool) -> Vec<Piece> {
     if batch.is_empty() {
         return Vec::new();
     }
@@ -360,12 +375,12 @@ fn parse_batch(batch: &[u8], ncols: usize, checked: bool) -> Vec<Piece> {
     }
     bounds
         .par_windows(2)
-        .map(|w| parse_piece(&batch[w[0]..w[1]], ncols, checked))
+        .map(|w| parse_piece(&batch[w[0]..w[1]], ncols, spin, checked))
         .collect()
 }
 
 /// Parses one piece of whole lines, stopping at its first problem.
-fn parse_piece(piece: &[u8], ncols: usize, checked: bool) -> Piece {
+fn parse_piece(piece: &[u8], ncols: usize, spin: bool, checked: bool) -> Piece {
     // Text up to the first invalid UTF-8 byte; its line is then the piece's last.
     let (text, invalid) = match std::str::from_utf8(piece) {
         Ok(text) => (text, false),
@@ -386,7 +401,7 @@ fn parse_piece(piece: &[u8], ncols: usize, checked: bool) -> Piece {
     };
     for (index, line) in text.lines().enumerate() {
         out.lines = index + 1;
-        let row = match parse_row(line, ncols, checked) {
+        let row = match parse_row(line, ncols, spin, checked) {
             Ok(Some(row)) => row,
             Ok(None) => continue,
             Err(reason) => {
@@ -394,7 +409,7 @@ fn parse_piece(piece: &[u8], ncols: usize, checked: bool) -> Piece {
                 return out;
             }
         };
-        let (id, [x, y, z, vx, vy, vz, r, m]) = row;
+        let (id, [x, y, z, vx, vy, vz, r, m], w) = row;
         let k = out.position.len();
         match out.first {
             None => out.first = Some((id, index)),
@@ -408,6 +423,9 @@ fn parse_piece(piece: &[u8], ncols: usize, checked: bool) -> Piece {
         out.velocity.push(DVec3::new(vx, vy, vz));
         out.radius.push(r);
         out.mass.push(m);
+        if let Some(w) = w {
+            out.angular_velocity.push(w);
+        }
     }
     if invalid {
         let reason = "line is not valid UTF-8 text".to_string();
@@ -416,9 +434,11 @@ fn parse_piece(piece: &[u8], ncols: usize, checked: bool) -> Piece {
     out
 }
 
-/// A data line's id and eight numbers; `None` for a blank line; the reason when it is malformed
-/// (or, when `checked`, when its values are not a valid initial state).
-fn parse_row(line: &str, ncols: usize, checked: bool) -> Result<Option<(usize, [f64; 8])>, String> {
+/// A data line's id, eight numbers, and with `spin` its angular velocity (`wx,wy,wz`); `None`
+/// for a blank line; the reason when it is malformed (or, when `checked`, when its values are
+/// not a valid initial state).
+type Row = (usize, [f64; 8], Option<DVec3>);
+fn parse_row(line: &str, ncols: usize, spin: bool, checked: bool) -> Result<Option<Row>, String> {
     let line = line.trim();
     if line.is_empty() {
         return Ok(None);
@@ -450,14 +470,41 @@ fn parse_row(line: &str, ncols: usize, checked: bool) -> Result<Option<(usize, [
             }
         }
     }
+    let mut w = None;
+    if spin {
+        let mut c = [0.0f64; 3];
+        for (k, value) in c.iter_mut().enumerate() {
+            let part = parts.next().map(str::trim);
+            match part.map(str::parse::<f64>) {
+                Some(Ok(v)) if !checked || v.is_finite() => *value = v,
+                Some(Ok(v)) => {
+                    return Err(format!(
+                        "{} must be finite, got {}",
+                        SPIN_COLUMNS[k],
+                        fmt_f64(v)
+                    ));
+                }
+                _ => {
+                    return Err(wrong_count(line).unwrap_or_else(|| {
+                        format!(
+                            "{} {:?} is not a number",
+                            SPIN_COLUMNS[k],
+                            part.unwrap_or_default()
+                        )
+                    }));
+                }
+            }
+        }
+        w = Some(DVec3::from_array(c));
+    }
     // The ignored columns: only their count matters.
-    if parts.count() + 9 != ncols {
+    if parts.count() + 9 + 3 * spin as usize != ncols {
         return Err(wrong_count(line).unwrap_or_default());
     }
     if checked {
         check_row(&values)?;
     }
-    Ok(Some((id, values)))
+    Ok(Some((id, values, w)))
 }
 
 /// The rules of [`read_csv_checked`]; the reason for the first value that breaks one.
@@ -649,7 +696,7 @@ mod tests {
             .map(|i| format!("{i},{},0.5,-2.25,0,0,1e-3,0.01,1", i as f64 * 0.1))
             .collect();
         let text = body.join("\n") + "\n";
-        let pieces = parse_batch(text.as_bytes(), 9, true);
+        let pieces = parse_batch(text.as_bytes(), 9, false, true);
         assert!(pieces.len() > 2, "{} pieces", pieces.len());
         let at_boundary = pieces[0].position.len() + pieces[1].position.len();
         for row in [at_boundary, at_boundary + 1] {

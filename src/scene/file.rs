@@ -73,7 +73,8 @@
 //!
 //! [[particles_file]]           # spheres of a state CSV; ids follow all particles, row by row
 //! path = "state.csv"           # relative to the scene file's directory; header starts with
-//!                              # id,x,y,z,vx,vy,vz,radius,mass (further columns are ignored)
+//!                              # id,x,y,z,vx,vy,vz,radius,mass; then wx,wy,wz (read with
+//!                              # rotation = true), further columns are ignored
 //! material = "glass"           # optional; E, ν, μ of every sphere (the CSV gives the masses)
 //! restitution = 0.9            # optional, as for particles
 //!
@@ -938,7 +939,13 @@ fn build(
             Sphere {
                 position: snap.position[i],
                 velocity: snap.velocity[i],
-                angular_velocity: snap.angular_velocity.get(i).copied().unwrap_or_default(),
+                // A rotating run's state comes back with its spin; without rotation the
+                // columns are ignored.
+                angular_velocity: if sim.rotation {
+                    snap.angular_velocity_of(i)
+                } else {
+                    DVec3::ZERO
+                },
                 radius: snap.radius[i],
                 mass,
                 restitution: r.restitution,
