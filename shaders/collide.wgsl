@@ -394,7 +394,11 @@ fn soft_contact(n: vec3<f32>, overlap: f32, dv: vec3<f32>, spin: vec3<f32>, xi_o
                 inverse_mass_sum: f32) -> Soft {
     let u_n = -dot3(dv, n);
     let f = soft_normal_force(overlap, u_n, e, zeta, compliance_sum, curvature_sum, inverse_mass_sum);
-    let v_t = add_spin_slip(dv + n * u_n, n, spin);
+    // cpu::collide::soft_contact's `spin`: None without rotation.
+    var v_t = dv + n * u_n;
+    if params.rotation != 0u {
+        v_t = add_spin_slip(v_t, n, spin);
+    }
     let k_t = TANGENTIAL_STIFFNESS_RATIO * f.stiffness;
     var k_t_old = k_t;
     if params.model == MODEL_HERTZ {

@@ -95,8 +95,6 @@ pub struct Body<R: Real> {
     pub x: R::V3,
     /// Velocity after the first half kick, m/s.
     pub v: R::V3,
-    /// Angular velocity after the first half kick, rad/s (zero without rotation).
-    pub omega: R::V3,
     /// Radius, m.
     pub r: R,
     /// Inverse mass, kg⁻¹ (0 = fixed).
@@ -437,7 +435,7 @@ pub struct Soft<R: Real> {
 /// tangential force on the slip, `−F_t·v_t`, closes it at every step; while a contact sticks
 /// its stored spring energy shows as dissipated until the spring unloads. `zeta` sets the
 /// normal dashpot of the spring–dashpot and the tangential dashpot of both laws. `spin` is the
-/// spheres' lever sum ([`spin_lever`], m·rad/s; zero without rotation): friction works on the
+/// spheres' lever sum ([`spin_lever`], m·rad/s; `None` without rotation): friction works on the
 /// contact point's slip, which adds `n × spin` ([`add_spin_slip`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -446,7 +444,7 @@ pub fn soft_contact<R: Real>(
     n: R::V3,
     overlap: R,
     dv: R::V3,
-    spin: R::V3,
+    spin: Option<R::V3>,
     xi_old: R::V3,
     e: R,
     zeta: R,
@@ -469,7 +467,10 @@ pub fn soft_contact<R: Real>(
         curvature_sum,
         inverse_mass_sum,
     );
-    let v_t = add_spin_slip::<R>(dv + n * u_n, n, spin);
+    let v_t = match spin {
+        Some(s) => add_spin_slip::<R>(dv + n * u_n, n, s),
+        None => dv + n * u_n,
+    };
     let k_t = R::of(TANGENTIAL_STIFFNESS_RATIO) * k_n;
     // Hertz: k_n' ∝ δ^{1/2}; the overlap a step ago was δ − u_n dt.
     let k_t_old = if model == ContactModel::Hertz {
@@ -490,11 +491,14 @@ pub fn soft_contact<R: Real>(
 
 /// Soft-contact response of a pair (spring–dashpot or Hertz, with friction) at the
 /// end-of-drift positions, with the pair's tangential displacement `xi_old` (m) kept from the
-/// last step. `a` must have the lower id.
+/// last step and, with rotation, the two angular velocities `spin` (rad/s, a's then b's; `None`
+/// without). `a` must have the lower id.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub fn pair_force<R: Real>(
     a: &Body<R>,
     b: &Body<R>,
+    spin: Option<(R::V3, R::V3)>,
     xi_old: R::V3,
     model: ContactModel,
     stiffness: R,
@@ -514,12 +518,14 @@ pub fn pair_force<R: Real>(
     let n = unit_or::<R>(d1, R::vec(R::one(), R::zero(), R::zero()));
     let overlap = radius_sum - dist2.sqrt();
     let dv = b.v - a.v;
-    let spin = spin_lever::<R>(
-        contact_arm(a.r, overlap),
-        a.omega,
-        contact_arm(b.r, overlap),
-        b.omega,
-    );
+    let spin = spin.map(|(omega_a, omega_b)| {
+        spin_lever::<R>(
+            contact_arm(a.r, overlap),
+            omega_a,
+            contact_arm(b.r, overlap),
+            omega_b,
+        )
+    });
     let soft = soft_contact(
         model,
         n,
@@ -687,7 +693,8 @@ pub fn plane_event<R: Real>(me: &Body<R>, plane: &PlaneBody<R>, dt: R) -> Option
 /// step with its new velocity. Projection onto the plane is [`project_onto_planes`].
 #[inline(always)]
 /// `k_me` is the sphere's mass-splitting factor in the final round (1 otherwise); `xi_old` the
-/// contact's friction history (soft contact). Returns the ξ to keep when a soft contact is on.
+/// contact's friction history (soft contact); `omega` the sphere's angular velocity (rad/s) with
+/// rotation. Returns the ξ to keep when a soft contact is on.
 #[allow(clippy::too_many_arguments)]
 pub fn plane_contact<R: Real>(
     acc: &mut ContactOut<R>,
@@ -697,6 +704,7 @@ pub fn plane_contact<R: Real>(
     earliest: bool,
     k_me: R,
     xi_old: R::V3,
+    omega: Option<R::V3>,
     params: &CollideParams<R>,
 ) -> Option<R::V3> {
     if me.w == R::zero() {
@@ -734,7 +742,7 @@ pub fn plane_contact<R: Real>(
             // The wall is the first body (immovable, curvature 0 or −1/R_W), the sphere the
             // second: the normal force acts along n on the sphere.
             let arm = contact_arm(me.r, -s1);
-            let spin = spin_lever::<R>(R::zero(), R::zero3(), arm, me.omega);
+            let spin = omega.map(|w| spin_lever::<R>(R::zero(), R::zero3(), arm, w));
             let soft = soft_contact(
                 params.model,
                 n,
@@ -919,17 +927,71 @@ pub(crate) fn for_each_candidate<R: Real>(
 pub struct PairOut<R: Real> {
     /// Force on the pair's higher-id sphere, N (`n F_n + F_t`; the lower-id one gets minus it).
     pub force: R::V3,
-    /// The friction's [`friction_moment`] `n × F_t`, N (zero without rotation): each sphere
-    /// turns by [`friction_torque`] of it with its own arm.
-    pub moment: R::V3,
-    /// Overlap δ, m (zero without rotation): sets the arms ([`contact_arm`]).
-    pub overlap: R,
     /// Elastic energy of the contact, J.
     pub energy: R,
     /// Power dissipated by the contact, W.
     pub power: R,
     /// [`PAIR_CONTACT`], [`PAIR_COLLISION`], [`PAIR_FORCE`] bits.
     pub flags: u32,
+}
+
+/// A [`PairOut`] with what rotation needs: the friction's [`friction_moment`] `n × F_t` (N),
+/// from which each sphere turns by [`friction_torque`] with its own arm, and the overlap δ (m)
+/// that sets the arms ([`contact_arm`]). Zero for a pair without a force.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SpinPairOut<R: Real> {
+    /// The pair's result without rotation.
+    pub out: PairOut<R>,
+    /// `n × F_t`, N.
+    pub moment: R::V3,
+    /// Overlap δ, m.
+    pub overlap: R,
+}
+
+/// One list entry's record of a soft-contact pair: [`PairOut`] without rotation (so that a scene
+/// without it moves no more bytes than before rotation existed), [`SpinPairOut`] with.
+pub trait PairRecord<R: Real>: Copy + Default + Send + Sync {
+    /// The record of a pair's result, with its friction moment and overlap (dropped by
+    /// [`PairOut`]).
+    fn new(out: PairOut<R>, moment: R::V3, overlap: R) -> Self;
+    /// The result without rotation.
+    fn out(&self) -> &PairOut<R>;
+    /// The friction moment (N) and overlap (m); `None` for a record without rotation.
+    fn spin(&self) -> Option<(R::V3, R)>;
+}
+
+impl<R: Real> PairRecord<R> for PairOut<R> {
+    #[inline(always)]
+    fn new(out: PairOut<R>, _: R::V3, _: R) -> Self {
+        out
+    }
+    #[inline(always)]
+    fn out(&self) -> &PairOut<R> {
+        self
+    }
+    #[inline(always)]
+    fn spin(&self) -> Option<(R::V3, R)> {
+        None
+    }
+}
+
+impl<R: Real> PairRecord<R> for SpinPairOut<R> {
+    #[inline(always)]
+    fn new(out: PairOut<R>, moment: R::V3, overlap: R) -> Self {
+        Self {
+            out,
+            moment,
+            overlap,
+        }
+    }
+    #[inline(always)]
+    fn out(&self) -> &PairOut<R> {
+        &self.out
+    }
+    #[inline(always)]
+    fn spin(&self) -> Option<(R::V3, R)> {
+        Some((self.moment, self.overlap))
+    }
 }
 
 /// [`PairOut::flags`]: the spheres touch.
@@ -943,7 +1005,8 @@ pub const PAIR_FORCE: u32 = 4;
 /// (entries linked [`OWNED`](super::neighbours::OWNED)): [`pair_force`] at the end-of-drift
 /// positions into `pairs[e]` and into the mirror entry's `pairs[m]` (zero for a pair apart),
 /// so that [`sum_pairs`] reads each row in order. `balls` (centres and radii) screen the
-/// entries with [`in_reach`] (no skin) before the bodies are read. With friction history `xi`
+/// entries with [`in_reach`] (no skin) before the bodies are read; `spin` holds each sphere's
+/// angular velocity (rad/s) with rotation, and is empty without. With friction history `xi`
 /// holds one tangential displacement per entry, read as last step's and overwritten with this
 /// step's (zero when apart) on the owned entries; without, it is empty. Rows: `start`,
 /// `partner`, `link` of the list.
@@ -953,30 +1016,32 @@ pub const PAIR_FORCE: u32 = 4;
 /// the spheres' ids): the results are written through the mirror links from several threads,
 /// which is sound only when every entry is the mirror of at most one owned entry.
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn collide_pairs<R: Real>(
+pub unsafe fn collide_pairs<R: Real, P: PairRecord<R>>(
     bodies: &[Body<R>],
+    spin: &[R::V3],
     balls: &[Ball<R>],
     start: &[u32],
     partner: &[u32],
     link: &[u32],
     params: &CollideParams<R>,
-    pairs: &mut [PairOut<R>],
+    pairs: &mut [P],
     xi: &mut [R::V3],
 ) {
     let history = !xi.is_empty();
-    let eval = |i: usize, j: usize, xi: Option<&mut R::V3>, _: &PairOut<R>| {
+    let eval = |i: usize, j: usize, xi: Option<&mut R::V3>, _: &P| {
         let me = &bodies[i];
         // may_touch, from the compact array: most entries are apart.
         if !in_reach(me.x, me.r, balls[j].x, balls[j].r, R::zero()) {
             if let Some(xi) = xi {
                 *xi = R::zero3();
             }
-            return Some(PairOut::default());
+            return Some(P::default());
         }
         let xi_old = xi.as_ref().map_or(R::zero3(), |xi| **xi);
         let p = pair_force(
             me,
             &bodies[j],
+            (!spin.is_empty()).then(|| (spin[i], spin[j])),
             xi_old,
             params.model,
             params.stiffness,
@@ -986,25 +1051,24 @@ pub unsafe fn collide_pairs<R: Real>(
             *xi = if p.contact { p.xi } else { R::zero3() };
         }
         let force = p.force != R::zero();
-        let (moment, overlap) = if params.rotation && force {
+        let (moment, overlap) = if force {
             (friction_moment::<R>(p.n, p.friction), p.overlap)
         } else {
             (R::zero3(), R::zero())
         };
-        Some(PairOut {
+        let out = PairOut {
             force: if force {
                 p.n * p.force + p.friction
             } else {
                 R::zero3()
             },
-            moment,
-            overlap,
             energy: p.energy,
             power: p.power,
             flags: (p.contact as u32 * PAIR_CONTACT)
                 | (p.collision as u32 * PAIR_COLLISION)
                 | (force as u32 * PAIR_FORCE),
-        })
+        };
+        Some(P::new(out, moment, overlap))
     };
     debug_assert!(!history || xi.len() == partner.len());
     // SAFETY: the caller's contract.
@@ -1249,7 +1313,17 @@ pub fn sum_impulses<R: Real>(
         *acc = sum_row(i, start, params, add);
         for (k, plane) in planes.iter().enumerate() {
             let earliest = mine == PLANE_EVENT | k as u32;
-            plane_contact(acc, me, plane, round, earliest, k_me, R::zero3(), params);
+            plane_contact(
+                acc,
+                me,
+                plane,
+                round,
+                earliest,
+                k_me,
+                R::zero3(),
+                None,
+                params,
+            );
         }
         if round == Round::Final {
             project_onto_planes(acc, me, planes, params.resting_speed);
@@ -1320,11 +1394,12 @@ impl<R: Real> ContactOut<R> {
 /// friction history `wall_xi` holds one tangential displacement per sphere and wall (`n ×
 /// planes.len()`), read and overwritten; without, it is empty.
 #[allow(clippy::too_many_arguments)]
-pub fn sum_pairs<R: Real>(
+pub fn sum_pairs<R: Real, P: PairRecord<R>>(
     bodies: &[Body<R>],
+    spin: &[R::V3],
     start: &[u32],
     link: &[u32],
-    pairs: &[PairOut<R>],
+    pairs: &[P],
     planes: &[PlaneBody<R>],
     params: &CollideParams<R>,
     out: &mut [ContactOut<R>],
@@ -1342,12 +1417,13 @@ pub fn sum_pairs<R: Real>(
                 if !owned && mirror(l).is_none() {
                     return;
                 }
-                let (p, sign) = (&pairs[e], if owned { -R::one() } else { R::one() });
+                let record = &pairs[e];
+                let (p, sign) = (record.out(), if owned { -R::one() } else { R::one() });
                 if p.flags & PAIR_FORCE != 0 {
                     acc.force += p.force * sign;
-                    if params.rotation {
+                    if let Some((moment, overlap)) = record.spin() {
                         let me = &bodies[i];
-                        acc.torque += friction_torque(contact_arm(me.r, p.overlap), p.moment);
+                        acc.torque += friction_torque(contact_arm(me.r, overlap), moment);
                     }
                 }
                 if owned {
@@ -1373,6 +1449,7 @@ pub fn sum_pairs<R: Real>(
                     false,
                     R::one(),
                     xi_old,
+                    spin.get(i).copied(),
                     params,
                 );
                 if history {
@@ -1424,7 +1501,6 @@ mod tests {
                 .map(|(i, &cell)| Body {
                     x: Vec3::ZERO,
                     v: Vec3::ZERO,
-                    omega: Vec3::ZERO,
                     r: 0.1,
                     w: 1.0,
                     e: 1.0,

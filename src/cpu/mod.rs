@@ -140,6 +140,8 @@ pub struct CpuBackend<R: Real> {
     balls: Vec<Ball<R>>,
     // Soft laws: each list entry's pair result (its lower-id sphere's entries).
     pairs: Vec<collide::PairOut<R>>,
+    /// The same with rotation (with each pair's friction moment and overlap).
+    spin_pairs: Vec<collide::SpinPairOut<R>>,
     /// Impulse model: each list entry's pair response in the current round.
     impulses: Vec<collide::PairImpulse<R>>,
     /// Impulse model: whether the last round changed each sphere's position or velocity.
@@ -271,6 +273,7 @@ impl<R: Real> CpuBackend<R> {
             bodies: Vec::with_capacity(n),
             balls: Vec::with_capacity(n),
             pairs: Vec::new(),
+            spin_pairs: Vec::new(),
             impulses: Vec::new(),
             moved: Vec::with_capacity(n),
             sweep: Vec::with_capacity(n),
@@ -342,7 +345,7 @@ impl<R: Real> CpuBackend<R> {
             0
         };
         // Partner, link, the build's scratch row and the pair result (one law's).
-        let pair = size_of::<collide::PairOut<R>>().max(size_of::<collide::PairImpulse<R>>());
+        let pair = size_of::<collide::SpinPairOut<R>>().max(size_of::<collide::PairImpulse<R>>());
         let per_entry = per_entry + 3 * size_of::<u32>() + pair;
         let per_sphere = 7 * size_of::<R::V3>() // position, velocity, acceleration, force, a_mutual, spare, x_build
             + 10 * size_of::<R>() // radius, mass, inverse mass, restitution, ζ, compliance, μ, spare, two sweeps
@@ -493,7 +496,6 @@ impl<R: Real> CpuBackend<R> {
         self.bodies.par_extend((0..n).into_par_iter().map(|i| Body {
             x: self.position[i],
             v: self.velocity[i],
-            omega: self.spin.get(i).copied().unwrap_or(R::zero3()),
             r: self.radius[i],
             w: self.inv_mass[i],
             e: self.restitution[i],
@@ -573,31 +575,30 @@ impl<R: Real> CpuBackend<R> {
             self.list.rebuilds += u64::from(!init);
         }
         if !impulse {
-            let list = &mut self.list;
-            neighbours::resize_with_headroom(&mut self.pairs, list.len(), Default::default());
-            // SAFETY: the list's links come from `relink` (at every build and restore).
-            unsafe {
-                collide::collide_pairs(
+            if self.params.rotation {
+                soft_pairs(
                     &self.bodies,
+                    &self.spin,
                     &self.balls,
-                    &list.start,
-                    &list.partner,
-                    &list.link,
+                    &mut self.list,
+                    &self.planes,
+                    &params,
+                    &mut self.spin_pairs,
+                    &mut self.contact,
+                );
+            } else {
+                soft_pairs(
+                    &self.bodies,
+                    &self.spin,
+                    &self.balls,
+                    &mut self.list,
+                    &self.planes,
                     &params,
                     &mut self.pairs,
-                    &mut list.xi,
+                    &mut self.contact,
                 );
             }
-            collide::sum_pairs(
-                &self.bodies,
-                &list.start,
-                &list.link,
-                &self.pairs,
-                &self.planes,
-                &params,
-                &mut self.contact,
-                &mut list.wall_xi,
-            );
+            let list = &mut self.list;
             if init {
                 // No time has passed: set-up starts no friction history.
                 list.xi.fill(R::zero3());
@@ -1121,6 +1122,48 @@ impl<R: Real> CpuBackend<R> {
         }
         snap
     }
+}
+
+/// Stage `collide` of the soft laws from the neighbour list: `collide_pairs` into `pairs` (sized
+/// to the list first), then `sum_pairs` into `contact`; `P` is the record with or without
+/// rotation.
+#[allow(clippy::too_many_arguments)]
+fn soft_pairs<R: Real, P: collide::PairRecord<R>>(
+    bodies: &[Body<R>],
+    spin: &[R::V3],
+    balls: &[Ball<R>],
+    list: &mut NeighbourList<R>,
+    planes: &[PlaneBody<R>],
+    params: &CollideParams<R>,
+    pairs: &mut Vec<P>,
+    contact: &mut [ContactOut<R>],
+) {
+    neighbours::resize_with_headroom(pairs, list.len(), Default::default());
+    // SAFETY: the list's links come from `relink` (at every build and restore).
+    unsafe {
+        collide::collide_pairs(
+            bodies,
+            spin,
+            balls,
+            &list.start,
+            &list.partner,
+            &list.link,
+            params,
+            pairs,
+            &mut list.xi,
+        );
+    }
+    collide::sum_pairs(
+        bodies,
+        spin,
+        &list.start,
+        &list.link,
+        pairs,
+        planes,
+        params,
+        contact,
+        &mut list.wall_xi,
+    );
 }
 
 /// Checks a saved neighbour list against the scene: `n + 1` non-decreasing rows ending at the
