@@ -819,7 +819,8 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
         pair_out[m] = force;
         pair_more[m] = more;
     }
-    if params.rotation != 0u {
+    // sum_pairs reads an entry's moment only when the pair has a force: no write without one.
+    if params.rotation != 0u && (more.y & PAIR_FORCE) != 0u {
         pair_spin[e] = spin;
         if m != NO_MIRROR {
             pair_spin[m] = spin;
