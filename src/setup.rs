@@ -166,7 +166,7 @@ pub struct PackedScene {
     pub position: Vec<DVec3>,
     /// Velocities, m/s (zero for fixed spheres).
     pub velocity: Vec<DVec3>,
-    /// Angular velocities, rad/s (zero for fixed spheres).
+    /// Angular velocities, rad/s (zero for fixed spheres, which the scene check requires).
     pub angular_velocity: Vec<DVec3>,
     /// Radii, m.
     pub radius: Vec<f64>,

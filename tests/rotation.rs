@@ -158,6 +158,12 @@ fn without_rotation_an_angular_velocity_is_refused_and_friction_does_not_spin() 
         err.contains("angular_velocity needs rotation = true"),
         "{err}"
     );
+    s.sim.rotation = true;
+    s.spheres[0].fixed = true;
+    let err = s.check(&Default::default()).unwrap_err().to_string();
+    assert!(err.contains("must be zero for a fixed sphere"), "{err}");
+    s.spheres[0].fixed = false;
+    s.sim.rotation = false;
     for sp in &mut s.spheres {
         sp.angular_velocity = DVec3::ZERO;
     }

@@ -589,7 +589,15 @@ impl Scene {
             let mut ok = out.check(subject, finite3("position", s.position));
             ok &= out.check(subject, finite3("velocity", s.velocity));
             ok &= out.check(subject, finite3("angular_velocity", s.angular_velocity));
-            if !self.sim.rotation && s.angular_velocity != DVec3::ZERO {
+            if s.fixed && s.angular_velocity != DVec3::ZERO {
+                out.push(
+                    subject,
+                    "angular_velocity must be zero for a fixed sphere (fixed spheres do not \
+                     rotate)"
+                        .to_string(),
+                );
+                ok = false;
+            } else if !self.sim.rotation && s.angular_velocity != DVec3::ZERO {
                 out.push(
                     subject,
                     "angular_velocity needs rotation = true in [simulation] (without it \
