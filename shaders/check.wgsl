@@ -7,6 +7,7 @@
 @group(0) @binding(4) var<storage, read> contact_counts: array<vec4<u32>>; // contacts, collisions, 0, 0
 @group(0) @binding(5) var<storage, read> grid: GridView;
 @group(0) @binding(6) var<storage, read_write> status: Status;
+@group(0) @binding(7) var<storage, read> rot: array<vec4<f32>>;  // integrate.wgsl's; ω first
 
 // A float is NaN or ±inf when its exponent bits are all set (f32::INFINITY.to_bits()). Tested
 // on the bits: a compiler that assumes finite floats may fold comparisons with NaN away.
@@ -41,7 +42,10 @@ fn check(@builtin(global_invocation_id) gid: vec3<u32>) {
     if i >= params.n {
         return;
     }
-    let ok = finite3(pos[i].xyz) && finite3(vel[i].xyz);
+    var ok = finite3(pos[i].xyz) && finite3(vel[i].xyz);
+    if params.rotation != 0u {
+        ok = ok && finite3(rot[3u * i].xyz);
+    }
     if !ok && atomicLoad(&status.first_bad_step) >= grid.step {
         atomicMin(&status.first_bad_step, grid.step);
         atomicMin(&status.bad_id, ids[i]);

@@ -305,7 +305,7 @@ fn measure(
                 && scene.sim.gravity_solver == crate::scene::GravitySolver::Tree,
             scene.sim.rotation,
         ),
-        _ => CpuBackend::<f32>::memory_estimate(n, history),
+        _ => CpuBackend::<f32>::memory_estimate(n, history, scene.sim.rotation),
     };
     let gravity = scene.sim.g_const > 0.0 && n > 1;
     let tree = gravity && scene.sim.gravity_solver == crate::scene::GravitySolver::Tree;

@@ -306,6 +306,9 @@ fn load(opts: &SceneOptions) -> Result<Scene> {
     if let Some(w) = scene.gravity_solver_hint() {
         eprintln!("warning: {}: {w}", scene.name);
     }
+    if let Some(w) = scene.rotation_hint() {
+        eprintln!("warning: {}: {w}", scene.name);
+    }
     Ok(scene)
 }
 

@@ -166,7 +166,8 @@ pub struct PackedScene {
     pub position: Vec<DVec3>,
     /// Velocities, m/s (zero for fixed spheres).
     pub velocity: Vec<DVec3>,
-    /// Angular velocities, rad/s (zero for fixed spheres, which the scene check requires).
+    /// Angular velocities, rad/s (zero for fixed spheres, which the scene check requires, and
+    /// for every sphere without rotation).
     pub angular_velocity: Vec<DVec3>,
     /// Radii, m.
     pub radius: Vec<f64>,
@@ -246,10 +247,11 @@ impl PackedScene {
                 .iter()
                 .map(|s| if s.fixed { DVec3::ZERO } else { s.velocity })
                 .collect(),
+            // Ignored without rotation (Scene::rotation_hint says so).
             angular_velocity: spheres
                 .iter()
                 .map(|s| {
-                    if s.fixed {
+                    if s.fixed || !sim.rotation {
                         DVec3::ZERO
                     } else {
                         s.angular_velocity

@@ -117,11 +117,12 @@ pub fn check_cpu_memory(
     precision: Precision,
     available: Option<u64>,
 ) -> Result<(), SimError> {
-    check_cpu_memory_with_tree(n, history, false, precision, available)
+    check_cpu_memory_with_tree(n, history, false, false, precision, available)
 }
 
 /// [`check_cpu_memory`], adding the gravity tree's
-/// [`bytes_per_body`](crate::cpu::tree::bytes_per_body) per sphere when `tree`.
+/// [`bytes_per_body`](crate::cpu::tree::bytes_per_body) per sphere when `tree`, and rotation's
+/// state when `rotation`.
 ///
 /// # Errors
 /// As [`check_cpu_memory`].
@@ -129,17 +130,18 @@ pub fn check_cpu_memory_with_tree(
     n: usize,
     history: bool,
     tree: bool,
+    rotation: bool,
     precision: Precision,
     available: Option<u64>,
 ) -> Result<(), SimError> {
     let tree_bytes = |per: u64| if tree { per * n as u64 } else { 0 };
     let need = match precision {
         Precision::F32 => {
-            CpuBackend::<f32>::memory_estimate(n, history)
+            CpuBackend::<f32>::memory_estimate(n, history, rotation)
                 + tree_bytes(crate::cpu::tree::bytes_per_body::<f32>())
         }
         Precision::F64 => {
-            CpuBackend::<f64>::memory_estimate(n, history)
+            CpuBackend::<f64>::memory_estimate(n, history, rotation)
                 + tree_bytes(crate::cpu::tree::bytes_per_body::<f64>())
         }
     };
@@ -168,6 +170,7 @@ fn cpu_engine(scene: &Scene, precision: Precision) -> Result<Engine, SimError> {
         scene.spheres.len(),
         crate::setup::friction_history(scene),
         scene.sim.gravity_solver == crate::scene::GravitySolver::Tree,
+        scene.sim.rotation,
         precision,
         available_memory(),
     )?;

@@ -306,8 +306,8 @@ fn cpu_memory_check_counts_the_friction_history() {
     use spheresim::cpu::{CpuBackend, LIST_ENTRIES_ESTIMATE};
     use spheresim::sim::check_cpu_memory;
     let n = 100_000;
-    let without = CpuBackend::<f32>::memory_estimate(n, false);
-    let with = CpuBackend::<f32>::memory_estimate(n, true);
+    let without = CpuBackend::<f32>::memory_estimate(n, false, false);
+    let with = CpuBackend::<f32>::memory_estimate(n, true, false);
     // Per entry and copy: a u32 partner id and an f32 three-vector, 16 bytes.
     assert_eq!(with - without, (n * LIST_ENTRIES_ESTIMATE * 2 * 16) as u64);
     let between = Some((without + with) / 2);

@@ -324,16 +324,7 @@ fn legacy_vtk_structure_counts_and_values() {
         assert_eq!(DVec3::from_slice(&vel[3 * i..]), snap.velocity[i]);
     }
     end_of_block(&b, &mut at);
-    assert_eq!(line(&b, &mut at), "VECTORS angular_velocity double");
-    let spin = be_f64s(&b, &mut at, 3 * n);
-    for i in 0..n {
-        assert_eq!(
-            DVec3::from_slice(&spin[3 * i..]),
-            snap.angular_velocity_of(i)
-        );
-    }
-    end_of_block(&b, &mut at);
-    assert_eq!(line(&b, &mut at), "FIELD FieldData 2");
+    assert_eq!(line(&b, &mut at), "FIELD FieldData 3");
     assert_eq!(line(&b, &mut at), format!("mass 1 {n} double"));
     let mass = be_f64s(&b, &mut at, n);
     assert_eq!(mass, snap.mass);
@@ -341,6 +332,15 @@ fn legacy_vtk_structure_counts_and_values() {
     end_of_block(&b, &mut at);
     assert_eq!(line(&b, &mut at), format!("id 1 {n} int"));
     assert_eq!(be_i32s(&b, &mut at, n), (0..n as i32).collect::<Vec<_>>());
+    end_of_block(&b, &mut at);
+    assert_eq!(line(&b, &mut at), format!("angular_velocity 3 {n} double"));
+    let spin = be_f64s(&b, &mut at, 3 * n);
+    for i in 0..n {
+        assert_eq!(
+            DVec3::from_slice(&spin[3 * i..]),
+            snap.angular_velocity_of(i)
+        );
+    }
     end_of_block(&b, &mut at);
     assert_eq!(at, b.len(), "nothing after the last block");
 }

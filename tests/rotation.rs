@@ -150,28 +150,29 @@ fn a_fixed_sphere_does_not_turn_and_a_rolling_ball_spins_in_f32_too() {
 }
 
 #[test]
-fn without_rotation_an_angular_velocity_is_refused_and_friction_does_not_spin() {
+fn without_rotation_angular_velocities_are_ignored_with_a_warning() {
     let mut s = glancing(ContactModel::Hertz, 1);
-    s.sim.rotation = false;
-    let err = s.check(&Default::default()).unwrap_err().to_string();
-    assert!(
-        err.contains("angular_velocity needs rotation = true"),
-        "{err}"
-    );
-    s.sim.rotation = true;
+    assert_eq!(s.rotation_hint(), None);
     s.spheres[0].fixed = true;
     let err = s.check(&Default::default()).unwrap_err().to_string();
     assert!(err.contains("must be zero for a fixed sphere"), "{err}");
     s.spheres[0].fixed = false;
     s.sim.rotation = false;
-    for sp in &mut s.spheres {
-        sp.angular_velocity = DVec3::ZERO;
-    }
+    s.check(&Default::default()).unwrap();
+    let hint = s.rotation_hint().expect("no warning");
+    assert!(
+        hint.contains("2 spheres have an angular velocity, which is ignored"),
+        "{hint}"
+    );
     let mut sim = Simulation::new(&s, Backend::Cpu, Precision::F64).unwrap();
     sim.step(s.sim.steps).unwrap();
     let snap = sim.snapshot();
     assert!(snap.angular_velocity.is_empty());
     assert_eq!(sim.diagnostics().kinetic_rotational, 0.0);
+    // Rotation with impulses is allowed, with a warning.
+    s.sim.rotation = true;
+    s.sim.contact = ContactModel::Impulse;
+    assert!(s.rotation_hint().unwrap().contains("impulse"));
 }
 
 #[test]

@@ -335,9 +335,10 @@ impl<R: Real> CpuBackend<R> {
     /// [`LIST_ENTRIES_ESTIMATE`] entries per sphere (partner, link, build scratch, pair result;
     /// with the friction history's ξ and partner id per entry, both copies during a rebuild,
     /// when `history`, [`friction_history`]; counted for every law),
+    /// rotation's state and pair records when `rotation`,
     /// and the hash table (`table_size(n) + 1` counts and starts). Large-sphere boxes and walls
     /// are not counted (at most 256 boxes).
-    pub fn memory_estimate(n: usize, history: bool) -> u64 {
+    pub fn memory_estimate(n: usize, history: bool, rotation: bool) -> u64 {
         use std::mem::size_of;
         let per_entry = if history {
             2 * (size_of::<u32>() + size_of::<R::V3>())
@@ -345,7 +346,12 @@ impl<R: Real> CpuBackend<R> {
             0
         };
         // Partner, link, the build's scratch row and the pair result (one law's).
-        let pair = size_of::<collide::SpinPairOut<R>>().max(size_of::<collide::PairImpulse<R>>());
+        let pair = if rotation {
+            size_of::<collide::SpinPairOut<R>>()
+        } else {
+            size_of::<collide::PairOut<R>>()
+        }
+        .max(size_of::<collide::PairImpulse<R>>());
         let per_entry = per_entry + 3 * size_of::<u32>() + pair;
         let per_sphere = 7 * size_of::<R::V3>() // position, velocity, acceleration, force, a_mutual, spare, x_build
             + 10 * size_of::<R>() // radius, mass, inverse mass, restitution, ζ, compliance, μ, spare, two sweeps
@@ -357,11 +363,12 @@ impl<R: Real> CpuBackend<R> {
             + size_of::<[i32; 3]>()
             + size_of::<collide::ContactOut<R>>()
             + size_of::<collide::Event<R>>()
-            // Rotation, counted whether the scene rotates or not: ω, orientation and its
-            // spare, angular acceleration, inverse inertia.
-            + 2 * size_of::<R::V3>()
-            + 2 * size_of::<[R; 4]>()
-            + size_of::<R>()
+            // Rotation: ω, orientation and its spare, angular acceleration, inverse inertia.
+            + if rotation {
+                2 * size_of::<R::V3>() + 2 * size_of::<[R; 4]>() + size_of::<R>()
+            } else {
+                0
+            }
             + LIST_ENTRIES_ESTIMATE * per_entry;
         // Counts, starts and the scatter's next free slots.
         let table = 3 * 4 * (cell_keys::table_size(n) as u64 + 1);

@@ -684,6 +684,7 @@ impl GpuBackend {
                         (4, &contact_counts),
                         (5, &grid_buf),
                         (6, &status_buf),
+                        (7, &s.rot),
                     ],
                 ),
                 diagnostics: stages.diagnostics.module.bind(

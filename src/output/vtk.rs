@@ -12,7 +12,8 @@
 //! * [`write_vtk`]: legacy VTK, `# vtk DataFile Version 3.0`, `BINARY` (big-endian, as the legacy
 //!   format requires), `DATASET POLYDATA`, `POINTS n double`, `VERTICES n 2n` (32-bit ints),
 //!   `POINT_DATA n` with `SCALARS radius double 1` (the active scalars), `VECTORS velocity
-//!   double`, `VECTORS angular_velocity double`, and `FIELD FieldData 2` holding `mass 1 n double` and `id 1 n int` (field arrays,
+//!   double`, and `FIELD FieldData 3` holding `mass 1 n double`, `id 1 n int` and
+//!   `angular_velocity 3 n double` (field arrays,
 //!   because VTK's legacy readers load only the first `SCALARS` block unless told otherwise).
 //!   The title line records the step and time. With no spheres the `VERTICES` section is left
 //!   out (VTK cannot read an empty one). Limited to 2³⁰ − 1 spheres by the 32-bit cell array.
@@ -111,16 +112,16 @@ pub fn write_vtk(path: &Path, snap: &Snapshot) -> Result<(), OutputError> {
             snap.velocity.iter().flat_map(|v| v.to_array()),
             f64::to_be_bytes,
         )?;
-        write!(w, "\nVECTORS angular_velocity double\n")?;
+        write!(w, "\nFIELD FieldData 3\nmass 1 {n} double\n")?;
+        put_words(w, snap.mass.iter().copied(), f64::to_be_bytes)?;
+        write!(w, "\nid 1 {n} int\n")?;
+        put_words(w, 0..n as i32, i32::to_be_bytes)?;
+        write!(w, "\nangular_velocity 3 {n} double\n")?;
         put_words(
             w,
             (0..n).flat_map(|i| snap.angular_velocity_of(i).to_array()),
             f64::to_be_bytes,
         )?;
-        write!(w, "\nFIELD FieldData 2\nmass 1 {n} double\n")?;
-        put_words(w, snap.mass.iter().copied(), f64::to_be_bytes)?;
-        write!(w, "\nid 1 {n} int\n")?;
-        put_words(w, 0..n as i32, i32::to_be_bytes)?;
         w.write_all(b"\n")
     })
 }

@@ -18,8 +18,9 @@
 //!   (`physics::spring_dashpot::damping_ratio`), so e = 1 has no tangential damping;
 //! * pair friction coefficient: the smaller of the two bodies' μ.
 //!
-//! Spheres carry no spin in this engine: the slip is the relative velocity of the centres, so
-//! a sphere sliding on a floor decelerates at μg until it stops (it never starts to roll).
+//! Without rotation (the default) the slip is the relative velocity of the centres, so a sphere
+//! sliding on a floor decelerates at μg until it stops; with it the slip is the contact point's
+//! and the sphere starts to roll (`physics::rotation`, docs/physics.md §2.6).
 
 use crate::Real;
 

@@ -85,7 +85,7 @@ pub fn rotational_energy(m: f64, r: f64, omega: glam::DVec3) -> f64 {
 
 /// Drifts the orientation quaternion `q = [x, y, z, w]` (unit) by the angular velocity `ω`
 /// (rad/s, world frame) over `dt` (s): `q + (dt/2) (ω, 0) ⊗ q`, renormalised (first order; the
-/// orientation is for output and drawing only, nothing in the dynamics reads it).
+/// orientation is kept for the API's snapshots and checkpoints; nothing in the dynamics reads it).
 #[inline(always)]
 pub fn drift_orientation<R: Real>(q: [R; 4], omega: R::V3, dt: R) -> [R; 4] {
     let [wx, wy, wz] = R::comps(omega);

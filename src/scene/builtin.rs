@@ -804,8 +804,8 @@ pub const RUBBLE_PILE_IMPACT_SPEED: f64 = 2.0;
 /// turns rigidly about +y at ω = 0.2 sqrt(G M / R³) = 0.2 rad/s and each sphere gets a random
 /// velocity of up to 0.01 m/s per axis: cold and slightly rotating. Mutual gravity G = 1 by the
 /// tree (θ = 0.5), softening p/8; no uniform field, no walls. The centre of mass is at rest.
-/// Hertz contact with Poisson ratio 0.3 and restitution 0.5, frictionless: spheres carry no spin
-/// yet, and friction without spin would drain the pile's angular momentum. Young's modulus set so that an impact at
+/// Hertz contact with Poisson ratio 0.3 and restitution 0.5, frictionless: without rotation
+/// (the default) friction would drain the pile's angular momentum. Young's modulus set so that an impact at
 /// [`RUBBLE_PILE_IMPACT_SPEED`] lasts 20 time steps (`physics::hertz::contact_duration` solved
 /// for E*), [`RUBBLE_PILE_STEPS`] steps over [`RUBBLE_PILE_TIME`]. The cloud falls in within a
 /// free-fall time and the spheres collide into a bound pile, spinning faster as it shrinks,

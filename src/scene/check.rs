@@ -597,14 +597,6 @@ impl Scene {
                         .to_string(),
                 );
                 ok = false;
-            } else if !self.sim.rotation && s.angular_velocity != DVec3::ZERO {
-                out.push(
-                    subject,
-                    "angular_velocity needs rotation = true in [simulation] (without it \
-                     spheres do not spin)"
-                        .to_string(),
-                );
-                ok = false;
             }
             ok &= out.check(subject, positive("radius", s.radius));
             if !s.fixed {

@@ -939,13 +939,8 @@ fn build(
             Sphere {
                 position: snap.position[i],
                 velocity: snap.velocity[i],
-                // A rotating run's state comes back with its spin; without rotation the
-                // columns are ignored.
-                angular_velocity: if sim.rotation {
-                    snap.angular_velocity_of(i)
-                } else {
-                    DVec3::ZERO
-                },
+                // Used with rotation, ignored without (PackedScene).
+                angular_velocity: snap.angular_velocity_of(i),
                 radius: snap.radius[i],
                 mass,
                 restitution: r.restitution,

@@ -223,7 +223,8 @@ pub struct Sphere {
     pub position: DVec3,
     /// Velocity, m/s.
     pub velocity: DVec3,
-    /// Angular velocity ω, rad/s (default 0; a fixed sphere's is taken as 0).
+    /// Angular velocity ω, rad/s (default 0; must be 0 for a fixed sphere; ignored without
+    /// [`SimParams::rotation`], [`Scene::rotation_hint`]).
     #[serde(default)]
     pub angular_velocity: DVec3,
     /// Radius, m (> 0).
@@ -309,6 +310,28 @@ impl Scene {
                     n as f64 * n as f64
                 )
             })
+    }
+
+    /// A warning for settings rotation makes moot: angular velocities in a scene without
+    /// rotation (ignored), or rotation with the impulse law (no friction, so every sphere keeps
+    /// its spin).
+    pub fn rotation_hint(&self) -> Option<String> {
+        let spinning = self
+            .spheres
+            .iter()
+            .filter(|s| s.angular_velocity != DVec3::ZERO)
+            .count();
+        if !self.sim.rotation && spinning > 0 {
+            return Some(format!(
+                "{spinning} spheres have an angular velocity, which is ignored without rotation \
+                 (rotation = true in [simulation], or --rotation true)"
+            ));
+        }
+        (self.sim.rotation && self.sim.contact == ContactModel::Impulse).then(|| {
+            "rotation with the impulse contact law: impulses carry no friction, so every sphere \
+             keeps its spin; choose a soft law (--contact hertz or spring-dashpot) for rolling"
+                .to_string()
+        })
     }
 
     /// The neighbour-list skin s, m: the `skin` key, or [`DEFAULT_SKIN_FRACTION`] of the
