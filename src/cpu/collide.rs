@@ -187,8 +187,6 @@ pub struct CollideParams<R: Real> {
     pub resting_speed: R,
     /// Neighbour-list skin s, m (0 for impulses): widens the large spheres' boxes.
     pub skin: R,
-    /// Spheres rotate: soft contacts report friction torques ([`ContactOut::torque`]).
-    pub rotation: bool,
 }
 
 /// Which resolution round of the impulse model a [`sum_impulses`] pass is.
@@ -760,7 +758,7 @@ pub fn plane_contact<R: Real>(
                 params.dt,
             );
             acc.force += n * soft.force + soft.friction;
-            if params.rotation {
+            if omega.is_some() {
                 acc.torque += friction_torque(arm, friction_moment::<R>(n, soft.friction));
             }
             acc.energy += soft.energy;
@@ -1531,7 +1529,6 @@ mod tests {
                 small_speed_max: 0.0,
                 resting_speed: 0.0,
                 skin: 0.0,
-                rotation: false,
             };
             for i in [0, n / 3, n / 2, n - 1] {
                 let mut visits = vec![0u32; n];

@@ -535,7 +535,6 @@ impl<R: Real> CpuBackend<R> {
             small_speed_max,
             resting_speed: self.params.resting_speed,
             skin: self.params.skin,
-            rotation: self.params.rotation,
         }
     }
 

@@ -1055,17 +1055,23 @@ fn hertz_energy_balance(backend: Backend) -> Result<Vec<Row>, CaseError> {
     ])
 }
 
+/// Static Hertz overlap (m) of a sphere of radius `r` (m) pressed on a plane of the same
+/// `surface` by the normal load `load` (N): `(load / k₀)^{2/3}`.
+fn rest_overlap(surface: &Surface, r: f64, load: f64) -> f64 {
+    let k0 = hertz::hertz_stiffness(
+        hertz::effective_modulus(surface.compliance(), surface.compliance()),
+        r,
+    );
+    (load / k0).powf(2.0 / 3.0)
+}
+
 fn friction_slide(backend: Backend) -> Result<Vec<Row>, CaseError> {
     // A sphere at its static overlap on a floor, sliding at v0 = 1 m/s with μ = 0.4: Coulomb
     // friction slows it at μ g; it stops after v0/(μ g) = 0.255 s, having slid v0²/(2 μ g).
     // Spheres carry no spin here, so the model predicts a stop, not rolling.
     let (g, mu, v0, r, m) = (9.81, 0.4, 1.0, 0.01, 0.01);
     let surface = rubbery(mu);
-    let k0 = hertz::hertz_stiffness(
-        hertz::effective_modulus(surface.compliance(), surface.compliance()),
-        r,
-    );
-    let rest = (m * g / k0).powf(2.0 / 3.0);
+    let rest = rest_overlap(&surface, r, m * g);
     let ball = sphere(DVec3::new(0.0, r - rest, 0.0), DVec3::X * v0, r, m, 0.5);
     let s = soft(
         scene(
@@ -1110,11 +1116,7 @@ fn friction_slide(backend: Backend) -> Result<Vec<Row>, CaseError> {
 fn rolling_ball(backend: Backend) -> Result<Vec<Row>, CaseError> {
     let (g, mu, v0, r, m) = (9.81, 0.4, 1.0, 0.01, 0.01);
     let surface = rubbery(mu);
-    let k0 = hertz::hertz_stiffness(
-        hertz::effective_modulus(surface.compliance(), surface.compliance()),
-        r,
-    );
-    let rest = (m * g / k0).powf(2.0 / 3.0);
+    let rest = rest_overlap(&surface, r, m * g);
     let ball = sphere(DVec3::new(0.0, r - rest, 0.0), DVec3::X * v0, r, m, 0.5);
     let s = soft(
         scene(
@@ -1187,11 +1189,7 @@ fn incline(backend: Backend) -> Result<Vec<Row>, CaseError> {
         let n = DVec3::new(a.sin(), a.cos(), 0.0);
         let down = DVec3::new(a.cos(), -a.sin(), 0.0);
         let surface = rubbery(mu);
-        let k0 = hertz::hertz_stiffness(
-            hertz::effective_modulus(surface.compliance(), surface.compliance()),
-            r,
-        );
-        let rest = (m * g * a.cos() / k0).powf(2.0 / 3.0);
+        let rest = rest_overlap(&surface, r, m * g * a.cos());
         let ball = sphere(n * (r - rest), DVec3::ZERO, r, m, 0.5);
         let s = soft(
             scene(
