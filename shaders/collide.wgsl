@@ -31,8 +31,10 @@
 @group(0) @binding(22) var<storage, read_write> wall_xi: array<vec4<f32>>; // n × walls, m
 @group(0) @binding(23) var<uniform> list: ListParams;
 // Rotation (16-byte stand-ins without): each sphere's ω (rad/s) | inverse inertia, orientation,
-// angular acceleration (integrate.wgsl's `rot`, 3 per sphere); each sphere's friction torque
-// (N·m); each entry's friction moment n × F_t (N) | overlap (m) (cpu::collide::PairOut).
+// angular acceleration | rolling friction μ_r (integrate.wgsl's `rot`, 3 per sphere); each
+// sphere's torque (N·m); each entry's friction moment n × F_t (N) | overlap (m)
+// (cpu::collide::SpinPairOut), then with rolling resistance its rolling torque on the lower-id
+// sphere (N·m) (cpu::collide::RollPairOut): a stride of 1 + params.rolling vec4s.
 @group(0) @binding(24) var<storage, read> rot: array<vec4<f32>>;
 @group(0) @binding(25) var<storage, read_write> torque: array<vec4<f32>>;
 @group(0) @binding(26) var<storage, read_write> pair_spin: array<vec4<f32>>;
@@ -94,6 +96,8 @@ struct Body {
     compliance: f32,
     mu: f32,
     id: u32,
+    inv_inertia: f32,  // (kg·m²)⁻¹, rotation only
+    mu_r: f32,         // rolling friction, rolling resistance only
 }
 
 fn load_body(i: u32) -> Body {
@@ -101,10 +105,15 @@ fn load_body(i: u32) -> Body {
     let v = vel[i];
     let m = props[i];
     var omega = vec3<f32>(0.0);
+    var inv_inertia = 0.0;
+    var mu_r = 0.0;
     if params.rotation != 0u {
-        omega = rot[3u * i].xyz;
+        let w = rot[3u * i];
+        omega = w.xyz;
+        inv_inertia = w.w;
+        mu_r = rot[3u * i + 2u].w;
     }
-    return Body(p.xyz, p.w, v.xyz, v.w, omega, m.x, m.y, m.z, m.w, ids[i]);
+    return Body(p.xyz, p.w, v.xyz, v.w, omega, m.x, m.y, m.z, m.w, ids[i], inv_inertia, mu_r);
 }
 
 // cpu::collide::PairResponse
@@ -388,6 +397,20 @@ fn friction_torque(arm: f32, moment: vec3<f32>) -> vec3<f32> {
     return -(moment * arm);
 }
 
+// physics::rotation::rolling_torque: the torque on body a (N·m) | the power taken out (W).
+fn rolling_torque(n: vec3<f32>, omega_a: vec3<f32>, omega_b: vec3<f32>, mu_r: f32, r_star: f32,
+                  normal_force: f32, inv_inertia_sum: f32, dt: f32) -> vec4<f32> {
+    let relative = omega_a - omega_b;
+    let roll = relative - n * dot3(n, relative);
+    let speed = sqrt(dot3(roll, roll));
+    if speed == 0.0 {
+        return vec4<f32>(0.0);
+    }
+    let limit = speed / (inv_inertia_sum * dt);
+    let moment = min(mu_r * r_star * normal_force, limit);
+    return vec4<f32>(roll * -(moment / speed), moment * speed);
+}
+
 // cpu::collide::soft_contact
 fn soft_contact(n: vec3<f32>, overlap: f32, dv: vec3<f32>, spin: vec3<f32>, xi_old: vec3<f32>,
                 e: f32, zeta: f32, mu: f32, compliance_sum: f32, curvature_sum: f32,
@@ -593,13 +616,22 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_ear
                                 max(me.zeta, plane.zeta), pair_friction(me.mu, plane.mu),
                                 me.compliance + plane.compliance,
                                 1.0 / me.r + wall_curvature(plane), me.w);
+        // The sphere is body a of its rolling resistance: the torque is the sphere's.
+        var rolling = vec4<f32>(0.0);
+        if params.rolling != 0u {
+            rolling = rolling_torque(n, me.omega, vec3<f32>(0.0),
+                                     pair_friction(me.mu_r, plane.rolling_friction),
+                                     effective_radius(1.0 / me.r, wall_curvature(plane)),
+                                     soft.force, me.inv_inertia, params.dt);
+        }
         (*acc).force += n * soft.force + soft.friction;
         if params.rotation != 0u {
             // physics::rotation::friction_moment
             (*acc).torque += friction_torque(arm, cross3(n, soft.friction));
+            (*acc).torque += rolling.xyz;
         }
         (*acc).energy += soft.energy;
-        (*acc).power += soft.power;
+        (*acc).power += soft.power + rolling.w;
         if soft_history {
             wall_xi[w] = vec4<f32>(soft.xi, 0.0);
         }
@@ -783,6 +815,7 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     var force = vec4<f32>(0.0);
     var more = vec4<u32>(0u);
     var spin = vec4<f32>(0.0);
+    var rolling = vec4<f32>(0.0);
     var xi_new = vec3<f32>(0.0);
     // cpu::collide::may_touch, from the centres and radii alone: most entries are apart.
     let pi = pos[i];
@@ -795,7 +828,9 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
         if params.history != 0u {
             xi_old = xi[e].xyz;
         }
-        let p = pair_force(load_body(i), load_body(j), xi_old, params.dt);
+        let a = load_body(i);
+        let b = load_body(j);
+        let p = pair_force(a, b, xi_old, params.dt);
         if p.contact {
             xi_new = p.xi;
         }
@@ -805,9 +840,14 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
             flags |= PAIR_FORCE;
             // physics::rotation::friction_moment, and the overlap for the arms.
             spin = vec4<f32>(cross3(p.n, p.friction), p.overlap);
+            if params.rolling != 0u {
+                rolling = rolling_torque(p.n, a.omega, b.omega, pair_friction(a.mu_r, b.mu_r),
+                                         effective_radius(1.0 / a.r, 1.0 / b.r), p.force,
+                                         a.inv_inertia + b.inv_inertia, params.dt);
+            }
         }
         force.w = p.energy;
-        more = vec4<u32>(bitcast<u32>(p.power), flags, 0u, 0u);
+        more = vec4<u32>(bitcast<u32>(p.power + rolling.w), flags, 0u, 0u);
     }
     if params.history != 0u {
         xi[e] = vec4<f32>(xi_new, 0.0);
@@ -821,9 +861,16 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     // sum_pairs reads an entry's moment only when the pair has a force: no write without one.
     if params.rotation != 0u && (more.y & PAIR_FORCE) != 0u {
-        pair_spin[e] = spin;
+        let stride = 1u + params.rolling;
+        pair_spin[stride * e] = spin;
         if m != NO_MIRROR {
-            pair_spin[m] = spin;
+            pair_spin[stride * m] = spin;
+        }
+        if params.rolling != 0u {
+            pair_spin[stride * e + 1u] = vec4<f32>(rolling.xyz, 0.0);
+            if m != NO_MIRROR {
+                pair_spin[stride * m + 1u] = vec4<f32>(rolling.xyz, 0.0);
+            }
         }
     }
     report_visits();
@@ -843,8 +890,12 @@ fn sum_pairs_entry(acc: ptr<function, Acc>, e: u32) {
     if (more.y & PAIR_FORCE) != 0u {
         (*acc).force += p.xyz * select(1.0, -1.0, owned);
         if params.rotation != 0u {
-            let ps = pair_spin[e];
+            let stride = 1u + params.rolling;
+            let ps = pair_spin[stride * e];
             (*acc).torque += friction_torque(contact_arm(pos[me_index].w, ps.w), ps.xyz);
+            if params.rolling != 0u {
+                (*acc).torque += pair_spin[stride * e + 1u].xyz * select(-1.0, 1.0, owned);
+            }
         }
     }
     if owned {

@@ -25,7 +25,7 @@ struct Params {
     skin: f32,               // m, neighbour-list skin s (cpu::neighbours)
     row_groups_x: u32,       // work-groups along x of a row pass (collide.wgsl: row_group)
     rotation: u32,           // 1: spheres rotate (SimParams::rotation)
-    pad0: u32,
+    rolling: u32,            // 1: contacts resist rolling (RollingModel::Cdt)
     pad1: u32,
     pad2: u32,
 }
@@ -113,7 +113,7 @@ struct Plane {
     compliance: f32,    // (1 − ν²)/E, 1/Pa
     mu: f32,            // friction coefficient
     radius: f32,        // 0 plane; container's inner radius, m
-    pad: f32,
+    rolling_friction: f32, // μ_r
 }
 
 // Linear thread index of a possibly 2-D dispatch (docs/architecture.md: 2-D dispatch when one dimension

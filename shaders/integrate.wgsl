@@ -148,9 +148,10 @@ fn accelerations(@builtin(global_invocation_id) gid: vec3<u32>) {
     if i >= params.n {
         return;
     }
-    // cpu::integrate::angular_accelerations: torque × inverse inertia (0 for fixed spheres).
+    // cpu::integrate::angular_accelerations: torque × inverse inertia (0 for fixed spheres);
+    // w keeps the rolling friction μ_r.
     if params.rotation != 0u {
-        rot[3u * i + 2u] = vec4<f32>(torque[i].xyz * rot[3u * i].w, 0.0);
+        rot[3u * i + 2u] = vec4<f32>(torque[i].xyz * rot[3u * i].w, rot[3u * i + 2u].w);
     }
     let v4 = vel[i];
     let a4 = acc[i];

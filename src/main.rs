@@ -83,6 +83,14 @@ struct SceneOverrides {
     /// [default: false].
     #[arg(long, value_name = "BOOL")]
     rotation: Option<bool>,
+    /// Rolling friction coefficient μ_r ≥ 0 for every sphere, plane and container (soft contact
+    /// laws with rotation).
+    #[arg(long, value_name = "MU_R", allow_negative_numbers = true)]
+    rolling_friction: Option<f64>,
+    /// Rolling resistance law, replacing the scene's `rolling_model` [default: cdt when some
+    /// μ_r > 0, else none].
+    #[arg(long, value_enum)]
+    rolling_model: Option<spheresim::scene::RollingModel>,
 }
 
 impl SceneOverrides {
@@ -97,6 +105,8 @@ impl SceneOverrides {
             gravity_solver: self.gravity_solver,
             theta: self.theta,
             rotation: self.rotation,
+            rolling_friction: self.rolling_friction,
+            rolling_model: self.rolling_model,
             ..Default::default()
         }
     }
@@ -163,7 +173,7 @@ struct RunArgs {
     #[arg(
         long,
         value_name = "FILE|DIR",
-        conflicts_with_all = ["scene", "particles", "contact", "friction", "skin", "gravity_solver", "theta", "rotation", "allow_overlap", "dt", "digits"]
+        conflicts_with_all = ["scene", "particles", "contact", "friction", "skin", "gravity_solver", "theta", "rotation", "rolling_friction", "rolling_model", "allow_overlap", "dt", "digits"]
     )]
     resume: Option<PathBuf>,
     /// No progress bar; a progress line every --progress-every seconds instead (the summary is

@@ -52,6 +52,11 @@ pub struct SceneOptions {
     pub theta: Option<f64>,
     /// Whether spheres rotate (`--rotation`), replacing the scene's.
     pub rotation: Option<bool>,
+    /// Rolling friction μ_r ≥ 0 (`--rolling-friction`) for every sphere, plane and container;
+    /// soft laws with rotation only.
+    pub rolling_friction: Option<f64>,
+    /// Rolling resistance law (`--rolling-model`), replacing the scene's.
+    pub rolling_model: Option<crate::scene::RollingModel>,
 }
 
 impl SceneOptions {
@@ -117,6 +122,18 @@ impl SceneOptions {
         self
     }
 
+    /// Sets `--rolling-friction`.
+    pub fn rolling_friction(mut self, mu_r: f64) -> Self {
+        self.rolling_friction = Some(mu_r);
+        self
+    }
+
+    /// Sets `--rolling-model`.
+    pub fn rolling_model(mut self, model: crate::scene::RollingModel) -> Self {
+        self.rolling_model = Some(model);
+        self
+    }
+
     /// Whether the scene names a file (ends in `.toml` or is an existing file).
     pub fn is_file(&self) -> bool {
         self.scene.ends_with(".toml") || Path::new(&self.scene).is_file()
@@ -168,7 +185,7 @@ impl SceneOptions {
     }
 
     /// Applies `--steps`, `--dt`, `--contact`, `--skin`, `--gravity-solver`, `--theta`,
-    /// `--rotation` and `--friction` to a scene (unchecked).
+    /// `--rotation`, `--rolling-model`, `--friction` and `--rolling-friction` to a scene (unchecked).
     ///
     /// # Errors
     /// `--friction` with the impulse law, which has no friction.
@@ -193,6 +210,27 @@ impl SceneOptions {
         }
         if let Some(rotation) = self.rotation {
             scene.sim.rotation = rotation;
+        }
+        if self.rolling_model.is_some() {
+            scene.sim.rolling_model = self.rolling_model;
+        }
+        if let Some(mu_r) = self.rolling_friction {
+            if !scene.sim.contact.is_soft() {
+                bail!(
+                    "--rolling-friction {mu_r}: the impulse contact law has no friction; choose \
+                     a soft law with --contact hertz or --contact spring-dashpot"
+                );
+            }
+            scene.sim.surface.rolling_friction = mu_r;
+            for s in &mut scene.spheres {
+                s.surface.rolling_friction = mu_r;
+            }
+            for p in &mut scene.planes {
+                p.surface.rolling_friction = mu_r;
+            }
+            for c in &mut scene.containers {
+                c.surface.rolling_friction = mu_r;
+            }
         }
         if let Some(mu) = self.friction {
             if !scene.sim.contact.is_soft() {

@@ -13,7 +13,7 @@
 
 use crate::physics::impulse::resting_speed;
 use crate::physics::spring_dashpot::damping_ratio;
-use crate::scene::{ContactModel, GravitySolver, Scene};
+use crate::scene::{ContactModel, GravitySolver, RollingModel, Scene};
 use glam::DVec3;
 use rayon::prelude::*;
 
@@ -116,6 +116,8 @@ pub struct Wall {
     pub compliance: f64,
     /// Coulomb friction coefficient μ.
     pub friction: f64,
+    /// Rolling friction coefficient μ_r.
+    pub rolling_friction: f64,
     /// Container radius, m; 0 for a plane.
     pub radius: f64,
 }
@@ -154,6 +156,8 @@ pub struct StepParams {
     pub theta: f64,
     /// Whether spheres rotate under friction torques ([`crate::scene::SimParams::rotation`]).
     pub rotation: bool,
+    /// Rolling resistance law ([`Scene::rolling_model`]; none without rotation).
+    pub rolling: RollingModel,
 }
 
 /// A scene packed for the backends: per-sphere arrays in input order, walls and parameters.
@@ -183,6 +187,8 @@ pub struct PackedScene {
     pub compliance: Vec<f64>,
     /// Coulomb friction coefficients μ.
     pub friction: Vec<f64>,
+    /// Rolling friction coefficients μ_r.
+    pub rolling_friction: Vec<f64>,
     /// Planes first, then spherical containers, in scene order.
     pub walls: Vec<Wall>,
     /// Number of planes at the front of `walls`.
@@ -229,6 +235,7 @@ impl PackedScene {
                 zeta: zeta_of(p.restitution),
                 compliance: p.surface.compliance(),
                 friction: p.surface.friction,
+                rolling_friction: p.surface.rolling_friction,
                 radius: 0.0,
             })
             .chain(scene.containers.iter().map(|c| Wall {
@@ -238,6 +245,7 @@ impl PackedScene {
                 zeta: zeta_of(c.restitution),
                 compliance: c.surface.compliance(),
                 friction: c.surface.friction,
+                rolling_friction: c.surface.rolling_friction,
                 radius: c.radius,
             }))
             .collect();
@@ -264,6 +272,7 @@ impl PackedScene {
             zeta: spheres.iter().map(|s| zeta_of(s.restitution)).collect(),
             compliance: spheres.iter().map(|s| s.surface.compliance()).collect(),
             friction: spheres.iter().map(|s| s.surface.friction).collect(),
+            rolling_friction: spheres.iter().map(|s| s.surface.rolling_friction).collect(),
             walls,
             n_planes: scene.planes.len(),
             params: StepParams {
@@ -282,6 +291,7 @@ impl PackedScene {
                 gravity_solver: sim.gravity_solver,
                 theta: sim.theta,
                 rotation: sim.rotation,
+                rolling: scene.rolling_model(),
             },
             radius,
         }

@@ -162,8 +162,15 @@ fn resume_on_the_cpu_is_bit_identical_in_f32_and_f64() {
     // Mutual gravity by the tree, with Hertz contacts.
     let extra = ["--backend", "cpu"];
     split_run_is_identical(&["rubble-pile", "--particles", "300"], &extra, 60);
-    // Rotation: spin, orientation and angular acceleration carry over.
-    let extra = ["--backend", "cpu", "--rotation", "true"];
+    // Rotation with rolling resistance: spin, orientation and angular acceleration carry over.
+    let extra = [
+        "--backend",
+        "cpu",
+        "--rotation",
+        "true",
+        "--rolling-friction",
+        "0.05",
+    ];
     split_run_is_identical(&["wall-stand", "--particles", "300"], &extra, 60);
 }
 
@@ -177,7 +184,14 @@ fn resume_on_the_gpu_is_bit_identical() {
     split_run_is_identical(&["wall-break", "--particles", "400"], &extra, 60);
     split_run_is_identical(&["orbits", "--particles", "200"], &extra, 60);
     split_run_is_identical(&["rubble-pile", "--particles", "300"], &extra, 60);
-    let extra = ["--backend", "gpu", "--rotation", "true"];
+    let extra = [
+        "--backend",
+        "gpu",
+        "--rotation",
+        "true",
+        "--rolling-friction",
+        "0.05",
+    ];
     split_run_is_identical(&["wall-stand", "--particles", "300"], &extra, 60);
 }
 

@@ -8,7 +8,7 @@
 mod common;
 
 use glam::DVec3;
-use spheresim::scene::{ContactModel, Surface};
+use spheresim::scene::{ContactModel, RollingModel, Surface};
 use spheresim::validate::{fixed, plane, scene, soft, sphere};
 use spheresim::{Backend, Precision, Scene, Simulation};
 
@@ -18,6 +18,7 @@ fn glancing(model: ContactModel, n: usize) -> Scene {
         youngs_modulus: 1e7,
         poisson_ratio: 0.3,
         friction: 0.5,
+        ..Surface::default()
     };
     let r = 0.01;
     let mut spheres = Vec::new();
@@ -112,6 +113,7 @@ fn a_fixed_sphere_does_not_turn_and_a_rolling_ball_spins_in_f32_too() {
         youngs_modulus: 1e7,
         poisson_ratio: 0.3,
         friction: 0.5,
+        ..Surface::default()
     };
     let ball = sphere(
         DVec3::new(-0.002, 0.0199, 0.0),
@@ -195,6 +197,7 @@ fn a_rolling_ball_on_the_gpu_is_the_cpus_bit_for_bit() {
         youngs_modulus: 1e7,
         poisson_ratio: 0.45,
         friction: 0.4,
+        ..Surface::default()
     };
     let mut ball = sphere(DVec3::new(0.0, 0.00999, 0.0), DVec3::X, 0.01, 0.01, 0.5);
     ball.angular_velocity = DVec3::new(3.0, 0.0, 20.0);
@@ -283,4 +286,189 @@ fn spinning_pairs_on_the_gpu_agree_with_the_cpu_bit_for_bit() {
     assert_eq!(c.velocity, g.velocity);
     assert_eq!(c.angular_velocity, g.angular_velocity);
     assert_eq!(c.orientation, g.orientation);
+}
+
+/// [`glancing`] with rolling friction μ_r on every sphere (the constant directional torque).
+fn glancing_rolling(model: ContactModel, n: usize, mu_r: f64) -> Scene {
+    let mut s = glancing(model, n);
+    s.sim.surface.rolling_friction = mu_r;
+    for p in &mut s.spheres {
+        p.surface.rolling_friction = mu_r;
+    }
+    s
+}
+
+#[test]
+fn rolling_resistance_keeps_angular_momentum_and_the_energy_ledger() {
+    for model in [ContactModel::Hertz, ContactModel::SpringDashpot] {
+        let run = |mu_r: f64| {
+            let s = glancing_rolling(model, 3, mu_r);
+            assert_eq!(
+                s.rolling_model(),
+                if mu_r > 0.0 {
+                    RollingModel::Cdt
+                } else {
+                    RollingModel::None
+                }
+            );
+            let mut sim = Simulation::new(&s, Backend::Cpu, Precision::F64).unwrap();
+            let d0 = sim.diagnostics();
+            sim.step(s.sim.steps).unwrap();
+            (d0, sim.diagnostics())
+        };
+        let (_, free) = run(0.0);
+        let (d0, d1) = run(0.3);
+        // The rolling torque acted: it took out more energy and left other spins.
+        assert!(
+            d1.dissipated > free.dissipated * (1.0 + 1e-3),
+            "{model}: dissipated {} vs {} without rolling resistance",
+            d1.dissipated,
+            free.dissipated
+        );
+        assert!(d1.kinetic_rotational != free.kinetic_rotational);
+        // A pair's rolling torques are equal and opposite: no lever, so the spin total keeps.
+        let change =
+            (d1.angular_momentum - d0.angular_momentum).length() / d0.angular_momentum.length();
+        assert!(
+            change < 1e-10,
+            "{model}: angular momentum changed by {change:e}"
+        );
+        // Its power M |ω_roll| is booked as dissipated: the ledger closes as without it.
+        let e = d1.energy_balance_change_relative(&d0);
+        assert!(e.abs() < 2e-3, "{model}: energy balance changed by {e:e}");
+    }
+}
+
+/// Rolling resistance on lavapipe against the CPU in f32, bit for bit: spinning pairs, a ball
+/// rolling to rest on a floor, and the wall-stand with rotation and `rolling_friction` 0.05.
+#[test]
+fn rolling_resistance_on_the_gpu_is_the_cpus_bit_for_bit() {
+    if !common::gpu_available() {
+        return;
+    }
+    let compare = |s: &Scene| {
+        let mut cpu = Simulation::new(s, Backend::Cpu, Precision::F32).unwrap();
+        let mut gpu = Simulation::new(s, Backend::Gpu, Precision::F32).unwrap();
+        cpu.step(s.sim.steps).unwrap();
+        gpu.step(s.sim.steps).unwrap();
+        let (c, g) = (cpu.snapshot(), gpu.snapshot());
+        assert_eq!(c.position, g.position, "{}", s.name);
+        assert_eq!(c.velocity, g.velocity, "{}", s.name);
+        assert_eq!(c.angular_velocity, g.angular_velocity, "{}", s.name);
+        assert_eq!(c.orientation, g.orientation, "{}", s.name);
+        // The dissipated energy's sums run in another order on each backend (f32 rounding).
+        let (dc, dg) = (cpu.diagnostics(), gpu.diagnostics());
+        let gap = (dc.dissipated - dg.dissipated).abs() / dc.dissipated.abs().max(1e-30);
+        assert!(
+            gap < 1e-5,
+            "{}: dissipated {} vs {}",
+            s.name,
+            dc.dissipated,
+            dg.dissipated
+        );
+        c
+    };
+    let pairs = glancing_rolling(ContactModel::Hertz, 3, 0.3);
+    let free = {
+        let s = glancing(ContactModel::Hertz, 3);
+        let mut sim = Simulation::new(&s, Backend::Cpu, Precision::F32).unwrap();
+        sim.step(s.sim.steps).unwrap();
+        sim.snapshot()
+    };
+    let c = compare(&pairs);
+    assert_ne!(c.angular_velocity, free.angular_velocity);
+
+    let mut surface = Surface {
+        youngs_modulus: 1e7,
+        poisson_ratio: 0.45,
+        friction: 0.4,
+        ..Surface::default()
+    };
+    surface.rolling_friction = 0.2;
+    let mut ball = sphere(
+        DVec3::new(0.0, 0.00999, 0.0),
+        DVec3::X * 0.05,
+        0.01,
+        0.01,
+        0.5,
+    );
+    ball.angular_velocity = DVec3::new(0.0, 0.0, -5.0);
+    let s = soft(
+        scene(
+            "rolling to rest",
+            vec![ball],
+            vec![plane(DVec3::ZERO, DVec3::Y, 0.5)],
+            1e-4,
+            600,
+            |p| {
+                p.rotation = true;
+                p.gravity = DVec3::new(0.0, -9.81, 0.0);
+            },
+        ),
+        ContactModel::Hertz,
+        surface,
+    );
+    // (5/7) μ_r g = 1.4 m/s²: at rest after 36 ms, then 24 ms at rest.
+    let c = compare(&s);
+    assert!(c.velocity[0].x.abs() < 1e-4, "{:?}", c.velocity[0]);
+
+    let mut s = spheresim::run::SceneOptions::new("wall-stand")
+        .particles(300)
+        .rotation(true)
+        .rolling_friction(0.05)
+        .load()
+        .unwrap();
+    s.sim.steps = 100;
+    assert_eq!(s.rolling_model(), RollingModel::Cdt);
+    let c = compare(&s);
+    assert!(c.angular_velocity.iter().any(|w| w.length() > 0.0));
+}
+
+#[test]
+fn rolling_friction_is_read_checked_and_needs_rotation() {
+    let text = |extra: &str| {
+        format!(
+            "[simulation]\ncontact = \"hertz\"\nrolling_friction = 0.05\n{extra}\n\
+             [[material]]\nname = \"grit\"\nrestitution = 0.5\ndensity = 2000.0\n\
+             youngs_modulus = 1e7\npoisson_ratio = 0.3\nrolling_friction = 0.2\n\
+             [[particle]]\nposition = [0.0, 0.0, 0.0]\nradius = 0.01\nmaterial = \"grit\"\n\
+             [[particle]]\nposition = [0.1, 0.0, 0.0]\nradius = 0.01\nmass = 0.01\n\
+             [[plane]]\npoint = [0.0, -0.01, 0.0]\nnormal = [0.0, 1.0, 0.0]\n"
+        )
+    };
+    let s = Scene::from_toml_str(&text("rotation = true"), "t").unwrap();
+    assert_eq!(s.spheres[0].surface.rolling_friction, 0.2);
+    assert_eq!(s.spheres[1].surface.rolling_friction, 0.05);
+    assert_eq!(s.planes[0].surface.rolling_friction, 0.05);
+    assert_eq!(s.rolling_model(), RollingModel::Cdt);
+    assert_eq!(s.rotation_hint(), None);
+    let off = Scene::from_toml_str(&text("rotation = true\nrolling_model = \"none\""), "t");
+    assert_eq!(off.unwrap().rolling_model(), RollingModel::None);
+    // Without rotation μ_r is ignored, with a warning.
+    let s = Scene::from_toml_str(&text(""), "t").unwrap();
+    assert_eq!(s.rolling_model(), RollingModel::None);
+    assert!(
+        s.rotation_hint()
+            .unwrap()
+            .contains("rolling_friction is ignored")
+    );
+    let err = Scene::from_toml_str(&text("rotation = true").replace("0.2", "-0.2"), "t")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("grit") && err.contains("rolling_friction must be non-negative"),
+        "{err}"
+    );
+    let err = Scene::from_toml_str(&text("rolling_model = \"spring\""), "t")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("line 4") && err.contains("`cdt`"), "{err}");
+    // The impulse law has no friction: --rolling-friction says so.
+    let err = spheresim::run::SceneOptions::new("box-gas")
+        .particles(10)
+        .rolling_friction(0.1)
+        .load()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("--rolling-friction"), "{err}");
 }

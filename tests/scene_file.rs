@@ -121,6 +121,7 @@ fn full_file_parses_to_the_expected_scene() {
             youngs_modulus: 1e9,
             poisson_ratio: 0.4,
             friction: 0.0, // not given: frictionless
+            rolling_friction: 0.0,
         }
     );
     let steel = Material::steel();
@@ -795,6 +796,7 @@ fn surface_keys_and_containers_load_with_the_right_values() {
         youngs_modulus: 2e9,
         poisson_ratio: 0.25,
         friction: 0.1,
+        ..Surface::default()
     };
     assert_eq!(s.sim.surface, sim_surface);
 
@@ -828,6 +830,7 @@ fn surface_keys_and_containers_load_with_the_right_values() {
             youngs_modulus: 1e7,
             poisson_ratio: 0.48,
             friction: 1.2,
+            ..Surface::default()
         }
     );
     for b in &s.spheres[3..] {

@@ -48,7 +48,7 @@ use crate::physics::impulse::{
     effective_restitution, normal_impulse, pair_restitution, plane_velocity_change,
 };
 use crate::physics::rotation::{
-    add_spin_slip, contact_arm, friction_moment, friction_torque, spin_lever,
+    add_spin_slip, contact_arm, friction_moment, friction_torque, rolling_torque, spin_lever,
 };
 use crate::physics::spring_dashpot::{dashpot_coefficient, normal_force};
 use crate::physics::toi::{contact_fraction, plane_contact_fraction};
@@ -157,8 +157,54 @@ pub struct PlaneBody<R: Real> {
     pub compliance: R,
     /// Friction coefficient μ.
     pub mu: R,
+    /// Rolling friction coefficient μ_r.
+    pub rolling_friction: R,
     /// `0` for a plane; the inner radius R_W of a spherical container, m.
     pub radius: R,
+}
+
+/// One sphere's rotation as the contact stage reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct SphereSpin<R: Real> {
+    /// Angular velocity ω, rad/s.
+    pub omega: R::V3,
+    /// Inverse moment of inertia, (kg·m²)⁻¹ (0 for a fixed sphere).
+    pub inv_inertia: R,
+    /// Rolling friction coefficient μ_r; `None` without rolling resistance.
+    pub rolling_friction: Option<R>,
+}
+
+/// The spheres' rotation as the contact stage reads it, one entry per sorted sphere: every
+/// slice empty without rotation, `rolling_friction` empty without rolling resistance.
+#[derive(Clone, Copy, Debug)]
+pub struct Spins<'a, R: Real> {
+    /// Angular velocities ω, rad/s.
+    pub omega: &'a [R::V3],
+    /// Inverse moments of inertia, (kg·m²)⁻¹.
+    pub inv_inertia: &'a [R],
+    /// Rolling friction coefficients μ_r.
+    pub rolling_friction: &'a [R],
+}
+
+impl<'a, R: Real> Spins<'a, R> {
+    /// No rotation.
+    pub fn none() -> Self {
+        Self {
+            omega: &[],
+            inv_inertia: &[],
+            rolling_friction: &[],
+        }
+    }
+
+    /// Sphere `i`'s rotation; `None` without rotation.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> Option<SphereSpin<R>> {
+        (!self.omega.is_empty()).then(|| SphereSpin {
+            omega: self.omega[i],
+            inv_inertia: self.inv_inertia[i],
+            rolling_friction: self.rolling_friction.get(i).copied(),
+        })
+    }
 }
 
 /// Uniform parameters of the contact stage.
@@ -208,7 +254,8 @@ pub struct ContactOut<R: Real> {
     pub dx: R::V3,
     /// Contact force, N (soft contact: normal and friction).
     pub force: R::V3,
-    /// Torque of the contacts' friction, N·m (soft contact with rotation).
+    /// Torque of the contacts' friction and rolling resistance, N·m (soft contact with
+    /// rotation).
     pub torque: R::V3,
     /// Elastic energy of the contacts this sphere owns (lower id of the pair), J.
     pub energy: R,
@@ -691,8 +738,9 @@ pub fn plane_event<R: Real>(me: &Body<R>, plane: &PlaneBody<R>, dt: R) -> Option
 /// step with its new velocity. Projection onto the plane is [`project_onto_planes`].
 #[inline(always)]
 /// `k_me` is the sphere's mass-splitting factor in the final round (1 otherwise); `xi_old` the
-/// contact's friction history (soft contact); `omega` the sphere's angular velocity (rad/s) with
-/// rotation. Returns the ξ to keep when a soft contact is on.
+/// contact's friction history (soft contact); `spin` the sphere's rotation (`None` without):
+/// the wall's friction and rolling resistance ([`rolling_torque`], the wall's rolling friction
+/// with the sphere's as for μ) turn it. Returns the ξ to keep when a soft contact is on.
 #[allow(clippy::too_many_arguments)]
 pub fn plane_contact<R: Real>(
     acc: &mut ContactOut<R>,
@@ -702,7 +750,7 @@ pub fn plane_contact<R: Real>(
     earliest: bool,
     k_me: R,
     xi_old: R::V3,
-    omega: Option<R::V3>,
+    spin: Option<SphereSpin<R>>,
     params: &CollideParams<R>,
 ) -> Option<R::V3> {
     if me.w == R::zero() {
@@ -740,13 +788,13 @@ pub fn plane_contact<R: Real>(
             // The wall is the first body (immovable, curvature 0 or −1/R_W), the sphere the
             // second: the normal force acts along n on the sphere.
             let arm = contact_arm(me.r, -s1);
-            let spin = omega.map(|w| spin_lever::<R>(R::zero(), R::zero3(), arm, w));
+            let lever = spin.map(|s| spin_lever::<R>(R::zero(), R::zero3(), arm, s.omega));
             let soft = soft_contact(
                 params.model,
                 n,
                 -s1,
                 me.v,
-                spin,
+                lever,
                 xi_old,
                 pair_restitution(me.e, plane.e),
                 me.zeta.max(plane.zeta),
@@ -757,12 +805,31 @@ pub fn plane_contact<R: Real>(
                 me.w,
                 params.dt,
             );
+            // The sphere is body a of its rolling resistance: the torque is the sphere's.
+            let (rolling, rolling_power) = match spin {
+                Some(SphereSpin {
+                    omega,
+                    inv_inertia,
+                    rolling_friction: Some(mu_r),
+                }) => rolling_torque::<R>(
+                    n,
+                    omega,
+                    R::zero3(),
+                    pair_friction(mu_r, plane.rolling_friction),
+                    effective_radius(me.r.recip(), wall_curvature(plane)),
+                    soft.force,
+                    inv_inertia,
+                    params.dt,
+                ),
+                _ => (R::zero3(), R::zero()),
+            };
             acc.force += n * soft.force + soft.friction;
-            if omega.is_some() {
+            if spin.is_some() {
                 acc.torque += friction_torque(arm, friction_moment::<R>(n, soft.friction));
+                acc.torque += rolling;
             }
             acc.energy += soft.energy;
-            acc.power += soft.power;
+            acc.power += soft.power + rolling_power;
             acc.contacts += 1;
             acc.collisions += (s1 - vn * params.dt > R::zero()) as u32;
             Some(soft.xi)
@@ -946,21 +1013,38 @@ pub struct SpinPairOut<R: Real> {
     pub overlap: R,
 }
 
+/// A [`SpinPairOut`] with the pair's rolling resistance torque on its lower-id sphere, N·m
+/// ([`rolling_torque`]; the other sphere gets minus it).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RollPairOut<R: Real> {
+    /// The pair's result without rolling resistance.
+    pub spin: SpinPairOut<R>,
+    /// Rolling resistance torque on the lower-id sphere, N·m.
+    pub rolling: R::V3,
+}
+
 /// One list entry's record of a soft-contact pair: [`PairOut`] without rotation (so that a scene
-/// without it moves no more bytes than before rotation existed), [`SpinPairOut`] with.
+/// without it moves no more bytes than before rotation existed), [`SpinPairOut`] with, and
+/// [`RollPairOut`] with rolling resistance.
 pub trait PairRecord<R: Real>: Copy + Default + Send + Sync {
-    /// The record of a pair's result, with its friction moment and overlap (dropped by
-    /// [`PairOut`]).
-    fn new(out: PairOut<R>, moment: R::V3, overlap: R) -> Self;
+    /// The record of a pair's result, with its friction moment, overlap and rolling resistance
+    /// torque (dropped by the records without them).
+    fn new(out: PairOut<R>, moment: R::V3, overlap: R, rolling: R::V3) -> Self;
     /// The result without rotation.
     fn out(&self) -> &PairOut<R>;
     /// The friction moment (N) and overlap (m); `None` for a record without rotation.
     fn spin(&self) -> Option<(R::V3, R)>;
+    /// The rolling resistance torque on the lower-id sphere (N·m); `None` for a record without
+    /// rolling resistance.
+    #[inline(always)]
+    fn rolling(&self) -> Option<R::V3> {
+        None
+    }
 }
 
 impl<R: Real> PairRecord<R> for PairOut<R> {
     #[inline(always)]
-    fn new(out: PairOut<R>, _: R::V3, _: R) -> Self {
+    fn new(out: PairOut<R>, _: R::V3, _: R, _: R::V3) -> Self {
         out
     }
     #[inline(always)]
@@ -975,7 +1059,7 @@ impl<R: Real> PairRecord<R> for PairOut<R> {
 
 impl<R: Real> PairRecord<R> for SpinPairOut<R> {
     #[inline(always)]
-    fn new(out: PairOut<R>, moment: R::V3, overlap: R) -> Self {
+    fn new(out: PairOut<R>, moment: R::V3, overlap: R, _: R::V3) -> Self {
         Self {
             out,
             moment,
@@ -992,6 +1076,28 @@ impl<R: Real> PairRecord<R> for SpinPairOut<R> {
     }
 }
 
+impl<R: Real> PairRecord<R> for RollPairOut<R> {
+    #[inline(always)]
+    fn new(out: PairOut<R>, moment: R::V3, overlap: R, rolling: R::V3) -> Self {
+        Self {
+            spin: SpinPairOut::new(out, moment, overlap, rolling),
+            rolling,
+        }
+    }
+    #[inline(always)]
+    fn out(&self) -> &PairOut<R> {
+        &self.spin.out
+    }
+    #[inline(always)]
+    fn spin(&self) -> Option<(R::V3, R)> {
+        self.spin.spin()
+    }
+    #[inline(always)]
+    fn rolling(&self) -> Option<R::V3> {
+        Some(self.rolling)
+    }
+}
+
 /// [`PairOut::flags`]: the spheres touch.
 pub const PAIR_CONTACT: u32 = 1;
 /// [`PairOut::flags`]: the contact began this step.
@@ -1003,8 +1109,10 @@ pub const PAIR_FORCE: u32 = 4;
 /// (entries linked [`OWNED`](super::neighbours::OWNED)): [`pair_force`] at the end-of-drift
 /// positions into `pairs[e]` and into the mirror entry's `pairs[m]` (zero for a pair apart),
 /// so that [`sum_pairs`] reads each row in order. `balls` (centres and radii) screen the
-/// entries with [`in_reach`] (no skin) before the bodies are read; `spin` holds each sphere's
-/// angular velocity (rad/s) with rotation, and is empty without. With friction history `xi`
+/// entries with [`in_reach`] (no skin) before the bodies are read; `spin` is the spheres'
+/// rotation ([`Spins::none`] without); with rolling friction a pair with a force gets its
+/// [`rolling_torque`] (μ_r the smaller of the two, `1/R* = 1/r_a + 1/r_b`), whose power joins
+/// the pair's. With friction history `xi`
 /// holds one tangential displacement per entry, read as last step's and overwritten with this
 /// step's (zero when apart) on the owned entries; without, it is empty. Rows: `start`,
 /// `partner`, `link` of the list.
@@ -1016,7 +1124,7 @@ pub const PAIR_FORCE: u32 = 4;
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn collide_pairs<R: Real, P: PairRecord<R>>(
     bodies: &[Body<R>],
-    spin: &[R::V3],
+    spin: Spins<R>,
     balls: &[Ball<R>],
     start: &[u32],
     partner: &[u32],
@@ -1036,10 +1144,11 @@ pub unsafe fn collide_pairs<R: Real, P: PairRecord<R>>(
             return Some(P::default());
         }
         let xi_old = xi.as_ref().map_or(R::zero3(), |xi| **xi);
+        let other = &bodies[j];
         let p = pair_force(
             me,
-            &bodies[j],
-            (!spin.is_empty()).then(|| (spin[i], spin[j])),
+            other,
+            (!spin.omega.is_empty()).then(|| (spin.omega[i], spin.omega[j])),
             xi_old,
             params.model,
             params.stiffness,
@@ -1054,6 +1163,20 @@ pub unsafe fn collide_pairs<R: Real, P: PairRecord<R>>(
         } else {
             (R::zero3(), R::zero())
         };
+        let (rolling, rolling_power) = if force && !spin.rolling_friction.is_empty() {
+            rolling_torque::<R>(
+                p.n,
+                spin.omega[i],
+                spin.omega[j],
+                pair_friction(spin.rolling_friction[i], spin.rolling_friction[j]),
+                effective_radius(me.r.recip(), other.r.recip()),
+                p.force,
+                spin.inv_inertia[i] + spin.inv_inertia[j],
+                params.dt,
+            )
+        } else {
+            (R::zero3(), R::zero())
+        };
         let out = PairOut {
             force: if force {
                 p.n * p.force + p.friction
@@ -1061,12 +1184,12 @@ pub unsafe fn collide_pairs<R: Real, P: PairRecord<R>>(
                 R::zero3()
             },
             energy: p.energy,
-            power: p.power,
+            power: p.power + rolling_power,
             flags: (p.contact as u32 * PAIR_CONTACT)
                 | (p.collision as u32 * PAIR_COLLISION)
                 | (force as u32 * PAIR_FORCE),
         };
-        Some(P::new(out, moment, overlap))
+        Some(P::new(out, moment, overlap, rolling))
     };
     debug_assert!(!history || xi.len() == partner.len());
     // SAFETY: the caller's contract.
@@ -1394,7 +1517,7 @@ impl<R: Real> ContactOut<R> {
 #[allow(clippy::too_many_arguments)]
 pub fn sum_pairs<R: Real, P: PairRecord<R>>(
     bodies: &[Body<R>],
-    spin: &[R::V3],
+    spin: Spins<R>,
     start: &[u32],
     link: &[u32],
     pairs: &[P],
@@ -1423,6 +1546,9 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
                         let me = &bodies[i];
                         acc.torque += friction_torque(contact_arm(me.r, overlap), moment);
                     }
+                    if let Some(rolling) = record.rolling() {
+                        acc.torque += if owned { rolling } else { -rolling };
+                    }
                 }
                 if owned {
                     acc.energy += p.energy;
@@ -1447,7 +1573,7 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
                     false,
                     R::one(),
                     xi_old,
-                    spin.get(i).copied(),
+                    spin.get(i),
                     params,
                 );
                 if history {

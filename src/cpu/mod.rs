@@ -21,10 +21,10 @@ pub mod tree;
 
 use crate::checkpoint::{CpuState, Floats};
 use crate::physics::rotation::inverse_inertia;
-use crate::scene::{ContactModel, Scene};
+use crate::scene::{ContactModel, RollingModel, Scene};
 use crate::setup::PackedScene;
 use crate::{Diagnostics, Real, Snapshot};
-use collide::{Ball, Body, CellBox, CollideParams, ContactOut, Event, PlaneBody, Round};
+use collide::{Ball, Body, CellBox, CollideParams, ContactOut, Event, PlaneBody, Round, Spins};
 use glam::DVec3;
 use neighbours::NeighbourList;
 use rayon::prelude::*;
@@ -99,6 +99,8 @@ struct Params<R: Real> {
     theta: R,
     /// Spheres rotate under friction torques.
     rotation: bool,
+    /// Contacts resist rolling ([`crate::scene::RollingModel::Cdt`]).
+    rolling: bool,
 }
 
 /// The CPU reference backend in precision `R` (`f32` or `f64`).
@@ -120,6 +122,8 @@ pub struct CpuBackend<R: Real> {
     orientation: Vec<[R; 4]>,
     angular_acceleration: Vec<R::V3>,
     inv_inertia: Vec<R>,
+    // Rolling friction μ_r (empty without rolling resistance).
+    rolling_friction: Vec<R>,
     radius: Vec<R>,
     mass: Vec<R>,
     inv_mass: Vec<R>,
@@ -142,6 +146,8 @@ pub struct CpuBackend<R: Real> {
     pairs: Vec<collide::PairOut<R>>,
     /// The same with rotation (with each pair's friction moment and overlap).
     spin_pairs: Vec<collide::SpinPairOut<R>>,
+    /// The same with rolling resistance (with each pair's rolling torque).
+    roll_pairs: Vec<collide::RollPairOut<R>>,
     /// Impulse model: each list entry's pair response in the current round.
     impulses: Vec<collide::PairImpulse<R>>,
     /// Impulse model: whether the last round changed each sphere's position or velocity.
@@ -211,6 +217,7 @@ impl<R: Real> CpuBackend<R> {
                 tree: sp.gravity_solver == crate::scene::GravitySolver::Tree,
                 theta: R::of(sp.theta),
                 rotation: sp.rotation,
+                rolling: sp.rolling != RollingModel::None,
             },
             gravity_f64: sp.gravity,
             planes: p
@@ -223,6 +230,7 @@ impl<R: Real> CpuBackend<R> {
                     zeta: R::of(w.zeta),
                     compliance: R::of(w.compliance),
                     mu: R::of(w.friction),
+                    rolling_friction: R::of(w.rolling_friction),
                     radius: R::of(w.radius),
                 })
                 .collect(),
@@ -256,6 +264,11 @@ impl<R: Real> CpuBackend<R> {
             } else {
                 Vec::new()
             },
+            rolling_friction: if sp.rolling != RollingModel::None {
+                of(&p.rolling_friction)
+            } else {
+                Vec::new()
+            },
             radius: of(&p.radius),
             mass: of(&p.mass),
             inv_mass: of(&p.inv_mass),
@@ -274,6 +287,7 @@ impl<R: Real> CpuBackend<R> {
             balls: Vec::with_capacity(n),
             pairs: Vec::new(),
             spin_pairs: Vec::new(),
+            roll_pairs: Vec::new(),
             impulses: Vec::new(),
             moved: Vec::with_capacity(n),
             sweep: Vec::with_capacity(n),
@@ -335,7 +349,7 @@ impl<R: Real> CpuBackend<R> {
     /// [`LIST_ENTRIES_ESTIMATE`] entries per sphere (partner, link, build scratch, pair result;
     /// with the friction history's ξ and partner id per entry, both copies during a rebuild,
     /// when `history`, [`friction_history`]; counted for every law),
-    /// rotation's state and pair records when `rotation`,
+    /// rotation's state and pair records when `rotation` (with rolling resistance's: a bound),
     /// and the hash table (`table_size(n) + 1` counts and starts). Large-sphere boxes and walls
     /// are not counted (at most 256 boxes).
     pub fn memory_estimate(n: usize, history: bool, rotation: bool) -> u64 {
@@ -347,7 +361,7 @@ impl<R: Real> CpuBackend<R> {
         };
         // Partner, link, the build's scratch row and the pair result (one law's).
         let pair = if rotation {
-            size_of::<collide::SpinPairOut<R>>()
+            size_of::<collide::RollPairOut<R>>()
         } else {
             size_of::<collide::PairOut<R>>()
         }
@@ -363,9 +377,9 @@ impl<R: Real> CpuBackend<R> {
             + size_of::<[i32; 3]>()
             + size_of::<collide::ContactOut<R>>()
             + size_of::<collide::Event<R>>()
-            // Rotation: ω, orientation and its spare, angular acceleration, inverse inertia.
+            // Rotation: ω, orientation and its spare, angular acceleration, inverse inertia, μ_r.
             + if rotation {
-                2 * size_of::<R::V3>() + 2 * size_of::<[R; 4]>() + size_of::<R>()
+                2 * size_of::<R::V3>() + 2 * size_of::<[R; 4]>() + 2 * size_of::<R>()
             } else {
                 0
             }
@@ -479,6 +493,9 @@ impl<R: Real> CpuBackend<R> {
             permute(&mut self.orientation, &mut self.spare_q, perm);
             permute(&mut self.inv_inertia, sr, perm);
         }
+        if self.params.rolling {
+            permute(&mut self.rolling_friction, sr, perm);
+        }
         permute(&mut self.radius, sr, perm);
         permute(&mut self.mass, sr, perm);
         permute(&mut self.inv_mass, sr, perm);
@@ -581,10 +598,26 @@ impl<R: Real> CpuBackend<R> {
             self.list.rebuilds += u64::from(!init);
         }
         if !impulse {
-            if self.params.rotation {
+            let spin = Spins {
+                omega: &self.spin,
+                inv_inertia: &self.inv_inertia,
+                rolling_friction: &self.rolling_friction,
+            };
+            if self.params.rolling {
                 soft_pairs(
                     &self.bodies,
-                    &self.spin,
+                    spin,
+                    &self.balls,
+                    &mut self.list,
+                    &self.planes,
+                    &params,
+                    &mut self.roll_pairs,
+                    &mut self.contact,
+                );
+            } else if self.params.rotation {
+                soft_pairs(
+                    &self.bodies,
+                    spin,
                     &self.balls,
                     &mut self.list,
                     &self.planes,
@@ -595,7 +628,7 @@ impl<R: Real> CpuBackend<R> {
             } else {
                 soft_pairs(
                     &self.bodies,
-                    &self.spin,
+                    spin,
                     &self.balls,
                     &mut self.list,
                     &self.planes,
@@ -1064,6 +1097,9 @@ impl<R: Real> CpuBackend<R> {
         if self.params.rotation {
             reorder(&mut self.inv_inertia, &order);
         }
+        if self.params.rolling {
+            reorder(&mut self.rolling_friction, &order);
+        }
         self.id.clone_from(&s.id);
         let v3s = |f: &Floats| -> Vec<R::V3> {
             (0..f.len() / 3)
@@ -1136,7 +1172,7 @@ impl<R: Real> CpuBackend<R> {
 #[allow(clippy::too_many_arguments)]
 fn soft_pairs<R: Real, P: collide::PairRecord<R>>(
     bodies: &[Body<R>],
-    spin: &[R::V3],
+    spin: Spins<R>,
     balls: &[Ball<R>],
     list: &mut NeighbourList<R>,
     planes: &[PlaneBody<R>],

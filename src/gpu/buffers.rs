@@ -47,8 +47,10 @@ pub struct Params {
     pub row_groups_x: u32,
     /// 1: spheres rotate (`SimParams::rotation`).
     pub rotation: u32,
+    /// 1: contacts resist rolling (`scene::RollingModel::Cdt`; rotation only).
+    pub rolling: u32,
     /// Padding to 16 bytes.
-    pub pad: [u32; 3],
+    pub pad: [u32; 2],
 }
 
 /// Grid parameters of the current step (`Grid` in common.wgsl).
@@ -132,8 +134,8 @@ pub struct PlaneGpu {
     pub mu: f32,
     /// 0 for a plane; the container's inner radius, m.
     pub radius: f32,
-    /// Padding to 16 bytes.
-    pub pad: f32,
+    /// Rolling friction coefficient μ_r.
+    pub rolling_friction: f32,
 }
 
 /// Uniforms of the neighbour list's build (`ListParams` in neighbours.wgsl).
@@ -189,7 +191,8 @@ pub const ROTATION_BYTES_PER_SPHERE: u64 = 2 * 48 + 16;
 /// Estimated device memory for `n` spheres with `table_size` buckets and a neighbour list of
 /// `capacity` entries, bytes; `history` adds the list's friction history, `tree` the gravity
 /// tree's [`BYTES_PER_BODY`](super::tree::BYTES_PER_BODY) per sphere, `rotation`
-/// [`ROTATION_BYTES_PER_SPHERE`] and the list's friction moments.
+/// [`ROTATION_BYTES_PER_SPHERE`] and the list's friction moments, `rolling` the list's rolling
+/// resistance torques.
 pub fn memory_estimate(
     n: u64,
     table_size: u64,
@@ -197,10 +200,11 @@ pub fn memory_estimate(
     history: bool,
     tree: bool,
     rotation: bool,
+    rolling: bool,
 ) -> u64 {
     PER_SPHERE.iter().map(|(_, b)| b * n).sum::<u64>()
         + 8 * (table_size + 1)
-        + capacity * super::neighbours::bytes_per_entry(history, rotation)
+        + capacity * super::neighbours::bytes_per_entry(history, rotation, rolling)
         + if rotation { ROTATION_BYTES_PER_SPHERE * n } else { 0 }
         // Sweeps, positions at build, row starts; with history the walls' ξ is not counted.
         + 24 * n

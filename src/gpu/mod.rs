@@ -272,6 +272,8 @@ pub struct GpuBackend {
     model: ContactModel,
     history: bool,
     rotation: bool,
+    /// Contacts resist rolling (`scene::RollingModel::Cdt`).
+    rolling: bool,
     g_on: bool,
     dt: f64,
     grid_buf: wgpu::Buffer,
@@ -390,14 +392,17 @@ impl GpuBackend {
         let ts = table_size(n);
         let history = friction_history(scene);
         let rotation = scene.sim.rotation;
-        // Capped by what one binding holds (16 bytes an entry): a sparse scene of a million
-        // spheres then still fits lavapipe's 128 MiB, and the list grows if it must.
+        let rolling = scene.rolling_model() != crate::scene::RollingModel::None;
+        // Capped by what one binding holds (16 bytes an entry, 32 with rolling resistance): a
+        // sparse scene of a million spheres then still fits lavapipe's 128 MiB, and the list
+        // grows if it must.
+        let entry_bytes = neighbours::largest_entry_binding(rotation, rolling);
         let entry_limit = ctx
             .limits
             .max_storage_buffer_binding_size
             .min(ctx.limits.max_buffer_size)
             .min(opts.max_binding_size.unwrap_or(u64::MAX))
-            / 16;
+            / entry_bytes;
         let capacity = opts
             .list_capacity
             .unwrap_or_else(|| {
@@ -414,7 +419,7 @@ impl GpuBackend {
             capacity,
             history,
             tree_on,
-            rotation,
+            (rotation, rolling),
             opts.max_binding_size,
         )?;
         let packed = PackedScene::new(scene);
@@ -454,7 +459,8 @@ impl GpuBackend {
             skin: sp.skin as f32,
             row_groups_x: row_dims.0,
             rotation: rotation as u32,
-            pad: [0; 3],
+            rolling: rolling as u32,
+            pad: [0; 2],
         };
 
         let pos: Vec<[f32; 4]> = (0..n)
@@ -486,13 +492,23 @@ impl GpuBackend {
             })
             .collect();
         let ids: Vec<u32> = (0..n as u32).collect();
-        // ω | inverse inertia (rounded from f64, as the CPU's), identity orientation, α = 0.
+        // ω | inverse inertia (rounded from f64, as the CPU's), identity orientation, α = 0 |
+        // rolling friction μ_r (0 without rolling resistance).
         let rot: Vec<[f32; 4]> = if rotation {
             (0..n)
                 .flat_map(|i| {
                     let w = p.angular_velocity[i].as_vec3();
                     let k = crate::physics::rotation::inverse_inertia(p.inv_mass[i], p.radius[i]);
-                    [[w.x, w.y, w.z, k as f32], [0.0, 0.0, 0.0, 1.0], [0.0; 4]]
+                    let mu_r = if rolling {
+                        p.rolling_friction[i] as f32
+                    } else {
+                        0.0
+                    };
+                    [
+                        [w.x, w.y, w.z, k as f32],
+                        [0.0, 0.0, 0.0, 1.0],
+                        [0.0, 0.0, 0.0, mu_r],
+                    ]
                 })
                 .collect()
         } else {
@@ -532,7 +548,7 @@ impl GpuBackend {
                 compliance: w.compliance as f32,
                 mu: w.friction as f32,
                 radius: w.radius as f32,
-                pad: 0.0,
+                rolling_friction: w.rolling_friction as f32,
             })
             .collect();
         if planes.is_empty() {
@@ -612,7 +628,7 @@ impl GpuBackend {
             walls,
             capacity,
             history,
-            rotation,
+            (rotation, rolling),
             max_dim,
             [
                 list_inputs(&shared, &state[0], &gate),
@@ -752,6 +768,7 @@ impl GpuBackend {
                     history,
                     tree_on,
                     rotation,
+                    rolling,
                 ),
                 spheres: n,
                 detail: e.to_string(),
@@ -767,6 +784,7 @@ impl GpuBackend {
             model: sp.contact,
             history,
             rotation,
+            rolling,
             g_on: sp.g_const > 0.0,
             dt: sp.dt,
             grid_buf,
@@ -818,7 +836,7 @@ impl GpuBackend {
         capacity: u32,
         history: bool,
         tree: bool,
-        rotation: bool,
+        (rotation, rolling): (bool, bool),
         lowered: Option<u64>,
     ) -> Result<(), GpuError> {
         let binding = ctx
@@ -833,8 +851,9 @@ impl GpuBackend {
             "max_buffer_size"
         };
         // The largest per-sphere binding, and the list's largest per-entry ones (pair forces,
-        // ξ: 16 bytes an entry) at the capacity set-up starts with.
-        let per_entry = 16 * capacity as u64 / n.max(1) as u64;
+        // ξ: 16 bytes an entry; rolling torques 32) at the capacity set-up starts with.
+        let per_entry = neighbours::largest_entry_binding(rotation, rolling) * capacity as u64
+            / n.max(1) as u64;
         let tree_cells = if tree { tree::CELL_BYTES } else { 0 };
         for (buffer, per) in [
             ("contact results", buffers::LARGEST_BINDING_PER_SPHERE),
@@ -875,7 +894,8 @@ impl GpuBackend {
                 capacity as u64,
                 history,
                 tree,
-                rotation
+                rotation,
+                rolling
             ) as f64
                 / 1048576.0
         );
@@ -1215,16 +1235,17 @@ impl GpuBackend {
         let limit = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
-        let capacity = (2 * needed as u64 + 1024).min(limit / 16);
+        let entry_bytes = neighbours::largest_entry_binding(self.rotation, self.rolling);
+        let capacity = (2 * needed as u64 + 1024).min(limit / entry_bytes);
         if capacity < needed as u64 || capacity >= crate::cpu::neighbours::NO_MIRROR as u64 {
             return Err(GpuError::TooLarge {
                 adapter: self.adapter_name(),
                 buffer: "neighbour list",
-                need: 16 * needed as u64,
+                need: entry_bytes * needed as u64,
                 spheres: self.n as usize,
                 limit_name: "max_storage_buffer_binding_size",
                 limit,
-                fits: (limit / 16) * self.n as u64 / needed.max(1) as u64,
+                fits: (limit / entry_bytes) * self.n as u64 / needed.max(1) as u64,
             });
         }
         let capacity = capacity as u32;
@@ -1246,7 +1267,7 @@ impl GpuBackend {
             self.walls,
             capacity,
             self.history,
-            self.rotation,
+            (self.rotation, self.rolling),
             self.max_dim,
             [
                 list_inputs(&self.shared, &self.state[0], &self.gate),
@@ -1499,7 +1520,8 @@ impl GpuBackend {
         if let Some(partners) = s.buffer("list partners") {
             let capacity = (partners.len() / 4) as u32;
             if capacity != self.list.capacity {
-                let limit = self.ctx.limits.max_storage_buffer_binding_size / 16;
+                let limit = self.ctx.limits.max_storage_buffer_binding_size
+                    / neighbours::largest_entry_binding(self.rotation, self.rolling);
                 if capacity as u64 > limit || capacity >= crate::cpu::neighbours::NO_MIRROR {
                     return Err(format!(
                         "its neighbour list of {capacity} entries does not fit this adapter"

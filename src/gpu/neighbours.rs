@@ -215,8 +215,10 @@ pub struct GpuList {
     /// The rest of each entry's result (`capacity` × `vec4<u32>`): soft contact, the power (W,
     /// f32 bits) and flags; impulses, the time left (s), flags, τ and push (m), as f32 bits.
     pub pair_more: wgpu::Buffer,
-    /// Each entry's friction moment `n × F_t` (N) and overlap (m) (`capacity` × `vec4<f32>`;
-    /// rotation only: `cpu::collide::PairOut::moment`).
+    /// Each entry's friction moment `n × F_t` (N) and overlap (m) (`vec4<f32>`; rotation only:
+    /// `cpu::collide::SpinPairOut`), then with rolling resistance the rolling torque on the
+    /// lower-id sphere (N·m, `vec4<f32>`, `cpu::collide::RollPairOut`): [`pair_spin_vec4s`] an
+    /// entry.
     pub pair_spin: wgpu::Buffer,
     /// Input id of each entry's partner (`capacity` × u32; friction history only).
     pub partner_id: wgpu::Buffer,
@@ -238,9 +240,23 @@ pub struct GpuList {
 
 /// Bytes per entry of the list's buffers, with and without friction history and rotation:
 /// partner, link, row, pair result (16 + 16); with history the partner id and ξ, and their old
-/// copies; with rotation the friction moment and overlap (16).
-pub fn bytes_per_entry(history: bool, rotation: bool) -> u64 {
-    44 + if history { 2 * (4 + 16) } else { 0 } + if rotation { 16 } else { 0 }
+/// copies; with rotation the friction moment and overlap, and with rolling resistance the
+/// rolling torque ([`pair_spin_vec4s`] × 16).
+pub fn bytes_per_entry(history: bool, rotation: bool, rolling: bool) -> u64 {
+    44 + if history { 2 * (4 + 16) } else { 0 } + 16 * pair_spin_vec4s(rotation, rolling)
+}
+
+/// `vec4<f32>`s an entry of [`GpuList::pair_spin`] holds: 0 without rotation, 1 with (friction
+/// moment and overlap), 2 with rolling resistance (and the rolling torque); collide.wgsl's
+/// stride is `1 + params.rolling`.
+pub fn pair_spin_vec4s(rotation: bool, rolling: bool) -> u64 {
+    if rotation { 1 + rolling as u64 } else { 0 }
+}
+
+/// Bytes an entry takes in the list's largest per-entry binding: 16 (pair results, ξ), or the
+/// friction moments and rolling torques' 32 with rolling resistance.
+pub fn largest_entry_binding(rotation: bool, rolling: bool) -> u64 {
+    16 * pair_spin_vec4s(rotation, rolling).max(1)
 }
 
 /// The list's capacity in entries for `n` spheres at set-up: sixteen a sphere (a dense pack's
@@ -267,7 +283,7 @@ impl GpuList {
         walls: u32,
         capacity: u32,
         history: bool,
-        rotation: bool,
+        (rotation, rolling): (bool, bool),
         max_dim: u32,
         inputs: [ListInputs; 2],
     ) -> Self {
@@ -284,7 +300,7 @@ impl GpuList {
         let pair_spin = storage(
             device,
             "list pair moments",
-            16 * if rotation { entries } else { 1 },
+            16 * (entries * pair_spin_vec4s(rotation, rolling)).max(1),
         );
         let (h_entries, h_spheres, h_walls) = if history {
             (entries, nn + 1, nn * walls.max(1) as u64)

@@ -1,5 +1,6 @@
 //! Rotation of spheres: moment of inertia, the contact point's lever arm, the spin's share of a
-//! contact's slip, the friction torque and the orientation's drift (docs/physics.md §2.6).
+//! contact's slip, the friction torque, rolling resistance (§2.7) and the orientation's drift
+//! (docs/physics.md §2.6).
 //!
 //! A contact's friction force acts at the contact point, which sits on the line of centres at
 //! the middle of the overlap: at `l_a = r_a − δ/2` from a's centre and `l_b = r_b − δ/2` from
@@ -77,6 +78,41 @@ pub fn friction_torque<R: Real>(arm: R, moment: R::V3) -> R::V3 {
     -(moment * arm)
 }
 
+/// Rolling resistance of a contact under the constant directional torque law (J. Ai, J.-F. Chen,
+/// J. M. Rotter and J. Y. Ooi, Powder Technol. 206 (2011) 269, model type A; LIGGGHTS' `cdt`):
+/// the torque on body a, N·m (b gets minus it), and the power it takes out, W (≥ 0).
+///
+/// The relative rolling velocity is `ω_roll = ω_rel − n (n·ω_rel)` with `ω_rel = ω_a − ω_b`
+/// (rad/s; the twist about `n` is left free), and the torque is `−M ω_roll / |ω_roll|` with
+/// `M = μ_r R* F_n` for the pair's rolling friction `mu_r`, effective radius `r_star` (m,
+/// `1/R* = 1/r_a + 1/r_b`; a wall's sphere radius) and normal force `normal_force` (N). The law
+/// has no rest state: at `ω_roll → 0` its sign flips every step. So `M` is capped at
+/// `|ω_roll| / ((I_a⁻¹ + I_b⁻¹) dt)`, the torque that stops the relative rolling in one step
+/// `dt` (s) without reversing it, for the inverse moments of inertia' sum `inv_inertia_sum`
+/// ((kg·m²)⁻¹). The power is `M |ω_roll|`, the work the torques do on the two spins.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn rolling_torque<R: Real>(
+    n: R::V3,
+    omega_a: R::V3,
+    omega_b: R::V3,
+    mu_r: R,
+    r_star: R,
+    normal_force: R,
+    inv_inertia_sum: R,
+    dt: R,
+) -> (R::V3, R) {
+    let relative = omega_a - omega_b;
+    let roll = relative - n * R::dot(n, relative);
+    let speed = R::norm2(roll).sqrt();
+    if speed == R::zero() {
+        return (R::zero3(), R::zero());
+    }
+    let limit = speed / (inv_inertia_sum * dt);
+    let moment = (mu_r * r_star * normal_force).min(limit);
+    (roll * -(moment / speed), moment * speed)
+}
+
 /// Rotational kinetic energy `½ I |ω|²` of a sphere, J.
 #[inline(always)]
 pub fn rotational_energy(m: f64, r: f64, omega: glam::DVec3) -> f64 {
@@ -138,6 +174,30 @@ mod tests {
         let slip = add_spin_slip::<f64>(v, n, spin_lever(l_a, w_a, l_b, w_b)) - v;
         assert!((slip - (on_b - on_a)).length() < 1e-14);
         assert!(slip.dot(n).abs() < 1e-14);
+    }
+
+    #[test]
+    fn rolling_resistance_opposes_the_relative_rolling_and_stops_without_reversing() {
+        let n = DVec3::new(0.0, 0.0, 1.0);
+        let (w_a, w_b) = (DVec3::new(2.0, 0.0, 5.0), DVec3::new(-1.0, 0.0, 0.0));
+        // μ_r R* F_n = 0.1 · 0.05 · 20 = 0.1 N·m; the cap is far above it.
+        let (t, p) = rolling_torque::<f64>(n, w_a, w_b, 0.1, 0.05, 20.0, 10.0, 1e-3);
+        // Against ω_roll = (3, 0, 0): the twist about n (the z spin) is not resisted.
+        assert!((t - DVec3::new(-0.1, 0.0, 0.0)).length() < 1e-15, "{t:?}");
+        assert!((p - 0.1 * 3.0).abs() < 1e-15);
+        // Swapping the bodies (and the normal) gives b's torque, minus a's.
+        let (t_b, p_b) = rolling_torque::<f64>(-n, w_b, w_a, 0.1, 0.05, 20.0, 10.0, 1e-3);
+        assert!((t_b + t).length() < 1e-15);
+        assert_eq!(p_b, p);
+        // Slow rolling: the torque stops the relative rolling in one step, no further.
+        let (inv_sum, dt) = (10.0, 1e-3);
+        let slow = DVec3::new(1e-3, 0.0, 0.0);
+        let (t, _) = rolling_torque::<f64>(n, slow, DVec3::ZERO, 0.1, 0.05, 20.0, inv_sum, dt);
+        assert!((slow + t * (inv_sum * dt)).length() < 1e-15, "{t:?}");
+        assert_eq!(
+            rolling_torque::<f64>(n, w_b, w_b, 0.1, 0.05, 20.0, 10.0, 1e-3),
+            (DVec3::ZERO, 0.0)
+        );
     }
 
     #[test]

@@ -840,6 +840,7 @@ fn rubble_pile(n: usize) -> Scene {
         youngs_modulus: 2.0 * (1.0 - poisson * poisson) * e_star,
         poisson_ratio: poisson,
         friction: 0.0,
+        rolling_friction: 0.0,
     };
     let mut spheres: Vec<Sphere> = points
         .into_iter()

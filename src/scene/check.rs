@@ -259,6 +259,7 @@ fn surface_problems(s: &Surface) -> Vec<String> {
         positive("youngs_modulus", s.youngs_modulus),
         poisson,
         non_negative("friction", s.friction),
+        non_negative("rolling_friction", s.rolling_friction),
     ]
     .into_iter()
     .filter_map(Result::err)
@@ -274,6 +275,7 @@ fn same_surface(a: &Surface, b: &Surface) -> bool {
     same(a.youngs_modulus, b.youngs_modulus)
         && same(a.poisson_ratio, b.poisson_ratio)
         && same(a.friction, b.friction)
+        && same(a.rolling_friction, b.rolling_friction)
 }
 
 /// What a problem found by the value checks is about.

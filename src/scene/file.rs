@@ -48,10 +48,12 @@
 //! youngs_modulus = 1e8         # Pa, > 0; E of bodies that name no material (default 1e8)
 //! poisson_ratio = 0.3          # in (-1, 0.5]; ν of bodies that name no material (default 0.3)
 //! friction = 0.0               # ≥ 0; μ of bodies that name no material (default 0)
+//! rolling_friction = 0.0       # ≥ 0; μ_r of bodies that name no material (default 0)
 //! skin = 0.025                 # m, ≥ 0; soft laws' neighbour-list skin (default r_min / 4)
 //! gravity_solver = "direct"    # or "tree" (Barnes–Hut, needs G > 0)
 //! theta = 0.5                  # the tree's opening angle, in (0, 1.5]
 //! rotation = false             # spheres spin under friction torques (soft laws)
+//! rolling_model = "cdt"        # or "none"; default cdt when some μ_r > 0 (needs rotation)
 //!
 //! [[material]]                 # presets steel, glass, wood, ivory, rubber need no table;
 //! name = "steel"               # a table with a preset's name overrides the keys it gives
@@ -60,6 +62,7 @@
 //! youngs_modulus = 200e9       # Pa
 //! poisson_ratio = 0.30
 //! friction = 0.57              # optional: else the preset's, else 0 (frictionless)
+//! rolling_friction = 0.05      # optional: else 0 (no rolling resistance)
 //!
 //! [[particle]]                 # sphere ids 0, 1, … in file order
 //! position = [0.0, -5.0, 0.0]  # m
@@ -115,8 +118,8 @@ use super::check::{
     overlap_reason, positive, report, restitution,
 };
 use super::{
-    CheckOptions, ContactModel, GravitySolver, Material, Plane, Scene, SceneError, SimParams,
-    Sphere, SphereContainer, Surface,
+    CheckOptions, ContactModel, GravitySolver, Material, Plane, RollingModel, Scene, SceneError,
+    SimParams, Sphere, SphereContainer, Surface,
 };
 use crate::Snapshot;
 use crate::output::OutputError;
@@ -165,10 +168,12 @@ struct SimTable {
     youngs_modulus: Option<f64>,
     poisson_ratio: Option<f64>,
     friction: Option<f64>,
+    rolling_friction: Option<f64>,
     skin: Option<f64>,
     gravity_solver: Option<GravitySolver>,
     theta: Option<f64>,
     rotation: Option<bool>,
+    rolling_model: Option<RollingModel>,
 }
 
 #[derive(Deserialize)]
@@ -182,6 +187,8 @@ struct MaterialTable {
     /// Optional even for non-preset materials: frictionless (0) when neither the table nor a
     /// preset of the same name gives it.
     friction: Option<f64>,
+    /// Optional: 0 (no rolling resistance) unless given.
+    rolling_friction: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -649,6 +656,10 @@ impl Materials {
                 poisson_ratio: value("poisson_ratio", t.poisson_ratio, |p| p.poisson_ratio, 0.3),
                 // Friction is optional for every material: frictionless unless given.
                 friction: t.friction.or(preset.map(|p| p.friction)).unwrap_or(0.0),
+                rolling_friction: t
+                    .rolling_friction
+                    .or(preset.map(|p| p.rolling_friction))
+                    .unwrap_or(0.0),
             };
             if !missing.is_empty() {
                 let keys: Vec<String> = missing.iter().map(|k| format!("`{k}`")).collect();
@@ -801,11 +812,13 @@ fn build(
             youngs_modulus: t.youngs_modulus.unwrap_or(d.surface.youngs_modulus),
             poisson_ratio: t.poisson_ratio.unwrap_or(d.surface.poisson_ratio),
             friction: t.friction.unwrap_or(d.surface.friction),
+            rolling_friction: t.rolling_friction.unwrap_or(d.surface.rolling_friction),
         },
         skin: t.skin,
         gravity_solver: t.gravity_solver.unwrap_or(d.gravity_solver),
         theta: t.theta.unwrap_or(d.theta),
         rotation: t.rotation.unwrap_or(d.rotation),
+        rolling_model: t.rolling_model.or(d.rolling_model),
     };
     let mut materials = Materials::new(with_lines(text, doc.material), &mut found);
     let particles = with_lines(text, doc.particle);

@@ -22,6 +22,10 @@ pub struct Material {
     pub poisson_ratio: f64,
     /// Coulomb (kinetic) friction coefficient μ ≥ 0, used by the soft contact laws.
     pub friction: f64,
+    /// Rolling friction coefficient μ_r ≥ 0 (dimensionless): the rolling resistance torque is at
+    /// most `μ_r R* F_n` (docs/physics.md §2.7). The presets have 0; a table gives it.
+    #[serde(default)]
+    pub rolling_friction: f64,
 }
 
 impl Material {
@@ -33,6 +37,7 @@ impl Material {
             youngs_modulus: e,
             poisson_ratio: nu,
             friction: mu,
+            rolling_friction: 0.0,
         }
     }
 

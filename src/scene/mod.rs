@@ -144,6 +144,28 @@ pub struct SimParams {
     /// friction). Default: `false` (the spheres keep their initial angular velocity).
     #[serde(default)]
     pub rotation: bool,
+    /// Rolling resistance law (scene key `rolling_model`). `None` (the key left out): the
+    /// constant directional torque ([`RollingModel::Cdt`]) when some body has a rolling friction
+    /// μ_r > 0, else none ([`Scene::rolling_model`]). Needs rotation.
+    #[serde(default)]
+    pub rolling_model: Option<RollingModel>,
+}
+
+/// Rolling resistance law (scene key `rolling_model`, `--rolling-model`): the torque a contact
+/// puts against the relative rolling of its two bodies (docs/physics.md §2.7). The types are
+/// those of J. Ai, J.-F. Chen, J. M. Rotter and J. Y. Ooi, Powder Technol. 206 (2011) 269.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum RollingModel {
+    /// No rolling resistance: a rolling sphere rolls on for ever on a level plane.
+    #[value(help = "No rolling resistance")]
+    None,
+    /// Constant directional torque (Ai et al. 2011, model type A; LIGGGHTS' `cdt`):
+    /// `M_r = −μ_r R* F_n ω̂_roll`.
+    #[value(help = "Constant directional torque −μ_r R* F_n ω_roll/|ω_roll| (Ai et al. type A)")]
+    Cdt,
 }
 
 fn default_theta() -> f64 {
@@ -170,6 +192,7 @@ impl Default for SimParams {
             gravity_solver: GravitySolver::Direct,
             theta: default_theta(),
             rotation: false,
+            rolling_model: None,
         }
     }
 }
@@ -187,6 +210,11 @@ pub struct Surface {
     /// Coulomb friction coefficient μ ≥ 0, used by the soft contact laws; a pair uses the smaller
     /// of its two bodies' values (default: `0`, frictionless).
     pub friction: f64,
+    /// Rolling friction coefficient μ_r ≥ 0 (dimensionless), used with rotation by the rolling
+    /// resistance ([`SimParams::rolling_model`]); a pair uses the smaller of its two bodies'
+    /// values (default: `0`, no rolling resistance).
+    #[serde(default)]
+    pub rolling_friction: f64,
 }
 
 impl Default for Surface {
@@ -195,6 +223,7 @@ impl Default for Surface {
             youngs_modulus: 1e8,
             poisson_ratio: 0.3,
             friction: 0.0,
+            rolling_friction: 0.0,
         }
     }
 }
@@ -206,6 +235,7 @@ impl Surface {
             youngs_modulus: m.youngs_modulus,
             poisson_ratio: m.poisson_ratio,
             friction: m.friction,
+            rolling_friction: m.rolling_friction,
         }
     }
 
@@ -316,6 +346,13 @@ impl Scene {
     /// rotation (ignored), or rotation with the impulse law (no friction, so every sphere keeps
     /// its spin).
     pub fn rotation_hint(&self) -> Option<String> {
+        if !self.sim.rotation && self.max_rolling_friction() > 0.0 {
+            return Some(
+                "rolling_friction is ignored without rotation (rotation = true in [simulation], \
+                 or --rotation true)"
+                    .to_string(),
+            );
+        }
         let spinning = self
             .spheres
             .iter()
@@ -332,6 +369,30 @@ impl Scene {
              keeps its spin; choose a soft law (--contact hertz or spring-dashpot) for rolling"
                 .to_string()
         })
+    }
+
+    /// The largest rolling friction coefficient μ_r of any sphere, plane or container.
+    pub fn max_rolling_friction(&self) -> f64 {
+        let spheres = self.spheres.iter().map(|s| s.surface.rolling_friction);
+        let planes = self.planes.iter().map(|p| p.surface.rolling_friction);
+        let containers = self.containers.iter().map(|c| c.surface.rolling_friction);
+        spheres.chain(planes).chain(containers).fold(0.0, f64::max)
+    }
+
+    /// The rolling resistance law the backends use: [`SimParams::rolling_model`] when given,
+    /// else [`RollingModel::Cdt`] when some body has μ_r > 0; always [`RollingModel::None`]
+    /// without rotation or with the impulse law (which has no friction).
+    pub fn rolling_model(&self) -> RollingModel {
+        if !self.sim.rotation || !self.sim.contact.is_soft() {
+            return RollingModel::None;
+        }
+        self.sim
+            .rolling_model
+            .unwrap_or(if self.max_rolling_friction() > 0.0 {
+                RollingModel::Cdt
+            } else {
+                RollingModel::None
+            })
     }
 
     /// The neighbour-list skin s, m: the `skin` key, or [`DEFAULT_SKIN_FRACTION`] of the

@@ -142,6 +142,15 @@ pub static CASES: &[Case] = &[
         run: incline,
     },
     Case {
+        name: "rolling-resistance",
+        description: "a sphere rolling at 0.1 m/s on a floor with mu = 0.4 and rolling \
+                      friction mu_r = 0.05 (constant directional torque, Ai et al. 2011 type \
+                      A): decelerates at (5/7) mu_r g while rolling, stops at \
+                      v0 / ((5/7) mu_r g) and stays at rest (docs/physics.md §2.7)",
+        backends: STEPPED,
+        run: rolling_resistance,
+    },
+    Case {
         name: "container-inside",
         description: "40 spheres under gravity in a spherical container, impulses and Hertz \
                       with friction: no sphere leaves it (Hertz: never deeper than the Hertz \
@@ -1242,6 +1251,88 @@ fn incline(backend: Backend) -> Result<Vec<Row>, CaseError> {
         ));
     }
     Ok(rows)
+}
+
+/// A sphere rolling without slip on a floor with rolling friction μ_r: the rolling resistance
+/// torque `μ_r R F_n` (R* = r against a plane) slows it at `(5/7) μ_r g`; it stops at
+/// `t = v₀ / ((5/7) μ_r g)` and the capped torque leaves it at rest, neither rolling back nor
+/// rocking.
+fn rolling_resistance(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    let (g, mu, mu_r, v0, r, m) = (9.81, 0.4, 0.05, 0.1, 0.01, 0.01);
+    let mut surface = rubbery(mu);
+    surface.rolling_friction = mu_r;
+    let rest = rest_overlap(&surface, r, m * g);
+    let mut ball = sphere(DVec3::new(0.0, r - rest, 0.0), DVec3::X * v0, r, m, 0.5);
+    ball.angular_velocity = DVec3::new(0.0, 0.0, -v0 / r);
+    let s = soft(
+        scene(
+            "rolling-resistance",
+            vec![ball],
+            vec![plane(DVec3::ZERO, DVec3::Y, 0.5)],
+            1e-4,
+            3_500,
+            |p| {
+                p.gravity = DVec3::new(0.0, -g, 0.0);
+                p.rotation = true;
+            },
+        ),
+        ContactModel::Hertz,
+        surface,
+    );
+    let decel = 5.0 / 7.0 * mu_r * g;
+    let t_stop = v0 / decel;
+    let mut sim = start(&s, backend)?;
+    // The speed at t1 and t2, well inside the rolling phase, and the largest slip on the way.
+    let (t1, t2) = (0.05, 0.2);
+    let (k1, k2) = (
+        (t1 / s.sim.dt).round() as u64,
+        (t2 / s.sim.dt).round() as u64,
+    );
+    let (mut v1, mut v2, mut slip_max, mut stopped) = (f64::NAN, f64::NAN, 0.0f64, f64::NAN);
+    while sim.steps_done() < s.sim.steps {
+        sim.step(1)?;
+        let snap = sim.snapshot();
+        let (v, w) = (snap.velocity[0].x, snap.angular_velocity_of(0).z);
+        let k = sim.steps_done();
+        if k == k1 {
+            v1 = v;
+        }
+        if k == k2 {
+            v2 = v;
+        }
+        if k <= k2 {
+            slip_max = slip_max.max((v + w * r).abs());
+        }
+        if stopped.is_nan() && v <= 1e-3 * v0 {
+            stopped = k as f64 * s.sim.dt;
+        }
+    }
+    let end = finish(&mut sim, &s)?;
+    let measured = (v1 - v2) / (t2 - t1);
+    let (v_end, w_end) = (end.velocity[0].x, end.angular_velocity_of(0).z);
+    // Measured: the deceleration within 1e-3 of (5/7) mu_r g, a slip of 7.7e-3 v0 (the
+    // tangential spring's give), the stop within a few steps of t_stop, and a rest below
+    // 1e-6 m/s. 1 % fails 5/7 ↔ 1 and R* = r/2; 2 % of v0 fails sliding; the rest's 1e-4 v0
+    // fails a torque without its cap (measured 4.3e-4: the ball rocks).
+    Ok(vec![
+        Row::new(
+            "deceleration m/s^2 while rolling ((5/7) mu_r g)",
+            decel,
+            measured,
+            decel,
+            0.01,
+        ),
+        Row::new("slip m/s while rolling (0)", 0.0, slip_max, v0, 0.02),
+        Row::new(
+            "time s when it stops (v0 / ((5/7) mu_r g))",
+            t_stop,
+            stopped,
+            t_stop,
+            0.02,
+        ),
+        Row::new("speed m/s at rest (0)", 0.0, v_end, v0, 1e-4),
+        Row::new("spin rad/s at rest (0)", 0.0, w_end, v0 / r, 1e-4),
+    ])
 }
 
 fn container_inside(backend: Backend) -> Result<Vec<Row>, CaseError> {

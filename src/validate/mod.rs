@@ -260,6 +260,7 @@ pub fn rubbery(mu: f64) -> Surface {
         youngs_modulus: 1e7,
         poisson_ratio: 0.45,
         friction: mu,
+        rolling_friction: 0.0,
     }
 }
 
