@@ -127,7 +127,7 @@ struct PairResponse {
     friction: vec3<f32>,
     energy: f32,
     power: f32,
-    xi: vec3<f32>,
+    kept: vec4<f32>,  // cpu::collide::ContactHistory: ξ (m) | δ̇⁻ (m/s)
     overlap: f32,
     contact: bool,
     collision: bool,
@@ -135,7 +135,7 @@ struct PairResponse {
 
 fn no_response() -> PairResponse {
     return PairResponse(vec3<f32>(0.0), 0.0, 0.0, 0.0, 0.0, 0.0, vec3<f32>(0.0), 0.0, 0.0,
-                        vec3<f32>(0.0), 0.0, false, false);
+                        vec4<f32>(0.0), 0.0, false, false);
 }
 
 // cpu::collide::ContactOut, plus the sphere's earliest event of the first pass.
@@ -292,17 +292,23 @@ fn impact_speed(u_n: f32, k0: f32, inverse_mass_sum: f32, overlap: f32) -> f32 {
     return sqrt(u_n * u_n + 0.8 * k0 * inverse_mass_sum * d52);
 }
 
-// physics::hertz::hunt_crossley_force
-fn hunt_crossley_force(k0: f32, e: f32, overlap: f32, u_n: f32, impact: f32) -> f32 {
+// physics::hertz::hysteresis_factor
+fn hysteresis_factor(damping: u32, e: f32) -> f32 {
+    if damping == DAMPING_HUNT_CROSSLEY {
+        return 1.5 * (1.0 - e);
+    }
+    return 8.0 * (1.0 - e) / (5.0 * e);
+}
+
+// physics::hertz::hysteresis_force
+fn hysteresis_force(k0: f32, overlap: f32, u_n: f32, factor: f32, impact: f32,
+                    inverse_mass_sum: f32, dt: f32) -> f32 {
     if overlap <= 0.0 {
         return 0.0;
     }
     let elastic = k0 * overlap * sqrt(overlap);
-    var damping = 0.0;
-    if impact > 0.0 {
-        damping = 1.5 * (1.0 - e) * u_n / impact;
-    }
-    return max(elastic * (1.0 + damping), 0.0);
+    let c = min(factor * elastic / impact, 1.0 / (inverse_mass_sum * dt));
+    return max(elastic + c * u_n, 0.0);
 }
 
 // physics::hertz::elastic_energy
@@ -347,37 +353,46 @@ fn tangential_spring(xi_old: vec3<f32>, n: vec3<f32>, v_t: vec3<f32>, k_t: f32, 
     return Tangential(force, xi, energy, power);
 }
 
-// cpu::collide::soft_normal_force's result.
+// cpu::collide::NormalForce
 struct Normal {
     force: f32,
     elastic: f32,
     energy: f32,
     stiffness: f32,
+    impact: f32,
 }
 
 // cpu::collide::soft_normal_force
 fn soft_normal_force(overlap: f32, u_n: f32, e: f32, zeta: f32, compliance_sum: f32,
-                     curvature_sum: f32, inverse_mass_sum: f32) -> Normal {
+                     curvature_sum: f32, inverse_mass_sum: f32, impact_old: f32) -> Normal {
     if params.model == MODEL_HERTZ {
         let k0 = hertz_stiffness(effective_modulus(compliance_sum, 0.0),
                                  effective_radius(curvature_sum, 0.0));
-        let impact = impact_speed(u_n, k0, inverse_mass_sum, overlap);
+        // As the CPU: the stored δ̇⁻, never below the speed of the present energy.
+        let now = impact_speed(u_n, k0, inverse_mass_sum, overlap);
+        var impact = impact_old;
+        if !(impact_old > 0.0) {
+            impact = now;
+        }
         let root = sqrt(overlap);
-        return Normal(hunt_crossley_force(k0, e, overlap, u_n, impact), k0 * overlap * root,
-                      elastic_energy(k0, overlap), 1.5 * k0 * root);
+        let factor = hysteresis_factor(params.damping, e);
+        return Normal(hysteresis_force(k0, overlap, u_n, factor, max(impact, now),
+                                       inverse_mass_sum, params.dt),
+                      k0 * overlap * root, elastic_energy(k0, overlap), 1.5 * k0 * root, impact);
     }
     let k = params.stiffness;
     let c_n = dashpot_coefficient(zeta, k, inverse_mass_sum);
-    return Normal(normal_force(k, c_n, overlap, u_n), k * overlap, 0.5 * k * overlap * overlap, k);
+    return Normal(normal_force(k, c_n, overlap, u_n), k * overlap, 0.5 * k * overlap * overlap, k,
+                  0.0);
 }
 
-// cpu::collide::Soft
+// cpu::collide::Soft; `kept` is cpu::collide::ContactHistory: ξ (m) | δ̇⁻ (m/s).
 struct Soft {
     force: f32,
     friction: vec3<f32>,
     energy: f32,
     power: f32,
-    xi: vec3<f32>,
+    kept: vec4<f32>,
 }
 
 // physics::rotation::spin_lever
@@ -411,12 +426,14 @@ fn rolling_torque(n: vec3<f32>, omega_a: vec3<f32>, omega_b: vec3<f32>, mu_r: f3
     return vec4<f32>(roll * -(moment / speed), moment * speed);
 }
 
-// cpu::collide::soft_contact
-fn soft_contact(n: vec3<f32>, overlap: f32, dv: vec3<f32>, spin: vec3<f32>, xi_old: vec3<f32>,
+// cpu::collide::soft_contact; `kept` is cpu::collide::ContactHistory: ξ (m) | δ̇⁻ (m/s).
+fn soft_contact(n: vec3<f32>, overlap: f32, dv: vec3<f32>, spin: vec3<f32>, kept: vec4<f32>,
                 e: f32, zeta: f32, mu: f32, compliance_sum: f32, curvature_sum: f32,
                 inverse_mass_sum: f32) -> Soft {
     let u_n = -dot3(dv, n);
-    let f = soft_normal_force(overlap, u_n, e, zeta, compliance_sum, curvature_sum, inverse_mass_sum);
+    let xi_old = kept.xyz;
+    let f = soft_normal_force(overlap, u_n, e, zeta, compliance_sum, curvature_sum, inverse_mass_sum,
+                              kept.w);
     // cpu::collide::soft_contact's `spin`: None without rotation.
     var v_t = dv + n * u_n;
     if params.rotation != 0u {
@@ -430,11 +447,12 @@ fn soft_contact(n: vec3<f32>, overlap: f32, dv: vec3<f32>, spin: vec3<f32>, xi_o
     let c_t = dashpot_coefficient(zeta, k_t, inverse_mass_sum);
     let t = tangential_spring(xi_old, n, v_t, k_t, k_t_old, c_t, f.force, mu, params.dt);
     // As cpu::collide::soft_contact: the friction's whole work on the slip is dissipated.
-    return Soft(f.force, t.force, f.energy, (f.force - f.elastic) * u_n - dot3(t.force, v_t), t.xi);
+    return Soft(f.force, t.force, f.energy, (f.force - f.elastic) * u_n - dot3(t.force, v_t),
+                vec4<f32>(t.xi, f.impact));
 }
 
-// cpu::collide::pair_force (soft contact; a has the lower id)
-fn pair_force(a: Body, b: Body, xi_old: vec3<f32>, dt: f32) -> PairResponse {
+// cpu::collide::pair_force (soft contact; a has the lower id); `kept`: ξ (m) | δ̇⁻ (m/s).
+fn pair_force(a: Body, b: Body, kept: vec4<f32>, dt: f32) -> PairResponse {
     var out = no_response();
     let wsum = a.w + b.w;
     if wsum == 0.0 {
@@ -450,7 +468,7 @@ fn pair_force(a: Body, b: Body, xi_old: vec3<f32>, dt: f32) -> PairResponse {
     let overlap = radius_sum - sqrt(dist2);
     let dv = b.v - a.v;
     let spin = spin_lever(contact_arm(a.r, overlap), a.omega, contact_arm(b.r, overlap), b.omega);
-    let soft = soft_contact(n, overlap, dv, spin, xi_old, pair_restitution(a.e, b.e), max(a.zeta, b.zeta),
+    let soft = soft_contact(n, overlap, dv, spin, kept, pair_restitution(a.e, b.e), max(a.zeta, b.zeta),
                             pair_friction(a.mu, b.mu), a.compliance + b.compliance,
                             1.0 / a.r + 1.0 / b.r, wsum);
     out.n = n;
@@ -458,7 +476,7 @@ fn pair_force(a: Body, b: Body, xi_old: vec3<f32>, dt: f32) -> PairResponse {
     out.friction = soft.friction;
     out.energy = soft.energy;
     out.power = soft.power;
-    out.xi = soft.xi;
+    out.kept = soft.kept;
     out.overlap = overlap;
     out.contact = true;
     let d0 = d1 - dv * dt;
@@ -563,8 +581,8 @@ fn plane_event(me: Body, plane: Plane, dt: f32) -> f32 {
     return 0.0;
 }
 
-// The wall ξ plane_contact read before clearing it.
-var<private> wall_xi_old: vec3<f32>;
+// The wall contact's ξ | δ̇⁻ plane_contact read before clearing it.
+var<private> wall_xi_old: vec4<f32>;
 
 // cpu::collide::plane_contact, for wall k. Soft contact with friction history reads and
 // writes the sphere's ξ against the wall, wall_xi[me_index × walls + k] (zero when apart:
@@ -573,7 +591,7 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_ear
     let soft_history = params.model != MODEL_IMPULSE && params.history != 0u;
     let w = me_index * params.n_planes + k;
     if soft_history {
-        let xi_old = wall_xi[w].xyz;
+        let xi_old = wall_xi[w];
         wall_xi[w] = vec4<f32>(0.0);
         wall_xi_old = xi_old;
     }
@@ -606,7 +624,7 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_ear
             return;
         }
         // The wall is the first body, the sphere the second.
-        var xi_old = vec3<f32>(0.0);
+        var xi_old = vec4<f32>(0.0);
         if soft_history {
             xi_old = wall_xi_old;
         }
@@ -633,7 +651,7 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_ear
         (*acc).energy += soft.energy;
         (*acc).power += soft.power + rolling.w;
         if soft_history {
-            wall_xi[w] = vec4<f32>(soft.xi, 0.0);
+            wall_xi[w] = soft.kept;
         }
         (*acc).contacts += 1u;
         (*acc).collisions += select(0u, 1u, s1 - vn * params.dt > 0.0);
@@ -816,7 +834,7 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     var more = vec4<u32>(0u);
     var spin = vec4<f32>(0.0);
     var rolling = vec4<f32>(0.0);
-    var xi_new = vec3<f32>(0.0);
+    var xi_new = vec4<f32>(0.0);
     // cpu::collide::may_touch, from the centres and radii alone: most entries are apart.
     let pi = pos[i];
     let pj = pos[j];
@@ -824,15 +842,15 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     let reach = pi.w + pj.w;
     if dot3(d, d) <= 1.01 * reach * reach {
         me_index = i;
-        var xi_old = vec3<f32>(0.0);
+        var xi_old = vec4<f32>(0.0);
         if params.history != 0u {
-            xi_old = xi[e].xyz;
+            xi_old = xi[e];
         }
         let a = load_body(i);
         let b = load_body(j);
         let p = pair_force(a, b, xi_old, params.dt);
         if p.contact {
-            xi_new = p.xi;
+            xi_new = p.kept;
         }
         var flags = select(0u, PAIR_CONTACT, p.contact) | select(0u, PAIR_COLLISION, p.collision);
         if p.force != 0.0 {
@@ -850,7 +868,7 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
         more = vec4<u32>(bitcast<u32>(p.power + rolling.w), flags, 0u, 0u);
     }
     if params.history != 0u {
-        xi[e] = vec4<f32>(xi_new, 0.0);
+        xi[e] = xi_new;
     }
     pair_out[e] = force;
     pair_more[e] = more;

@@ -26,7 +26,7 @@ struct Params {
     row_groups_x: u32,       // work-groups along x of a row pass (collide.wgsl: row_group)
     rotation: u32,           // 1: spheres rotate (SimParams::rotation)
     rolling: u32,            // 1: contacts resist rolling (RollingModel::Cdt)
-    pad1: u32,
+    damping: u32,            // DAMPING_* below: the Hertz law's damping
     pad2: u32,
 }
 
@@ -102,6 +102,8 @@ const NO_MIRROR: u32 = 0x7fffffffu;  // cpu::neighbours::NO_MIRROR
 const MODEL_IMPULSE: u32 = 0u;
 const MODEL_SPRING_DASHPOT: u32 = 1u;
 const MODEL_HERTZ: u32 = 2u;
+const DAMPING_HUNT_CROSSLEY: u32 = 0u;  // src/gpu/buffers.rs: damping_code
+const DAMPING_FLORES: u32 = 1u;
 
 // A wall: a plane, or the inside of a spherical container when radius > 0
 // (src/cpu/collide.rs: PlaneBody).

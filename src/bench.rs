@@ -294,7 +294,7 @@ fn measure(
         }
         _ => None,
     };
-    let history = crate::setup::friction_history(&scene);
+    let history = crate::setup::contact_history(&scene);
     let memory = match backend {
         BenchBackend::Gpu => crate::gpu::buffers::memory_estimate(
             n as u64,

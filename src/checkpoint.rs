@@ -201,12 +201,16 @@ pub struct CpuState {
     pub list_start: Vec<u32>,
     /// Sorted index of each list entry's partner.
     pub list_partner: Vec<u32>,
-    /// Input id of each list entry's partner (with friction history; else empty).
+    /// Input id of each list entry's partner (with contact history; else empty).
     pub history_partner: Vec<u32>,
     /// Tangential displacement ξ of each list entry, m (`3 × history_partner.len()`).
     pub history_xi: Floats,
-    /// ξ of each sphere against each wall, m (`3 n × walls` with friction history; else empty).
+    /// Approach speed δ̇⁻ at first touch of each list entry, m/s (`history_partner.len()`).
+    pub history_impact: Floats,
+    /// ξ of each sphere against each wall, m (`3 n × walls` with contact history; else empty).
     pub wall_xi: Floats,
+    /// δ̇⁻ of each sphere against each wall, m/s (`n × walls` with contact history; else empty).
+    pub wall_impact: Floats,
     /// Positions at the list's last build, m (`3n`).
     pub x_build: Floats,
     /// Each sphere's sweep σ at the list's last build, m (`n`).

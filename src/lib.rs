@@ -25,6 +25,7 @@ pub mod output;
 pub mod physics;
 pub mod real;
 pub mod render;
+pub mod repose;
 pub mod run;
 pub mod scene;
 pub mod setup;

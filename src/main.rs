@@ -33,6 +33,12 @@ enum Command {
     View(ViewArgs),
     /// Render a scene offscreen to PNG frames (--out DIR) and/or a video (--video FILE).
     Render(RenderArgs),
+    /// Measure the angle of repose of a settled heap from a state CSV (`run --final FILE`),
+    /// z up, from its surface profile.
+    Repose {
+        /// State CSV of the heap (for example `spheresim run pile --final pile.csv`).
+        file: PathBuf,
+    },
     /// Print a shell completion script to standard output.
     Completions {
         /// The shell.
@@ -41,6 +47,33 @@ enum Command {
     },
     /// Print the man page (roff) to standard output.
     Manpage,
+}
+
+/// `spheresim repose FILE`: prints the heap's angle of repose and what it was fitted to.
+fn repose(file: &std::path::Path) -> Result<i32> {
+    let snap = spheresim::output::csv::read_csv(file)
+        .with_context(|| format!("cannot read the heap state {}", file.display()))?;
+    let r = spheresim::repose::angle_of_repose(&snap)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    println!("angle of repose: {:.1} deg", r.angle_deg);
+    println!(
+        "  heap: {:.4} m high about the axis x = {:.4} m, y = {:.4} m; {} spheres in the file",
+        r.height,
+        r.axis.0,
+        r.axis.1,
+        snap.len()
+    );
+    println!(
+        "  flank fitted from {:.4} m to {:.4} m from the axis ({} bins of {:.4} m, {:.0}-{:.0} % \
+         of the height)",
+        r.flank.0,
+        r.flank.1,
+        r.bins,
+        r.bin,
+        100.0 * spheresim::repose::FLANK.0,
+        100.0 * spheresim::repose::FLANK.1
+    );
+    Ok(0)
 }
 
 /// The scene and the overrides shared by `view` and `render`.
@@ -91,6 +124,9 @@ struct SceneOverrides {
     /// μ_r > 0, else none].
     #[arg(long, value_enum)]
     rolling_model: Option<spheresim::scene::RollingModel>,
+    /// Damping of the Hertz law, replacing the scene's `damping` [default: flores].
+    #[arg(long, value_enum)]
+    damping: Option<spheresim::scene::Damping>,
 }
 
 impl SceneOverrides {
@@ -107,6 +143,7 @@ impl SceneOverrides {
             rotation: self.rotation,
             rolling_friction: self.rolling_friction,
             rolling_model: self.rolling_model,
+            damping: self.damping,
             ..Default::default()
         }
     }
@@ -173,7 +210,7 @@ struct RunArgs {
     #[arg(
         long,
         value_name = "FILE|DIR",
-        conflicts_with_all = ["scene", "particles", "contact", "friction", "skin", "gravity_solver", "theta", "rotation", "rolling_friction", "rolling_model", "allow_overlap", "dt", "digits"]
+        conflicts_with_all = ["scene", "particles", "contact", "friction", "skin", "gravity_solver", "theta", "rotation", "rolling_friction", "rolling_model", "damping", "allow_overlap", "dt", "digits"]
     )]
     resume: Option<PathBuf>,
     /// No progress bar; a progress line every --progress-every seconds instead (the summary is
@@ -284,6 +321,7 @@ fn main() {
         Command::Validate(a) => a.run().map_err(anyhow::Error::msg),
         Command::View(args) => view(args),
         Command::Render(args) => render(args),
+        Command::Repose { file } => repose(&file),
         Command::Completions { shell } => {
             clap_complete::generate(
                 shell,

@@ -57,6 +57,8 @@ pub struct SceneOptions {
     pub rolling_friction: Option<f64>,
     /// Rolling resistance law (`--rolling-model`), replacing the scene's.
     pub rolling_model: Option<crate::scene::RollingModel>,
+    /// The Hertz law's damping (`--damping`), replacing the scene's.
+    pub damping: Option<crate::scene::Damping>,
 }
 
 impl SceneOptions {
@@ -128,6 +130,12 @@ impl SceneOptions {
         self
     }
 
+    /// Sets `--damping`.
+    pub fn damping(mut self, damping: crate::scene::Damping) -> Self {
+        self.damping = Some(damping);
+        self
+    }
+
     /// Sets `--rolling-model`.
     pub fn rolling_model(mut self, model: crate::scene::RollingModel) -> Self {
         self.rolling_model = Some(model);
@@ -185,7 +193,8 @@ impl SceneOptions {
     }
 
     /// Applies `--steps`, `--dt`, `--contact`, `--skin`, `--gravity-solver`, `--theta`,
-    /// `--rotation`, `--rolling-model`, `--friction` and `--rolling-friction` to a scene (unchecked).
+    /// `--rotation`, `--rolling-model`, `--damping`, `--friction` and `--rolling-friction` to a
+    /// scene (unchecked).
     ///
     /// # Errors
     /// `--friction` with the impulse law, which has no friction.
@@ -210,6 +219,9 @@ impl SceneOptions {
         }
         if let Some(rotation) = self.rotation {
             scene.sim.rotation = rotation;
+        }
+        if let Some(damping) = self.damping {
+            scene.sim.damping = damping;
         }
         if self.rolling_model.is_some() {
             scene.sim.rolling_model = self.rolling_model;

@@ -13,7 +13,7 @@
 
 use crate::physics::impulse::resting_speed;
 use crate::physics::spring_dashpot::damping_ratio;
-use crate::scene::{ContactModel, GravitySolver, RollingModel, Scene};
+use crate::scene::{ContactModel, Damping, GravitySolver, RollingModel, Scene};
 use glam::DVec3;
 use rayon::prelude::*;
 
@@ -67,10 +67,13 @@ pub fn small_radius_max(radii: &[f64]) -> f64 {
     sorted[n_large..].first().copied().unwrap_or(median)
 }
 
-/// Whether a scene keeps friction history: a soft contact law and friction on some sphere (a
-/// pair's μ is the smaller of its two, so a contact has friction only when its sphere does).
-pub fn friction_history(scene: &Scene) -> bool {
-    scene.sim.contact.is_soft() && scene.spheres.iter().any(|s| s.surface.friction > 0.0)
+/// Whether a scene keeps contact history (`cpu::collide::ContactHistory`): a soft contact law
+/// with friction on some sphere (a pair's μ is the smaller of its two, so a contact has
+/// friction only when its sphere does), or the Hertz law (its damping needs the approach speed
+/// at first touch).
+pub fn contact_history(scene: &Scene) -> bool {
+    scene.sim.contact == ContactModel::Hertz
+        || (scene.sim.contact.is_soft() && scene.spheres.iter().any(|s| s.surface.friction > 0.0))
 }
 
 /// Integer outputs of the binning stages, for comparing backends exactly: `keys` (input to the
@@ -139,6 +142,8 @@ pub struct StepParams {
     pub stiffness: f64,
     /// Contact law.
     pub contact: ContactModel,
+    /// Damping of the Hertz law.
+    pub damping: Damping,
     /// Approach speed below which an impulse contact rests, m/s
     /// ([`crate::physics::impulse::resting_speed`]).
     pub resting_speed: f64,
@@ -146,7 +151,7 @@ pub struct StepParams {
     pub small_radius_max: f64,
     /// Hash-table buckets ([`table_size`]).
     pub table_size: u32,
-    /// Whether friction history is kept ([`friction_history`]).
+    /// Whether friction history is kept ([`contact_history`]).
     pub history: bool,
     /// Neighbour-list skin, m ([`Scene::skin`]).
     pub skin: f64,
@@ -283,10 +288,11 @@ impl PackedScene {
                 drag: sim.drag,
                 stiffness: sim.stiffness,
                 contact: sim.contact,
+                damping: sim.damping,
                 resting_speed: resting_speed(sim.gravity, sim.dt),
                 small_radius_max: small_max,
                 table_size: table_size(spheres.len()),
-                history: friction_history(scene),
+                history: contact_history(scene),
                 skin: scene.skin(),
                 gravity_solver: sim.gravity_solver,
                 theta: sim.theta,

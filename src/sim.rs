@@ -168,7 +168,7 @@ pub fn check_cpu_memory_with_tree(
 fn cpu_engine(scene: &Scene, precision: Precision) -> Result<Engine, SimError> {
     check_cpu_memory_with_tree(
         scene.spheres.len(),
-        crate::setup::friction_history(scene),
+        crate::setup::contact_history(scene),
         scene.sim.gravity_solver == crate::scene::GravitySolver::Tree,
         scene.sim.rotation,
         precision,

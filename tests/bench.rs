@@ -298,18 +298,18 @@ fn cpu_memory_check_refuses_with_the_numbers() {
     );
 }
 
-/// The friction history (a ξ and a partner id per neighbour-list entry, both copies during a
-/// rebuild) counts towards the CPU memory check: a machine that fits the frictionless state
-/// refuses the frictional one.
+/// The contact history (ξ, δ̇⁻ and a partner id per neighbour-list entry, both copies during a
+/// rebuild) counts towards the CPU memory check: a machine that fits the state without it
+/// refuses the state with it.
 #[test]
-fn cpu_memory_check_counts_the_friction_history() {
+fn cpu_memory_check_counts_the_contact_history() {
     use spheresim::cpu::{CpuBackend, LIST_ENTRIES_ESTIMATE};
     use spheresim::sim::check_cpu_memory;
     let n = 100_000;
     let without = CpuBackend::<f32>::memory_estimate(n, false, false);
     let with = CpuBackend::<f32>::memory_estimate(n, true, false);
-    // Per entry and copy: a u32 partner id and an f32 three-vector, 16 bytes.
-    assert_eq!(with - without, (n * LIST_ENTRIES_ESTIMATE * 2 * 16) as u64);
+    // Per entry and copy: a u32 partner id, an f32 three-vector ξ and an f32 δ̇⁻, 20 bytes.
+    assert_eq!(with - without, (n * LIST_ENTRIES_ESTIMATE * 2 * 20) as u64);
     let between = Some((without + with) / 2);
     check_cpu_memory(n, false, Precision::F32, between).unwrap();
     assert!(check_cpu_memory(n, true, Precision::F32, between).is_err());

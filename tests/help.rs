@@ -7,13 +7,14 @@
 use std::process::Command;
 
 /// Every subcommand, as `spheresim <name> --help` takes it.
-const SUBCOMMANDS: [&str; 8] = [
+const SUBCOMMANDS: [&str; 9] = [
     "run",
     "scenes",
     "bench",
     "validate",
     "view",
     "render",
+    "repose",
     "completions",
     "manpage",
 ];

@@ -30,7 +30,8 @@ mod common;
 use common::{gpu_available, params, plane, scene, sphere};
 use glam::DVec3;
 use spheresim::output::stats::RunStats;
-use spheresim::scene::{ContactModel, Scene, builtin};
+use spheresim::physics::hertz::{hysteresis_factor, law_restitution};
+use spheresim::scene::{ContactModel, Damping, Scene, builtin};
 use spheresim::{Backend, Diagnostics, Precision, Simulation};
 
 fn sim(scene: &Scene, backend: Backend, precision: Precision) -> Simulation {
@@ -397,15 +398,27 @@ fn soft_laws_close_the_balance_and_agree_with_impulses() {
                     d1.dissipated
                 );
             } else {
-                // Hunt–Crossley's restitution is not exactly e (docs/physics.md §2.2): at
-                // least some, and not more than the closed form's, energy goes.
+                // The Hertz law's exit restitution is not e but that of its damping law
+                // (docs/physics.md §2.2, the default Flores factor): the impulse closed form
+                // at that restitution.
+                let damping = s.sim.damping;
+                let e_law = law_restitution(hysteresis_factor(damping, 0.5));
+                let at_law = binary_loss(1.0, 3.0, e_law, 3.0);
                 assert!(
-                    d1.dissipated > 0.5 * expected && d1.dissipated < expected,
-                    "{what}: dissipated {} J",
+                    (d1.dissipated - at_law).abs() <= 1e-2 * at_law,
+                    "{what}: dissipated {} J, {damping:?} closed form {at_law} J",
                     d1.dissipated
                 );
             }
-            assert!(err <= 2e-3, "{what}: balance error {err:e}");
+            // The ledger is first order in dt; its error grows with the dashpot's work. Measured
+            // 6.8e-4 (spring–dashpot) and 2.8e-3 (Hertz with Flores' factor, which takes 4 %
+            // more energy out here than the closed form at e).
+            let tolerance = if model == ContactModel::Hertz {
+                4e-3
+            } else {
+                2e-3
+            };
+            assert!(err <= tolerance, "{what}: balance error {err:e}");
         }
     }
 }
@@ -560,22 +573,27 @@ fn sliding_contacts_that_open_close_the_balance() {
     if gpu_available() {
         runs.push((Backend::Gpu, Precision::F32));
     }
-    for (backend, precision) in runs {
-        let (d0, d1) = run(&s, backend, precision);
-        let what = format!("{backend} {precision}");
-        assert!(d1.collisions >= 1, "{what}: no contact");
-        assert_eq!(d1.contacts, 0, "{what}: the contact should be over");
-        // Friction took momentum across: the tangential velocities changed.
-        assert!(
-            d1.dissipated > 0.05,
-            "{what}: dissipated {} J",
-            d1.dissipated
-        );
-        let err = balance_error(&d0, &d1);
-        eprintln!(
-            "{what}: dissipated {:.6e} J, balance error {err:.3e}",
-            d1.dissipated
-        );
-        assert!(err <= 2e-3, "{what}: balance error {err:e}");
+    // The first-order ledger's error grows with the dashpot: Flores' factor at e = 0.3 is 3.6
+    // times Hunt–Crossley's (measured 2.4e-3 against 2e-3 or less).
+    for (damping, tolerance) in [(Damping::HuntCrossley, 2e-3), (Damping::Flores, 3e-3)] {
+        s.sim.damping = damping;
+        for &(backend, precision) in &runs {
+            let (d0, d1) = run(&s, backend, precision);
+            let what = format!("{damping:?} {backend} {precision}");
+            assert!(d1.collisions >= 1, "{what}: no contact");
+            assert_eq!(d1.contacts, 0, "{what}: the contact should be over");
+            // Friction took momentum across: the tangential velocities changed.
+            assert!(
+                d1.dissipated > 0.05,
+                "{what}: dissipated {} J",
+                d1.dissipated
+            );
+            let err = balance_error(&d0, &d1);
+            eprintln!(
+                "{what}: dissipated {:.6e} J, balance error {err:.3e}",
+                d1.dissipated
+            );
+            assert!(err <= tolerance, "{what}: balance error {err:e}");
+        }
     }
 }

@@ -65,8 +65,8 @@ const SHADER_ONLY: &[(&str, &str)] = &[
 #[test]
 fn shared_constants_match_their_rust_twins() {
     use spheresim::cpu::collide::{NO_EVENT, PLANE_EVENT};
-    use spheresim::gpu::buffers::model_code;
-    use spheresim::scene::ContactModel;
+    use spheresim::gpu::buffers::{damping_code, model_code};
+    use spheresim::scene::{ContactModel, Damping};
     let c = all_constants();
     let expect: Vec<(&str, Value)> = vec![
         ("WG", Value::U32(spheresim::gpu::WORKGROUP_SIZE)),
@@ -107,6 +107,11 @@ fn shared_constants_match_their_rust_twins() {
             Value::U32(model_code(ContactModel::SpringDashpot)),
         ),
         ("MODEL_HERTZ", Value::U32(model_code(ContactModel::Hertz))),
+        (
+            "DAMPING_HUNT_CROSSLEY",
+            Value::U32(damping_code(Damping::HuntCrossley)),
+        ),
+        ("DAMPING_FLORES", Value::U32(damping_code(Damping::Flores))),
         (
             "LARGE_SKIN_LIMIT",
             Value::F32(spheresim::cpu::neighbours::LARGE_SKIN_LIMIT as f32),

@@ -41,8 +41,8 @@
 use crate::Real;
 use crate::physics::friction::{TANGENTIAL_STIFFNESS_RATIO, pair_friction, tangential_spring};
 use crate::physics::hertz::{
-    effective_modulus, effective_radius, elastic_energy, hertz_stiffness, hunt_crossley_force,
-    impact_speed,
+    effective_modulus, effective_radius, elastic_energy, hertz_stiffness, hysteresis_factor,
+    hysteresis_force, impact_speed,
 };
 use crate::physics::impulse::{
     effective_restitution, normal_impulse, pair_restitution, plane_velocity_change,
@@ -52,7 +52,7 @@ use crate::physics::rotation::{
 };
 use crate::physics::spring_dashpot::{dashpot_coefficient, normal_force};
 use crate::physics::toi::{contact_fraction, plane_contact_fraction};
-use crate::scene::ContactModel;
+use crate::scene::{ContactModel, Damping};
 use rayon::prelude::*;
 
 use super::CHUNK;
@@ -207,6 +207,17 @@ impl<'a, R: Real> Spins<'a, R> {
     }
 }
 
+/// What a soft contact keeps from one step to the next (with contact history,
+/// `setup::contact_history`): its tangential displacement and, for the Hertz law, the approach
+/// speed at first touch. Both zero while apart.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactHistory<R: Real> {
+    /// Tangential displacement ξ, m (friction).
+    pub xi: R::V3,
+    /// Approach speed δ̇⁻ when the contact began, m/s (Hertz law; 0 before the first touch).
+    pub impact: R,
+}
+
 /// Uniform parameters of the contact stage.
 #[derive(Clone, Copy, Debug)]
 pub struct CollideParams<R: Real> {
@@ -214,6 +225,8 @@ pub struct CollideParams<R: Real> {
     pub dt: R,
     /// Contact law.
     pub model: ContactModel,
+    /// Damping of the Hertz law.
+    pub damping: Damping,
     /// Spring stiffness k_n, N/m.
     pub stiffness: R,
     /// Grid cell edge h, m, and its inverse.
@@ -288,8 +301,8 @@ pub struct PairResponse<R: Real> {
     pub energy: R,
     /// Power dissipated by the contact's damping and friction, W (soft contact).
     pub power: R,
-    /// Tangential displacement ξ to keep for the next step, m (soft contact).
-    pub xi: R::V3,
+    /// What the contact keeps for the next step (soft contact).
+    pub kept: ContactHistory<R>,
     /// Overlap δ, m (soft contact).
     pub overlap: R,
     /// The spheres touch or overlap at the end of the step.
@@ -412,15 +425,33 @@ pub fn resolve_pair<R: Real>(
     out
 }
 
-/// Normal force of a soft contact: `(F_n, elastic part of F_n, elastic energy, contact
-/// stiffness dF_el/dδ)` in N, N, J, N/m, for the law `model` (spring–dashpot, docs/physics.md §2.1,
-/// or Hertz/Hunt–Crossley, §2.2), overlap δ (m), approach speed `u_n` (m/s), pair restitution
-/// `e`, damping ratio `zeta` (spring–dashpot), spring stiffness (N/m), the two bodies'
-/// compliance sum (Pa⁻¹) and curvature sum (m⁻¹, Hertz) and inverse-mass sum (kg⁻¹).
+/// Normal force of a soft contact ([`soft_normal_force`]).
+#[derive(Clone, Copy, Debug)]
+pub struct NormalForce<R: Real> {
+    /// F_n, N.
+    pub force: R,
+    /// Its elastic part, N.
+    pub elastic: R,
+    /// Elastic energy, J.
+    pub energy: R,
+    /// Contact stiffness dF_el/dδ, N/m.
+    pub stiffness: R,
+    /// Approach speed δ̇⁻ to keep, m/s (Hertz; 0 for the spring–dashpot).
+    pub impact: R,
+}
+
+/// Normal force of a soft contact for the law `model` (spring–dashpot, docs/physics.md §2.1, or
+/// Hertz with the hysteresis damping `damping`, §2.2), overlap δ (m), approach speed `u_n` (m/s),
+/// pair restitution `e`, damping ratio `zeta` (spring–dashpot), spring stiffness (N/m), the two
+/// bodies' compliance sum (Pa⁻¹) and curvature sum (m⁻¹, Hertz), inverse-mass sum (kg⁻¹), the
+/// approach speed `impact_old` stored at first touch (m/s; 0 at the first step of a contact,
+/// which then stores [`impact_speed`]) and the step `dt` (s). The law uses the larger of the
+/// stored δ̇⁻ and [`impact_speed`] of the present state (`physics::hertz`'s guard).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn soft_normal_force<R: Real>(
     model: ContactModel,
+    damping: Damping,
     overlap: R,
     u_n: R,
     e: R,
@@ -429,28 +460,48 @@ pub fn soft_normal_force<R: Real>(
     compliance_sum: R,
     curvature_sum: R,
     inverse_mass_sum: R,
-) -> (R, R, R, R) {
+    impact_old: R,
+    dt: R,
+) -> NormalForce<R> {
     if model == ContactModel::Hertz {
         let k0 = hertz_stiffness(
             effective_modulus(compliance_sum, R::zero()),
             effective_radius(curvature_sum, R::zero()),
         );
-        let impact = impact_speed(u_n, k0, inverse_mass_sum, overlap);
+        // δ̇⁻ as stored at first touch, but never below the speed of the contact's present
+        // energy (physics::hertz, "Guard"): equal to it in a binary impact.
+        let now = impact_speed(u_n, k0, inverse_mass_sum, overlap);
+        let impact = if impact_old > R::zero() {
+            impact_old
+        } else {
+            now
+        };
         let root = overlap.sqrt();
-        (
-            hunt_crossley_force(k0, e, overlap, u_n, impact),
-            k0 * overlap * root,
-            elastic_energy(k0, overlap),
-            R::of(1.5) * k0 * root,
-        )
+        let factor = hysteresis_factor(damping, e);
+        NormalForce {
+            force: hysteresis_force(
+                k0,
+                overlap,
+                u_n,
+                factor,
+                impact.max(now),
+                inverse_mass_sum,
+                dt,
+            ),
+            elastic: k0 * overlap * root,
+            energy: elastic_energy(k0, overlap),
+            stiffness: R::of(1.5) * k0 * root,
+            impact,
+        }
     } else {
         let c_n = dashpot_coefficient(zeta, stiffness, inverse_mass_sum);
-        (
-            normal_force(stiffness, c_n, overlap, u_n),
-            stiffness * overlap,
-            R::of(0.5) * stiffness * overlap * overlap,
+        NormalForce {
+            force: normal_force(stiffness, c_n, overlap, u_n),
+            elastic: stiffness * overlap,
+            energy: R::of(0.5) * stiffness * overlap * overlap,
             stiffness,
-        )
+            impact: R::zero(),
+        }
     }
 }
 
@@ -465,13 +516,14 @@ pub struct Soft<R: Real> {
     pub energy: R,
     /// Power taken out by damping and friction, W.
     pub power: R,
-    /// Tangential displacement ξ to keep, m.
-    pub xi: R::V3,
+    /// What the contact keeps for the next step.
+    pub kept: ContactHistory<R>,
 }
 
 /// Normal force, friction and dissipated power of a soft contact with unit normal `n` (from
 /// the first body to the second), overlap δ (m), relative velocity `dv` (second minus first,
-/// m/s) and the tangential displacement `xi_old` (m) kept from the last step. The power
+/// m/s) and what the contact kept from the last step, `kept` (its tangential displacement and
+/// approach speed at first touch). The power
 /// `(F_n − F_el) u_n − F_t·v_t` is what damping and friction take out of kinetic plus normal
 /// elastic energy. The tangential spring's energy `½ k_t |ξ|²` is not counted as elastic: it
 /// is lost whenever a contact opens with ξ ≠ 0, and a sliding contact's ξ grows with the slip
@@ -486,11 +538,12 @@ pub struct Soft<R: Real> {
 #[allow(clippy::too_many_arguments)]
 pub fn soft_contact<R: Real>(
     model: ContactModel,
+    damping: Damping,
     n: R::V3,
     overlap: R,
     dv: R::V3,
     spin: Option<R::V3>,
-    xi_old: R::V3,
+    kept: ContactHistory<R>,
     e: R,
     zeta: R,
     mu: R,
@@ -501,8 +554,9 @@ pub fn soft_contact<R: Real>(
     dt: R,
 ) -> Soft<R> {
     let u_n = -R::dot(dv, n);
-    let (f, f_el, energy, k_n) = soft_normal_force(
+    let normal = soft_normal_force(
         model,
+        damping,
         overlap,
         u_n,
         e,
@@ -511,6 +565,14 @@ pub fn soft_contact<R: Real>(
         compliance_sum,
         curvature_sum,
         inverse_mass_sum,
+        kept.impact,
+        dt,
+    );
+    let (f, f_el, energy, k_n) = (
+        normal.force,
+        normal.elastic,
+        normal.energy,
+        normal.stiffness,
     );
     let v_t = match spin {
         Some(s) => add_spin_slip::<R>(dv + n * u_n, n, s),
@@ -524,19 +586,22 @@ pub fn soft_contact<R: Real>(
         k_t
     };
     let c_t = dashpot_coefficient(zeta, k_t, inverse_mass_sum);
-    let t = tangential_spring::<R>(xi_old, n, v_t, k_t, k_t_old, c_t, f, mu, dt);
+    let t = tangential_spring::<R>(kept.xi, n, v_t, k_t, k_t_old, c_t, f, mu, dt);
     Soft {
         force: f,
         friction: t.force,
         energy,
         power: (f - f_el) * u_n - R::dot(t.force, v_t),
-        xi: t.xi,
+        kept: ContactHistory {
+            xi: t.xi,
+            impact: normal.impact,
+        },
     }
 }
 
 /// Soft-contact response of a pair (spring–dashpot or Hertz, with friction) at the
-/// end-of-drift positions, with the pair's tangential displacement `xi_old` (m) kept from the
-/// last step and, with rotation, the two angular velocities `spin` (rad/s, a's then b's; `None`
+/// end-of-drift positions, with what the pair kept from the last step (`kept`) and, with
+/// rotation, the two angular velocities `spin` (rad/s, a's then b's; `None`
 /// without). `a` must have the lower id.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -544,11 +609,10 @@ pub fn pair_force<R: Real>(
     a: &Body<R>,
     b: &Body<R>,
     spin: Option<(R::V3, R::V3)>,
-    xi_old: R::V3,
-    model: ContactModel,
-    stiffness: R,
-    dt: R,
+    kept: ContactHistory<R>,
+    params: &CollideParams<R>,
 ) -> PairResponse<R> {
+    let dt = params.dt;
     let mut out = PairResponse::<R>::default();
     let wsum = a.w + b.w;
     if wsum == R::zero() {
@@ -572,16 +636,17 @@ pub fn pair_force<R: Real>(
         )
     });
     let soft = soft_contact(
-        model,
+        params.model,
+        params.damping,
         n,
         overlap,
         dv,
         spin,
-        xi_old,
+        kept,
         pair_restitution(a.e, b.e),
         a.zeta.max(b.zeta),
         pair_friction(a.mu, b.mu),
-        stiffness,
+        params.stiffness,
         a.compliance + b.compliance,
         a.r.recip() + b.r.recip(),
         wsum,
@@ -592,7 +657,7 @@ pub fn pair_force<R: Real>(
     out.friction = soft.friction;
     out.energy = soft.energy;
     out.power = soft.power;
-    out.xi = soft.xi;
+    out.kept = soft.kept;
     out.overlap = overlap;
     out.contact = true;
     // Began this step: apart at the start of the drift.
@@ -737,8 +802,8 @@ pub fn plane_event<R: Real>(me: &Body<R>, plane: &PlaneBody<R>, dt: R) -> Option
 /// plane approaching it; it acts at the contact instant and the sphere travels the rest of the
 /// step with its new velocity. Projection onto the plane is [`project_onto_planes`].
 #[inline(always)]
-/// `k_me` is the sphere's mass-splitting factor in the final round (1 otherwise); `xi_old` the
-/// contact's friction history (soft contact); `spin` the sphere's rotation (`None` without):
+/// `k_me` is the sphere's mass-splitting factor in the final round (1 otherwise); `kept` what
+/// the contact kept from the last step (soft contact); `spin` the sphere's rotation (`None` without):
 /// the wall's friction and rolling resistance ([`rolling_torque`], the wall's rolling friction
 /// with the sphere's as for μ) turn it. Returns the ξ to keep when a soft contact is on.
 #[allow(clippy::too_many_arguments)]
@@ -749,10 +814,10 @@ pub fn plane_contact<R: Real>(
     round: Round,
     earliest: bool,
     k_me: R,
-    xi_old: R::V3,
+    kept: ContactHistory<R>,
     spin: Option<SphereSpin<R>>,
     params: &CollideParams<R>,
-) -> Option<R::V3> {
+) -> Option<ContactHistory<R>> {
     if me.w == R::zero() {
         return None;
     }
@@ -791,11 +856,12 @@ pub fn plane_contact<R: Real>(
             let lever = spin.map(|s| spin_lever::<R>(R::zero(), R::zero3(), arm, s.omega));
             let soft = soft_contact(
                 params.model,
+                params.damping,
                 n,
                 -s1,
                 me.v,
                 lever,
-                xi_old,
+                kept,
                 pair_restitution(me.e, plane.e),
                 me.zeta.max(plane.zeta),
                 pair_friction(me.mu, plane.mu),
@@ -832,7 +898,7 @@ pub fn plane_contact<R: Real>(
             acc.power += soft.power + rolling_power;
             acc.contacts += 1;
             acc.collisions += (s1 - vn * params.dt > R::zero()) as u32;
-            Some(soft.xi)
+            Some(soft.kept)
         }
     }
 }
@@ -1112,9 +1178,9 @@ pub const PAIR_FORCE: u32 = 4;
 /// entries with [`in_reach`] (no skin) before the bodies are read; `spin` is the spheres'
 /// rotation ([`Spins::none`] without); with rolling friction a pair with a force gets its
 /// [`rolling_torque`] (μ_r the smaller of the two, `1/R* = 1/r_a + 1/r_b`), whose power joins
-/// the pair's. With friction history `xi`
-/// holds one tangential displacement per entry, read as last step's and overwritten with this
-/// step's (zero when apart) on the owned entries; without, it is empty. Rows: `start`,
+/// the pair's. With contact history `kept` holds what each entry's contact keeps
+/// ([`ContactHistory`]), read as last step's and overwritten with this step's (zero when apart)
+/// on the owned entries; without, it is empty. Rows: `start`,
 /// `partner`, `link` of the list.
 ///
 /// # Safety
@@ -1131,31 +1197,33 @@ pub unsafe fn collide_pairs<R: Real, P: PairRecord<R>>(
     link: &[u32],
     params: &CollideParams<R>,
     pairs: &mut [P],
-    xi: &mut [R::V3],
+    kept: &mut [ContactHistory<R>],
 ) {
-    let history = !xi.is_empty();
-    let eval = |i: usize, j: usize, xi: Option<&mut R::V3>, _: &P| {
+    let history = !kept.is_empty();
+    let eval = |i: usize, j: usize, kept: Option<&mut ContactHistory<R>>, _: &P| {
         let me = &bodies[i];
         // may_touch, from the compact array: most entries are apart.
         if !in_reach(me.x, me.r, balls[j].x, balls[j].r, R::zero()) {
-            if let Some(xi) = xi {
-                *xi = R::zero3();
+            if let Some(kept) = kept {
+                *kept = ContactHistory::default();
             }
             return Some(P::default());
         }
-        let xi_old = xi.as_ref().map_or(R::zero3(), |xi| **xi);
+        let old = kept.as_ref().map_or(ContactHistory::default(), |k| **k);
         let other = &bodies[j];
         let p = pair_force(
             me,
             other,
             (!spin.omega.is_empty()).then(|| (spin.omega[i], spin.omega[j])),
-            xi_old,
-            params.model,
-            params.stiffness,
-            params.dt,
+            old,
+            params,
         );
-        if let Some(xi) = xi {
-            *xi = if p.contact { p.xi } else { R::zero3() };
+        if let Some(kept) = kept {
+            *kept = if p.contact {
+                p.kept
+            } else {
+                ContactHistory::default()
+            };
         }
         let force = p.force != R::zero();
         let (moment, overlap) = if force {
@@ -1191,9 +1259,9 @@ pub unsafe fn collide_pairs<R: Real, P: PairRecord<R>>(
         };
         Some(P::new(out, moment, overlap, rolling))
     };
-    debug_assert!(!history || xi.len() == partner.len());
+    debug_assert!(!history || kept.len() == partner.len());
     // SAFETY: the caller's contract.
-    unsafe { evaluate_pairs(start, partner, link, pairs, xi, &eval) }
+    unsafe { evaluate_pairs(start, partner, link, pairs, kept, &eval) }
 }
 
 /// Evaluates every listed pair once, by its lower-id sphere (entries linked
@@ -1441,7 +1509,7 @@ pub fn sum_impulses<R: Real>(
                 round,
                 earliest,
                 k_me,
-                R::zero3(),
+                ContactHistory::default(),
                 None,
                 params,
             );
@@ -1512,7 +1580,7 @@ impl<R: Real> ContactOut<R> {
 /// entries (`start[i]..start[i + 1]`, written by [`collide_pairs`]) in row order (a large
 /// sphere in [`sum_row`]'s order), with the energy, power and counts of the pairs it owns and
 /// the force reversed for the others, then meets the walls, into `out[i]`. With
-/// friction history `wall_xi` holds one tangential displacement per sphere and wall (`n ×
+/// contact history `wall_kept` holds what each sphere's contact with each wall keeps (`n ×
 /// planes.len()`), read and overwritten; without, it is empty.
 #[allow(clippy::too_many_arguments)]
 pub fn sum_pairs<R: Real, P: PairRecord<R>>(
@@ -1524,12 +1592,12 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
     planes: &[PlaneBody<R>],
     params: &CollideParams<R>,
     out: &mut [ContactOut<R>],
-    wall_xi: &mut [R::V3],
+    wall_kept: &mut [ContactHistory<R>],
 ) {
     use super::neighbours::{OWNED, mirror};
     let np = planes.len().max(1);
-    let history = !wall_xi.is_empty();
-    let block = |b: usize, outs: &mut [ContactOut<R>], walls: &mut [R::V3]| {
+    let history = !wall_kept.is_empty();
+    let block = |b: usize, outs: &mut [ContactOut<R>], walls: &mut [ContactHistory<R>]| {
         for (k, acc) in outs.iter_mut().enumerate() {
             let i = b * CHUNK + k;
             let add = |acc: &mut ContactOut<R>, e: usize| {
@@ -1560,10 +1628,10 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
             *acc = sum_row(i, start, params, add);
             let me = &bodies[i];
             for (w, plane) in planes.iter().enumerate() {
-                let xi_old = if history {
+                let old = if history {
                     walls[k * np + w]
                 } else {
-                    R::zero3()
+                    ContactHistory::default()
                 };
                 let kept = plane_contact(
                     acc,
@@ -1572,19 +1640,19 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
                     Round::Final,
                     false,
                     R::one(),
-                    xi_old,
+                    old,
                     spin.get(i),
                     params,
                 );
                 if history {
-                    walls[k * np + w] = kept.unwrap_or(R::zero3());
+                    walls[k * np + w] = kept.unwrap_or_default();
                 }
             }
         }
     };
     if history {
         out.par_chunks_mut(CHUNK)
-            .zip(wall_xi.par_chunks_mut(CHUNK * np))
+            .zip(wall_kept.par_chunks_mut(CHUNK * np))
             .enumerate()
             .for_each(|(b, (outs, walls))| block(b, outs, walls));
     } else {
@@ -1646,6 +1714,7 @@ mod tests {
             let params = CollideParams::<f32> {
                 dt: 1e-3,
                 model: ContactModel::Impulse,
+                damping: Damping::default(),
                 stiffness: 0.0,
                 cell_edge: 0.25,
                 inv_cell_edge: 4.0,

@@ -49,7 +49,7 @@ fn serial_pool() -> &'static rayon::ThreadPool {
 }
 
 pub use crate::setup::{
-    BinningState, LARGE_RADIUS_RATIO, MAX_LARGE, STAGES, friction_history, small_radius_max,
+    BinningState, LARGE_RADIUS_RATIO, MAX_LARGE, STAGES, contact_history, small_radius_max,
 };
 
 /// Values of precision `R` (given widened to f64, which is exact) as checkpoint floats.
@@ -89,6 +89,7 @@ struct Params<R: Real> {
     drag: R,
     stiffness: R,
     model: ContactModel,
+    damping: crate::scene::Damping,
     /// Neighbour-list skin s, m.
     skin: R,
     /// Whether friction history is kept.
@@ -212,6 +213,7 @@ impl<R: Real> CpuBackend<R> {
                 drag: R::of(sp.drag),
                 stiffness: R::of(sp.stiffness),
                 model: sp.contact,
+                damping: sp.damping,
                 skin: R::of(sp.skin),
                 history: sp.history,
                 tree: sp.gravity_solver == crate::scene::GravitySolver::Tree,
@@ -348,14 +350,14 @@ impl<R: Real> CpuBackend<R> {
     /// its element size (with the reordering's spare arrays), the neighbour list at
     /// [`LIST_ENTRIES_ESTIMATE`] entries per sphere (partner, link, build scratch, pair result;
     /// with the friction history's ξ and partner id per entry, both copies during a rebuild,
-    /// when `history`, [`friction_history`]; counted for every law),
+    /// when `history`, [`contact_history`]; counted for every law),
     /// rotation's state and pair records when `rotation` (with rolling resistance's: a bound),
     /// and the hash table (`table_size(n) + 1` counts and starts). Large-sphere boxes and walls
     /// are not counted (at most 256 boxes).
     pub fn memory_estimate(n: usize, history: bool, rotation: bool) -> u64 {
         use std::mem::size_of;
         let per_entry = if history {
-            2 * (size_of::<u32>() + size_of::<R::V3>())
+            2 * (size_of::<u32>() + size_of::<collide::ContactHistory<R>>())
         } else {
             0
         };
@@ -543,6 +545,7 @@ impl<R: Real> CpuBackend<R> {
         CollideParams {
             dt: self.params.dt,
             model: self.params.model,
+            damping: self.params.damping,
             stiffness: self.params.stiffness,
             cell_edge: self.cell_edge,
             inv_cell_edge: self.cell_edge.recip(),
@@ -640,8 +643,8 @@ impl<R: Real> CpuBackend<R> {
             let list = &mut self.list;
             if init {
                 // No time has passed: set-up starts no friction history.
-                list.xi.fill(R::zero3());
-                list.wall_xi.fill(R::zero3());
+                list.kept.fill(Default::default());
+                list.wall_kept.fill(Default::default());
             }
             return self.sum_contacts();
         }
@@ -1022,8 +1025,20 @@ impl<R: Real> CpuBackend<R> {
             list_start: list.start.clone(),
             list_partner: list.partner.clone(),
             history_partner: list.partner_id.clone(),
-            history_xi: flat(&list.xi),
-            wall_xi: flat(&list.wall_xi),
+            history_xi: floats::<R>(
+                list.kept
+                    .iter()
+                    .flat_map(|k| R::comps(k.xi))
+                    .map(|c| c.f64()),
+            ),
+            history_impact: floats::<R>(list.kept.iter().map(|k| k.impact.f64())),
+            wall_xi: floats::<R>(
+                list.wall_kept
+                    .iter()
+                    .flat_map(|k| R::comps(k.xi))
+                    .map(|c| c.f64()),
+            ),
+            wall_impact: floats::<R>(list.wall_kept.iter().map(|k| k.impact.f64())),
             x_build: flat(&list.x_build),
             list_sweep: floats::<R>(list.sweep.iter().map(|s| s.f64())),
             rebuilds: list.rebuilds,
@@ -1118,8 +1133,18 @@ impl<R: Real> CpuBackend<R> {
         list.start.clone_from(&s.list_start);
         list.partner.clone_from(&s.list_partner);
         list.partner_id.clone_from(&s.history_partner);
-        list.xi = v3s(&s.history_xi);
-        list.wall_xi = v3s(&s.wall_xi);
+        let kept = |xi: &Floats, impact: &Floats| -> Vec<collide::ContactHistory<R>> {
+            v3s(xi)
+                .into_iter()
+                .enumerate()
+                .map(|(e, xi)| collide::ContactHistory {
+                    xi,
+                    impact: R::of(impact.get(e)),
+                })
+                .collect()
+        };
+        list.kept = kept(&s.history_xi, &s.history_impact);
+        list.wall_kept = kept(&s.wall_xi, &s.wall_impact);
         list.x_build = v3s(&s.x_build);
         list.sweep = (0..s.list_sweep.len())
             .map(|i| R::of(s.list_sweep.get(i)))
@@ -1192,7 +1217,7 @@ fn soft_pairs<R: Real, P: collide::PairRecord<R>>(
             &list.link,
             params,
             pairs,
-            &mut list.xi,
+            &mut list.kept,
         );
     }
     collide::sum_pairs(
@@ -1204,7 +1229,7 @@ fn soft_pairs<R: Real, P: collide::PairRecord<R>>(
         planes,
         params,
         contact,
-        &mut list.wall_xi,
+        &mut list.wall_kept,
     );
 }
 
@@ -1235,7 +1260,9 @@ fn check_list(s: &CpuState, n: usize, history: bool, walls: usize) -> Result<(),
     };
     if s.history_partner.len() != want_entries
         || s.history_xi.len() != 3 * want_entries
+        || s.history_impact.len() != want_entries
         || s.wall_xi.len() != 3 * want_walls
+        || s.wall_impact.len() != want_walls
     {
         return Err(format!(
             "its friction history ({} contacts, {} wall values) does not fit this scene, which \

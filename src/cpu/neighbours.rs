@@ -16,16 +16,19 @@
 //! missing, since two spheres that each stayed within their sweeps closed their gap by less than
 //! `σ_i + σ_j`.
 //!
-//! The friction history lives on the list: one tangential displacement ξ per entry, kept on the
-//! entry of the pair's lower-id sphere (which evaluates the pair) and carried to the rebuilt list
-//! by the partner's input id; one ξ per sphere and wall. A sphere keeps the history of every
+//! The contact history lives on the list: what a contact keeps (its tangential displacement ξ
+//! and the Hertz law's approach speed at first touch, `collide::ContactHistory`) per entry, on
+//! the entry of the pair's lower-id sphere (which evaluates the pair), carried to the rebuilt
+//! list by the partner's input id; one per sphere and wall. A sphere keeps the history of every
 //! contact it has, however many.
 
 use crate::Real;
 use rayon::prelude::*;
 
 use super::CHUNK;
-use super::collide::{Ball, Body, CellBox, CollideParams, for_each_candidate, in_reach};
+use super::collide::{
+    Ball, Body, CellBox, CollideParams, ContactHistory, for_each_candidate, in_reach,
+};
 use super::prefix_sum::prefix_sum;
 use super::scatter::gather_rows;
 
@@ -138,10 +141,10 @@ pub struct NeighbourList<R: Real> {
     pub link: Vec<u32>,
     /// Input id of each entry's partner (with friction history only).
     pub partner_id: Vec<u32>,
-    /// Tangential displacement ξ of each entry, m (with friction history only).
-    pub xi: Vec<R::V3>,
-    /// ξ of each sphere against each wall, m (`n × walls`, with friction history only).
-    pub wall_xi: Vec<R::V3>,
+    /// What each entry's contact keeps: ξ and δ̇⁻ (with contact history only).
+    pub kept: Vec<ContactHistory<R>>,
+    /// The same of each sphere against each wall (`n × walls`, with contact history only).
+    pub wall_kept: Vec<ContactHistory<R>>,
     /// Positions at the last build, m (sorted order).
     pub x_build: Vec<R::V3>,
     /// Each sphere's sweep σ at the last build, m ([`sweeps`]): pairs within
@@ -156,8 +159,8 @@ pub struct NeighbourList<R: Real> {
     block_sums: Vec<u32>,
     old_start: Vec<u32>,
     old_partner_id: Vec<u32>,
-    old_xi: Vec<R::V3>,
-    spare_wall: Vec<R::V3>,
+    old_kept: Vec<ContactHistory<R>>,
+    spare_wall: Vec<ContactHistory<R>>,
 }
 
 /// Calls `f(b, entries, more)` for every block b of [`CHUNK`] spheres (of `start.len() − 1`)
@@ -322,24 +325,24 @@ impl<R: Real> NeighbourList<R> {
         self.sweep.extend_from_slice(sweep);
         if !history {
             self.partner_id.clear();
-            self.xi.clear();
-            self.wall_xi.clear();
+            self.kept.clear();
+            self.wall_kept.clear();
             return;
         }
         std::mem::swap(&mut self.partner_id, &mut self.old_partner_id);
-        std::mem::swap(&mut self.xi, &mut self.old_xi);
+        std::mem::swap(&mut self.kept, &mut self.old_kept);
         self.partner_id.clear();
         reserve_headroom(&mut self.partner_id, total);
         self.partner_id
             .par_extend(self.partner.par_iter().map(|&j| ids[j as usize]));
-        resize_with_headroom(&mut self.xi, total, R::zero3());
+        resize_with_headroom(&mut self.kept, total, ContactHistory::default());
         let start = &self.start;
         match perm {
             Some(perm) if self.old_start.len() == n + 1 => {
-                let (old_start, old_id, old_xi) =
-                    (&self.old_start, &self.old_partner_id, &self.old_xi);
+                let (old_start, old_id, old_kept) =
+                    (&self.old_start, &self.old_partner_id, &self.old_kept);
                 let ids = &self.partner_id;
-                for_each_block(start, &mut self.xi, &mut [(); 0], &|b, entries, _| {
+                for_each_block(start, &mut self.kept, &mut [(); 0], &|b, entries, _| {
                     let base = start[b * CHUNK] as usize;
                     for i in b * CHUNK..((b + 1) * CHUNK).min(n) {
                         let o = perm[i] as usize;
@@ -348,23 +351,23 @@ impl<R: Real> NeighbourList<R> {
                             entries[e - base] = old
                                 .clone()
                                 .find(|&m| old_id[m] == ids[e])
-                                .map_or(R::zero3(), |m| old_xi[m]);
+                                .map_or(ContactHistory::default(), |m| old_kept[m]);
                         }
                     }
                 });
-                if walls > 0 && self.wall_xi.len() == n * walls {
-                    self.spare_wall.resize(n * walls, R::zero3());
-                    gather_rows(&self.wall_xi, perm, walls, &mut self.spare_wall);
-                    std::mem::swap(&mut self.wall_xi, &mut self.spare_wall);
+                if walls > 0 && self.wall_kept.len() == n * walls {
+                    self.spare_wall.resize(n * walls, ContactHistory::default());
+                    gather_rows(&self.wall_kept, perm, walls, &mut self.spare_wall);
+                    std::mem::swap(&mut self.wall_kept, &mut self.spare_wall);
                 } else {
-                    self.wall_xi.clear();
-                    self.wall_xi.resize(n * walls, R::zero3());
+                    self.wall_kept.clear();
+                    self.wall_kept.resize(n * walls, ContactHistory::default());
                 }
             }
             _ => {
-                self.xi.fill(R::zero3());
-                self.wall_xi.clear();
-                self.wall_xi.resize(n * walls, R::zero3());
+                self.kept.fill(ContactHistory::default());
+                self.wall_kept.clear();
+                self.wall_kept.resize(n * walls, ContactHistory::default());
             }
         }
     }

@@ -37,7 +37,7 @@ pub struct Params {
     pub dispatch_x: u32,
     /// Approach speed below which a contact is resting, m/s.
     pub resting_speed: f32,
-    /// 1 when friction history is kept (`cpu::friction_history`), else 0.
+    /// 1 when contact history is kept (`setup::contact_history`), else 0.
     pub history: u32,
     /// Neighbour-list skin s, m (`cpu::neighbours`): widens the cells and the large-sphere
     /// boxes as on the CPU.
@@ -49,8 +49,10 @@ pub struct Params {
     pub rotation: u32,
     /// 1: contacts resist rolling (`scene::RollingModel::Cdt`; rotation only).
     pub rolling: u32,
+    /// Damping of the Hertz law: 0 Hunt–Crossley, 1 Flores ([`damping_code`]).
+    pub damping: u32,
     /// Padding to 16 bytes.
-    pub pad: [u32; 2],
+    pub pad: u32,
 }
 
 /// Grid parameters of the current step (`Grid` in common.wgsl).
@@ -112,6 +114,15 @@ pub fn model_code(model: crate::scene::ContactModel) -> u32 {
         crate::scene::ContactModel::Impulse => 0,
         crate::scene::ContactModel::SpringDashpot => 1,
         crate::scene::ContactModel::Hertz => 2,
+    }
+}
+
+/// The `damping` code of a Hertz damping law in `Params` (the `DAMPING_*` constants of
+/// common.wgsl).
+pub fn damping_code(damping: crate::scene::Damping) -> u32 {
+    match damping {
+        crate::scene::Damping::HuntCrossley => 0,
+        crate::scene::Damping::Flores => 1,
     }
 }
 

@@ -31,10 +31,10 @@ use crate::checkpoint::{BufferBytes, GpuState};
 use crate::scene::{ContactModel, Scene};
 use crate::setup::{
     BinningState, ListRows, MATCHING_ROUNDS, OVERLAP_RELAXATION, PackedScene, STAGES,
-    friction_history, table_size,
+    contact_history, table_size,
 };
 use crate::{Diagnostics, Snapshot};
-use buffers::{Grid, Params, PlaneGpu, Status, model_code};
+use buffers::{Grid, Params, PlaneGpu, Status, damping_code, model_code};
 use bytemuck::{Pod, cast_slice};
 pub use context::GpuContext;
 use glam::DVec3;
@@ -390,7 +390,7 @@ impl GpuBackend {
     ) -> Result<Self, GpuError> {
         let n = scene.spheres.len();
         let ts = table_size(n);
-        let history = friction_history(scene);
+        let history = contact_history(scene);
         let rotation = scene.sim.rotation;
         let rolling = scene.rolling_model() != crate::scene::RollingModel::None;
         // Capped by what one binding holds (16 bytes an entry, 32 with rolling resistance): a
@@ -460,7 +460,8 @@ impl GpuBackend {
             row_groups_x: row_dims.0,
             rotation: rotation as u32,
             rolling: rolling as u32,
-            pad: [0; 2],
+            damping: damping_code(sp.damping),
+            pad: 0,
         };
 
         let pos: Vec<[f32; 4]> = (0..n)

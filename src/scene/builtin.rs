@@ -13,6 +13,7 @@
 //! | `orbits`      | 1 000     | 1e-3   | 10 000 | small bodies on circular orbits about a heavy one |
 //! | `plummer`     | 10 000    | 1/256  | 724    | a Plummer sphere in virial equilibrium, N-body units, tree gravity |
 //! | `rubble-pile` | 10 000    | 4.6e-4 | 6000   | a cold, slowly rotating cloud collapsing under its own gravity into a colliding pile (tree, Hertz) |
+//! | `pile`        | 2 000     | t_c/20 | 1 s    | a column of grains released on a rough floor collapses into a heap (Hertz, friction, rotation) |
 //! | `bounce`      | 1         | 1e-4   | 20 000 | spheres dropped on a floor, e = 0.7               |
 //! | `two-spheres` | 2         | 1e-4   | 10 000 | oblique elastic collision of unequal spheres      |
 //! | `pi-blocks`   | 2         | varies | 5 000  | Galperin's billiard: collisions count π's digits   |
@@ -83,6 +84,13 @@ const BUILTINS: &[BuiltinInfo] = &[
                   collapses under its own gravity (tree) into a bound pile, frictionless Hertz \
                   contact",
         default_particles: 10_000,
+    },
+    BuiltinInfo {
+        name: "pile",
+        summary: "a column of 5 mm grains (mu 0.5, rotation on) released on a floor carpeted with \
+                  fixed grains collapses into a heap (the lifted-cylinder test); `spheresim \
+                  repose` measures its angle (the fixed carpet adds to the count)",
+        default_particles: 2_000,
     },
     BuiltinInfo {
         name: "bounce",
@@ -159,6 +167,7 @@ pub fn build(name: &str, particles: Option<usize>) -> Result<Scene, SceneError> 
         "orbits" => orbits(n)?,
         "plummer" => plummer(n),
         "rubble-pile" => rubble_pile(n),
+        "pile" => pile(n),
         "bounce" => bounce(n),
         "two-spheres" => two_spheres(n)?,
         "pi-blocks" if n != 2 => {
@@ -514,6 +523,112 @@ fn container(n: usize) -> Scene {
         .expect("a Hertz scene with movable spheres has a contact time");
     scene.sim.dt = round_down_2(t.suggested_dt());
     scene.sim.steps = (CONTAINER_TIME / scene.sim.dt).ceil() as u64;
+    scene
+}
+
+// ---------------------------------------------------------------------------------------------
+// pile
+
+/// Grain radius of `pile`, m.
+pub const PILE_RADIUS: f64 = 0.005;
+/// Simulated time of `pile`, s: the column falls, spreads and comes to rest.
+pub const PILE_TIME: f64 = 1.0;
+
+/// `pile`: the lifted-cylinder test of an angle of repose. `n` grains (r = [`PILE_RADIUS`],
+/// glass-like density 2500 kg/m³, e = 0.5, E = 10 MPa (soft, for a usable step), ν = 0.3,
+/// μ = 0.5) fill a vertical cylinder of height about its diameter on a square lattice of pitch
+/// 2.1 r (jittered by ±0.02 r, seed 11), at rest; the cylinder is gone at t = 0. The floor, a
+/// plane at z = 0 with the same surface, is carpeted out to three column radii with fixed grains
+/// on a square lattice of pitch 3 r (a rough floor, so that the heap cannot slide off; these
+/// add to the count). Gravity (0, 0, −9.81) m/s², Hertz contact, rotation on; no rolling
+/// friction (set it with `--rolling-friction`). dt is `t_c / 20` rounded down to two digits;
+/// [`PILE_TIME`] of simulated time. `spheresim repose` measures the heap's angle from the final
+/// state (docs/physics.md §2.7).
+fn pile(n: usize) -> Scene {
+    let r = PILE_RADIUS;
+    let grain = Surface {
+        youngs_modulus: 1e7,
+        poisson_ratio: 0.3,
+        friction: 0.5,
+        rolling_friction: 0.0,
+    };
+    let (e, density) = (0.5, 2500.0);
+    let mass = density * sphere_volume(r);
+    let pitch = 2.1 * r;
+    // Radius in pitches with height ≈ diameter: π R² (2R) ≈ n pitches³.
+    let cells = ((n as f64 / (2.0 * PI)).cbrt()).max(1.0);
+    let cells_r = cells.ceil() as i64;
+    let mut disc: Vec<(f64, f64)> = Vec::new();
+    for i in -cells_r..=cells_r {
+        for j in -cells_r..=cells_r {
+            let (x, y) = (i as f64, j as f64);
+            if x * x + y * y <= cells * cells {
+                disc.push((x * pitch, y * pitch));
+            }
+        }
+    }
+    disc.sort_by(|a, b| (a.0 * a.0 + a.1 * a.1).total_cmp(&(b.0 * b.0 + b.1 * b.1)));
+    let mut rng = Pcg64::seed_from_u64(11);
+    let mut spheres = Vec::with_capacity(n);
+    // The carpet's top is at 2 r; the column's lowest layer rests just above it.
+    let base = 3.0 * r + 0.5 * pitch;
+    'fill: for layer in 0.. {
+        for &(x, y) in &disc {
+            if spheres.len() == n {
+                break 'fill;
+            }
+            let jitter = DVec3::new(
+                uniform(&mut rng, -0.02, 0.02),
+                uniform(&mut rng, -0.02, 0.02),
+                0.0,
+            ) * r;
+            let p = DVec3::new(x, y, base + layer as f64 * pitch) + jitter;
+            spheres.push(Sphere {
+                surface: grain,
+                ..sphere(p, DVec3::ZERO, r, mass, e)
+            });
+        }
+    }
+    let carpet_pitch = 3.0 * r;
+    let reach = 3.0 * (cells + 1.0) * pitch;
+    let k = (reach / carpet_pitch).ceil() as i64;
+    for i in -k..=k {
+        for j in -k..=k {
+            let (x, y) = (i as f64 * carpet_pitch, j as f64 * carpet_pitch);
+            if x * x + y * y <= reach * reach {
+                spheres.push(Sphere {
+                    fixed: true,
+                    surface: grain,
+                    ..sphere(DVec3::new(x, y, r), DVec3::ZERO, r, mass, e)
+                });
+            }
+        }
+    }
+    let mut scene = Scene {
+        name: String::new(),
+        sim: SimParams {
+            gravity: DVec3::new(0.0, 0.0, -9.81),
+            contact: super::ContactModel::Hertz,
+            restitution: e,
+            surface: grain,
+            rotation: true,
+            ..SimParams::default()
+        },
+        planes: vec![Plane {
+            point: DVec3::ZERO,
+            normal: DVec3::Z,
+            restitution: e,
+            surface: grain,
+        }],
+        containers: Vec::new(),
+        materials: Vec::new(),
+        spheres,
+    };
+    let t = scene
+        .contact_time()
+        .expect("a Hertz scene with movable spheres has a contact time");
+    scene.sim.dt = round_down_2(t.suggested_dt());
+    scene.sim.steps = (PILE_TIME / scene.sim.dt).ceil() as u64;
     scene
 }
 

@@ -43,6 +43,7 @@
 //! softening = 0.0              # m
 //! contact = "impulse"          # or "spring-dashpot", "hertz"
 //! stiffness = 1e4              # N/m, spring-dashpot only
+//! damping = "flores"           # or "hunt-crossley"; the Hertz law's damping
 //! drag = 0.0                   # N·s/m²
 //! restitution = 1.0            # default for spheres, planes and containers that give none
 //! youngs_modulus = 1e8         # Pa, > 0; E of bodies that name no material (default 1e8)
@@ -118,8 +119,8 @@ use super::check::{
     overlap_reason, positive, report, restitution,
 };
 use super::{
-    CheckOptions, ContactModel, GravitySolver, Material, Plane, RollingModel, Scene, SceneError,
-    SimParams, Sphere, SphereContainer, Surface,
+    CheckOptions, ContactModel, Damping, GravitySolver, Material, Plane, RollingModel, Scene,
+    SceneError, SimParams, Sphere, SphereContainer, Surface,
 };
 use crate::Snapshot;
 use crate::output::OutputError;
@@ -174,6 +175,7 @@ struct SimTable {
     theta: Option<f64>,
     rotation: Option<bool>,
     rolling_model: Option<RollingModel>,
+    damping: Option<Damping>,
 }
 
 #[derive(Deserialize)]
@@ -819,6 +821,7 @@ fn build(
         theta: t.theta.unwrap_or(d.theta),
         rotation: t.rotation.unwrap_or(d.rotation),
         rolling_model: t.rolling_model.or(d.rolling_model),
+        damping: t.damping.unwrap_or(d.damping),
     };
     let mut materials = Materials::new(with_lines(text, doc.material), &mut found);
     let particles = with_lines(text, doc.particle);

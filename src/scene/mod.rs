@@ -149,6 +149,36 @@ pub struct SimParams {
     /// μ_r > 0, else none ([`Scene::rolling_model`]). Needs rotation.
     #[serde(default)]
     pub rolling_model: Option<RollingModel>,
+    /// Damping of the Hertz law (scene key `damping`; default: [`Damping::Flores`]).
+    #[serde(default)]
+    pub damping: Damping,
+}
+
+/// Hysteresis damping of the Hertz law (scene key `damping`, `--damping`): the normal force is
+/// `k₀ δ^{3/2} [1 + f(e) δ̇/δ̇⁻]` with the approach speed δ̇⁻ stored per contact at first touch
+/// (docs/physics.md §2.2, `physics::hertz::hysteresis_factor`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Deserialize,
+    serde::Serialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Damping {
+    /// K. H. Hunt and F. R. E. Crossley, J. Appl. Mech. 42 (1975) 440: `f = (3/2)(1 − e)`,
+    /// accurate near e = 1 only (the exit restitution is above e).
+    #[value(help = "Hunt–Crossley, f = (3/2)(1 − e): exit restitution above e away from e = 1")]
+    HuntCrossley,
+    /// P. Flores, M. Machado, M. T. Silva and J. M. Martins, Multibody Syst. Dyn. 25 (2011) 357:
+    /// `f = 8(1 − e)/(5e)` (default: closer to e over the whole range).
+    #[default]
+    #[value(help = "Flores et al. 2011, f = 8(1 − e)/(5e) (default): exit restitution near e")]
+    Flores,
 }
 
 /// Rolling resistance law (scene key `rolling_model`, `--rolling-model`): the torque a contact
@@ -193,6 +223,7 @@ impl Default for SimParams {
             theta: default_theta(),
             rotation: false,
             rolling_model: None,
+            damping: Damping::default(),
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::physics::GRAVITATIONAL_CONSTANT as G;
 use crate::physics::gravity::circular_period;
 use crate::physics::hertz;
 use crate::scene::builtin;
-use crate::scene::{ContactModel, Material, Surface};
+use crate::scene::{ContactModel, Damping, Material, Surface};
 
 const ALL: &[Backend] = &[Backend::Cpu, Backend::Gpu, Backend::Event];
 const STEPPED: &[Backend] = &[Backend::Cpu, Backend::Gpu];
@@ -103,9 +103,10 @@ pub static CASES: &[Case] = &[
     },
     Case {
         name: "hertz-restitution",
-        description: "Hunt-Crossley head-on impacts for e in {0.5, 0.7, 0.9, 1}: the effective \
-                      restitution against the input e, within the deviation README states for \
-                      the law with the energy estimate of the impact speed",
+        description: "Hertz head-on impacts for e in {0.5, 0.8, 0.95, 1} under both damping \
+                      laws (hunt-crossley, flores; delta-dot at first touch stored per \
+                      contact): the exit restitution against the law integrated by RK4 \
+                      within 0.5 % (docs/physics.md §2.2)",
         backends: STEPPED,
         run: hertz_restitution,
     },
@@ -965,7 +966,7 @@ fn hertz_duration(backend: Backend) -> Result<Vec<Row>, CaseError> {
 
 fn hertz_restitution(backend: Backend) -> Result<Vec<Row>, CaseError> {
     // Rubber-like spheres (E = 10 MPa) head-on at 1 m/s relative, one pair per e, far apart.
-    let es = [0.5, 0.7, 0.9, 1.0];
+    let es = [0.5, 0.8, 0.95, 1.0];
     let (r, m, v0) = (0.01, 0.01, 1.0);
     let mut spheres = Vec::new();
     for (k, &e) in es.iter().enumerate() {
@@ -979,33 +980,42 @@ fn hertz_restitution(backend: Backend) -> Result<Vec<Row>, CaseError> {
     let dt = t_c / 400.0;
     // Gap 0.4 mm closes in 0.4 ms, then one contact time, then a margin.
     let steps = ((4e-4 + 2.0 * t_c) / dt) as u64;
-    let s = soft(
-        scene("hertz-restitution", spheres, vec![], dt, steps, |_| {}),
-        ContactModel::Hertz,
-        surface,
-    );
-    let mut sim = start(&s, backend)?;
-    let snap = finish(&mut sim, &s)?;
-    // Hunt–Crossley is exact at e = 1 and accurate near it only; with δ̇⁻ estimated from the
-    // contact's energy (physics::hertz) the deviation from the input e is the one README states,
-    // measured by direct integration in physics::hertz's tests: 0.093 at e = 0.5, 0.037 at 0.7,
-    // 0.005 at 0.9. The bounds are those, rounded up; e = 1 is elastic: rounding only.
-    let bounds = [0.1, 0.04, 0.006, tol(backend, 0.0, 1e-6, 1e-4)];
-    Ok(es
-        .iter()
-        .zip(bounds)
-        .enumerate()
-        .map(|(k, (&e, bound))| {
+    let mut rows = Vec::new();
+    for damping in [Damping::HuntCrossley, Damping::Flores] {
+        let s = soft(
+            scene(
+                "hertz-restitution",
+                spheres.clone(),
+                vec![],
+                dt,
+                steps,
+                |p| p.damping = damping,
+            ),
+            ContactModel::Hertz,
+            surface,
+        );
+        let mut sim = start(&s, backend)?;
+        let snap = finish(&mut sim, &s)?;
+        let law = match damping {
+            Damping::HuntCrossley => "hunt-crossley",
+            Damping::Flores => "flores",
+        };
+        // Measured: within 1e-6 of the RK4 integral on the CPU and 3e-5 on the GPU (f32);
+        // 0.5 % is the bar. Estimating δ̇⁻ from the contact's present state instead, as the
+        // engine did before, left at 0.818 for e = 0.8 under Hunt–Crossley (1.8 % off).
+        for (k, &e) in es.iter().enumerate() {
             let rel = snap.velocity[2 * k + 1].x - snap.velocity[2 * k].x;
-            Row::new(
-                format!("effective restitution, input e = {e}"),
-                e,
+            let exact = hertz::law_restitution(hertz::hysteresis_factor(damping, e));
+            rows.push(Row::new(
+                format!("{law}: exit restitution, e = {e} (RK4 of the law)"),
+                exact,
                 rel / v0,
-                1.0,
-                bound,
-            )
-        })
-        .collect())
+                exact,
+                0.005,
+            ));
+        }
+    }
+    Ok(rows)
 }
 
 fn hertz_energy_balance(backend: Backend) -> Result<Vec<Row>, CaseError> {
