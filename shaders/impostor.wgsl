@@ -10,7 +10,7 @@ struct Uniforms {
     colour_mode: u32,        // 0 material, 1 speed, 2 initial position
     flat_shading: u32,       // 1: no lighting (tests compare exact colours)
     speed_scale: f32,        // m/s mapped to the top of the speed ramp
-    _pad: u32,
+    marking: u32,            // 1: draw each sphere's orientation marking (scenes with rotation)
 }
 
 // Per input id: colour by material and colour by initial position (linear RGB).
@@ -24,12 +24,29 @@ struct Info {
 @group(1) @binding(1) var<storage, read> vel: array<vec4<f32>>;   // xyz m/s, w 1/mass
 @group(1) @binding(2) var<storage, read> ids: array<u32>;         // input id of each slot
 @group(1) @binding(3) var<storage, read> info: array<Info>;       // indexed by input id
+// Rotation state, 3 vec4 a slot (integrate.wgsl's `rot`): the orientation quaternion (x, y, z, w)
+// is the second; a 16-byte stand-in without rotation (marking 0).
+@group(1) @binding(4) var<storage, read> rot: array<vec4<f32>>;
 
 struct VsOut {
     @builtin(position) clip: vec4<f32>,
     @location(0) world: vec3<f32>,
     @location(1) @interpolate(flat) sphere: vec4<f32>,
     @location(2) @interpolate(flat) colour: vec3<f32>,
+    @location(3) @interpolate(flat) orientation: vec4<f32>,
+}
+
+// The marking: a dark great circle about the body's x axis (|n·x| < MARK_BAND) and a dark cap
+// about its y axis (n·y > MARK_CAP), in the body frame, so that both spin and rolling show.
+const MARK_BAND: f32 = 0.1;
+const MARK_CAP: f32 = 0.92;
+const MARK_SHADE: f32 = 0.3;
+
+// v rotated by the conjugate of the unit quaternion q: world to body frame.
+fn to_body(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
+    let u = -q.xyz;
+    let t = 2.0 * cross(u, v);
+    return v + q.w * t + cross(u, t);
 }
 
 // Mirrors `render::colour::speed_colour`: blue → cyan → yellow → red over t in [0, 1].
@@ -76,6 +93,10 @@ fn vs_sphere(@builtin(vertex_index) vi: u32, @builtin(instance_index) slot: u32)
     out.clip = u.view_proj * vec4<f32>(world, 1.0);
     out.world = world;
     out.sphere = p;
+    out.orientation = vec4<f32>(0.0, 0.0, 0.0, 1.0);
+    if u.marking == 1u {
+        out.orientation = rot[3u * slot + 1u];
+    }
     let id = ids[slot];
     switch u.colour_mode {
         case 0u: { out.colour = info[id].material.rgb; }
@@ -111,15 +132,22 @@ fn fs_sphere(in: VsOut) -> FsOut {
     let clip = u.view_proj * vec4<f32>(hit, 1.0);
     var out: FsOut;
     out.depth = clip.z / clip.w;
+    var colour = in.colour;
+    if u.marking == 1u {
+        let nb = to_body(in.orientation, n);
+        if abs(nb.x) < MARK_BAND || nb.y > MARK_CAP {
+            colour = colour * MARK_SHADE;
+        }
+    }
     if u.flat_shading == 1u {
-        out.colour = vec4<f32>(in.colour, 1.0);
+        out.colour = vec4<f32>(colour, 1.0);
         return out;
     }
     let l = u.light_dir.xyz;
     let diffuse = max(dot(n, l), 0.0);
     let hv = normalize(l - rd);
     let spec = pow(max(dot(n, hv), 0.0), 48.0) * 0.25;
-    let lit = in.colour * (0.22 + 0.78 * diffuse) + vec3<f32>(spec);
+    let lit = colour * (0.22 + 0.78 * diffuse) + vec3<f32>(spec);
     out.colour = vec4<f32>(lit, 1.0);
     return out;
 }

@@ -299,6 +299,44 @@ fn follows_the_state(backend: Backend) {
     }
 }
 
+/// With rotation each sphere carries a marking turned by its orientation: a dark great circle
+/// about the body's x axis. Seen along −z at the start it crosses the sphere's centre; a quarter
+/// turn about y takes the body's x axis to the line of sight, so the circle moves to the rim and
+/// the centre shows the plain colour.
+fn marking_turns_with_the_sphere(backend: Backend) {
+    let mut s = scene(&[(DVec3::ZERO, 1.0, 0)]);
+    s.sim.rotation = true;
+    s.sim.dt = 0.01;
+    s.spheres[0].angular_velocity = DVec3::new(0.0, std::f64::consts::FRAC_PI_2, 0.0);
+    let plain = srgb(material_colour(&s, Some(0)));
+    let (cx, cy) = px(DVec3::ZERO);
+    let (sx, sy) = px(DVec3::new(0.5, 0.0, 0.0));
+    let start = draw_after(&s, backend, true, 0, ColourMode::Material);
+    let dark = start.at(cx, cy);
+    assert!(
+        dark.iter()
+            .zip(plain)
+            .all(|(d, p)| (*d as i32) < p as i32 - 20),
+        "{backend}: the centre at the start should be marked: {dark:?} vs plain {plain:?}"
+    );
+    assert_close(
+        start.at(sx, sy),
+        plain,
+        &format!("{backend}: off the marking"),
+    );
+    // 100 steps of dt = 0.01 s at π/2 rad/s: a quarter turn.
+    let turned = draw_after(&s, backend, true, 100, ColourMode::Material);
+    assert_close(
+        turned.at(cx, cy),
+        plain,
+        &format!("{backend}: the centre after a quarter turn"),
+    );
+    // Without rotation nothing is marked.
+    s.sim.rotation = false;
+    let still = draw_after(&s, backend, true, 0, ColourMode::Material);
+    assert_close(still.at(cx, cy), plain, &format!("{backend}: no rotation"));
+}
+
 #[test]
 fn cpu_backend_images_match_the_camera() {
     if !gpu_available() {
@@ -307,6 +345,7 @@ fn cpu_backend_images_match_the_camera() {
     separate_spheres(Backend::Cpu);
     depth_order(Backend::Cpu);
     follows_the_state(Backend::Cpu);
+    marking_turns_with_the_sphere(Backend::Cpu);
 }
 
 #[test]
@@ -317,6 +356,7 @@ fn gpu_backend_images_match_the_camera() {
     separate_spheres(Backend::Gpu);
     depth_order(Backend::Gpu);
     follows_the_state(Backend::Gpu);
+    marking_turns_with_the_sphere(Backend::Gpu);
 }
 
 /// A private runtime directory (lavapipe complains when XDG_RUNTIME_DIR is unusable).

@@ -1738,4 +1738,11 @@ impl GpuBackend {
         let s = &self.state[set];
         [&s.pos, &s.vel, &s.id]
     }
+
+    /// The rotation state of state set `set` (0 or 1): 3 `vec4<f32>` a slot (ω | inverse
+    /// inertia, the orientation quaternion x, y, z, w, angular acceleration | μ_r); a 16-byte
+    /// stand-in without rotation.
+    pub fn rotation_buffer(&self, set: usize) -> &wgpu::Buffer {
+        &self.state[set].rot
+    }
 }

@@ -29,8 +29,8 @@ pub struct Uniforms {
     pub flat_shading: u32,
     /// Speed at the top of the speed ramp, m/s.
     pub speed_scale: f32,
-    /// Padding.
-    pub _pad: u32,
+    /// 1: each sphere carries a marking turned by its orientation (scenes with rotation).
+    pub marking: u32,
 }
 
 /// Per input id: colour by material and by initial position, linear RGB (`Info` in the shader).
@@ -78,6 +78,9 @@ enum Source {
     Cpu {
         pos: wgpu::Buffer,
         vel: wgpu::Buffer,
+        /// Orientations as the GPU backend lays them out (3 vec4 a sphere, the quaternion
+        /// second); a 16-byte stand-in without rotation.
+        rot: wgpu::Buffer,
         bind: wgpu::BindGroup,
         /// The step whose state the buffers hold: a paused viewer uploads nothing.
         uploaded: std::cell::Cell<Option<u64>>,
@@ -98,6 +101,8 @@ pub struct SceneRenderer {
     source: Source,
     n: u32,
     speed_scale: f32,
+    /// The scene rotates: each sphere carries a marking turned by its orientation.
+    marking: bool,
     format: wgpu::TextureFormat,
 }
 
@@ -217,6 +222,7 @@ impl SceneRenderer {
                 storage_entry(1),
                 storage_entry(2),
                 storage_entry(3),
+                storage_entry(4),
             ],
         });
 
@@ -337,7 +343,15 @@ impl SceneRenderer {
             cache: None,
         });
 
-        let source = make_source(device, &sphere_layout, &info_buf, &ids_identity, n, sim);
+        let marking = scene.sim.rotation;
+        let source = make_source(
+            device,
+            &sphere_layout,
+            &info_buf,
+            &ids_identity,
+            (n, marking),
+            sim,
+        );
         Self {
             sphere_pipeline,
             plane_pipeline,
@@ -351,6 +365,7 @@ impl SceneRenderer {
             source,
             n,
             speed_scale,
+            marking,
             format,
         }
     }
@@ -367,7 +382,7 @@ impl SceneRenderer {
             &self.sphere_layout,
             &self.info_buf,
             &self.ids_identity,
-            self.n,
+            (self.n, self.marking),
             sim,
         );
     }
@@ -376,7 +391,11 @@ impl SceneRenderer {
     /// buffers), a snapshot upload on the CPU backend when the simulation stepped since the last.
     pub fn update(&self, queue: &wgpu::Queue, sim: &mut Simulation) {
         if let Source::Cpu {
-            pos, vel, uploaded, ..
+            pos,
+            vel,
+            rot,
+            uploaded,
+            ..
         } = &self.source
         {
             if uploaded.get() == Some(sim.steps_done()) {
@@ -397,6 +416,16 @@ impl SceneRenderer {
                 .collect();
             queue.write_buffer(pos, 0, bytemuck::cast_slice(&p));
             queue.write_buffer(vel, 0, bytemuck::cast_slice(&v));
+            if self.marking {
+                let q: Vec<[f32; 4]> = (0..snap.len())
+                    .flat_map(|i| {
+                        let q = snap.orientation.get(i).copied().unwrap_or_default();
+                        let q = [q.x as f32, q.y as f32, q.z as f32, q.w as f32];
+                        [[0.0; 4], q, [0.0; 4]]
+                    })
+                    .collect();
+                queue.write_buffer(rot, 0, bytemuck::cast_slice(&q));
+            }
         }
     }
 
@@ -427,7 +456,7 @@ impl SceneRenderer {
             colour_mode: settings.colour.shader_index(),
             flat_shading: u32::from(settings.flat),
             speed_scale: self.speed_scale,
-            _pad: 0,
+            marking: u32::from(self.marking),
         };
         queue.write_buffer(&self.uniform_buf, 0, bytemuck::bytes_of(&u));
         let sphere_bind = match &self.source {
@@ -481,11 +510,11 @@ fn make_source(
     layout: &wgpu::BindGroupLayout,
     info: &wgpu::Buffer,
     ids_identity: &wgpu::Buffer,
-    n: u32,
+    (n, marking): (u32, bool),
     sim: &Simulation,
 ) -> Source {
-    let group = |pos: &wgpu::Buffer, vel: &wgpu::Buffer, ids: &wgpu::Buffer| {
-        let entries: Vec<wgpu::BindGroupEntry> = [pos, vel, ids, info]
+    let group = |pos: &wgpu::Buffer, vel: &wgpu::Buffer, ids: &wgpu::Buffer, rot: &wgpu::Buffer| {
+        let entries: Vec<wgpu::BindGroupEntry> = [pos, vel, ids, info, rot]
             .into_iter()
             .enumerate()
             .map(|(i, b)| wgpu::BindGroupEntry {
@@ -503,7 +532,8 @@ fn make_source(
         Some(g) => {
             let [p0, v0, i0] = g.state_buffers(0);
             let [p1, v1, i1] = g.state_buffers(1);
-            Source::Gpu([group(p0, v0, i0), group(p1, v1, i1)])
+            let (r0, r1) = (g.rotation_buffer(0), g.rotation_buffer(1));
+            Source::Gpu([group(p0, v0, i0, r0), group(p1, v1, i1, r1)])
         }
         None => {
             let bytes = 16 * u64::from(n.max(1));
@@ -516,10 +546,17 @@ fn make_source(
                 })
             };
             let (pos, vel) = (make("sphere positions"), make("sphere velocities"));
-            let bind = group(&pos, &vel, ids_identity);
+            let rot = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("sphere orientations"),
+                size: if marking { 3 * bytes } else { 16 },
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let bind = group(&pos, &vel, ids_identity, &rot);
             Source::Cpu {
                 pos,
                 vel,
+                rot,
                 bind,
                 uploaded: std::cell::Cell::new(None),
             }
