@@ -9,46 +9,8 @@ mod common;
 
 use glam::DVec3;
 use spheresim::scene::{ContactModel, RollingModel, Surface};
-use spheresim::validate::{fixed, plane, scene, soft, sphere};
+use spheresim::validate::{fixed, glancing, plane, scene, soft, sphere};
 use spheresim::{Backend, Precision, Scene, Simulation};
-
-/// Spheres meeting off-centre with friction, no field and no walls, rotation on.
-fn glancing(model: ContactModel, n: usize) -> Scene {
-    let surface = Surface {
-        youngs_modulus: 1e7,
-        poisson_ratio: 0.3,
-        friction: 0.5,
-        ..Surface::default()
-    };
-    let r = 0.01;
-    let mut spheres = Vec::new();
-    // Pairs on crossing paths, each pair offset by half a radius, some already spinning.
-    for k in 0..n {
-        let y = k as f64 * 5.0 * r;
-        let mut a = sphere(DVec3::new(-2.5 * r, y, 0.0), DVec3::X * 1.0, r, 0.01, 0.7);
-        let mut b = sphere(
-            DVec3::new(2.5 * r, y + 0.5 * r, 0.3 * r),
-            DVec3::new(-0.5, 0.1 * k as f64, 0.0),
-            1.5 * r,
-            0.02,
-            0.7,
-        );
-        a.angular_velocity = DVec3::new(0.0, 30.0 * k as f64, 10.0);
-        b.angular_velocity = DVec3::new(-20.0, 0.0, 5.0 * k as f64);
-        spheres.push(a);
-        spheres.push(b);
-    }
-    let mut s = soft(
-        scene("glancing", spheres, vec![], 2e-6, 20_000, |p| {
-            p.rotation = true;
-            p.stiffness = 2e4;
-        }),
-        model,
-        surface,
-    );
-    s.sim.restitution = 0.7;
-    s
-}
 
 #[test]
 fn frictional_collisions_keep_orbital_plus_spin_angular_momentum() {
