@@ -34,7 +34,9 @@
 // angular acceleration | rolling friction μ_r (integrate.wgsl's `rot`, 3 per sphere); each
 // sphere's torque (N·m); each entry's friction moment n × F_t (N) | overlap (m)
 // (cpu::collide::SpinPairOut), then with rolling resistance its rolling torque on the lower-id
-// sphere (N·m) (cpu::collide::RollPairOut): a stride of 1 + params.rolling vec4s.
+// sphere (N·m) (cpu::collide::RollPairOut): a stride of spin_stride() vec4s. The contact
+// history (xi, wall_xi) takes params.history_stride vec4s a contact: ξ | δ̇⁻, then with the
+// rolling spring (ROLLING_EPSD) its torque | 0.
 @group(0) @binding(24) var<storage, read> rot: array<vec4<f32>>;
 @group(0) @binding(25) var<storage, read_write> torque: array<vec4<f32>>;
 @group(0) @binding(26) var<storage, read_write> pair_spin: array<vec4<f32>>;
@@ -80,6 +82,7 @@ const PLANE_EVENT: u32 = 0x80000000u;  // cpu::collide::PLANE_EVENT
 const NO_EVENT: u32 = 0xffffffffu;     // cpu::collide::NO_EVENT
 const TAU_NONE: f32 = 3.0e38;          // stands for the CPU's infinity (never a valid τ)
 const TANGENTIAL_STIFFNESS_RATIO: f32 = 0.2857142857;  // physics::friction::TANGENTIAL_STIFFNESS_RATIO (2/7)
+const ROLLING_DAMPING_RATIO: f32 = 0.3;  // physics::rotation::ROLLING_DAMPING_RATIO
 const PAIR_CONTACT: u32 = 1u;    // cpu::collide::PAIR_CONTACT
 const PAIR_COLLISION: u32 = 2u;  // cpu::collide::PAIR_COLLISION
 const PAIR_FORCE: u32 = 4u;      // cpu::collide::PAIR_FORCE
@@ -128,6 +131,7 @@ struct PairResponse {
     energy: f32,
     power: f32,
     kept: vec4<f32>,  // cpu::collide::ContactHistory: ξ (m) | δ̇⁻ (m/s)
+    stiffness: f32,
     overlap: f32,
     contact: bool,
     collision: bool,
@@ -135,7 +139,7 @@ struct PairResponse {
 
 fn no_response() -> PairResponse {
     return PairResponse(vec3<f32>(0.0), 0.0, 0.0, 0.0, 0.0, 0.0, vec3<f32>(0.0), 0.0, 0.0,
-                        vec4<f32>(0.0), 0.0, false, false);
+                        vec4<f32>(0.0), 0.0, 0.0, false, false);
 }
 
 // cpu::collide::ContactOut, plus the sphere's earliest event of the first pass.
@@ -393,6 +397,7 @@ struct Soft {
     energy: f32,
     power: f32,
     kept: vec4<f32>,
+    stiffness: f32,
 }
 
 // physics::rotation::spin_lever
@@ -410,6 +415,49 @@ fn add_spin_slip(v: vec3<f32>, n: vec3<f32>, s: vec3<f32>) -> vec3<f32> {
 // physics::rotation::friction_torque
 fn friction_torque(arm: f32, moment: vec3<f32>) -> vec3<f32> {
     return -(moment * arm);
+}
+
+// vec4s an entry of pair_spin takes: 1, 2 with rolling resistance
+// (gpu::neighbours::pair_spin_vec4s).
+fn spin_stride() -> u32 {
+    return select(1u, 2u, params.rolling != ROLLING_NONE);
+}
+
+// physics::rotation::rolling_spring's result.
+struct RollingSpring {
+    torque: vec3<f32>,
+    spring: vec3<f32>,
+    power: f32,
+}
+
+// physics::rotation::rolling_spring
+fn rolling_spring(n: vec3<f32>, omega_a: vec3<f32>, omega_b: vec3<f32>, spring_old: vec3<f32>,
+                  mu_r: f32, r_star: f32, normal_force: f32, normal_stiffness: f32,
+                  inv_rolling_inertia: f32, dt: f32) -> RollingSpring {
+    let relative = omega_a - omega_b;
+    let roll = relative - n * dot3(n, relative);
+    let k_r = 2.25 * normal_stiffness * mu_r * mu_r * r_star * r_star;
+    let limit = mu_r * r_star * normal_force;
+    let held = spring_old - n * dot3(n, spring_old);
+    var spring = held - roll * (k_r * dt);
+    let size2 = dot3(spring, spring);
+    var torque = spring;
+    if size2 > limit * limit {
+        spring = spring * (limit / sqrt(size2));
+        torque = spring;
+    } else {
+        let c_r = (2.0 * ROLLING_DAMPING_RATIO) * sqrt(k_r / inv_rolling_inertia);
+        torque = spring - roll * c_r;
+    }
+    return RollingSpring(torque, spring, -dot3(torque, roll));
+}
+
+// physics::rotation::inverse_rolling_inertia
+fn inverse_rolling_inertia(inv_inertia: f32, w: f32, r: f32) -> f32 {
+    if w == 0.0 {
+        return 0.0;
+    }
+    return 1.0 / (1.0 / inv_inertia + r * r / w);
 }
 
 // physics::rotation::rolling_torque: the torque on body a (N·m) | the power taken out (W).
@@ -448,7 +496,7 @@ fn soft_contact(n: vec3<f32>, overlap: f32, dv: vec3<f32>, spin: vec3<f32>, kept
     let t = tangential_spring(xi_old, n, v_t, k_t, k_t_old, c_t, f.force, mu, params.dt);
     // As cpu::collide::soft_contact: the friction's whole work on the slip is dissipated.
     return Soft(f.force, t.force, f.energy, (f.force - f.elastic) * u_n - dot3(t.force, v_t),
-                vec4<f32>(t.xi, f.impact));
+                vec4<f32>(t.xi, f.impact), f.stiffness);
 }
 
 // cpu::collide::pair_force (soft contact; a has the lower id); `kept`: ξ (m) | δ̇⁻ (m/s).
@@ -477,6 +525,7 @@ fn pair_force(a: Body, b: Body, kept: vec4<f32>, dt: f32) -> PairResponse {
     out.energy = soft.energy;
     out.power = soft.power;
     out.kept = soft.kept;
+    out.stiffness = soft.stiffness;
     out.overlap = overlap;
     out.contact = true;
     let d0 = d1 - dv * dt;
@@ -583,17 +632,24 @@ fn plane_event(me: Body, plane: Plane, dt: f32) -> f32 {
 
 // The wall contact's ξ | δ̇⁻ plane_contact read before clearing it.
 var<private> wall_xi_old: vec4<f32>;
+// The wall contact's rolling spring plane_contact read before clearing it (ROLLING_EPSD).
+var<private> wall_spring_old: vec3<f32>;
 
 // cpu::collide::plane_contact, for wall k. Soft contact with friction history reads and
 // writes the sphere's ξ against the wall, wall_xi[me_index × walls + k] (zero when apart:
 // sum_pairs' `kept.unwrap_or(zero)`).
 fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_earliest: bool, k_me: f32) {
     let soft_history = params.model != MODEL_IMPULSE && params.history != 0u;
-    let w = me_index * params.n_planes + k;
+    let hs = params.history_stride;
+    let w = hs * (me_index * params.n_planes + k);
     if soft_history {
         let xi_old = wall_xi[w];
         wall_xi[w] = vec4<f32>(0.0);
         wall_xi_old = xi_old;
+        if hs == 2u {
+            wall_spring_old = wall_xi[w + 1u].xyz;
+            wall_xi[w + 1u] = vec4<f32>(0.0);
+        }
     }
     if me.w == 0.0 {
         return;
@@ -636,11 +692,21 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_ear
                                 1.0 / me.r + wall_curvature(plane), me.w);
         // The sphere is body a of its rolling resistance: the torque is the sphere's.
         var rolling = vec4<f32>(0.0);
-        if params.rolling != 0u {
-            rolling = rolling_torque(n, me.omega, vec3<f32>(0.0),
-                                     pair_friction(me.mu_r, plane.rolling_friction),
-                                     effective_radius(1.0 / me.r, wall_curvature(plane)),
-                                     soft.force, me.inv_inertia, params.dt);
+        var spring = vec3<f32>(0.0);
+        if params.rolling != ROLLING_NONE && soft.force != 0.0 {
+            let mu_r = pair_friction(me.mu_r, plane.rolling_friction);
+            let r_star = effective_radius(1.0 / me.r, wall_curvature(plane));
+            if params.rolling == ROLLING_EPSD {
+                let rs = rolling_spring(n, me.omega, vec3<f32>(0.0), wall_spring_old, mu_r, r_star,
+                                        soft.force, soft.stiffness,
+                                        inverse_rolling_inertia(me.inv_inertia, me.w, me.r),
+                                        params.dt);
+                rolling = vec4<f32>(rs.torque, rs.power);
+                spring = rs.spring;
+            } else {
+                rolling = rolling_torque(n, me.omega, vec3<f32>(0.0), mu_r, r_star, soft.force,
+                                         me.inv_inertia, params.dt);
+            }
         }
         (*acc).force += n * soft.force + soft.friction;
         if params.rotation != 0u {
@@ -652,6 +718,9 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_ear
         (*acc).power += soft.power + rolling.w;
         if soft_history {
             wall_xi[w] = soft.kept;
+            if hs == 2u {
+                wall_xi[w + 1u] = vec4<f32>(spring, 0.0);
+            }
         }
         (*acc).contacts += 1u;
         (*acc).collisions += select(0u, 1u, s1 - vn * params.dt > 0.0);
@@ -835,6 +904,8 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     var spin = vec4<f32>(0.0);
     var rolling = vec4<f32>(0.0);
     var xi_new = vec4<f32>(0.0);
+    var spring_new = vec3<f32>(0.0);
+    let hs = params.history_stride;
     // cpu::collide::may_touch, from the centres and radii alone: most entries are apart.
     let pi = pos[i];
     let pj = pos[j];
@@ -843,8 +914,12 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     if dot3(d, d) <= 1.01 * reach * reach {
         me_index = i;
         var xi_old = vec4<f32>(0.0);
+        var spring_old = vec3<f32>(0.0);
         if params.history != 0u {
-            xi_old = xi[e];
+            xi_old = xi[hs * e];
+            if hs == 2u {
+                spring_old = xi[hs * e + 1u].xyz;
+            }
         }
         let a = load_body(i);
         let b = load_body(j);
@@ -858,17 +933,33 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
             flags |= PAIR_FORCE;
             // physics::rotation::friction_moment, and the overlap for the arms.
             spin = vec4<f32>(cross3(p.n, p.friction), p.overlap);
-            if params.rolling != 0u {
-                rolling = rolling_torque(p.n, a.omega, b.omega, pair_friction(a.mu_r, b.mu_r),
-                                         effective_radius(1.0 / a.r, 1.0 / b.r), p.force,
-                                         a.inv_inertia + b.inv_inertia, params.dt);
+            if params.rolling != ROLLING_NONE {
+                let mu_r = pair_friction(a.mu_r, b.mu_r);
+                let r_star = effective_radius(1.0 / a.r, 1.0 / b.r);
+                if params.rolling == ROLLING_EPSD {
+                    let rs = rolling_spring(p.n, a.omega, b.omega, spring_old, mu_r, r_star,
+                                            p.force, p.stiffness,
+                                            inverse_rolling_inertia(a.inv_inertia, a.w, a.r)
+                                            + inverse_rolling_inertia(b.inv_inertia, b.w, b.r),
+                                            params.dt);
+                    rolling = vec4<f32>(rs.torque, rs.power);
+                    if p.contact {
+                        spring_new = rs.spring;
+                    }
+                } else {
+                    rolling = rolling_torque(p.n, a.omega, b.omega, mu_r, r_star, p.force,
+                                             a.inv_inertia + b.inv_inertia, params.dt);
+                }
             }
         }
         force.w = p.energy;
         more = vec4<u32>(bitcast<u32>(p.power + rolling.w), flags, 0u, 0u);
     }
     if params.history != 0u {
-        xi[e] = xi_new;
+        xi[hs * e] = xi_new;
+        if hs == 2u {
+            xi[hs * e + 1u] = vec4<f32>(spring_new, 0.0);
+        }
     }
     pair_out[e] = force;
     pair_more[e] = more;
@@ -879,7 +970,7 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     // sum_pairs reads an entry's moment only when the pair has a force: no write without one.
     if params.rotation != 0u && (more.y & PAIR_FORCE) != 0u {
-        let stride = 1u + params.rolling;
+        let stride = spin_stride();
         pair_spin[stride * e] = spin;
         if m != NO_MIRROR {
             pair_spin[stride * m] = spin;
@@ -908,7 +999,7 @@ fn sum_pairs_entry(acc: ptr<function, Acc>, e: u32) {
     if (more.y & PAIR_FORCE) != 0u {
         (*acc).force += p.xyz * select(1.0, -1.0, owned);
         if params.rotation != 0u {
-            let stride = 1u + params.rolling;
+            let stride = spin_stride();
             let ps = pair_spin[stride * e];
             (*acc).torque += friction_torque(contact_arm(pos[me_index].w, ps.w), ps.xyz);
             if params.rolling != 0u {

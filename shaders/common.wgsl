@@ -25,9 +25,9 @@ struct Params {
     skin: f32,               // m, neighbour-list skin s (cpu::neighbours)
     row_groups_x: u32,       // work-groups along x of a row pass (collide.wgsl: row_group)
     rotation: u32,           // 1: spheres rotate (SimParams::rotation)
-    rolling: u32,            // 1: contacts resist rolling (RollingModel::Cdt)
+    rolling: u32,            // ROLLING_* below: the rolling resistance law
     damping: u32,            // DAMPING_* below: the Hertz law's damping
-    pad2: u32,
+    history_stride: u32,     // vec4s a contact's history takes (gpu::neighbours::history_vec4s)
 }
 
 // Grid parameters computed on the GPU each step (src/gpu/buffers.rs: Grid).
@@ -104,6 +104,9 @@ const MODEL_SPRING_DASHPOT: u32 = 1u;
 const MODEL_HERTZ: u32 = 2u;
 const DAMPING_HUNT_CROSSLEY: u32 = 0u;  // src/gpu/buffers.rs: damping_code
 const DAMPING_FLORES: u32 = 1u;
+const ROLLING_NONE: u32 = 0u;  // src/gpu/buffers.rs: rolling_code
+const ROLLING_CDT: u32 = 1u;
+const ROLLING_EPSD: u32 = 2u;
 
 // A wall: a plane, or the inside of a spherical container when radius > 0
 // (src/cpu/collide.rs: PlaneBody).

@@ -130,7 +130,9 @@ fn keep_old_entries(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     old_partner_id[e] = partner_id[e];
-    old_xi[e] = xi[e];
+    for (var h = 0u; h < params.history_stride; h++) {
+        old_xi[params.history_stride * e + h] = xi[params.history_stride * e + h];
+    }
 }
 
 // Before a build with friction history: the old rows and wall ξ.
@@ -144,8 +146,9 @@ fn keep_old_rows(@builtin(global_invocation_id) gid: vec3<u32>) {
     if i == 0u {
         old_start[params.n] = list_start[params.n];
     }
-    for (var k = 0u; k < params.n_planes; k++) {
-        old_wall_xi[i * params.n_planes + k] = wall_xi[i * params.n_planes + k];
+    let hs = params.history_stride;
+    for (var k = 0u; k < hs * params.n_planes; k++) {
+        old_wall_xi[hs * i * params.n_planes + k] = wall_xi[hs * i * params.n_planes + k];
     }
 }
 
@@ -161,15 +164,22 @@ fn carry_entries(@builtin(global_invocation_id) gid: vec3<u32>) {
     let id = ids[partner[e]];
     partner_id[e] = id;
     let o = perm[row_of[e]];
-    var kept = vec4<f32>(0.0);
+    let hs = params.history_stride;
+    var found = NO_MIRROR;
     let end = min(old_start[o + 1u], list.capacity);
     for (var m = old_start[o]; m < end; m++) {
         if old_partner_id[m] == id {
-            kept = old_xi[m];
+            found = m;
             break;
         }
     }
-    xi[e] = kept;
+    for (var h = 0u; h < hs; h++) {
+        var kept = vec4<f32>(0.0);
+        if found != NO_MIRROR {
+            kept = old_xi[hs * found + h];
+        }
+        xi[hs * e + h] = kept;
+    }
 }
 
 // After a build with friction history: each sphere's wall ξ, into the new order
@@ -181,8 +191,9 @@ fn carry_walls(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let o = perm[i];
-    for (var k = 0u; k < params.n_planes; k++) {
-        wall_xi[i * params.n_planes + k] = old_wall_xi[o * params.n_planes + k];
+    let hs = params.history_stride;
+    for (var k = 0u; k < hs * params.n_planes; k++) {
+        wall_xi[hs * i * params.n_planes + k] = old_wall_xi[hs * o * params.n_planes + k];
     }
 }
 

@@ -304,7 +304,7 @@ fn measure(
             scene.sim.g_const > 0.0
                 && scene.sim.gravity_solver == crate::scene::GravitySolver::Tree,
             scene.sim.rotation,
-            scene.rolling_model() != crate::scene::RollingModel::None,
+            scene.rolling_model(),
         ),
         _ => CpuBackend::<f32>::memory_estimate(n, history, scene.sim.rotation),
     };

@@ -207,10 +207,15 @@ pub struct CpuState {
     pub history_xi: Floats,
     /// Approach speed δ̇⁻ at first touch of each list entry, m/s (`history_partner.len()`).
     pub history_impact: Floats,
+    /// Rolling spring torque of each list entry, N·m (`3 × history_partner.len()`).
+    pub history_rolling: Floats,
     /// ξ of each sphere against each wall, m (`3 n × walls` with contact history; else empty).
     pub wall_xi: Floats,
     /// δ̇⁻ of each sphere against each wall, m/s (`n × walls` with contact history; else empty).
     pub wall_impact: Floats,
+    /// Rolling spring torque of each sphere against each wall, N·m (`3 n × walls` with contact
+    /// history; else empty).
+    pub wall_rolling: Floats,
     /// Positions at the list's last build, m (`3n`).
     pub x_build: Floats,
     /// Each sphere's sweep σ at the list's last build, m (`n`).

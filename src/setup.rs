@@ -69,10 +69,11 @@ pub fn small_radius_max(radii: &[f64]) -> f64 {
 
 /// Whether a scene keeps contact history (`cpu::collide::ContactHistory`): a soft contact law
 /// with friction on some sphere (a pair's μ is the smaller of its two, so a contact has
-/// friction only when its sphere does), or the Hertz law (its damping needs the approach speed
-/// at first touch).
+/// friction only when its sphere does), the Hertz law (its damping needs the approach speed
+/// at first touch), or the rolling spring of [`RollingModel::Epsd`].
 pub fn contact_history(scene: &Scene) -> bool {
     scene.sim.contact == ContactModel::Hertz
+        || scene.rolling_model() == RollingModel::Epsd
         || (scene.sim.contact.is_soft() && scene.spheres.iter().any(|s| s.surface.friction > 0.0))
 }
 

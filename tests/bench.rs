@@ -298,7 +298,7 @@ fn cpu_memory_check_refuses_with_the_numbers() {
     );
 }
 
-/// The contact history (ξ, δ̇⁻ and a partner id per neighbour-list entry, both copies during a
+/// The contact history (ξ, δ̇⁻, the rolling spring and a partner id per neighbour-list entry, both copies during a
 /// rebuild) counts towards the CPU memory check: a machine that fits the state without it
 /// refuses the state with it.
 #[test]
@@ -308,8 +308,9 @@ fn cpu_memory_check_counts_the_contact_history() {
     let n = 100_000;
     let without = CpuBackend::<f32>::memory_estimate(n, false, false);
     let with = CpuBackend::<f32>::memory_estimate(n, true, false);
-    // Per entry and copy: a u32 partner id, an f32 three-vector ξ and an f32 δ̇⁻, 20 bytes.
-    assert_eq!(with - without, (n * LIST_ENTRIES_ESTIMATE * 2 * 20) as u64);
+    // Per entry and copy: a u32 partner id, an f32 three-vector ξ, an f32 δ̇⁻ and an f32
+    // three-vector rolling spring torque, 32 bytes.
+    assert_eq!(with - without, (n * LIST_ENTRIES_ESTIMATE * 2 * 32) as u64);
     let between = Some((without + with) / 2);
     check_cpu_memory(n, false, Precision::F32, between).unwrap();
     assert!(check_cpu_memory(n, true, Precision::F32, between).is_err());

@@ -162,7 +162,8 @@ fn resume_on_the_cpu_is_bit_identical_in_f32_and_f64() {
     // Mutual gravity by the tree, with Hertz contacts.
     let extra = ["--backend", "cpu"];
     split_run_is_identical(&["rubble-pile", "--particles", "300"], &extra, 60);
-    // Rotation with rolling resistance: spin, orientation and angular acceleration carry over.
+    // Rotation with the rolling spring: spin, orientation, angular acceleration and each
+    // contact's spring torque carry over.
     let extra = [
         "--backend",
         "cpu",
@@ -170,6 +171,8 @@ fn resume_on_the_cpu_is_bit_identical_in_f32_and_f64() {
         "true",
         "--rolling-friction",
         "0.05",
+        "--rolling-model",
+        "epsd",
     ];
     split_run_is_identical(&["wall-stand", "--particles", "300"], &extra, 60);
 }
@@ -191,6 +194,8 @@ fn resume_on_the_gpu_is_bit_identical() {
         "true",
         "--rolling-friction",
         "0.05",
+        "--rolling-model",
+        "epsd",
     ];
     split_run_is_identical(&["wall-stand", "--particles", "300"], &extra, 60);
 }

@@ -65,8 +65,8 @@ const SHADER_ONLY: &[(&str, &str)] = &[
 #[test]
 fn shared_constants_match_their_rust_twins() {
     use spheresim::cpu::collide::{NO_EVENT, PLANE_EVENT};
-    use spheresim::gpu::buffers::{damping_code, model_code};
-    use spheresim::scene::{ContactModel, Damping};
+    use spheresim::gpu::buffers::{damping_code, model_code, rolling_code};
+    use spheresim::scene::{ContactModel, Damping, RollingModel};
     let c = all_constants();
     let expect: Vec<(&str, Value)> = vec![
         ("WG", Value::U32(spheresim::gpu::WORKGROUP_SIZE)),
@@ -112,6 +112,13 @@ fn shared_constants_match_their_rust_twins() {
             Value::U32(damping_code(Damping::HuntCrossley)),
         ),
         ("DAMPING_FLORES", Value::U32(damping_code(Damping::Flores))),
+        ("ROLLING_NONE", Value::U32(rolling_code(RollingModel::None))),
+        (
+            "ROLLING_DAMPING_RATIO",
+            Value::F32(spheresim::physics::rotation::ROLLING_DAMPING_RATIO as f32),
+        ),
+        ("ROLLING_CDT", Value::U32(rolling_code(RollingModel::Cdt))),
+        ("ROLLING_EPSD", Value::U32(rolling_code(RollingModel::Epsd))),
         (
             "LARGE_SKIN_LIMIT",
             Value::F32(spheresim::cpu::neighbours::LARGE_SKIN_LIMIT as f32),

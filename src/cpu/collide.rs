@@ -48,11 +48,12 @@ use crate::physics::impulse::{
     effective_restitution, normal_impulse, pair_restitution, plane_velocity_change,
 };
 use crate::physics::rotation::{
-    add_spin_slip, contact_arm, friction_moment, friction_torque, rolling_torque, spin_lever,
+    add_spin_slip, contact_arm, friction_moment, friction_torque, inverse_rolling_inertia,
+    rolling_spring, rolling_torque, spin_lever,
 };
 use crate::physics::spring_dashpot::{dashpot_coefficient, normal_force};
 use crate::physics::toi::{contact_fraction, plane_contact_fraction};
-use crate::scene::{ContactModel, Damping};
+use crate::scene::{ContactModel, Damping, RollingModel};
 use rayon::prelude::*;
 
 use super::CHUNK;
@@ -216,6 +217,9 @@ pub struct ContactHistory<R: Real> {
     pub xi: R::V3,
     /// Approach speed δ̇⁻ when the contact began, m/s (Hertz law; 0 before the first touch).
     pub impact: R,
+    /// Spring torque of the rolling resistance on the first body, N·m
+    /// ([`RollingModel::Epsd`]; zero otherwise).
+    pub rolling: R::V3,
 }
 
 /// Uniform parameters of the contact stage.
@@ -227,6 +231,8 @@ pub struct CollideParams<R: Real> {
     pub model: ContactModel,
     /// Damping of the Hertz law.
     pub damping: Damping,
+    /// Rolling resistance law (none without rotation).
+    pub rolling: RollingModel,
     /// Spring stiffness k_n, N/m.
     pub stiffness: R,
     /// Grid cell edge h, m, and its inverse.
@@ -303,6 +309,8 @@ pub struct PairResponse<R: Real> {
     pub power: R,
     /// What the contact keeps for the next step (soft contact).
     pub kept: ContactHistory<R>,
+    /// Normal contact stiffness dF_el/dδ, N/m (soft contact).
+    pub stiffness: R,
     /// Overlap δ, m (soft contact).
     pub overlap: R,
     /// The spheres touch or overlap at the end of the step.
@@ -518,6 +526,8 @@ pub struct Soft<R: Real> {
     pub power: R,
     /// What the contact keeps for the next step.
     pub kept: ContactHistory<R>,
+    /// Normal contact stiffness dF_el/dδ, N/m.
+    pub stiffness: R,
 }
 
 /// Normal force, friction and dissipated power of a soft contact with unit normal `n` (from
@@ -595,7 +605,9 @@ pub fn soft_contact<R: Real>(
         kept: ContactHistory {
             xi: t.xi,
             impact: normal.impact,
+            rolling: R::zero3(),
         },
+        stiffness: k_n,
     }
 }
 
@@ -658,6 +670,7 @@ pub fn pair_force<R: Real>(
     out.energy = soft.energy;
     out.power = soft.power;
     out.kept = soft.kept;
+    out.stiffness = soft.stiffness;
     out.overlap = overlap;
     out.contact = true;
     // Began this step: apart at the start of the drift.
@@ -872,21 +885,43 @@ pub fn plane_contact<R: Real>(
                 params.dt,
             );
             // The sphere is body a of its rolling resistance: the torque is the sphere's.
+            let mut keep = soft.kept;
             let (rolling, rolling_power) = match spin {
                 Some(SphereSpin {
                     omega,
                     inv_inertia,
                     rolling_friction: Some(mu_r),
-                }) => rolling_torque::<R>(
-                    n,
-                    omega,
-                    R::zero3(),
-                    pair_friction(mu_r, plane.rolling_friction),
-                    effective_radius(me.r.recip(), wall_curvature(plane)),
-                    soft.force,
-                    inv_inertia,
-                    params.dt,
-                ),
+                }) if soft.force != R::zero() => {
+                    let mu_r = pair_friction(mu_r, plane.rolling_friction);
+                    let r_star = effective_radius(me.r.recip(), wall_curvature(plane));
+                    if params.rolling == RollingModel::Epsd {
+                        let (torque, spring, power) = rolling_spring::<R>(
+                            n,
+                            omega,
+                            R::zero3(),
+                            kept.rolling,
+                            mu_r,
+                            r_star,
+                            soft.force,
+                            soft.stiffness,
+                            inverse_rolling_inertia(inv_inertia, me.w, me.r),
+                            params.dt,
+                        );
+                        keep.rolling = spring;
+                        (torque, power)
+                    } else {
+                        rolling_torque::<R>(
+                            n,
+                            omega,
+                            R::zero3(),
+                            mu_r,
+                            r_star,
+                            soft.force,
+                            inv_inertia,
+                            params.dt,
+                        )
+                    }
+                }
                 _ => (R::zero3(), R::zero()),
             };
             acc.force += n * soft.force + soft.friction;
@@ -898,7 +933,7 @@ pub fn plane_contact<R: Real>(
             acc.power += soft.power + rolling_power;
             acc.contacts += 1;
             acc.collisions += (s1 - vn * params.dt > R::zero()) as u32;
-            Some(soft.kept)
+            Some(keep)
         }
     }
 }
@@ -1218,33 +1253,54 @@ pub unsafe fn collide_pairs<R: Real, P: PairRecord<R>>(
             old,
             params,
         );
-        if let Some(kept) = kept {
-            *kept = if p.contact {
-                p.kept
-            } else {
-                ContactHistory::default()
-            };
-        }
         let force = p.force != R::zero();
         let (moment, overlap) = if force {
             (friction_moment::<R>(p.n, p.friction), p.overlap)
         } else {
             (R::zero3(), R::zero())
         };
+        let mut keep = p.kept;
         let (rolling, rolling_power) = if force && !spin.rolling_friction.is_empty() {
-            rolling_torque::<R>(
-                p.n,
-                spin.omega[i],
-                spin.omega[j],
-                pair_friction(spin.rolling_friction[i], spin.rolling_friction[j]),
-                effective_radius(me.r.recip(), other.r.recip()),
-                p.force,
-                spin.inv_inertia[i] + spin.inv_inertia[j],
-                params.dt,
-            )
+            let mu_r = pair_friction(spin.rolling_friction[i], spin.rolling_friction[j]);
+            let r_star = effective_radius(me.r.recip(), other.r.recip());
+            if params.rolling == RollingModel::Epsd {
+                let (torque, spring, power) = rolling_spring::<R>(
+                    p.n,
+                    spin.omega[i],
+                    spin.omega[j],
+                    old.rolling,
+                    mu_r,
+                    r_star,
+                    p.force,
+                    p.stiffness,
+                    inverse_rolling_inertia(spin.inv_inertia[i], me.w, me.r)
+                        + inverse_rolling_inertia(spin.inv_inertia[j], other.w, other.r),
+                    params.dt,
+                );
+                keep.rolling = spring;
+                (torque, power)
+            } else {
+                rolling_torque::<R>(
+                    p.n,
+                    spin.omega[i],
+                    spin.omega[j],
+                    mu_r,
+                    r_star,
+                    p.force,
+                    spin.inv_inertia[i] + spin.inv_inertia[j],
+                    params.dt,
+                )
+            }
         } else {
             (R::zero3(), R::zero())
         };
+        if let Some(kept) = kept {
+            *kept = if p.contact {
+                keep
+            } else {
+                ContactHistory::default()
+            };
+        }
         let out = PairOut {
             force: if force {
                 p.n * p.force + p.friction
@@ -1715,6 +1771,7 @@ mod tests {
                 dt: 1e-3,
                 model: ContactModel::Impulse,
                 damping: Damping::default(),
+                rolling: RollingModel::None,
                 stiffness: 0.0,
                 cell_edge: 0.25,
                 inv_cell_edge: 4.0,

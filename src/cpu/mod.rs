@@ -100,8 +100,10 @@ struct Params<R: Real> {
     theta: R,
     /// Spheres rotate under friction torques.
     rotation: bool,
-    /// Contacts resist rolling ([`crate::scene::RollingModel::Cdt`]).
+    /// Contacts resist rolling (a [`RollingModel`] other than none).
     rolling: bool,
+    /// The rolling resistance law.
+    rolling_model: RollingModel,
 }
 
 /// The CPU reference backend in precision `R` (`f32` or `f64`).
@@ -220,6 +222,7 @@ impl<R: Real> CpuBackend<R> {
                 theta: R::of(sp.theta),
                 rotation: sp.rotation,
                 rolling: sp.rolling != RollingModel::None,
+                rolling_model: sp.rolling,
             },
             gravity_f64: sp.gravity,
             planes: p
@@ -546,6 +549,7 @@ impl<R: Real> CpuBackend<R> {
             dt: self.params.dt,
             model: self.params.model,
             damping: self.params.damping,
+            rolling: self.params.rolling_model,
             stiffness: self.params.stiffness,
             cell_edge: self.cell_edge,
             inv_cell_edge: self.cell_edge.recip(),
@@ -1032,6 +1036,12 @@ impl<R: Real> CpuBackend<R> {
                     .map(|c| c.f64()),
             ),
             history_impact: floats::<R>(list.kept.iter().map(|k| k.impact.f64())),
+            history_rolling: floats::<R>(
+                list.kept
+                    .iter()
+                    .flat_map(|k| R::comps(k.rolling))
+                    .map(|c| c.f64()),
+            ),
             wall_xi: floats::<R>(
                 list.wall_kept
                     .iter()
@@ -1039,6 +1049,12 @@ impl<R: Real> CpuBackend<R> {
                     .map(|c| c.f64()),
             ),
             wall_impact: floats::<R>(list.wall_kept.iter().map(|k| k.impact.f64())),
+            wall_rolling: floats::<R>(
+                list.wall_kept
+                    .iter()
+                    .flat_map(|k| R::comps(k.rolling))
+                    .map(|c| c.f64()),
+            ),
             x_build: flat(&list.x_build),
             list_sweep: floats::<R>(list.sweep.iter().map(|s| s.f64())),
             rebuilds: list.rebuilds,
@@ -1133,18 +1149,20 @@ impl<R: Real> CpuBackend<R> {
         list.start.clone_from(&s.list_start);
         list.partner.clone_from(&s.list_partner);
         list.partner_id.clone_from(&s.history_partner);
-        let kept = |xi: &Floats, impact: &Floats| -> Vec<collide::ContactHistory<R>> {
+        let kept = |xi: &Floats, impact: &Floats, rolling: &Floats| {
             v3s(xi)
                 .into_iter()
+                .zip(v3s(rolling))
                 .enumerate()
-                .map(|(e, xi)| collide::ContactHistory {
+                .map(|(e, (xi, rolling))| collide::ContactHistory {
                     xi,
                     impact: R::of(impact.get(e)),
+                    rolling,
                 })
-                .collect()
+                .collect::<Vec<_>>()
         };
-        list.kept = kept(&s.history_xi, &s.history_impact);
-        list.wall_kept = kept(&s.wall_xi, &s.wall_impact);
+        list.kept = kept(&s.history_xi, &s.history_impact, &s.history_rolling);
+        list.wall_kept = kept(&s.wall_xi, &s.wall_impact, &s.wall_rolling);
         list.x_build = v3s(&s.x_build);
         list.sweep = (0..s.list_sweep.len())
             .map(|i| R::of(s.list_sweep.get(i)))
@@ -1261,8 +1279,10 @@ fn check_list(s: &CpuState, n: usize, history: bool, walls: usize) -> Result<(),
     if s.history_partner.len() != want_entries
         || s.history_xi.len() != 3 * want_entries
         || s.history_impact.len() != want_entries
+        || s.history_rolling.len() != 3 * want_entries
         || s.wall_xi.len() != 3 * want_walls
         || s.wall_impact.len() != want_walls
+        || s.wall_rolling.len() != 3 * want_walls
     {
         return Err(format!(
             "its friction history ({} contacts, {} wall values) does not fit this scene, which \

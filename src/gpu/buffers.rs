@@ -47,12 +47,12 @@ pub struct Params {
     pub row_groups_x: u32,
     /// 1: spheres rotate (`SimParams::rotation`).
     pub rotation: u32,
-    /// 1: contacts resist rolling (`scene::RollingModel::Cdt`; rotation only).
+    /// The rolling resistance law: 0 none, 1 cdt, 2 epsd ([`rolling_code`]; rotation only).
     pub rolling: u32,
     /// Damping of the Hertz law: 0 Hunt–Crossley, 1 Flores ([`damping_code`]).
     pub damping: u32,
-    /// Padding to 16 bytes.
-    pub pad: u32,
+    /// `vec4<f32>`s a contact's history takes (`neighbours::history_vec4s`).
+    pub history_stride: u32,
 }
 
 /// Grid parameters of the current step (`Grid` in common.wgsl).
@@ -114,6 +114,16 @@ pub fn model_code(model: crate::scene::ContactModel) -> u32 {
         crate::scene::ContactModel::Impulse => 0,
         crate::scene::ContactModel::SpringDashpot => 1,
         crate::scene::ContactModel::Hertz => 2,
+    }
+}
+
+/// The `rolling` code of a rolling resistance law in `Params` (the `ROLLING_*` constants of
+/// common.wgsl).
+pub fn rolling_code(rolling: crate::scene::RollingModel) -> u32 {
+    match rolling {
+        crate::scene::RollingModel::None => 0,
+        crate::scene::RollingModel::Cdt => 1,
+        crate::scene::RollingModel::Epsd => 2,
     }
 }
 
@@ -211,7 +221,7 @@ pub fn memory_estimate(
     history: bool,
     tree: bool,
     rotation: bool,
-    rolling: bool,
+    rolling: crate::scene::RollingModel,
 ) -> u64 {
     PER_SPHERE.iter().map(|(_, b)| b * n).sum::<u64>()
         + 8 * (table_size + 1)

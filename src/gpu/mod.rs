@@ -34,7 +34,7 @@ use crate::setup::{
     contact_history, table_size,
 };
 use crate::{Diagnostics, Snapshot};
-use buffers::{Grid, Params, PlaneGpu, Status, damping_code, model_code};
+use buffers::{Grid, Params, PlaneGpu, Status, damping_code, model_code, rolling_code};
 use bytemuck::{Pod, cast_slice};
 pub use context::GpuContext;
 use glam::DVec3;
@@ -272,8 +272,8 @@ pub struct GpuBackend {
     model: ContactModel,
     history: bool,
     rotation: bool,
-    /// Contacts resist rolling (`scene::RollingModel::Cdt`).
-    rolling: bool,
+    /// The rolling resistance law (none without rotation).
+    rolling: crate::scene::RollingModel,
     g_on: bool,
     dt: f64,
     grid_buf: wgpu::Buffer,
@@ -392,7 +392,7 @@ impl GpuBackend {
         let ts = table_size(n);
         let history = contact_history(scene);
         let rotation = scene.sim.rotation;
-        let rolling = scene.rolling_model() != crate::scene::RollingModel::None;
+        let rolling = scene.rolling_model();
         // Capped by what one binding holds (16 bytes an entry, 32 with rolling resistance): a
         // sparse scene of a million spheres then still fits lavapipe's 128 MiB, and the list
         // grows if it must.
@@ -459,9 +459,9 @@ impl GpuBackend {
             skin: sp.skin as f32,
             row_groups_x: row_dims.0,
             rotation: rotation as u32,
-            rolling: rolling as u32,
+            rolling: rolling_code(rolling),
             damping: damping_code(sp.damping),
-            pad: 0,
+            history_stride: neighbours::history_vec4s(rolling) as u32,
         };
 
         let pos: Vec<[f32; 4]> = (0..n)
@@ -500,7 +500,7 @@ impl GpuBackend {
                 .flat_map(|i| {
                     let w = p.angular_velocity[i].as_vec3();
                     let k = crate::physics::rotation::inverse_inertia(p.inv_mass[i], p.radius[i]);
-                    let mu_r = if rolling {
+                    let mu_r = if rolling != crate::scene::RollingModel::None {
                         p.rolling_friction[i] as f32
                     } else {
                         0.0
@@ -837,7 +837,7 @@ impl GpuBackend {
         capacity: u32,
         history: bool,
         tree: bool,
-        (rotation, rolling): (bool, bool),
+        (rotation, rolling): (bool, crate::scene::RollingModel),
         lowered: Option<u64>,
     ) -> Result<(), GpuError> {
         let binding = ctx

@@ -13,6 +13,7 @@ use super::pipelines::Module;
 use super::prefix_sum::{self, ScanLevel};
 use super::stages::{Stages, module};
 use super::{WORKGROUP_SIZE, dispatch_dims, storage, uniform};
+use crate::scene::RollingModel;
 
 /// The module of `shaders/neighbours.wgsl` and its pipelines.
 pub struct Neighbours {
@@ -242,8 +243,17 @@ pub struct GpuList {
 /// partner, link, row, pair result (16 + 16); with history the partner id and ξ, and their old
 /// copies; with rotation the friction moment and overlap, and with rolling resistance the
 /// rolling torque ([`pair_spin_vec4s`] × 16).
-pub fn bytes_per_entry(history: bool, rotation: bool, rolling: bool) -> u64 {
-    44 + if history { 2 * (4 + 16) } else { 0 } + 16 * pair_spin_vec4s(rotation, rolling)
+pub fn bytes_per_entry(history: bool, rotation: bool, rolling: RollingModel) -> u64 {
+    let kept = 16 * history_vec4s(rolling);
+    44 + if history { 2 * (4 + kept) } else { 0 }
+        + 16 * pair_spin_vec4s(rotation, rolling != RollingModel::None)
+}
+
+/// `vec4<f32>`s a contact's history takes in [`GpuList::xi`] and [`GpuList::wall_xi`]: 1 (ξ |
+/// δ̇⁻), 2 with the rolling spring of [`RollingModel::Epsd`] (its torque | 0);
+/// `params.history_stride` in the shaders.
+pub fn history_vec4s(rolling: RollingModel) -> u64 {
+    if rolling == RollingModel::Epsd { 2 } else { 1 }
 }
 
 /// `vec4<f32>`s an entry of [`GpuList::pair_spin`] holds: 0 without rotation, 1 with (friction
@@ -255,8 +265,8 @@ pub fn pair_spin_vec4s(rotation: bool, rolling: bool) -> u64 {
 
 /// Bytes an entry takes in the list's largest per-entry binding: 16 (pair results, ξ), or the
 /// friction moments and rolling torques' 32 with rolling resistance.
-pub fn largest_entry_binding(rotation: bool, rolling: bool) -> u64 {
-    16 * pair_spin_vec4s(rotation, rolling).max(1)
+pub fn largest_entry_binding(rotation: bool, rolling: RollingModel) -> u64 {
+    16 * pair_spin_vec4s(rotation, rolling != RollingModel::None).max(history_vec4s(rolling))
 }
 
 /// The list's capacity in entries for `n` spheres at set-up: sixteen a sphere (a dense pack's
@@ -283,7 +293,7 @@ impl GpuList {
         walls: u32,
         capacity: u32,
         history: bool,
-        (rotation, rolling): (bool, bool),
+        (rotation, rolling_model): (bool, RollingModel),
         max_dim: u32,
         inputs: [ListInputs; 2],
     ) -> Self {
@@ -300,7 +310,7 @@ impl GpuList {
         let pair_spin = storage(
             device,
             "list pair moments",
-            16 * (entries * pair_spin_vec4s(rotation, rolling)).max(1),
+            16 * (entries * pair_spin_vec4s(rotation, rolling_model != RollingModel::None)).max(1),
         );
         let (h_entries, h_spheres, h_walls) = if history {
             (entries, nn + 1, nn * walls.max(1) as u64)
@@ -308,12 +318,13 @@ impl GpuList {
             (1, 1, 1)
         };
         let partner_id = storage(device, "list partner ids", 4 * h_entries);
-        let xi = storage(device, "list xi", 16 * h_entries);
-        let wall_xi = storage(device, "list wall xi", 16 * h_walls);
+        let kept = 16 * history_vec4s(rolling_model);
+        let xi = storage(device, "list xi", kept * h_entries);
+        let wall_xi = storage(device, "list wall xi", kept * h_walls);
         let old_start = storage(device, "list old start", 4 * h_spheres);
         let old_partner_id = storage(device, "list old partner ids", 4 * h_entries);
-        let old_xi = storage(device, "list old xi", 16 * h_entries);
-        let old_wall_xi = storage(device, "list old wall xi", 16 * h_walls);
+        let old_xi = storage(device, "list old xi", kept * h_entries);
+        let old_wall_xi = storage(device, "list old wall xi", kept * h_walls);
         let entry_dims = entry_dims(capacity, max_dim);
         let params = uniform(
             device,

@@ -113,6 +113,64 @@ pub fn rolling_torque<R: Real>(
     (roll * -(moment / speed), moment * speed)
 }
 
+/// Damping ratio η_r of the rolling dashpot of [`rolling_spring`] (Ai et al. 2011 use 0.3).
+pub const ROLLING_DAMPING_RATIO: f64 = 0.3;
+
+/// Rolling resistance of a contact under the elastic–plastic spring–dashpot law (J. Ai,
+/// J.-F. Chen, J. M. Rotter and J. Y. Ooi, Powder Technol. 206 (2011) 269, model type C): the
+/// torque on body a, N·m (b gets minus it), the spring torque to keep, N·m, and the power the
+/// torque takes out, W.
+///
+/// With `ω_roll` as in [`rolling_torque`], the kept spring torque `spring_old` is turned into
+/// the tangent plane of `n` and loaded by `−k_r ω_roll dt`, `k_r = 2.25 k_n μ_r² R*²` (N·m/rad,
+/// for the contact's normal stiffness `k_n`, N/m). Past `M_m = μ_r R* F_n` it slides: it is
+/// scaled back to `M_m` and the dashpot is off. Below it the dashpot adds
+/// `−η_r 2 sqrt(I_r k_r) ω_roll` with [`ROLLING_DAMPING_RATIO`] η_r and the rolling inertia
+/// `I_r = 1 / inv_rolling_inertia`, `inv_rolling_inertia = Σ 1/(I + m r²)` of the two bodies
+/// ((kg·m²)⁻¹; a wall adds 0). The power is `−M·ω_roll`: the spring's work is booked as
+/// dissipated, as the tangential spring's (docs/physics.md §2.3).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn rolling_spring<R: Real>(
+    n: R::V3,
+    omega_a: R::V3,
+    omega_b: R::V3,
+    spring_old: R::V3,
+    mu_r: R,
+    r_star: R,
+    normal_force: R,
+    normal_stiffness: R,
+    inv_rolling_inertia: R,
+    dt: R,
+) -> (R::V3, R::V3, R) {
+    let relative = omega_a - omega_b;
+    let roll = relative - n * R::dot(n, relative);
+    let k_r = R::of(2.25) * normal_stiffness * mu_r * mu_r * r_star * r_star;
+    let limit = mu_r * r_star * normal_force;
+    let held = spring_old - n * R::dot(n, spring_old);
+    let mut spring = held - roll * (k_r * dt);
+    let size2 = R::dot(spring, spring);
+    let torque = if size2 > limit * limit {
+        spring = spring * (limit / size2.sqrt());
+        spring
+    } else {
+        let c_r = R::of(2.0 * ROLLING_DAMPING_RATIO) * (k_r / inv_rolling_inertia).sqrt();
+        spring - roll * c_r
+    };
+    (torque, spring, -R::dot(torque, roll))
+}
+
+/// `1 / (I + m r²)` of a sphere, (kg·m²)⁻¹, from its inverse moment of inertia (kg·m²)⁻¹,
+/// inverse mass `w` (kg⁻¹) and radius `r` (m): its share of [`rolling_spring`]'s rolling
+/// inertia; 0 for a fixed sphere.
+#[inline(always)]
+pub fn inverse_rolling_inertia<R: Real>(inv_inertia: R, w: R, r: R) -> R {
+    if w == R::zero() {
+        return R::zero();
+    }
+    (inv_inertia.recip() + r * r / w).recip()
+}
+
 /// Rotational kinetic energy `½ I |ω|²` of a sphere, J.
 #[inline(always)]
 pub fn rotational_energy(m: f64, r: f64, omega: glam::DVec3) -> f64 {

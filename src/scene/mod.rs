@@ -196,6 +196,14 @@ pub enum RollingModel {
     /// `M_r = −μ_r R* F_n ω̂_roll`.
     #[value(help = "Constant directional torque −μ_r R* F_n ω_roll/|ω_roll| (Ai et al. type A)")]
     Cdt,
+    /// Elastic–plastic spring–dashpot (Ai et al. 2011, model type C): a rolling spring of
+    /// stiffness `2.25 k_n μ_r² R*²` per contact, capped at `μ_r R* F_n`, with a dashpot while
+    /// it holds (`physics::rotation::rolling_spring`).
+    #[value(
+        help = "Elastic–plastic spring–dashpot: a rolling spring per contact, capped at μ_r R* F_n \
+                (Ai et al. type C)"
+    )]
+    Epsd,
 }
 
 fn default_theta() -> f64 {

@@ -14,7 +14,7 @@ use crate::physics::GRAVITATIONAL_CONSTANT as G;
 use crate::physics::gravity::circular_period;
 use crate::physics::hertz;
 use crate::scene::builtin;
-use crate::scene::{ContactModel, Damping, Material, Surface};
+use crate::scene::{ContactModel, Damping, Material, RollingModel, Surface};
 
 const ALL: &[Backend] = &[Backend::Cpu, Backend::Gpu, Backend::Event];
 const STEPPED: &[Backend] = &[Backend::Cpu, Backend::Gpu];
@@ -1277,6 +1277,13 @@ fn incline(backend: Backend) -> Result<Vec<Row>, CaseError> {
 /// `t = v₀ / ((5/7) μ_r g)` and the capped torque leaves it at rest, neither rolling back nor
 /// rocking.
 fn rolling_resistance(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    let mut rows = rolling_resistance_of(backend, RollingModel::Cdt)?;
+    rows.extend(rolling_resistance_of(backend, RollingModel::Epsd)?);
+    Ok(rows)
+}
+
+/// [`rolling_resistance`] under the rolling resistance law `model`.
+fn rolling_resistance_of(backend: Backend, model: RollingModel) -> Result<Vec<Row>, CaseError> {
     let (g, mu, mu_r, v0, r, m) = (9.81, 0.4, 0.05, 0.1, 0.01, 0.01);
     let mut surface = rubbery(mu);
     surface.rolling_friction = mu_r;
@@ -1293,6 +1300,7 @@ fn rolling_resistance(backend: Backend) -> Result<Vec<Row>, CaseError> {
             |p| {
                 p.gravity = DVec3::new(0.0, -g, 0.0);
                 p.rotation = true;
+                p.rolling_model = Some(model);
             },
         ),
         ContactModel::Hertz,
@@ -1333,24 +1341,50 @@ fn rolling_resistance(backend: Backend) -> Result<Vec<Row>, CaseError> {
     // tangential spring's give), the stop within a few steps of t_stop, and a rest below
     // 1e-6 m/s. 1 % fails 5/7 ↔ 1 and R* = r/2; 2 % of v0 fails sliding; the rest's 1e-4 v0
     // fails a torque without its cap (measured 4.3e-4: the ball rocks).
+    // epsd: the rolling spring slides at μ_r R* F_n while the ball rolls, so the deceleration
+    // is the same closed form; it loads first (measured slip 7.4e-2 v0), and near rest it holds
+    // and rocks on its spring, damped at η_r = 0.3: the stop is 4.3 % early and 65 ms later the
+    // ball still rocks at 1.1e-2 v0. The tolerances of those rows say so; cdt's are above.
+    let (law, slip_tol, stop_tol, rest_tol) = match model {
+        RollingModel::Epsd => ("epsd", 0.1, 0.05, 0.02),
+        _ => ("cdt", 0.02, 0.02, 1e-4),
+    };
     Ok(vec![
         Row::new(
-            "deceleration m/s^2 while rolling ((5/7) mu_r g)",
+            format!("{law}: deceleration m/s^2 while rolling ((5/7) mu_r g)"),
             decel,
             measured,
             decel,
             0.01,
         ),
-        Row::new("slip m/s while rolling (0)", 0.0, slip_max, v0, 0.02),
         Row::new(
-            "time s when it stops (v0 / ((5/7) mu_r g))",
+            format!("{law}: slip m/s while rolling (0)"),
+            0.0,
+            slip_max,
+            v0,
+            slip_tol,
+        ),
+        Row::new(
+            format!("{law}: time s when it stops (v0 / ((5/7) mu_r g))"),
             t_stop,
             stopped,
             t_stop,
-            0.02,
+            stop_tol,
         ),
-        Row::new("speed m/s at rest (0)", 0.0, v_end, v0, 1e-4),
-        Row::new("spin rad/s at rest (0)", 0.0, w_end, v0 / r, 1e-4),
+        Row::new(
+            format!("{law}: speed m/s at rest (0)"),
+            0.0,
+            v_end,
+            v0,
+            rest_tol,
+        ),
+        Row::new(
+            format!("{law}: spin rad/s at rest (0)"),
+            0.0,
+            w_end,
+            v0 / r,
+            rest_tol,
+        ),
     ])
 }
 
