@@ -114,7 +114,9 @@ fn load_body(i: u32) -> Body {
         let w = rot[3u * i];
         omega = w.xyz;
         inv_inertia = w.w;
-        mu_r = rot[3u * i + 2u].w;
+        if params.rolling != ROLLING_NONE {
+            mu_r = rot[3u * i + 2u].w;
+        }
     }
     return Body(p.xyz, p.w, v.xyz, v.w, omega, m.x, m.y, m.z, m.w, ids[i], inv_inertia, mu_r);
 }
@@ -452,6 +454,18 @@ fn rolling_spring(n: vec3<f32>, omega_a: vec3<f32>, omega_b: vec3<f32>, spring_o
     return RollingSpring(torque, spring, -dot3(torque, roll));
 }
 
+// physics::rotation::rolling_resistance (never called with ROLLING_NONE).
+fn rolling_resistance(n: vec3<f32>, omega_a: vec3<f32>, omega_b: vec3<f32>, spring_old: vec3<f32>,
+                      mu_r: f32, r_star: f32, normal_force: f32, normal_stiffness: f32,
+                      inv_inertia_sum: f32, inv_rolling_inertia: f32, dt: f32) -> RollingSpring {
+    if params.rolling == ROLLING_EPSD {
+        return rolling_spring(n, omega_a, omega_b, spring_old, mu_r, r_star, normal_force,
+                              normal_stiffness, inv_rolling_inertia, dt);
+    }
+    let t = rolling_torque(n, omega_a, omega_b, mu_r, r_star, normal_force, inv_inertia_sum, dt);
+    return RollingSpring(t.xyz, vec3<f32>(0.0), t.w);
+}
+
 // physics::rotation::inverse_rolling_inertia
 fn inverse_rolling_inertia(inv_inertia: f32, w: f32, r: f32) -> f32 {
     if w == 0.0 {
@@ -694,19 +708,17 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_ear
         var rolling = vec4<f32>(0.0);
         var spring = vec3<f32>(0.0);
         if params.rolling != ROLLING_NONE && soft.force != 0.0 {
-            let mu_r = pair_friction(me.mu_r, plane.rolling_friction);
-            let r_star = effective_radius(1.0 / me.r, wall_curvature(plane));
+            var inv_rolling = 0.0;
             if params.rolling == ROLLING_EPSD {
-                let rs = rolling_spring(n, me.omega, vec3<f32>(0.0), wall_spring_old, mu_r, r_star,
-                                        soft.force, soft.stiffness,
-                                        inverse_rolling_inertia(me.inv_inertia, me.w, me.r),
-                                        params.dt);
-                rolling = vec4<f32>(rs.torque, rs.power);
-                spring = rs.spring;
-            } else {
-                rolling = rolling_torque(n, me.omega, vec3<f32>(0.0), mu_r, r_star, soft.force,
-                                         me.inv_inertia, params.dt);
+                inv_rolling = inverse_rolling_inertia(me.inv_inertia, me.w, me.r);
             }
+            let rs = rolling_resistance(n, me.omega, vec3<f32>(0.0), wall_spring_old,
+                                        pair_friction(me.mu_r, plane.rolling_friction),
+                                        effective_radius(1.0 / me.r, wall_curvature(plane)),
+                                        soft.force, soft.stiffness, me.inv_inertia, inv_rolling,
+                                        params.dt);
+            rolling = vec4<f32>(rs.torque, rs.power);
+            spring = rs.spring;
         }
         (*acc).force += n * soft.force + soft.friction;
         if params.rotation != 0u {
@@ -934,21 +946,19 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
             // physics::rotation::friction_moment, and the overlap for the arms.
             spin = vec4<f32>(cross3(p.n, p.friction), p.overlap);
             if params.rolling != ROLLING_NONE {
-                let mu_r = pair_friction(a.mu_r, b.mu_r);
-                let r_star = effective_radius(1.0 / a.r, 1.0 / b.r);
+                var inv_rolling = 0.0;
                 if params.rolling == ROLLING_EPSD {
-                    let rs = rolling_spring(p.n, a.omega, b.omega, spring_old, mu_r, r_star,
-                                            p.force, p.stiffness,
-                                            inverse_rolling_inertia(a.inv_inertia, a.w, a.r)
-                                            + inverse_rolling_inertia(b.inv_inertia, b.w, b.r),
-                                            params.dt);
-                    rolling = vec4<f32>(rs.torque, rs.power);
-                    if p.contact {
-                        spring_new = rs.spring;
-                    }
-                } else {
-                    rolling = rolling_torque(p.n, a.omega, b.omega, mu_r, r_star, p.force,
-                                             a.inv_inertia + b.inv_inertia, params.dt);
+                    inv_rolling = inverse_rolling_inertia(a.inv_inertia, a.w, a.r)
+                                  + inverse_rolling_inertia(b.inv_inertia, b.w, b.r);
+                }
+                let rs = rolling_resistance(p.n, a.omega, b.omega, spring_old,
+                                            pair_friction(a.mu_r, b.mu_r),
+                                            effective_radius(1.0 / a.r, 1.0 / b.r), p.force,
+                                            p.stiffness, a.inv_inertia + b.inv_inertia,
+                                            inv_rolling, params.dt);
+                rolling = vec4<f32>(rs.torque, rs.power);
+                if p.contact {
+                    spring_new = rs.spring;
                 }
             }
         }

@@ -49,7 +49,7 @@ use crate::physics::impulse::{
 };
 use crate::physics::rotation::{
     add_spin_slip, contact_arm, friction_moment, friction_torque, inverse_rolling_inertia,
-    rolling_spring, rolling_torque, spin_lever,
+    rolling_resistance, spin_lever,
 };
 use crate::physics::spring_dashpot::{dashpot_coefficient, normal_force};
 use crate::physics::toi::{contact_fraction, plane_contact_fraction};
@@ -892,35 +892,26 @@ pub fn plane_contact<R: Real>(
                     inv_inertia,
                     rolling_friction: Some(mu_r),
                 }) if soft.force != R::zero() => {
-                    let mu_r = pair_friction(mu_r, plane.rolling_friction);
-                    let r_star = effective_radius(me.r.recip(), wall_curvature(plane));
-                    if params.rolling == RollingModel::Epsd {
-                        let (torque, spring, power) = rolling_spring::<R>(
-                            n,
-                            omega,
-                            R::zero3(),
-                            kept.rolling,
-                            mu_r,
-                            r_star,
-                            soft.force,
-                            soft.stiffness,
-                            inverse_rolling_inertia(inv_inertia, me.w, me.r),
-                            params.dt,
-                        );
-                        keep.rolling = spring;
-                        (torque, power)
-                    } else {
-                        rolling_torque::<R>(
-                            n,
-                            omega,
-                            R::zero3(),
-                            mu_r,
-                            r_star,
-                            soft.force,
-                            inv_inertia,
-                            params.dt,
-                        )
-                    }
+                    let (torque, spring, power) = rolling_resistance::<R>(
+                        params.rolling,
+                        n,
+                        omega,
+                        R::zero3(),
+                        kept.rolling,
+                        pair_friction(mu_r, plane.rolling_friction),
+                        effective_radius(me.r.recip(), wall_curvature(plane)),
+                        soft.force,
+                        soft.stiffness,
+                        inv_inertia,
+                        if params.rolling == RollingModel::Epsd {
+                            inverse_rolling_inertia(inv_inertia, me.w, me.r)
+                        } else {
+                            R::zero()
+                        },
+                        params.dt,
+                    );
+                    keep.rolling = spring;
+                    (torque, power)
                 }
                 _ => (R::zero3(), R::zero()),
             };
@@ -1261,36 +1252,29 @@ pub unsafe fn collide_pairs<R: Real, P: PairRecord<R>>(
         };
         let mut keep = p.kept;
         let (rolling, rolling_power) = if force && !spin.rolling_friction.is_empty() {
-            let mu_r = pair_friction(spin.rolling_friction[i], spin.rolling_friction[j]);
-            let r_star = effective_radius(me.r.recip(), other.r.recip());
-            if params.rolling == RollingModel::Epsd {
-                let (torque, spring, power) = rolling_spring::<R>(
-                    p.n,
-                    spin.omega[i],
-                    spin.omega[j],
-                    old.rolling,
-                    mu_r,
-                    r_star,
-                    p.force,
-                    p.stiffness,
-                    inverse_rolling_inertia(spin.inv_inertia[i], me.w, me.r)
-                        + inverse_rolling_inertia(spin.inv_inertia[j], other.w, other.r),
-                    params.dt,
-                );
-                keep.rolling = spring;
-                (torque, power)
-            } else {
-                rolling_torque::<R>(
-                    p.n,
-                    spin.omega[i],
-                    spin.omega[j],
-                    mu_r,
-                    r_star,
-                    p.force,
-                    spin.inv_inertia[i] + spin.inv_inertia[j],
-                    params.dt,
-                )
-            }
+            let (ii, ij) = (spin.inv_inertia[i], spin.inv_inertia[j]);
+            let (torque, spring, power) = rolling_resistance::<R>(
+                params.rolling,
+                p.n,
+                spin.omega[i],
+                spin.omega[j],
+                old.rolling,
+                pair_friction(spin.rolling_friction[i], spin.rolling_friction[j]),
+                effective_radius(me.r.recip(), other.r.recip()),
+                p.force,
+                p.stiffness,
+                ii + ij,
+                // Type C's only: no divisions for the others.
+                if params.rolling == RollingModel::Epsd {
+                    inverse_rolling_inertia(ii, me.w, me.r)
+                        + inverse_rolling_inertia(ij, other.w, other.r)
+                } else {
+                    R::zero()
+                },
+                params.dt,
+            );
+            keep.rolling = spring;
+            (torque, power)
         } else {
             (R::zero3(), R::zero())
         };

@@ -11,6 +11,7 @@
 //! "Computational Granular Dynamics", Springer 2005, §2.3).
 
 use crate::Real;
+use crate::scene::RollingModel;
 
 /// `I / (m r²)` of a solid homogeneous sphere, 2/5.
 pub const SOLID_SPHERE_INERTIA: f64 = 0.4;
@@ -158,6 +159,57 @@ pub fn rolling_spring<R: Real>(
         spring - roll * c_r
     };
     (torque, spring, -R::dot(torque, roll))
+}
+
+/// One contact's rolling resistance under `model`: the torque on body a (N·m), the spring
+/// torque to keep (N·m; zero but for [`RollingModel::Epsd`]) and the power taken out (W).
+/// `cdt` is [`rolling_torque`] with the inverse-inertia sum `inv_inertia_sum`, `epsd`
+/// [`rolling_spring`] with `spring_old`, the normal stiffness and `inv_rolling_inertia`; `none`
+/// gives zero.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn rolling_resistance<R: Real>(
+    model: RollingModel,
+    n: R::V3,
+    omega_a: R::V3,
+    omega_b: R::V3,
+    spring_old: R::V3,
+    mu_r: R,
+    r_star: R,
+    normal_force: R,
+    normal_stiffness: R,
+    inv_inertia_sum: R,
+    inv_rolling_inertia: R,
+    dt: R,
+) -> (R::V3, R::V3, R) {
+    match model {
+        RollingModel::None => (R::zero3(), R::zero3(), R::zero()),
+        RollingModel::Cdt => {
+            let (torque, power) = rolling_torque::<R>(
+                n,
+                omega_a,
+                omega_b,
+                mu_r,
+                r_star,
+                normal_force,
+                inv_inertia_sum,
+                dt,
+            );
+            (torque, R::zero3(), power)
+        }
+        RollingModel::Epsd => rolling_spring::<R>(
+            n,
+            omega_a,
+            omega_b,
+            spring_old,
+            mu_r,
+            r_star,
+            normal_force,
+            normal_stiffness,
+            inv_rolling_inertia,
+            dt,
+        ),
+    }
 }
 
 /// `1 / (I + m r²)` of a sphere, (kg·m²)⁻¹, from its inverse moment of inertia (kg·m²)⁻¹,
