@@ -817,7 +817,7 @@ pub fn plane_event<R: Real>(me: &Body<R>, plane: &PlaneBody<R>, dt: R) -> Option
 #[inline(always)]
 /// `k_me` is the sphere's mass-splitting factor in the final round (1 otherwise); `kept` what
 /// the contact kept from the last step (soft contact); `spin` the sphere's rotation (`None` without):
-/// the wall's friction and rolling resistance ([`rolling_torque`], the wall's rolling friction
+/// the wall's friction and rolling resistance ([`rolling_resistance`], the wall's rolling friction
 /// with the sphere's as for μ) turn it. Returns the ξ to keep when a soft contact is on.
 #[allow(clippy::too_many_arguments)]
 pub fn plane_contact<R: Real>(
@@ -1106,7 +1106,7 @@ pub struct SpinPairOut<R: Real> {
 }
 
 /// A [`SpinPairOut`] with the pair's rolling resistance torque on its lower-id sphere, N·m
-/// ([`rolling_torque`]; the other sphere gets minus it).
+/// ([`rolling_resistance`]; the other sphere gets minus it).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RollPairOut<R: Real> {
     /// The pair's result without rolling resistance.
@@ -1203,7 +1203,7 @@ pub const PAIR_FORCE: u32 = 4;
 /// so that [`sum_pairs`] reads each row in order. `balls` (centres and radii) screen the
 /// entries with [`in_reach`] (no skin) before the bodies are read; `spin` is the spheres'
 /// rotation ([`Spins::none`] without); with rolling friction a pair with a force gets its
-/// [`rolling_torque`] (μ_r the smaller of the two, `1/R* = 1/r_a + 1/r_b`), whose power joins
+/// [`rolling_resistance`] (μ_r the smaller of the two, `1/R* = 1/r_a + 1/r_b`), whose power joins
 /// the pair's. With contact history `kept` holds what each entry's contact keeps
 /// ([`ContactHistory`]), read as last step's and overwritten with this step's (zero when apart)
 /// on the owned entries; without, it is empty. Rows: `start`,
