@@ -1038,17 +1038,27 @@ impl fmt::Display for RunReport {
             e.neighbour_rebuilds.saturating_sub(i.neighbour_rebuilds)
         )?;
         if self.gravity.is_some() || self.soft {
-            writeln!(
-                f,
-                "  energy ledger (start -> end, J): kinetic {:.4e} -> {:.4e}, gravitational {:.4e} -> {:.4e}, elastic {:.4e} -> {:.4e}, dissipated {:.4e}",
-                i.kinetic,
-                e.kinetic,
-                i.potential_gravity,
-                e.potential_gravity,
-                i.potential_spring,
-                e.potential_spring,
-                e.dissipated - i.dissipated
-            )?;
+            // The uniform field's potential is named apart from mutual gravity's, and each is
+            // printed only where the scene has it.
+            let mut terms = vec![format!("kinetic {:.4e} -> {:.4e}", i.kinetic, e.kinetic)];
+            if i.potential_uniform != 0.0 || e.potential_uniform != 0.0 {
+                terms.push(format!(
+                    "uniform field {:.4e} -> {:.4e}",
+                    i.potential_uniform, e.potential_uniform
+                ));
+            }
+            if self.gravity.is_some() {
+                terms.push(format!(
+                    "gravitational {:.4e} -> {:.4e}",
+                    i.potential_gravity, e.potential_gravity
+                ));
+            }
+            terms.push(format!(
+                "elastic {:.4e} -> {:.4e}",
+                i.potential_spring, e.potential_spring
+            ));
+            terms.push(format!("dissipated {:.4e}", e.dissipated - i.dissipated));
+            writeln!(f, "  energy ledger (start -> end, J): {}", terms.join(", "))?;
         }
         if i.kinetic_rotational != 0.0 || e.kinetic_rotational != 0.0 {
             writeln!(

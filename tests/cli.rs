@@ -601,3 +601,57 @@ fn friction_with_impulses_and_negative_friction_are_rejected() {
     );
     rejected(TWO, &["--contact", "elastic"], &["elastic"]);
 }
+
+/// The summary's energy ledger names the uniform field's potential (the energy a falling heap
+/// gives up), with the value −Σ m g·x of the movable spheres, and leaves out mutual gravity
+/// in a scene without it.
+#[test]
+fn ledger_line_names_the_uniform_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("snaps");
+    let o = run(&[
+        "run",
+        "pile",
+        "--particles",
+        "50",
+        "--steps",
+        "20",
+        "--backend",
+        "cpu",
+        "--output",
+        out_dir.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let line = out
+        .lines()
+        .find(|l| l.contains("energy ledger"))
+        .unwrap_or_else(|| panic!("no ledger line in\n{out}"));
+    assert!(!line.contains("gravitational"), "{line}");
+    let start = line
+        .split("uniform field ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no uniform-field term in {line}"))
+        .split(" -> ")
+        .next()
+        .unwrap();
+    let printed: f64 = start.parse().unwrap();
+    // Step 0's snapshot: U = Σ m g z over the movable spheres (g = 9.81 m/s² along −z; the
+    // fixed carpet is left out: the pile's first 50 spheres move).
+    let csv = fs::read_to_string(out_dir.join("snapshot_00000000.csv")).unwrap();
+    let u: f64 = csv
+        .lines()
+        .skip(1)
+        .take(50)
+        .map(|l| {
+            let v: Vec<f64> = l.split(',').map(|x| x.parse().unwrap()).collect();
+            v[8] * 9.81 * v[3]
+        })
+        .sum();
+    assert!(
+        (printed - u).abs() <= 1e-4 * u.abs(),
+        "ledger prints {printed} J, the snapshot gives {u} J"
+    );
+}
