@@ -55,6 +55,49 @@ pub struct Params {
     pub history_stride: u32,
 }
 
+impl Params {
+    /// The parameters of `p` for the GPU step: `n_large` large spheres (sorted after the small
+    /// ones), `table_size` hash buckets, `dispatch_x` threads along x of a per-sphere dispatch,
+    /// `row_groups_x` work-groups along x of a row pass, contact history on or off, and
+    /// (rotation, rolling resistance law). Values are rounded from f64 to f32.
+    pub(crate) fn of_scene(
+        p: &crate::setup::PackedScene,
+        n_large: usize,
+        table_size: u32,
+        dispatch_x: u32,
+        row_groups_x: u32,
+        history: bool,
+        (rotation, rolling): (bool, crate::scene::RollingModel),
+    ) -> Self {
+        let sp = &p.params;
+        let n = p.position.len();
+        Params {
+            gravity: sp.gravity.as_vec3().to_array(),
+            dt: sp.dt as f32,
+            n: n as u32,
+            n_small: (n - n_large) as u32,
+            table_size,
+            n_planes: p.walls.len() as u32,
+            small_radius_max: sp.small_radius_max as f32,
+            g_const: sp.g_const as f32,
+            eps2: sp.eps2 as f32,
+            drag: sp.drag as f32,
+            stiffness: sp.stiffness as f32,
+            model: model_code(sp.contact),
+            overlap_relaxation: crate::setup::OVERLAP_RELAXATION as f32,
+            dispatch_x,
+            resting_speed: sp.resting_speed as f32,
+            history: history as u32,
+            skin: sp.skin as f32,
+            row_groups_x,
+            rotation: rotation as u32,
+            rolling: rolling_code(rolling),
+            damping: damping_code(sp.damping),
+            history_stride: super::neighbours::history_vec4s(rolling) as u32,
+        }
+    }
+}
+
 /// Grid parameters of the current step (`Grid` in common.wgsl).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]

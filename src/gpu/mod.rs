@@ -24,22 +24,23 @@ pub mod prefix_sum;
 mod profiler;
 pub mod scatter;
 pub mod stages;
+mod state;
 pub mod tree;
 pub mod work;
 
 use crate::checkpoint::{BufferBytes, GpuState};
 use crate::scene::{ContactModel, Scene};
 use crate::setup::{
-    BinningState, ListRows, MATCHING_ROUNDS, OVERLAP_RELAXATION, PackedScene, STAGES,
-    contact_history, table_size,
+    BinningState, ListRows, MATCHING_ROUNDS, PackedScene, STAGES, contact_history, table_size,
 };
 use crate::{Diagnostics, Snapshot};
-use buffers::{Grid, Params, PlaneGpu, Status, damping_code, model_code, rolling_code};
+use buffers::{Grid, Params, Status};
 use bytemuck::{Pod, cast_slice};
 pub use context::GpuContext;
 use glam::DVec3;
 use profiler::{Profiler, stage};
 use stages::Stages;
+use state::StateSet;
 use wgpu::util::DeviceExt;
 
 /// Threads per work-group of every per-sphere stage (`WG` in common.wgsl).
@@ -156,17 +157,6 @@ pub fn dispatch_dims(groups: u32, max: u32) -> (u32, u32) {
     } else {
         (max, groups.div_ceil(max))
     }
-}
-
-struct StateSet {
-    pos: wgpu::Buffer,
-    vel: wgpu::Buffer,
-    acc: wgpu::Buffer,
-    props: wgpu::Buffer,
-    id: wgpu::Buffer,
-    /// Rotation: 3 `vec4<f32>` per sphere, ω (rad/s) | inverse inertia ((kg·m²)⁻¹),
-    /// orientation quaternion, angular acceleration (rad/s²); a 16-byte stand-in without.
-    rot: wgpu::Buffer,
 }
 
 /// Buffers bound by the contact stage and the neighbour list, besides the state sets and the
@@ -439,122 +429,21 @@ impl GpuBackend {
             ((n - n_large) as u32).div_ceil(WORKGROUP_SIZE) + n_large as u32,
             max_dim,
         );
-        let params = Params {
-            gravity: sp.gravity.as_vec3().to_array(),
-            dt: sp.dt as f32,
-            n: n as u32,
-            n_small: (n - n_large) as u32,
-            table_size: ts,
-            n_planes: p.walls.len() as u32,
-            small_radius_max: sp.small_radius_max as f32,
-            g_const: sp.g_const as f32,
-            eps2: sp.eps2 as f32,
-            drag: sp.drag as f32,
-            stiffness: sp.stiffness as f32,
-            model: model_code(sp.contact),
-            overlap_relaxation: OVERLAP_RELAXATION as f32,
-            dispatch_x: dims.0 * WORKGROUP_SIZE,
-            resting_speed: sp.resting_speed as f32,
-            history: history as u32,
-            skin: sp.skin as f32,
-            row_groups_x: row_dims.0,
-            rotation: rotation as u32,
-            rolling: rolling_code(rolling),
-            damping: damping_code(sp.damping),
-            history_stride: neighbours::history_vec4s(rolling) as u32,
-        };
+        let params = Params::of_scene(
+            p,
+            n_large,
+            ts,
+            dims.0 * WORKGROUP_SIZE,
+            row_dims.0,
+            history,
+            (rotation, rolling),
+        );
 
-        let pos: Vec<[f32; 4]> = (0..n)
-            .map(|i| {
-                let x = p.position[i].as_vec3();
-                [x.x, x.y, x.z, p.radius[i] as f32]
-            })
-            .collect();
-        let vel: Vec<[f32; 4]> = (0..n)
-            .map(|i| {
-                let v = p.velocity[i].as_vec3();
-                [v.x, v.y, v.z, p.inv_mass[i] as f32]
-            })
-            .collect();
-        // The shaders read mass 0 as infinite (fixed spheres).
-        let acc: Vec<[f32; 4]> = p
-            .mass
-            .iter()
-            .map(|&m| [0.0, 0.0, 0.0, if m.is_finite() { m as f32 } else { 0.0 }])
-            .collect();
-        let props: Vec<[f32; 4]> = (0..n)
-            .map(|i| {
-                [
-                    p.restitution[i] as f32,
-                    p.zeta[i] as f32,
-                    p.compliance[i] as f32,
-                    p.friction[i] as f32,
-                ]
-            })
-            .collect();
-        let ids: Vec<u32> = (0..n as u32).collect();
-        // ω | inverse inertia (rounded from f64, as the CPU's), identity orientation, α = 0 |
-        // rolling friction μ_r (0 without rolling resistance).
-        let rot: Vec<[f32; 4]> = if rotation {
-            (0..n)
-                .flat_map(|i| {
-                    let w = p.angular_velocity[i].as_vec3();
-                    let k = crate::physics::rotation::inverse_inertia(p.inv_mass[i], p.radius[i]);
-                    let mu_r = if rolling != crate::scene::RollingModel::None {
-                        p.rolling_friction[i] as f32
-                    } else {
-                        0.0
-                    };
-                    [
-                        [w.x, w.y, w.z, k as f32],
-                        [0.0, 0.0, 0.0, 1.0],
-                        [0.0, 0.0, 0.0, mu_r],
-                    ]
-                })
-                .collect()
-        } else {
-            vec![[0.0; 4]]
-        };
-        let rot_bytes = 16 * rot.len() as u64;
         // The binding limits were checked above; the device may still run out of memory as a
         // whole, which wgpu reports as an error, not a failed allocation.
         let oom_scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let state = [
-            StateSet {
-                pos: init_storage(device, "position A", &pos),
-                vel: init_storage(device, "velocity A", &vel),
-                acc: init_storage(device, "acceleration A", &acc),
-                props: init_storage(device, "properties A", &props),
-                id: init_storage(device, "ids A", &ids),
-                rot: init_storage(device, "rotation A", &rot),
-            },
-            StateSet {
-                pos: storage(device, "position B", 16 * n as u64),
-                vel: storage(device, "velocity B", 16 * n as u64),
-                acc: storage(device, "acceleration B", 16 * n as u64),
-                props: storage(device, "properties B", 16 * n as u64),
-                id: storage(device, "ids B", 4 * n as u64),
-                rot: storage(device, "rotation B", rot_bytes),
-            },
-        ];
-        // Planes, then spherical containers.
-        let mut planes: Vec<PlaneGpu> = p
-            .walls
-            .iter()
-            .map(|w| PlaneGpu {
-                point: w.point.as_vec3().to_array(),
-                e: w.restitution as f32,
-                normal: w.normal.as_vec3().to_array(),
-                zeta: w.zeta as f32,
-                compliance: w.compliance as f32,
-                mu: w.friction as f32,
-                radius: w.radius as f32,
-                rolling_friction: w.rolling_friction as f32,
-            })
-            .collect();
-        if planes.is_empty() {
-            planes.push(PlaneGpu::default());
-        }
+        let state = StateSet::upload(device, p, rotation, rolling);
+        let planes = state::wall_records(p);
         let params_buf = uniform(device, "params", &params);
         let grid_buf = init_storage(
             device,

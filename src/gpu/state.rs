@@ -1,0 +1,133 @@
+//! The sphere state on the GPU: two sets of per-sphere buffers (the step sorts one into the
+//! other), their upload from a packed scene, and the walls' records.
+
+use super::buffers::PlaneGpu;
+use super::{init_storage, storage};
+use crate::scene::RollingModel;
+use crate::setup::PackedScene;
+
+/// One set of per-sphere buffers, in sorted order (`common.wgsl`'s bindings of the state).
+pub(crate) struct StateSet {
+    /// Position, m | radius, m (`vec4<f32>`).
+    pub pos: wgpu::Buffer,
+    /// Velocity, m/s | inverse mass, kg⁻¹ (0 for a fixed sphere).
+    pub vel: wgpu::Buffer,
+    /// Acceleration, m/s² | mass, kg (0 reads as infinite).
+    pub acc: wgpu::Buffer,
+    /// Restitution, damping ratio ζ, compliance (1 − ν²)/E (Pa⁻¹), friction μ.
+    pub props: wgpu::Buffer,
+    /// Input id of each sorted slot (u32).
+    pub id: wgpu::Buffer,
+    /// Rotation: 3 `vec4<f32>` per sphere, ω (rad/s) | inverse inertia ((kg·m²)⁻¹),
+    /// orientation quaternion, angular acceleration (rad/s²) | rolling friction μ_r; a 16-byte
+    /// stand-in without.
+    pub rot: wgpu::Buffer,
+}
+
+impl StateSet {
+    /// Set A filled from `p` (input order, rounded from f64 to f32) and set B allocated empty,
+    /// for `n = p.len()` spheres. μ_r is stored only with rolling resistance (0 otherwise, so
+    /// the shaders need not test the law).
+    pub fn upload(
+        device: &wgpu::Device,
+        p: &PackedScene,
+        rotation: bool,
+        rolling: RollingModel,
+    ) -> [StateSet; 2] {
+        let n = p.position.len();
+        let pos: Vec<[f32; 4]> = (0..n)
+            .map(|i| {
+                let x = p.position[i].as_vec3();
+                [x.x, x.y, x.z, p.radius[i] as f32]
+            })
+            .collect();
+        let vel: Vec<[f32; 4]> = (0..n)
+            .map(|i| {
+                let v = p.velocity[i].as_vec3();
+                [v.x, v.y, v.z, p.inv_mass[i] as f32]
+            })
+            .collect();
+        // The shaders read mass 0 as infinite (fixed spheres).
+        let acc: Vec<[f32; 4]> = p
+            .mass
+            .iter()
+            .map(|&m| [0.0, 0.0, 0.0, if m.is_finite() { m as f32 } else { 0.0 }])
+            .collect();
+        let props: Vec<[f32; 4]> = (0..n)
+            .map(|i| {
+                [
+                    p.restitution[i] as f32,
+                    p.zeta[i] as f32,
+                    p.compliance[i] as f32,
+                    p.friction[i] as f32,
+                ]
+            })
+            .collect();
+        let ids: Vec<u32> = (0..n as u32).collect();
+        // ω | inverse inertia (rounded from f64, as the CPU's), identity orientation, α = 0 |
+        // rolling friction μ_r (0 without rolling resistance).
+        let rot: Vec<[f32; 4]> = if rotation {
+            (0..n)
+                .flat_map(|i| {
+                    let w = p.angular_velocity[i].as_vec3();
+                    let k = crate::physics::rotation::inverse_inertia(p.inv_mass[i], p.radius[i]);
+                    let mu_r = if rolling != RollingModel::None {
+                        p.rolling_friction[i] as f32
+                    } else {
+                        0.0
+                    };
+                    [
+                        [w.x, w.y, w.z, k as f32],
+                        [0.0, 0.0, 0.0, 1.0],
+                        [0.0, 0.0, 0.0, mu_r],
+                    ]
+                })
+                .collect()
+        } else {
+            vec![[0.0; 4]]
+        };
+        let rot_bytes = 16 * rot.len() as u64;
+        let nn = n as u64;
+        [
+            StateSet {
+                pos: init_storage(device, "position A", &pos),
+                vel: init_storage(device, "velocity A", &vel),
+                acc: init_storage(device, "acceleration A", &acc),
+                props: init_storage(device, "properties A", &props),
+                id: init_storage(device, "ids A", &ids),
+                rot: init_storage(device, "rotation A", &rot),
+            },
+            StateSet {
+                pos: storage(device, "position B", 16 * nn),
+                vel: storage(device, "velocity B", 16 * nn),
+                acc: storage(device, "acceleration B", 16 * nn),
+                props: storage(device, "properties B", 16 * nn),
+                id: storage(device, "ids B", 4 * nn),
+                rot: storage(device, "rotation B", rot_bytes),
+            },
+        ]
+    }
+}
+
+/// The walls' records: planes, then spherical containers; one zeroed stand-in when there are
+/// none (a binding cannot be empty).
+pub(crate) fn wall_records(p: &PackedScene) -> Vec<PlaneGpu> {
+    let mut planes: Vec<PlaneGpu> = p
+        .walls
+        .iter()
+        .map(|w| PlaneGpu {
+            point: w.point.as_vec3().to_array(),
+            e: w.restitution as f32,
+            normal: w.normal.as_vec3().to_array(),
+            zeta: w.zeta as f32,
+            compliance: w.compliance as f32,
+            mu: w.friction as f32,
+            radius: w.radius as f32,
+            rolling_friction: w.rolling_friction as f32,
+        })
+        .collect();
+    if planes.is_empty() {
+        planes.push(PlaneGpu::default());
+    }
+    planes
+}
