@@ -297,3 +297,86 @@ pub struct TreeParams {
     /// G, m³ kg⁻¹ s⁻².
     pub g_const: f32,
 }
+
+/// Checks before anything is allocated that `n` spheres fit the adapter's binding and buffer
+/// limits (lowered to `lowered` bytes when given): the largest per-sphere binding, the list's
+/// largest per-entry binding at `capacity` entries, the tree's cells, the rotation state and
+/// the hash table of `ts` buckets. Logs the whole memory estimate.
+///
+/// # Errors
+/// [`super::GpuError::TooLarge`], naming the buffer, the bytes it needs, the limit and how many
+/// spheres would fit.
+// Each argument is one buffer family the check sizes.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn check_fits(
+    ctx: &super::GpuContext,
+    n: usize,
+    ts: u32,
+    capacity: u32,
+    history: bool,
+    tree: bool,
+    (rotation, rolling): (bool, crate::scene::RollingModel),
+    lowered: Option<u64>,
+) -> Result<(), super::GpuError> {
+    let binding = ctx
+        .limits
+        .max_storage_buffer_binding_size
+        .min(lowered.unwrap_or(u64::MAX));
+    let max_buffer = ctx.limits.max_buffer_size;
+    let limit = binding.min(max_buffer);
+    let limit_name = if binding <= max_buffer {
+        "max_storage_buffer_binding_size"
+    } else {
+        "max_buffer_size"
+    };
+    // The largest per-sphere binding, and the list's largest per-entry ones (pair forces,
+    // ξ: 16 bytes an entry; rolling torques 32) at the capacity set-up starts with.
+    let per_entry = super::neighbours::largest_entry_binding(rotation, rolling) * capacity as u64
+        / n.max(1) as u64;
+    let tree_cells = if tree { super::tree::CELL_BYTES } else { 0 };
+    for (buffer, per) in [
+        ("contact results", LARGEST_BINDING_PER_SPHERE),
+        ("neighbour list", per_entry),
+        ("gravity tree cells", tree_cells),
+        ("rotation state", if rotation { 48 } else { 0 }),
+    ] {
+        let need = per * n as u64;
+        if need > limit {
+            return Err(super::GpuError::TooLarge {
+                adapter: ctx.adapter_name(),
+                buffer,
+                need,
+                spheres: n,
+                limit_name,
+                limit,
+                fits: limit / per,
+            });
+        }
+    }
+    let table = 4 * (ts as u64 + 1);
+    if table > limit {
+        return Err(super::GpuError::TooLarge {
+            adapter: ctx.adapter_name(),
+            buffer: "hash table",
+            need: table,
+            spheres: n,
+            limit_name,
+            limit,
+            fits: limit / 16,
+        });
+    }
+    log::info!(
+        "GPU memory estimate for {n} spheres: {:.1} MiB",
+        memory_estimate(
+            n as u64,
+            ts as u64,
+            capacity as u64,
+            history,
+            tree,
+            rotation,
+            rolling
+        ) as f64
+            / 1048576.0
+    );
+    Ok(())
+}

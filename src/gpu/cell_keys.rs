@@ -3,6 +3,7 @@
 
 use super::pipelines::Module;
 use super::stages::module;
+use super::state::{SharedBuffers, StateSet};
 
 /// The module of `shaders/cell_keys.wgsl` and its pipelines.
 pub struct CellKeys {
@@ -27,5 +28,28 @@ impl CellKeys {
             bin_cells: p("bin_cells"),
             module,
         }
+    }
+}
+
+impl CellKeys {
+    /// The bind group of state set `s`.
+    pub(crate) fn bind(
+        &self,
+        device: &wgpu::Device,
+        b: &SharedBuffers,
+        s: &StateSet,
+    ) -> wgpu::BindGroup {
+        self.module.bind(
+            device,
+            &[
+                (0, &b.params),
+                (1, &s.pos),
+                (2, &b.grid),
+                (3, &b.keys),
+                (4, &s.vel),
+                (5, &b.cells),
+                (6, &b.boxes),
+            ],
+        )
     }
 }

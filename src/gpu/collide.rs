@@ -8,6 +8,7 @@
 
 use super::pipelines::Module;
 use super::stages::module;
+use super::state::{SharedBuffers, StateSet};
 
 /// The pipelines of the contact passes, each variant an entry point with its overridden
 /// constants; with `COUNT_VISITS` on, the same passes count the pairs each invocation visits
@@ -68,5 +69,44 @@ impl Collide {
             passes: CollidePipelines::new(device, &module, false),
             module,
         }
+    }
+}
+
+impl Collide {
+    /// The bind group of state set `s` and the neighbour list `list`.
+    pub(crate) fn bind(
+        &self,
+        device: &wgpu::Device,
+        b: &SharedBuffers,
+        s: &StateSet,
+        list: &super::neighbours::GpuList,
+    ) -> wgpu::BindGroup {
+        self.module.bind(
+            device,
+            &[
+                (0, &b.params),
+                (1, &s.pos),
+                (2, &s.vel),
+                (3, &s.props),
+                (4, &s.id),
+                (8, &b.planes),
+                (9, &b.earliest),
+                (10, &b.contact),
+                (11, &b.contact_counts),
+                (14, &list.start),
+                (15, &list.partner),
+                (16, &b.work),
+                (17, &list.link),
+                (18, &list.row_of),
+                (19, &list.pair_out),
+                (20, &list.pair_more),
+                (21, &list.xi),
+                (22, &list.wall_xi),
+                (23, &list.params),
+                (24, &s.rot),
+                (25, &b.torque),
+                (26, &list.pair_spin),
+            ],
+        )
     }
 }

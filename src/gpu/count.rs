@@ -3,6 +3,7 @@
 
 use super::pipelines::Module;
 use super::stages::module;
+use super::state::SharedBuffers;
 
 /// The module of `shaders/count.wgsl` and its pipelines.
 pub struct Count {
@@ -27,5 +28,21 @@ impl Count {
             seed_cell_start: p("seed_cell_start"),
             module,
         }
+    }
+}
+
+impl Count {
+    /// The bind group (independent of the state set).
+    pub(crate) fn bind(&self, device: &wgpu::Device, b: &SharedBuffers) -> wgpu::BindGroup {
+        self.module.bind(
+            device,
+            &[
+                (0, &b.params),
+                (1, &b.keys),
+                (2, &b.counts),
+                (3, &b.slot),
+                (4, &b.cell_start),
+            ],
+        )
     }
 }

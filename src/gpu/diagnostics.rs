@@ -3,6 +3,7 @@
 
 use super::pipelines::Module;
 use super::stages::module;
+use super::state::{SharedBuffers, StateSet};
 
 /// The module of `shaders/diagnostics.wgsl` and its pipeline.
 pub struct Diagnostics {
@@ -42,5 +43,54 @@ impl Check {
             check: module.pipeline(device, "check", &[]),
             module,
         }
+    }
+}
+
+impl Check {
+    /// The bind group of state set `s`.
+    pub(crate) fn bind(
+        &self,
+        device: &wgpu::Device,
+        b: &SharedBuffers,
+        s: &StateSet,
+    ) -> wgpu::BindGroup {
+        self.module.bind(
+            device,
+            &[
+                (0, &b.params),
+                (1, &s.pos),
+                (2, &s.vel),
+                (3, &s.id),
+                (4, &b.contact_counts),
+                (5, &b.grid),
+                (6, &b.status),
+                (7, &s.rot),
+            ],
+        )
+    }
+}
+
+impl Diagnostics {
+    /// The bind group of state set `s`.
+    pub(crate) fn bind(
+        &self,
+        device: &wgpu::Device,
+        b: &SharedBuffers,
+        s: &StateSet,
+    ) -> wgpu::BindGroup {
+        self.module.bind(
+            device,
+            &[
+                (0, &b.params),
+                (1, &s.pos),
+                (2, &s.vel),
+                (3, &s.acc),
+                (4, &b.contact),
+                (5, &b.contact_counts),
+                (6, &b.partial_f),
+                (7, &b.partial_u),
+                (8, &b.dissipated),
+            ],
+        )
     }
 }

@@ -3,6 +3,7 @@
 
 use super::pipelines::Module;
 use super::stages::module;
+use super::state::{SharedBuffers, StateSet};
 
 /// The module of `shaders/gravity.wgsl` and its pipelines.
 pub struct Gravity {
@@ -23,5 +24,20 @@ impl Gravity {
             gravity_potential: module.pipeline(device, "gravity", &[("WITH_POTENTIAL", 1.0)]),
             module,
         }
+    }
+}
+
+impl Gravity {
+    /// The bind group of state set `s`.
+    pub(crate) fn bind(
+        &self,
+        device: &wgpu::Device,
+        b: &SharedBuffers,
+        s: &StateSet,
+    ) -> wgpu::BindGroup {
+        self.module.bind(
+            device,
+            &[(0, &b.params), (1, &s.pos), (2, &s.acc), (3, &b.a_mutual)],
+        )
     }
 }

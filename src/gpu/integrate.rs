@@ -3,6 +3,7 @@
 
 use super::pipelines::Module;
 use super::stages::module;
+use super::state::{SharedBuffers, StateSet};
 
 /// The module of `shaders/integrate.wgsl` and its pipelines.
 pub struct Integrate {
@@ -33,5 +34,30 @@ impl Integrate {
             kick: p("kick"),
             module,
         }
+    }
+
+    /// The bind group of state set `s`.
+    pub(crate) fn bind(
+        &self,
+        device: &wgpu::Device,
+        b: &SharedBuffers,
+        s: &StateSet,
+    ) -> wgpu::BindGroup {
+        self.module.bind(
+            device,
+            &[
+                (0, &b.params),
+                (1, &s.pos),
+                (2, &s.vel),
+                (3, &s.acc),
+                (4, &b.grid),
+                (5, &b.contact),
+                (6, &b.a_mutual),
+                (7, &s.id),
+                (8, &b.dissipated),
+                (9, &s.rot),
+                (10, &b.torque),
+            ],
+        )
     }
 }

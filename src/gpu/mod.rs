@@ -40,7 +40,7 @@ pub use context::GpuContext;
 use glam::DVec3;
 use profiler::{Profiler, stage};
 use stages::Stages;
-use state::StateSet;
+use state::{SharedBuffers, StateSet};
 use wgpu::util::DeviceExt;
 
 /// Threads per work-group of every per-sphere stage (`WG` in common.wgsl).
@@ -159,64 +159,6 @@ pub fn dispatch_dims(groups: u32, max: u32) -> (u32, u32) {
     }
 }
 
-/// Buffers bound by the contact stage and the neighbour list, besides the state sets and the
-/// list's own (kept to bind them again when the list grows).
-#[derive(Clone)]
-struct SharedBuffers {
-    params: wgpu::Buffer,
-    grid: wgpu::Buffer,
-    status: wgpu::Buffer,
-    cell_start: wgpu::Buffer,
-    counts: wgpu::Buffer,
-    planes: wgpu::Buffer,
-    earliest: wgpu::Buffer,
-    contact: wgpu::Buffer,
-    contact_counts: wgpu::Buffer,
-    cells: wgpu::Buffer,
-    boxes: wgpu::Buffer,
-    work: wgpu::Buffer,
-    perm: wgpu::Buffer,
-    /// Each sphere's friction torque, N·m (`vec4<f32>`; a 16-byte stand-in without rotation).
-    torque: wgpu::Buffer,
-}
-
-/// Stage collide's bind group for state set `s` and `list`.
-fn bind_collide(
-    device: &wgpu::Device,
-    stages: &Stages,
-    b: &SharedBuffers,
-    s: &StateSet,
-    list: &neighbours::GpuList,
-) -> wgpu::BindGroup {
-    stages.collide.module.bind(
-        device,
-        &[
-            (0, &b.params),
-            (1, &s.pos),
-            (2, &s.vel),
-            (3, &s.props),
-            (4, &s.id),
-            (8, &b.planes),
-            (9, &b.earliest),
-            (10, &b.contact),
-            (11, &b.contact_counts),
-            (14, &list.start),
-            (15, &list.partner),
-            (16, &b.work),
-            (17, &list.link),
-            (18, &list.row_of),
-            (19, &list.pair_out),
-            (20, &list.pair_more),
-            (21, &list.xi),
-            (22, &list.wall_xi),
-            (23, &list.params),
-            (24, &s.rot),
-            (25, &b.torque),
-            (26, &list.pair_spin),
-        ],
-    )
-}
-
 /// The neighbour list's inputs for state set `s`.
 fn list_inputs<'a>(
     b: &'a SharedBuffers,
@@ -248,6 +190,30 @@ struct Binds {
     gravity: wgpu::BindGroup,
     check: wgpu::BindGroup,
     diagnostics: wgpu::BindGroup,
+}
+
+impl Binds {
+    /// The bind groups of parity `c`: state set `c` is the current one, the other the one the
+    /// gather writes.
+    fn new(
+        device: &wgpu::Device,
+        stages: &Stages,
+        shared: &SharedBuffers,
+        state: &[StateSet; 2],
+        c: usize,
+        list: &neighbours::GpuList,
+    ) -> Self {
+        let (s, o) = (&state[c], &state[1 - c]);
+        Binds {
+            integrate: stages.integrate.bind(device, shared, s),
+            cell_keys: stages.cell_keys.bind(device, shared, s),
+            gather: stages.gather.bind(device, shared, s, o),
+            collide: stages.collide.bind(device, shared, s, list),
+            gravity: stages.gravity.bind(device, shared, s),
+            check: stages.check.bind(device, shared, s),
+            diagnostics: stages.diagnostics.bind(device, shared, s),
+        }
+    }
 }
 
 /// The GPU backend in f32.
@@ -402,7 +368,7 @@ impl GpuBackend {
         let tree_on = scene.sim.gravity_solver == crate::scene::GravitySolver::Tree
             && scene.sim.g_const > 0.0
             && n > 0;
-        Self::check_fits(
+        buffers::check_fits(
             &ctx,
             n,
             ts,
@@ -498,6 +464,13 @@ impl GpuBackend {
             work: work_buf.clone(),
             perm: perm.clone(),
             torque: torque.clone(),
+            a_mutual: a_mutual.clone(),
+            dissipated: dissipated.clone(),
+            keys: keys.clone(),
+            slot: slot.clone(),
+            arrival: arrival.clone(),
+            partial_f: partial_f.clone(),
+            partial_u: partial_u.clone(),
         };
         let large_dims = (n_large > 0).then(|| dispatch_dims(n_large as u32, max_dim));
         let table_dims = dispatch_dims((ts + 1).div_ceil(WORKGROUP_SIZE), max_dim);
@@ -525,112 +498,9 @@ impl GpuBackend {
                 list_inputs(&shared, &state[1], &gate),
             ],
         );
-        let binds_for = |c: usize| {
-            let (s, o) = (&state[c], &state[1 - c]);
-            Binds {
-                integrate: stages.integrate.module.bind(
-                    device,
-                    &[
-                        (0, &params_buf),
-                        (1, &s.pos),
-                        (2, &s.vel),
-                        (3, &s.acc),
-                        (4, &grid_buf),
-                        (5, &contact),
-                        (6, &a_mutual),
-                        (7, &s.id),
-                        (8, &dissipated),
-                        (9, &s.rot),
-                        (10, &torque),
-                    ],
-                ),
-                cell_keys: stages.cell_keys.module.bind(
-                    device,
-                    &[
-                        (0, &params_buf),
-                        (1, &s.pos),
-                        (2, &grid_buf),
-                        (3, &keys),
-                        (4, &s.vel),
-                        (5, &cells),
-                        (6, &boxes),
-                    ],
-                ),
-                gather: stages.gather.module.bind(
-                    device,
-                    &[
-                        (0, &params_buf),
-                        (1, &perm),
-                        (2, &s.pos),
-                        (3, &s.vel),
-                        (4, &s.acc),
-                        (5, &s.props),
-                        (6, &s.id),
-                        (7, &o.pos),
-                        (8, &o.vel),
-                        (9, &o.acc),
-                        (10, &o.props),
-                        (11, &o.id),
-                        (12, &s.rot),
-                        (13, &o.rot),
-                    ],
-                ),
-                collide: bind_collide(device, &stages, &shared, s, &list),
-                gravity: stages.gravity.module.bind(
-                    device,
-                    &[(0, &params_buf), (1, &s.pos), (2, &s.acc), (3, &a_mutual)],
-                ),
-                check: stages.check.module.bind(
-                    device,
-                    &[
-                        (0, &params_buf),
-                        (1, &s.pos),
-                        (2, &s.vel),
-                        (3, &s.id),
-                        (4, &contact_counts),
-                        (5, &grid_buf),
-                        (6, &status_buf),
-                        (7, &s.rot),
-                    ],
-                ),
-                diagnostics: stages.diagnostics.module.bind(
-                    device,
-                    &[
-                        (0, &params_buf),
-                        (1, &s.pos),
-                        (2, &s.vel),
-                        (3, &s.acc),
-                        (4, &contact),
-                        (5, &contact_counts),
-                        (6, &partial_f),
-                        (7, &partial_u),
-                        (8, &dissipated),
-                    ],
-                ),
-            }
-        };
-        let binds = [binds_for(0), binds_for(1)];
-        let bind_count = stages.count.module.bind(
-            device,
-            &[
-                (0, &params_buf),
-                (1, &keys),
-                (2, &counts),
-                (3, &slot),
-                (4, &cell_start),
-            ],
-        );
-        let bind_scatter = stages.scatter.module.bind(
-            device,
-            &[
-                (0, &params_buf),
-                (1, &keys),
-                (2, &cell_start),
-                (3, &slot),
-                (4, &arrival),
-                (5, &perm),
-            ],
-        );
+        let binds = [0, 1].map(|c| Binds::new(device, &stages, &shared, &state, c, &list));
+        let bind_count = stages.count.bind(device, &shared);
+        let bind_scatter = stages.scatter.bind(device, &shared);
 
         let tree = tree_on.then(|| {
             let inputs = [0, 1].map(|c| tree::TreeInputs {
@@ -715,81 +585,6 @@ impl GpuBackend {
         };
         b.initialise()?;
         Ok(b)
-    }
-
-    // Each argument is one buffer family the check sizes.
-    #[allow(clippy::too_many_arguments)]
-    fn check_fits(
-        ctx: &GpuContext,
-        n: usize,
-        ts: u32,
-        capacity: u32,
-        history: bool,
-        tree: bool,
-        (rotation, rolling): (bool, crate::scene::RollingModel),
-        lowered: Option<u64>,
-    ) -> Result<(), GpuError> {
-        let binding = ctx
-            .limits
-            .max_storage_buffer_binding_size
-            .min(lowered.unwrap_or(u64::MAX));
-        let max_buffer = ctx.limits.max_buffer_size;
-        let limit = binding.min(max_buffer);
-        let limit_name = if binding <= max_buffer {
-            "max_storage_buffer_binding_size"
-        } else {
-            "max_buffer_size"
-        };
-        // The largest per-sphere binding, and the list's largest per-entry ones (pair forces,
-        // ξ: 16 bytes an entry; rolling torques 32) at the capacity set-up starts with.
-        let per_entry = neighbours::largest_entry_binding(rotation, rolling) * capacity as u64
-            / n.max(1) as u64;
-        let tree_cells = if tree { tree::CELL_BYTES } else { 0 };
-        for (buffer, per) in [
-            ("contact results", buffers::LARGEST_BINDING_PER_SPHERE),
-            ("neighbour list", per_entry),
-            ("gravity tree cells", tree_cells),
-            ("rotation state", if rotation { 48 } else { 0 }),
-        ] {
-            let need = per * n as u64;
-            if need > limit {
-                return Err(GpuError::TooLarge {
-                    adapter: ctx.adapter_name(),
-                    buffer,
-                    need,
-                    spheres: n,
-                    limit_name,
-                    limit,
-                    fits: limit / per,
-                });
-            }
-        }
-        let table = 4 * (ts as u64 + 1);
-        if table > limit {
-            return Err(GpuError::TooLarge {
-                adapter: ctx.adapter_name(),
-                buffer: "hash table",
-                need: table,
-                spheres: n,
-                limit_name,
-                limit,
-                fits: limit / 16,
-            });
-        }
-        log::info!(
-            "GPU memory estimate for {n} spheres: {:.1} MiB",
-            buffers::memory_estimate(
-                n as u64,
-                ts as u64,
-                capacity as u64,
-                history,
-                tree,
-                rotation,
-                rolling
-            ) as f64
-                / 1048576.0
-        );
-        Ok(())
     }
 
     /// The adapter, e.g. `llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)`.
@@ -1171,7 +966,9 @@ impl GpuBackend {
             .set(&self.ctx.queue, neighbours::slot::ENTRIES, list.entry_dims);
         for c in 0..2 {
             self.binds[c].collide =
-                bind_collide(device, &self.stages, &self.shared, &self.state[c], &list);
+                self.stages
+                    .collide
+                    .bind(device, &self.shared, &self.state[c], &list);
         }
         self.list = list;
     }

@@ -3,6 +3,7 @@
 
 use super::pipelines::Module;
 use super::stages::module;
+use super::state::{SharedBuffers, StateSet};
 
 /// The module of `shaders/scatter.wgsl` and its pipelines.
 pub struct Scatter {
@@ -47,5 +48,53 @@ impl Gather {
             copy_state: module.pipeline(device, "gather", &[("IDENTITY", 1.0)]),
             module,
         }
+    }
+}
+
+impl Gather {
+    /// The bind group that gathers state set `s` into `o` in the binning's order.
+    pub(crate) fn bind(
+        &self,
+        device: &wgpu::Device,
+        b: &SharedBuffers,
+        s: &StateSet,
+        o: &StateSet,
+    ) -> wgpu::BindGroup {
+        self.module.bind(
+            device,
+            &[
+                (0, &b.params),
+                (1, &b.perm),
+                (2, &s.pos),
+                (3, &s.vel),
+                (4, &s.acc),
+                (5, &s.props),
+                (6, &s.id),
+                (7, &o.pos),
+                (8, &o.vel),
+                (9, &o.acc),
+                (10, &o.props),
+                (11, &o.id),
+                (12, &s.rot),
+                (13, &o.rot),
+            ],
+        )
+    }
+}
+
+impl Scatter {
+    /// The bind group (independent of the state set).
+    pub(crate) fn bind(&self, device: &wgpu::Device, b: &SharedBuffers) -> wgpu::BindGroup {
+        self.module.bind(
+            device,
+            &[
+                (0, &b.params),
+                (1, &b.keys),
+                (2, &b.cell_start),
+                (3, &b.slot),
+                (4, &b.arrival),
+                (5, &b.perm),
+            ],
+        )
     }
 }

@@ -131,3 +131,52 @@ pub(crate) fn wall_records(p: &PackedScene) -> Vec<PlaneGpu> {
     }
     planes
 }
+
+/// Buffers that several stages bind besides the state sets and the list's own, one of each
+/// (kept to bind them again when the list grows). Each stage's `bind` picks its bindings from
+/// here, so that no stage's bind group is assembled elsewhere.
+#[derive(Clone)]
+pub(crate) struct SharedBuffers {
+    /// Uniform [`super::buffers::Params`].
+    pub params: wgpu::Buffer,
+    /// [`super::buffers::Grid`] of the current step.
+    pub grid: wgpu::Buffer,
+    /// [`super::buffers::Status`] the host reads.
+    pub status: wgpu::Buffer,
+    /// Cell-start table (prefix sums of the counts), `table_size + 1` × u32.
+    pub cell_start: wgpu::Buffer,
+    /// Spheres per hash bucket, `table_size + 1` × u32.
+    pub counts: wgpu::Buffer,
+    /// Wall records ([`PlaneGpu`]).
+    pub planes: wgpu::Buffer,
+    /// Each sphere's earliest event (impulses), `vec4<f32>`.
+    pub earliest: wgpu::Buffer,
+    /// Each sphere's contact result, 2 × `vec4<f32>`.
+    pub contact: wgpu::Buffer,
+    /// Each sphere's contact counts, `vec4<u32>`.
+    pub contact_counts: wgpu::Buffer,
+    /// Each sphere's binned cell, `vec4<i32>`.
+    pub cells: wgpu::Buffer,
+    /// The large spheres' boxes, 2 × `vec4<i32>`.
+    pub boxes: wgpu::Buffer,
+    /// Work counters (`gpu::work`), 8 × u32.
+    pub work: wgpu::Buffer,
+    /// The binning's permutation: sorted slot → previous slot, u32.
+    pub perm: wgpu::Buffer,
+    /// Each sphere's friction torque, N·m (`vec4<f32>`; a 16-byte stand-in without rotation).
+    pub torque: wgpu::Buffer,
+    /// Each sphere's mutual-gravity acceleration, m/s² (`vec4<f32>`).
+    pub a_mutual: wgpu::Buffer,
+    /// Energy each sphere's contacts dissipated, J (f32, by input id).
+    pub dissipated: wgpu::Buffer,
+    /// Each sphere's bucket key, u32.
+    pub keys: wgpu::Buffer,
+    /// Each sphere's slot in its bucket (count), u32.
+    pub slot: wgpu::Buffer,
+    /// Each sphere's arrival order (scatter), u32.
+    pub arrival: wgpu::Buffer,
+    /// Diagnostics partial sums, one per work-group (48 B).
+    pub partial_f: wgpu::Buffer,
+    /// Diagnostics partial counts, one per work-group (8 B).
+    pub partial_u: wgpu::Buffer,
+}
