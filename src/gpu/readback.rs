@@ -1,0 +1,264 @@
+//! What the host reads back from the GPU backend: snapshots, diagnostics, checkpoints, and the
+//! binning and the neighbour list that the twin tests compare with the CPU's.
+
+use super::{GpuBackend, neighbours, read_buffer};
+use crate::checkpoint::{BufferBytes, GpuState};
+use crate::setup::{BinningState, ListRows};
+use crate::{Diagnostics, Snapshot};
+use bytemuck::Pod;
+use glam::DVec3;
+
+impl GpuBackend {
+    /// Copies `size` bytes of `src` back to the host.
+    pub(super) fn read<T: Pod>(&self, src: &wgpu::Buffer, size: u64) -> Vec<T> {
+        read_buffer(&self.ctx, src, size)
+    }
+
+    /// The buffers a later step reads, by label: the current state set, the grid, the status
+    /// counters, the per-sphere dissipated energy, the contact results and counts, mutual
+    /// gravity and the neighbour list with its friction history.
+    pub(super) fn persistent(&self, set: usize) -> Vec<(&'static str, &wgpu::Buffer)> {
+        let s = &self.state[set];
+        let mut buffers = vec![
+            ("position", &s.pos),
+            ("velocity", &s.vel),
+            ("acceleration", &s.acc),
+            ("properties", &s.props),
+            ("ids", &s.id),
+            ("rotation", &s.rot),
+            ("grid", &self.grid_buf),
+            ("status", &self.status_buf),
+            ("dissipated", &self.dissipated),
+            ("contact", &self.contact),
+            ("contact counts", &self.contact_counts),
+            ("mutual gravity", &self.a_mutual),
+        ];
+        buffers.extend(self.list.persistent());
+        buffers
+    }
+
+    /// Everything a later step reads, copied back to the host, for a checkpoint.
+    pub fn save_state(&self) -> GpuState {
+        GpuState {
+            adapter: self.adapter_name(),
+            current_set: self.cur as u32,
+            steps_done: self.steps_done,
+            collisions: self.collisions,
+            history_dropped: 0,
+            rebuilds: self.rebuilds,
+            buffers: self
+                .persistent(self.cur)
+                .into_iter()
+                .map(|(name, b)| BufferBytes {
+                    name: name.to_string(),
+                    bytes: self.read(b, b.size()),
+                })
+                .collect(),
+        }
+    }
+
+    /// Continues from a saved state of the same scene: on the same adapter the next step is
+    /// bit-identical to the one the saving backend would have taken.
+    ///
+    /// # Errors
+    /// A message naming the first buffer that is missing or of another size (another scene);
+    /// the backend is then unchanged.
+    pub fn restore_state(&mut self, s: &GpuState) -> Result<(), String> {
+        if s.current_set > 1 {
+            return Err(format!("state set {} does not exist", s.current_set));
+        }
+        // The list may have grown in the saving run: the same capacity here.
+        if let Some(partners) = s.buffer("list partners") {
+            let capacity = (partners.len() / 4) as u32;
+            if capacity != self.list.capacity {
+                let limit = self.ctx.limits.max_storage_buffer_binding_size
+                    / neighbours::largest_entry_binding(self.rotation, self.rolling);
+                if capacity as u64 > limit || capacity >= crate::cpu::neighbours::NO_MIRROR {
+                    return Err(format!(
+                        "its neighbour list of {capacity} entries does not fit this adapter"
+                    ));
+                }
+                self.resize_list(capacity);
+            }
+        }
+        let targets = self.persistent(s.current_set as usize);
+        for (name, b) in &targets {
+            match s.buffer(name) {
+                Some(bytes) if bytes.len() as u64 == b.size() => {}
+                Some(bytes) => {
+                    return Err(format!(
+                        "its {name} buffer holds {} bytes, this scene's holds {}",
+                        bytes.len(),
+                        b.size()
+                    ));
+                }
+                None => return Err(format!("it has no {name} buffer")),
+            }
+        }
+        for (name, b) in &targets {
+            let bytes = s.buffer(name).expect("checked above");
+            self.ctx.queue.write_buffer(b, 0, bytes);
+        }
+        self.ctx.queue.submit([]);
+        self.cur = s.current_set as usize;
+        self.steps_done = s.steps_done;
+        self.collisions = s.collisions;
+        self.rebuilds = s.rebuilds;
+        Ok(())
+    }
+
+    /// The integer outputs of the last binning (same layout as the CPU's, for exact comparison).
+    pub fn binning_state(&self) -> BinningState {
+        let n = self.n as u64;
+        let t = self.table_size as u64 + 1;
+        BinningState {
+            keys: self.read(&self.keys, 4 * n),
+            counts: self.read(&self.counts, 4 * t),
+            cell_start: self.read(&self.cell_start, 4 * t),
+            ids: self.read(&self.state[self.cur].id, 4 * n),
+        }
+    }
+
+    /// The neighbour list's rows, read back: the list the step reads, built at the last
+    /// rebuild. Compared with `CpuBackend::list_rows`.
+    pub fn list_rows(&self) -> ListRows {
+        let n = self.n as usize;
+        let list = &self.list;
+        let start: Vec<u32> = self.read(&list.start, 4 * (n as u64 + 1));
+        let total = start[n].min(list.capacity) as usize;
+        let entries = 4 * total.max(1) as u64;
+        let mut partner: Vec<u32> = self.read(&list.partner, entries);
+        let mut link: Vec<u32> = self.read(&list.link, entries);
+        partner.truncate(total);
+        link.truncate(total);
+        ListRows {
+            start,
+            partner,
+            link,
+        }
+    }
+
+    /// The state in input order, widened to f64.
+    pub fn snapshot(&self) -> Snapshot {
+        let n = self.n as usize;
+        let s = &self.state[self.cur];
+        let pos: Vec<[f32; 4]> = self.read(&s.pos, 16 * n as u64);
+        let vel: Vec<[f32; 4]> = self.read(&s.vel, 16 * n as u64);
+        let ids: Vec<u32> = self.read(&s.id, 4 * n as u64);
+        let rot: Vec<[f32; 4]> = if self.rotation {
+            self.read(&s.rot, 48 * n as u64)
+        } else {
+            Vec::new()
+        };
+        let mut snap = Snapshot {
+            step: self.steps_done,
+            time: self.steps_done as f64 * self.dt,
+            position: vec![DVec3::ZERO; n],
+            velocity: vec![DVec3::ZERO; n],
+            radius: self.radius_input.clone(),
+            mass: self.mass_input.clone(),
+            ..Default::default()
+        };
+        for i in 0..n {
+            let id = ids[i] as usize;
+            snap.position[id] = DVec3::new(pos[i][0] as f64, pos[i][1] as f64, pos[i][2] as f64);
+            snap.velocity[id] = DVec3::new(vel[i][0] as f64, vel[i][1] as f64, vel[i][2] as f64);
+        }
+        if self.rotation {
+            snap.angular_velocity = vec![DVec3::ZERO; n];
+            snap.orientation = vec![glam::DQuat::IDENTITY; n];
+            for i in 0..n {
+                let id = ids[i] as usize;
+                let (w, q) = (rot[3 * i], rot[3 * i + 1]);
+                snap.angular_velocity[id] = DVec3::new(w[0] as f64, w[1] as f64, w[2] as f64);
+                snap.orientation[id] =
+                    glam::DQuat::from_xyzw(q[0] as f64, q[1] as f64, q[2] as f64, q[3] as f64);
+            }
+        }
+        snap
+    }
+
+    /// Diagnostics of the current state: work-group partial sums, added here in f64 in order.
+    pub fn diagnostics(&self) -> Diagnostics {
+        let b = &self.binds[self.cur];
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("diagnostics"),
+                timestamp_writes: None,
+            });
+            pass.push_debug_group("diagnostics");
+            self.dispatch_spheres(
+                &mut pass,
+                &self.stages.diagnostics.diagnostics,
+                &b.diagnostics,
+            );
+            if self.g_on && self.tree.is_none() {
+                self.dispatch_spheres(
+                    &mut pass,
+                    &self.stages.gravity.gravity_potential,
+                    &b.gravity,
+                );
+            }
+            pass.pop_debug_group();
+        }
+        if let (true, Some(t)) = (self.g_on, &self.tree) {
+            // The tree's potential rewrites the same pulls and adds ½ G m Φ per body.
+            t.record(&mut enc, self.cur, true, |e| {
+                e.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("diagnostics: tree potential"),
+                    timestamp_writes: None,
+                })
+            });
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        let groups = (self.dims.0 * self.dims.1) as usize;
+        let pf: Vec<[f32; 4]> = self.read(&self.partial_f, 48 * groups as u64);
+        let pu: Vec<[u32; 2]> = self.read(&self.partial_u, 8 * groups as u64);
+        let mut d = Diagnostics {
+            step: self.steps_done,
+            time: self.steps_done as f64 * self.dt,
+            collisions: self.collisions,
+            neighbour_rebuilds: self.rebuilds,
+            ..Default::default()
+        };
+        for g in 0..groups {
+            let (a, p, l) = (pf[3 * g], pf[3 * g + 1], pf[3 * g + 2]);
+            d.kinetic += a[0] as f64;
+            d.potential_uniform += a[1] as f64;
+            d.potential_spring += a[2] as f64;
+            d.dissipated += a[3] as f64;
+            d.momentum += DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64);
+            d.momentum_magnitude_sum += p[3] as f64;
+            d.angular_momentum += DVec3::new(l[0] as f64, l[1] as f64, l[2] as f64);
+            d.contacts += pu[g][0] as u64;
+        }
+        if self.g_on {
+            let am: Vec<[f32; 4]> = self.read(&self.a_mutual, 16 * self.n as u64);
+            d.potential_gravity = am.iter().map(|a| a[3] as f64).sum();
+        }
+        if self.rotation {
+            // Summed on the host from the state read back (the CPU's function, in the GPU's
+            // sorted order), not by a work-group reduction: rotation's diagnostics cost a
+            // read-back of the state.
+            let n = self.n as u64;
+            let s = &self.state[self.cur];
+            let rot: Vec<[f32; 4]> = self.read(&s.rot, 48 * n);
+            let pos: Vec<[f32; 4]> = self.read(&s.pos, 16 * n);
+            let vel: Vec<[f32; 4]> = self.read(&s.vel, 16 * n);
+            let acc: Vec<[f32; 4]> = self.read(&s.acc, 16 * n);
+            let spin: Vec<glam::Vec3> = rot
+                .chunks(3)
+                .map(|r| glam::Vec3::new(r[0][0], r[0][1], r[0][2]))
+                .collect();
+            let radius: Vec<f32> = pos.iter().map(|p| p[3]).collect();
+            let mass: Vec<f32> = acc.iter().map(|a| a[3]).collect();
+            let inv_mass: Vec<f32> = vel.iter().map(|v| v[3]).collect();
+            let (k, l) =
+                crate::cpu::diagnostics::spin_sums::<f32>(&spin, &radius, &mass, &inv_mass);
+            d.kinetic_rotational = k;
+            d.angular_momentum += l;
+        }
+        d
+    }
+}
