@@ -31,7 +31,7 @@ pub mod work;
 
 use crate::scene::{ContactModel, Scene};
 use crate::setup::{MATCHING_ROUNDS, PackedScene, STAGES, contact_history, table_size};
-use buffers::{Grid, Params, Status};
+use buffers::{Params, Status};
 use bytemuck::{Pod, cast_slice};
 pub use context::GpuContext;
 use profiler::{Profiler, stage};
@@ -228,20 +228,8 @@ pub struct GpuBackend {
     rolling: crate::scene::RollingModel,
     g_on: bool,
     dt: f64,
-    grid_buf: wgpu::Buffer,
-    status_buf: wgpu::Buffer,
     state: [StateSet; 2],
-    keys: wgpu::Buffer,
-    counts: wgpu::Buffer,
-    cell_start: wgpu::Buffer,
-    a_mutual: wgpu::Buffer,
-    partial_f: wgpu::Buffer,
-    partial_u: wgpu::Buffer,
-    // Read across steps besides the state sets and the grid: what a checkpoint saves.
-    dissipated: wgpu::Buffer,
-    contact: wgpu::Buffer,
-    contact_counts: wgpu::Buffer,
-    // What the contact stage and the neighbour list bind besides the state sets and the list.
+    // The buffers the stages share besides the state sets and the list (state::SharedBuffers).
     shared: SharedBuffers,
     // The neighbour list (stage `neighbours`; the soft laws read it) and its gate.
     list: neighbours::GpuList,
@@ -252,8 +240,8 @@ pub struct GpuBackend {
     decide: bool,
     max_dim: u32,
     // Work counters (`work`): the counting replay's buffer and pipelines, and the dispatches
-    // recorded, in all and by `step`, with the steps they were recorded for.
-    work_buf: wgpu::Buffer,
+    // recorded, in all and by `step`, with the steps they were recorded for (the counters'
+    // buffer is `shared.work`).
     counting: Option<collide::CollidePipelines>,
     dispatches: std::cell::Cell<u64>,
     step_dispatches: u64,
@@ -406,68 +394,19 @@ impl GpuBackend {
         let oom_scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let state = StateSet::upload(device, p, rotation, rolling);
         let planes = state::wall_records(p);
-        let params_buf = uniform(device, "params", &params);
-        let grid_buf = init_storage(
-            device,
-            "grid",
-            &[Grid {
-                step: u32::MAX,
-                ..Default::default()
-            }],
-        );
-        let status_buf = init_storage(device, "status", &[Status::default()]);
-        let planes_buf = init_storage(device, "planes", &planes);
-        let nn = n as u64;
-        let table_bytes = 4 * (ts as u64 + 1);
-        let keys = storage(device, "keys", 4 * nn);
-        let counts = storage(device, "counts", table_bytes);
-        let cell_start = storage(device, "cell start", table_bytes);
-        let slot = storage(device, "slots", 4 * nn);
-        let arrival = storage(device, "arrival", 4 * nn);
-        let perm = storage(device, "permutation", 4 * nn);
-        let earliest = storage(device, "earliest events", 16 * nn);
-        let contact = storage(device, "contact results", 32 * nn);
-        let contact_counts = storage(device, "contact counts", 16 * nn);
-        let a_mutual = storage(device, "mutual gravity", 16 * nn);
-        let torque = storage(device, "torque", if rotation { 16 * nn } else { 16 });
-        // Zero-initialised by wgpu; indexed by input id, so the scatter need not move it.
-        let dissipated = storage(device, "dissipated energy", 4 * nn);
-        let work_buf = storage(device, "work counters", 32);
-        let cells = storage(device, "binned cells", 16 * nn);
-        let boxes = storage(device, "large-sphere boxes", 32 * n_large.max(1) as u64);
-        // One partial per dispatched work-group, padding ones of a 2-D dispatch included.
         let groups = (dims.0 * dims.1) as u64;
-        let partial_f = storage(device, "diagnostics partials", 48 * groups);
-        let partial_u = storage(device, "diagnostics counts", 8 * groups);
-
+        let shared = SharedBuffers::new(device, &params, &planes, ts, n_large, groups, rotation);
         let stages = Stages::new(device);
 
         // Prefix-sum levels of the cell-start table, scanned in place.
-        let scan = prefix_sum::levels(device, &stages.prefix_sum, &cell_start, ts + 1, max_dim);
+        let scan = prefix_sum::levels(
+            device,
+            &stages.prefix_sum,
+            &shared.cell_start,
+            ts + 1,
+            max_dim,
+        );
 
-        let shared = SharedBuffers {
-            params: params_buf.clone(),
-            grid: grid_buf.clone(),
-            status: status_buf.clone(),
-            cell_start: cell_start.clone(),
-            counts: counts.clone(),
-            planes: planes_buf.clone(),
-            earliest: earliest.clone(),
-            contact: contact.clone(),
-            contact_counts: contact_counts.clone(),
-            cells: cells.clone(),
-            boxes: boxes.clone(),
-            work: work_buf.clone(),
-            perm: perm.clone(),
-            torque: torque.clone(),
-            a_mutual: a_mutual.clone(),
-            dissipated: dissipated.clone(),
-            keys: keys.clone(),
-            slot: slot.clone(),
-            arrival: arrival.clone(),
-            partial_f: partial_f.clone(),
-            partial_u: partial_u.clone(),
-        };
         let large_dims = (n_large > 0).then(|| dispatch_dims(n_large as u32, max_dim));
         let table_dims = dispatch_dims((ts + 1).div_ceil(WORKGROUP_SIZE), max_dim);
         let gate = neighbours::Gate::new(
@@ -502,7 +441,7 @@ impl GpuBackend {
             let inputs = [0, 1].map(|c| tree::TreeInputs {
                 pos: &state[c].pos,
                 acc: &state[c].acc,
-                a_mutual: &a_mutual,
+                a_mutual: &shared.a_mutual,
             });
             tree::GpuTree::new(
                 device,
@@ -543,18 +482,7 @@ impl GpuBackend {
             rolling,
             g_on: sp.g_const > 0.0,
             dt: sp.dt,
-            grid_buf,
-            status_buf,
             state,
-            keys,
-            counts,
-            cell_start,
-            a_mutual,
-            partial_f,
-            partial_u,
-            dissipated: dissipated.clone(),
-            contact: contact.clone(),
-            contact_counts: contact_counts.clone(),
             shared,
             list,
             gate,
@@ -562,7 +490,6 @@ impl GpuBackend {
             rebuilds: 0,
             decide: sp.skin > 0.0,
             max_dim,
-            work_buf,
             counting: None,
             dispatches: std::cell::Cell::new(0),
             step_dispatches: 0,
@@ -671,7 +598,7 @@ impl GpuBackend {
     fn record_binning(&mut self, enc: &mut wgpu::CommandEncoder, init: bool) {
         use neighbours::slot::*;
         let c = self.cur;
-        enc.clear_buffer(&self.grid_buf, 0, Some(4));
+        enc.clear_buffer(&self.shared.grid, 0, Some(4));
         if !init {
             // Set-up's flag (2: build, not counted) is written by `initialise`.
             enc.clear_buffer(&self.gate.rebuild, 0, Some(4));
@@ -899,10 +826,10 @@ impl GpuBackend {
     /// Reads the status counters and clears those counted since the last read.
     fn take_status(&self) -> Status {
         let size = std::mem::size_of::<Status>() as u64;
-        let status: Status = self.read(&self.status_buf, size)[0];
+        let status: Status = self.read(&self.shared.status, size)[0];
         self.ctx
             .queue
-            .write_buffer(&self.status_buf, 8, bytemuck::bytes_of(&[0u32; 4]));
+            .write_buffer(&self.shared.status, 8, bytemuck::bytes_of(&[0u32; 4]));
         status
     }
 
@@ -1076,7 +1003,7 @@ impl GpuBackend {
             self.counting = None;
         }
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        enc.clear_buffer(&self.work_buf, 0, None);
+        enc.clear_buffer(&self.shared.work, 0, None);
         self.ctx.queue.submit([enc.finish()]);
         self.step_dispatches = 0;
         self.recorded_steps = 0;
@@ -1085,7 +1012,7 @@ impl GpuBackend {
     /// The work counted since [`GpuBackend::set_work_counting`] (pair visits only while it is
     /// on; dispatches per step always).
     pub fn work_counts(&self) -> work::WorkCounts {
-        let words: Vec<u32> = self.read(&self.work_buf, 32);
+        let words: Vec<u32> = self.read(&self.shared.work, 32);
         let words: [u32; 8] = words[..8].try_into().expect("eight words");
         let per_step = (self.recorded_steps > 0)
             .then(|| self.step_dispatches as f64 / self.recorded_steps as f64);

@@ -26,12 +26,12 @@ impl GpuBackend {
             ("properties", &s.props),
             ("ids", &s.id),
             ("rotation", &s.rot),
-            ("grid", &self.grid_buf),
-            ("status", &self.status_buf),
-            ("dissipated", &self.dissipated),
-            ("contact", &self.contact),
-            ("contact counts", &self.contact_counts),
-            ("mutual gravity", &self.a_mutual),
+            ("grid", &self.shared.grid),
+            ("status", &self.shared.status),
+            ("dissipated", &self.shared.dissipated),
+            ("contact", &self.shared.contact),
+            ("contact counts", &self.shared.contact_counts),
+            ("mutual gravity", &self.shared.a_mutual),
         ];
         buffers.extend(self.list.persistent());
         buffers
@@ -112,9 +112,9 @@ impl GpuBackend {
         let n = self.n as u64;
         let t = self.table_size as u64 + 1;
         BinningState {
-            keys: self.read(&self.keys, 4 * n),
-            counts: self.read(&self.counts, 4 * t),
-            cell_start: self.read(&self.cell_start, 4 * t),
+            keys: self.read(&self.shared.keys, 4 * n),
+            counts: self.read(&self.shared.counts, 4 * t),
+            cell_start: self.read(&self.shared.cell_start, 4 * t),
             ids: self.read(&self.state[self.cur].id, 4 * n),
         }
     }
@@ -213,8 +213,8 @@ impl GpuBackend {
         }
         self.ctx.queue.submit([enc.finish()]);
         let groups = (self.dims.0 * self.dims.1) as usize;
-        let pf: Vec<[f32; 4]> = self.read(&self.partial_f, 48 * groups as u64);
-        let pu: Vec<[u32; 2]> = self.read(&self.partial_u, 8 * groups as u64);
+        let pf: Vec<[f32; 4]> = self.read(&self.shared.partial_f, 48 * groups as u64);
+        let pu: Vec<[u32; 2]> = self.read(&self.shared.partial_u, 8 * groups as u64);
         let mut d = Diagnostics {
             step: self.steps_done,
             time: self.steps_done as f64 * self.dt,
@@ -234,7 +234,7 @@ impl GpuBackend {
             d.contacts += pu[g][0] as u64;
         }
         if self.g_on {
-            let am: Vec<[f32; 4]> = self.read(&self.a_mutual, 16 * self.n as u64);
+            let am: Vec<[f32; 4]> = self.read(&self.shared.a_mutual, 16 * self.n as u64);
             d.potential_gravity = am.iter().map(|a| a[3] as f64).sum();
         }
         if self.rotation {

@@ -180,3 +180,54 @@ pub(crate) struct SharedBuffers {
     /// Diagnostics partial counts, one per work-group (8 B).
     pub partial_u: wgpu::Buffer,
 }
+
+impl SharedBuffers {
+    /// Allocates the shared buffers for `params.n` spheres, `table_size` hash buckets,
+    /// `n_large` large spheres and `groups` work-groups of a per-sphere dispatch (padding ones
+    /// of a 2-D dispatch included: one diagnostics partial each), with the walls' `planes`. The
+    /// grid starts at step `u32::MAX` (no binning yet); the rest is zeroed by wgpu. The
+    /// friction torque is a 16-byte stand-in without rotation.
+    pub fn new(
+        device: &wgpu::Device,
+        params: &super::buffers::Params,
+        planes: &[PlaneGpu],
+        table_size: u32,
+        n_large: usize,
+        groups: u64,
+        rotation: bool,
+    ) -> Self {
+        let nn = params.n as u64;
+        let table_bytes = 4 * (table_size as u64 + 1);
+        Self {
+            params: super::uniform(device, "params", params),
+            grid: init_storage(
+                device,
+                "grid",
+                &[super::buffers::Grid {
+                    step: u32::MAX,
+                    ..Default::default()
+                }],
+            ),
+            status: init_storage(device, "status", &[super::buffers::Status::default()]),
+            cell_start: storage(device, "cell start", table_bytes),
+            counts: storage(device, "counts", table_bytes),
+            planes: init_storage(device, "planes", planes),
+            earliest: storage(device, "earliest events", 16 * nn),
+            contact: storage(device, "contact results", 32 * nn),
+            contact_counts: storage(device, "contact counts", 16 * nn),
+            cells: storage(device, "binned cells", 16 * nn),
+            boxes: storage(device, "large-sphere boxes", 32 * n_large.max(1) as u64),
+            work: storage(device, "work counters", 32),
+            perm: storage(device, "permutation", 4 * nn),
+            torque: storage(device, "torque", if rotation { 16 * nn } else { 16 }),
+            a_mutual: storage(device, "mutual gravity", 16 * nn),
+            // Indexed by input id, so the scatter need not move it.
+            dissipated: storage(device, "dissipated energy", 4 * nn),
+            keys: storage(device, "keys", 4 * nn),
+            slot: storage(device, "slots", 4 * nn),
+            arrival: storage(device, "arrival", 4 * nn),
+            partial_f: storage(device, "diagnostics partials", 48 * groups),
+            partial_u: storage(device, "diagnostics counts", 8 * groups),
+        }
+    }
+}
