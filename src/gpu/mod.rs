@@ -155,28 +155,6 @@ pub fn dispatch_dims(groups: u32, max: u32) -> (u32, u32) {
     }
 }
 
-/// The neighbour list's inputs for state set `s`.
-fn list_inputs<'a>(
-    b: &'a SharedBuffers,
-    s: &'a StateSet,
-    gate: &'a neighbours::Gate,
-) -> neighbours::ListInputs<'a> {
-    neighbours::ListInputs {
-        params: &b.params,
-        pos: &s.pos,
-        vel: &s.vel,
-        ids: &s.id,
-        cell_start: &b.cell_start,
-        counts: &b.counts,
-        cells: &b.cells,
-        boxes: &b.boxes,
-        grid: &b.grid,
-        status: &b.status,
-        perm: &b.perm,
-        gate,
-    }
-}
-
 /// Bind groups of every stage for one parity of the state sets.
 struct Binds {
     integrate: wgpu::BindGroup,
@@ -429,8 +407,8 @@ impl GpuBackend {
             (rotation, rolling),
             max_dim,
             [
-                list_inputs(&shared, &state[0], &gate),
-                list_inputs(&shared, &state[1], &gate),
+                neighbours::list_inputs(&shared, &state[0], &gate),
+                neighbours::list_inputs(&shared, &state[1], &gate),
             ],
         );
         let binds = [0, 1].map(|c| Binds::new(device, &stages, &shared, &state, c, &list));
@@ -831,69 +809,6 @@ impl GpuBackend {
             .queue
             .write_buffer(&self.shared.status, 8, bytemuck::bytes_of(&[0u32; 4]));
         status
-    }
-
-    /// Replaces the list by one with room for `needed` entries and more (twice, and 1024), with
-    /// the same contents, and binds it.
-    ///
-    /// # Errors
-    /// [`GpuError::TooLarge`] when a per-entry buffer would exceed the adapter's binding limit.
-    fn grow_list(&mut self, needed: u32) -> Result<(), GpuError> {
-        let limits = &self.ctx.limits;
-        let limit = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
-        let entry_bytes = neighbours::largest_entry_binding(self.rotation, self.rolling);
-        let capacity = (2 * needed as u64 + 1024).min(limit / entry_bytes);
-        if capacity < needed as u64 || capacity >= crate::cpu::neighbours::NO_MIRROR as u64 {
-            return Err(GpuError::TooLarge {
-                adapter: self.adapter_name(),
-                buffer: "neighbour list",
-                need: entry_bytes * needed as u64,
-                spheres: self.n as usize,
-                limit_name: "max_storage_buffer_binding_size",
-                limit,
-                fits: (limit / entry_bytes) * self.n as u64 / needed.max(1) as u64,
-            });
-        }
-        let capacity = capacity as u32;
-        log::info!(
-            "the GPU neighbour list grows from {} to {capacity} entries",
-            self.list.capacity
-        );
-        self.resize_list(capacity);
-        Ok(())
-    }
-
-    /// Replaces the list by one of `capacity` entries with the same contents, and binds it.
-    fn resize_list(&mut self, capacity: u32) {
-        let device = &self.ctx.device;
-        let list = neighbours::GpuList::new(
-            device,
-            &self.stages,
-            self.n,
-            self.walls,
-            capacity,
-            self.history,
-            (self.rotation, self.rolling),
-            self.max_dim,
-            [
-                list_inputs(&self.shared, &self.state[0], &self.gate),
-                list_inputs(&self.shared, &self.state[1], &self.gate),
-            ],
-        );
-        let mut enc = device.create_command_encoder(&Default::default());
-        list.copy_from(&mut enc, &self.list);
-        self.ctx.queue.submit([enc.finish()]);
-        self.gate
-            .set(&self.ctx.queue, neighbours::slot::ENTRIES, list.entry_dims);
-        for c in 0..2 {
-            self.binds[c].collide =
-                self.stages
-                    .collide
-                    .bind(device, &self.shared, &self.state[c], &list);
-        }
-        self.list = list;
     }
 
     /// Records `m` steps into one command buffer (and the timestamp resolve when profiling).

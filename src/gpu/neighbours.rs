@@ -515,3 +515,93 @@ impl GpuList {
         dispatches + scans
     }
 }
+
+/// The neighbour list's inputs for state set `s`.
+pub(super) fn list_inputs<'a>(
+    b: &'a super::state::SharedBuffers,
+    s: &'a super::state::StateSet,
+    gate: &'a Gate,
+) -> ListInputs<'a> {
+    ListInputs {
+        params: &b.params,
+        pos: &s.pos,
+        vel: &s.vel,
+        ids: &s.id,
+        cell_start: &b.cell_start,
+        counts: &b.counts,
+        cells: &b.cells,
+        boxes: &b.boxes,
+        grid: &b.grid,
+        status: &b.status,
+        perm: &b.perm,
+        gate,
+    }
+}
+
+// The list's growth, on the backend: a rebuild that needs more entries than the list holds
+// replaces it by a larger one with the same contents.
+impl super::GpuBackend {
+    /// Replaces the list by one with room for `needed` entries and more (twice, and 1024), with
+    /// the same contents, and binds it.
+    ///
+    /// # Errors
+    /// [`super::GpuError::TooLarge`] when a per-entry buffer would exceed the adapter's binding
+    /// limit.
+    pub(super) fn grow_list(&mut self, needed: u32) -> Result<(), super::GpuError> {
+        let limits = &self.ctx.limits;
+        let limit = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        let entry_bytes = largest_entry_binding(self.rotation, self.rolling);
+        let capacity = (2 * needed as u64 + 1024).min(limit / entry_bytes);
+        if capacity < needed as u64 || capacity >= crate::cpu::neighbours::NO_MIRROR as u64 {
+            return Err(super::GpuError::TooLarge {
+                adapter: self.adapter_name(),
+                buffer: "neighbour list",
+                need: entry_bytes * needed as u64,
+                spheres: self.n as usize,
+                limit_name: "max_storage_buffer_binding_size",
+                limit,
+                fits: (limit / entry_bytes) * self.n as u64 / needed.max(1) as u64,
+            });
+        }
+        let capacity = capacity as u32;
+        log::info!(
+            "the GPU neighbour list grows from {} to {capacity} entries",
+            self.list.capacity
+        );
+        self.resize_list(capacity);
+        Ok(())
+    }
+
+    /// Replaces the list by one of `capacity` entries with the same contents, and binds it.
+    pub(super) fn resize_list(&mut self, capacity: u32) {
+        let device = &self.ctx.device;
+        let list = GpuList::new(
+            device,
+            &self.stages,
+            self.n,
+            self.walls,
+            capacity,
+            self.history,
+            (self.rotation, self.rolling),
+            self.max_dim,
+            [
+                list_inputs(&self.shared, &self.state[0], &self.gate),
+                list_inputs(&self.shared, &self.state[1], &self.gate),
+            ],
+        );
+        let mut enc = device.create_command_encoder(&Default::default());
+        list.copy_from(&mut enc, &self.list);
+        self.ctx.queue.submit([enc.finish()]);
+        self.gate
+            .set(&self.ctx.queue, slot::ENTRIES, list.entry_dims);
+        for c in 0..2 {
+            self.binds[c].collide =
+                self.stages
+                    .collide
+                    .bind(device, &self.shared, &self.state[c], &list);
+        }
+        self.list = list;
+    }
+}
