@@ -58,18 +58,17 @@ pub struct Params {
 impl Params {
     /// The parameters of `p` for the GPU step: `n_large` large spheres (sorted after the small
     /// ones), `table_size` hash buckets, `dispatch_x` threads along x of a per-sphere dispatch,
-    /// `row_groups_x` work-groups along x of a row pass, contact history on or off, and
-    /// (rotation, rolling resistance law). Values are rounded from f64 to f32.
+    /// `row_groups_x` work-groups along x of a row pass; contact history, rotation and the
+    /// rolling resistance law come from `p.params`. Values are rounded from f64 to f32.
     pub(crate) fn of_scene(
         p: &crate::setup::PackedScene,
         n_large: usize,
         table_size: u32,
         dispatch_x: u32,
         row_groups_x: u32,
-        history: bool,
-        (rotation, rolling): (bool, crate::scene::RollingModel),
     ) -> Self {
         let sp = &p.params;
+        let rolling = sp.rolling;
         let n = p.position.len();
         Params {
             gravity: sp.gravity.as_vec3().to_array(),
@@ -87,10 +86,10 @@ impl Params {
             overlap_relaxation: crate::setup::OVERLAP_RELAXATION as f32,
             dispatch_x,
             resting_speed: sp.resting_speed as f32,
-            history: history as u32,
+            history: sp.history as u32,
             skin: sp.skin as f32,
             row_groups_x,
-            rotation: rotation as u32,
+            rotation: sp.rotation as u32,
             rolling: rolling_code(rolling),
             damping: damping_code(sp.damping),
             history_stride: super::neighbours::history_vec4s(rolling) as u32,
@@ -298,6 +297,20 @@ pub struct TreeParams {
     pub g_const: f32,
 }
 
+/// The most bytes one storage binding may hold on a device with `limits` (its binding limit
+/// or its buffer limit, whichever is smaller, lowered to `lowered` when given), and the name
+/// of the limit that sets it.
+pub(crate) fn binding_limit(limits: &wgpu::Limits, lowered: Option<u64>) -> (u64, &'static str) {
+    let binding = limits
+        .max_storage_buffer_binding_size
+        .min(lowered.unwrap_or(u64::MAX));
+    if binding <= limits.max_buffer_size {
+        (binding, "max_storage_buffer_binding_size")
+    } else {
+        (limits.max_buffer_size, "max_buffer_size")
+    }
+}
+
 /// Checks before anything is allocated that `n` spheres fit the adapter's binding and buffer
 /// limits (lowered to `lowered` bytes when given): the largest per-sphere binding, the list's
 /// largest per-entry binding at `capacity` entries, the tree's cells, the rotation state and
@@ -318,17 +331,7 @@ pub(crate) fn check_fits(
     (rotation, rolling): (bool, crate::scene::RollingModel),
     lowered: Option<u64>,
 ) -> Result<(), super::GpuError> {
-    let binding = ctx
-        .limits
-        .max_storage_buffer_binding_size
-        .min(lowered.unwrap_or(u64::MAX));
-    let max_buffer = ctx.limits.max_buffer_size;
-    let limit = binding.min(max_buffer);
-    let limit_name = if binding <= max_buffer {
-        "max_storage_buffer_binding_size"
-    } else {
-        "max_buffer_size"
-    };
+    let (limit, limit_name) = binding_limit(&ctx.limits, lowered);
     // The largest per-sphere binding, and the list's largest per-entry ones (pair forces,
     // ξ: 16 bytes an entry; rolling torques 32) at the capacity set-up starts with.
     let per_entry = super::neighbours::largest_entry_binding(rotation, rolling) * capacity as u64

@@ -315,12 +315,8 @@ impl GpuBackend {
         // sparse scene of a million spheres then still fits lavapipe's 128 MiB, and the list
         // grows if it must.
         let entry_bytes = neighbours::largest_entry_binding(rotation, rolling);
-        let entry_limit = ctx
-            .limits
-            .max_storage_buffer_binding_size
-            .min(ctx.limits.max_buffer_size)
-            .min(opts.max_binding_size.unwrap_or(u64::MAX))
-            / entry_bytes;
+        let entry_limit =
+            buffers::binding_limit(&ctx.limits, opts.max_binding_size).0 / entry_bytes;
         let capacity = opts
             .list_capacity
             .unwrap_or_else(|| {
@@ -357,23 +353,15 @@ impl GpuBackend {
             ((n - n_large) as u32).div_ceil(WORKGROUP_SIZE) + n_large as u32,
             max_dim,
         );
-        let params = Params::of_scene(
-            p,
-            n_large,
-            ts,
-            dims.0 * WORKGROUP_SIZE,
-            row_dims.0,
-            history,
-            (rotation, rolling),
-        );
+        let params = Params::of_scene(p, n_large, ts, dims.0 * WORKGROUP_SIZE, row_dims.0);
 
         // The binding limits were checked above; the device may still run out of memory as a
         // whole, which wgpu reports as an error, not a failed allocation.
         let oom_scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let state = StateSet::upload(device, p, rotation, rolling);
+        let state = StateSet::upload(device, p);
         let planes = state::wall_records(p);
         let groups = (dims.0 * dims.1) as u64;
-        let shared = SharedBuffers::new(device, &params, &planes, ts, n_large, groups, rotation);
+        let shared = SharedBuffers::new(device, &params, &planes, ts, n_large, groups);
         let stages = Stages::new(device);
 
         // Prefix-sum levels of the cell-start table, scanned in place.

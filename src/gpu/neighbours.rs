@@ -548,10 +548,7 @@ impl super::GpuBackend {
     /// [`super::GpuError::TooLarge`] when a per-entry buffer would exceed the adapter's binding
     /// limit.
     pub(super) fn grow_list(&mut self, needed: u32) -> Result<(), super::GpuError> {
-        let limits = &self.ctx.limits;
-        let limit = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
+        let (limit, limit_name) = super::buffers::binding_limit(&self.ctx.limits, None);
         let entry_bytes = largest_entry_binding(self.rotation, self.rolling);
         let capacity = (2 * needed as u64 + 1024).min(limit / entry_bytes);
         if capacity < needed as u64 || capacity >= crate::cpu::neighbours::NO_MIRROR as u64 {
@@ -560,7 +557,7 @@ impl super::GpuBackend {
                 buffer: "neighbour list",
                 need: entry_bytes * needed as u64,
                 spheres: self.n as usize,
-                limit_name: "max_storage_buffer_binding_size",
+                limit_name,
                 limit,
                 fits: (limit / entry_bytes) * self.n as u64 / needed.max(1) as u64,
             });

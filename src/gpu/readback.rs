@@ -71,7 +71,7 @@ impl GpuBackend {
         if let Some(partners) = s.buffer("list partners") {
             let capacity = (partners.len() / 4) as u32;
             if capacity != self.list.capacity {
-                let limit = self.ctx.limits.max_storage_buffer_binding_size
+                let limit = super::buffers::binding_limit(&self.ctx.limits, None).0
                     / neighbours::largest_entry_binding(self.rotation, self.rolling);
                 if capacity as u64 > limit || capacity >= crate::cpu::neighbours::NO_MIRROR {
                     return Err(format!(

@@ -26,15 +26,12 @@ pub(crate) struct StateSet {
 
 impl StateSet {
     /// Set A filled from `p` (input order, rounded from f64 to f32) and set B allocated empty,
-    /// for `n = p.len()` spheres. μ_r is stored only with rolling resistance (0 otherwise, so
-    /// the shaders need not test the law).
-    pub fn upload(
-        device: &wgpu::Device,
-        p: &PackedScene,
-        rotation: bool,
-        rolling: RollingModel,
-    ) -> [StateSet; 2] {
+    /// for `n = p.len()` spheres; rotation and the rolling resistance law come from `p.params`.
+    /// μ_r is stored only with rolling resistance (0 otherwise, so the shaders need not test
+    /// the law).
+    pub fn upload(device: &wgpu::Device, p: &PackedScene) -> [StateSet; 2] {
         let n = p.position.len();
+        let (rotation, rolling) = (p.params.rotation, p.params.rolling);
         let pos: Vec<[f32; 4]> = (0..n)
             .map(|i| {
                 let x = p.position[i].as_vec3();
@@ -186,7 +183,7 @@ impl SharedBuffers {
     /// `n_large` large spheres and `groups` work-groups of a per-sphere dispatch (padding ones
     /// of a 2-D dispatch included: one diagnostics partial each), with the walls' `planes`. The
     /// grid starts at step `u32::MAX` (no binning yet); the rest is zeroed by wgpu. The
-    /// friction torque is a 16-byte stand-in without rotation.
+    /// friction torque is a 16-byte stand-in without rotation (`params.rotation`).
     pub fn new(
         device: &wgpu::Device,
         params: &super::buffers::Params,
@@ -194,9 +191,9 @@ impl SharedBuffers {
         table_size: u32,
         n_large: usize,
         groups: u64,
-        rotation: bool,
     ) -> Self {
         let nn = params.n as u64;
+        let rotation = params.rotation != 0;
         let table_bytes = 4 * (table_size as u64 + 1);
         Self {
             params: super::uniform(device, "params", params),
