@@ -1,13 +1,10 @@
 // End of a step: stop on a non-finite sphere (CpuBackend::step's check) and count collisions.
+// Appended to integrate.wgsl (one module), so that the integrate stage's fused entry points
+// (`apply_contacts`, `end_of_step`) run the check and the tally in the same pass; it uses that
+// file's params, pos, vel, ids, grid and rot.
 
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> vel: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> ids: array<u32>;
-@group(0) @binding(4) var<storage, read> contact_counts: array<vec4<u32>>; // contacts, collisions, 0, 0
-@group(0) @binding(5) var<storage, read> grid: GridView;
-@group(0) @binding(6) var<storage, read_write> status: Status;
-@group(0) @binding(7) var<storage, read> rot: array<vec4<f32>>;  // integrate.wgsl's; ω first
+@group(0) @binding(11) var<storage, read> contact_counts: array<vec4<u32>>; // contacts, collisions, 0, 0
+@group(0) @binding(12) var<storage, read_write> status: Status;
 
 // A float is NaN or ±inf when its exponent bits are all set (f32::INFINITY.to_bits()). Tested
 // on the bits: a compiler that assumes finite floats may fold comparisons with NaN away.
@@ -18,14 +15,9 @@ fn finite3(v: vec3<f32>) -> bool {
     return all(e != vec3<u32>(EXPONENT_BITS));
 }
 
-// After each contact round: adds the round's collisions to the counter the host reads, one
-// atomic per work-group.
-@compute @workgroup_size(WG)
-fn tally(
-    @builtin(global_invocation_id) gid: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    let i = linear_index(gid, params.dispatch_x);
+// After each contact round: adds the round's collisions (sphere i's; none past the end) to the
+// counter the host reads, one atomic per work-group. Every lane of the work-group calls it.
+fn tally(i: u32, lid: u32) {
     var c = 0u;
     if i < params.n {
         c = contact_counts[i].y;
@@ -36,12 +28,8 @@ fn tally(
     }
 }
 
-@compute @workgroup_size(WG)
-fn check(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n {
-        return;
-    }
+// The first non-finite sphere of the step (sphere i < n).
+fn check(i: u32) {
     var ok = finite3(pos[i].xyz) && finite3(vel[i].xyz);
     if params.rotation != 0u {
         ok = ok && finite3(rot[3u * i].xyz);

@@ -42,7 +42,8 @@
 @group(0) @binding(26) var<storage, read_write> pair_spin: array<vec4<f32>>;
 
 // Work counters of an instrumented replay (src/gpu/work.rs): candidate pairs visited per
-// invocation, over every contact pass of the replayed steps. 64-bit sums as (lo, hi) words.
+// invocation, over every contact pass of the replayed steps, apart for the two kinds of pass
+// (ENTRY_PASS, ROW_PASS). 64-bit sums as (lo, hi) words.
 struct WorkCounters {
     max_visits: atomic<u32>,
     invocations_lo: atomic<u32>,
@@ -53,7 +54,12 @@ struct WorkCounters {
     pad1: u32,
     pad2: u32,
 }
-@group(0) @binding(16) var<storage, read_write> work: WorkCounters;
+// One invocation per list entry (collide_pairs, impulse_pairs): gpu::work::ENTRY_PASS.
+const ENTRY_PASS: u32 = 0u;
+// One invocation per small sphere's row, a work-group per large one's (sum_pairs,
+// earliest_from_pairs, sum_impulses): gpu::work::ROW_PASS.
+const ROW_PASS: u32 = 1u;
+@group(0) @binding(16) var<storage, read_write> work: array<WorkCounters, 2>; // by kind of pass
 
 // Round of `collide`: false = cpu::collide::Round::Matching, true = Round::Final.
 override FINAL: bool = true;
@@ -63,17 +69,17 @@ override COUNT_VISITS: bool = false;
 // Candidate pairs this invocation has visited (handle).
 var<private> visits: u32;
 
-// Books this invocation's visits in the work counters (COUNT_VISITS only).
-fn report_visits() {
+// Books this invocation's visits in the work counters of its kind of pass (COUNT_VISITS only).
+fn report_visits(kind: u32) {
     if COUNT_VISITS {
-        atomicMax(&work.max_visits, visits);
+        atomicMax(&work[kind].max_visits, visits);
         // 64-bit sums: a carry into the high word when the low one wraps.
-        if atomicAdd(&work.invocations_lo, 1u) == 0xffffffffu {
-            atomicAdd(&work.invocations_hi, 1u);
+        if atomicAdd(&work[kind].invocations_lo, 1u) == 0xffffffffu {
+            atomicAdd(&work[kind].invocations_hi, 1u);
         }
-        let old = atomicAdd(&work.visits_lo, visits);
+        let old = atomicAdd(&work[kind].visits_lo, visits);
         if old + visits < old {
-            atomicAdd(&work.visits_hi, 1u);
+            atomicAdd(&work[kind].visits_hi, 1u);
         }
     }
 }
@@ -905,7 +911,7 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let l = link[e];
     if (l & OWNED) == 0u {
-        report_visits();
+        report_visits(ENTRY_PASS);
         return;
     }
     visits = 1u;
@@ -992,7 +998,7 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
             }
         }
     }
-    report_visits();
+    report_visits(ENTRY_PASS);
 }
 
 // cpu::collide::sum_pairs, one row each (row_group): its entries (the force reversed on the
@@ -1052,7 +1058,7 @@ fn sum_pairs(
         sum_pairs_entry(&acc, e);
     }
     if r.live {
-        report_visits();
+        report_visits(ROW_PASS);
     }
     if !g.small {
         acc = reduce_row(lid, acc);
@@ -1078,11 +1084,11 @@ fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let l = link[e];
     if (l & OWNED) == 0u {
-        report_visits();
+        report_visits(ENTRY_PASS);
         return;
     }
     if FINAL && (pair_more[e].y & PAIR_COLLISION) == 0u {
-        report_visits();
+        report_visits(ENTRY_PASS);
         return;
     }
     visits = 1u;
@@ -1105,7 +1111,7 @@ fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
         pair_out[m] = out;
         pair_more[m] = more;
     }
-    report_visits();
+    report_visits(ENTRY_PASS);
 }
 
 // cpu::collide::PairImpulse::response
@@ -1163,7 +1169,7 @@ fn earliest_from_pairs(
         }
     }
     if r.live {
-        report_visits();
+        report_visits(ROW_PASS);
     }
     if !g.small {
         acc = reduce_row(lid, acc);
@@ -1255,7 +1261,7 @@ fn sum_impulses(
         }
     }
     if r.live {
-        report_visits();
+        report_visits(ROW_PASS);
     }
     if !g.small {
         acc = reduce_row(lid, acc);

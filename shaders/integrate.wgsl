@@ -1,4 +1,5 @@
-// Stage `integrate`: kick–drift–kick leapfrog. Twin of src/cpu/integrate.rs.
+// Stage `integrate`: kick–drift–kick leapfrog. Twin of src/cpu/integrate.rs. check.wgsl
+// (the end-of-step check and the collision tally) is appended to this file.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;   // xyz m, w radius m
@@ -84,15 +85,10 @@ fn measure_speed(
     publish_speed(lid, speed2);
 }
 
-// Mirrors cpu::integrate::kick: v += a dt/2. Soft contact: also adds the power the sphere's
-// contacts dissipated this step, times dt, to its dissipated energy (CpuBackend::step sums the
-// same powers into one f64).
-@compute @workgroup_size(WG)
-fn kick(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n {
-        return;
-    }
+// Mirrors cpu::integrate::kick: v += a dt/2 (sphere i < n). Soft contact: also adds the power
+// the sphere's contacts dissipated this step, times dt, to its dissipated energy
+// (CpuBackend::step sums the same powers into one f64).
+fn kick_sphere(i: u32) {
     if params.model != MODEL_IMPULSE {
         // Before the fixed-sphere return: a fixed sphere may own a pair (lower id).
         let id = ids[i];
@@ -118,15 +114,10 @@ fn impulse_energy_change(m: f32, v: vec3<f32>, dv: vec3<f32>, dx: vec3<f32>, a: 
     return m * (dot(dv, v + dv * 0.5 + a * (0.5 * params.dt)) - dot(a, dx));
 }
 
-// Mirrors the impulse-model update of CpuBackend::apply_contacts: x += dx, v += dv from the
-// contact stage, and minus the energy change of a movable sphere booked as dissipated (CPU: the
-// same values summed into one f64).
-@compute @workgroup_size(WG)
-fn apply_contacts(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n {
-        return;
-    }
+// Mirrors the impulse-model update of CpuBackend::apply_contacts (sphere i < n): x += dx,
+// v += dv from the contact stage, and minus the energy change of a movable sphere booked as
+// dissipated (CPU: the same values summed into one f64).
+fn apply_contact(i: u32) {
     let dv = contact[2u * i].xyz;
     let dx = contact[2u * i + 1u].xyz;
     let p4 = pos[i];
@@ -140,14 +131,10 @@ fn apply_contacts(@builtin(global_invocation_id) gid: vec3<u32>) {
     vel[i] = vec4<f32>(v4.xyz + dv, v4.w);
 }
 
-// Mirrors cpu::integrate::accelerations: g + w (contact force + Stokes drag) + mutual gravity.
-// The contact force is used by the soft contact laws only (it is zero for impulses).
-@compute @workgroup_size(WG)
-fn accelerations(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n {
-        return;
-    }
+// Mirrors cpu::integrate::accelerations (sphere i < n): g + w (contact force + Stokes drag) +
+// mutual gravity. The contact force is used by the soft contact laws only (it is zero for
+// impulses).
+fn acceleration(i: u32) {
     // cpu::integrate::angular_accelerations: torque × inverse inertia (0 for fixed spheres);
     // w keeps the rolling friction μ_r.
     if params.rotation != 0u {
@@ -170,4 +157,55 @@ fn accelerations(@builtin(global_invocation_id) gid: vec3<u32>) {
         a += a_mutual[i].xyz;
     }
     acc[i] = vec4<f32>(a, a4.w);
+}
+
+// An impulse round's end, one sphere each: its collisions tallied (check.wgsl), then
+// apply_contact.
+@compute @workgroup_size(WG)
+fn apply_contacts(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let i = linear_index(gid, params.dispatch_x);
+    tally(i, lid);
+    if i < params.n {
+        apply_contact(i);
+    }
+}
+
+// The force sum alone (set-up, which has no kick), one sphere each.
+@compute @workgroup_size(WG)
+fn accelerations(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = linear_index(gid, params.dispatch_x);
+    if i < params.n {
+        acceleration(i);
+    }
+}
+
+// Whether end_of_step first tallies the last round's collisions (TALLY) and applies an impulse
+// round (APPLY): true when no gravity pass, which reads the applied positions, lies between.
+override TALLY: bool = false;
+override APPLY: bool = false;
+
+// The end of a step in one pass, one sphere each, in CpuBackend::step's order: [tally,
+// apply_contact,] acceleration, the second half kick, and the check. Each stage touches only
+// its own sphere, so fusing them changes no bit.
+@compute @workgroup_size(WG)
+fn end_of_step(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let i = linear_index(gid, params.dispatch_x);
+    if TALLY {
+        tally(i, lid);
+    }
+    if i >= params.n {
+        return;
+    }
+    if APPLY {
+        apply_contact(i);
+    }
+    acceleration(i);
+    kick_sphere(i);
+    check(i);
 }

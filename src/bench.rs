@@ -8,6 +8,7 @@
 //! so that the timed runs carry no query overhead; on the CPU from wall-clock stage timers.
 
 use crate::cpu::CpuBackend;
+use crate::gpu::work::ROW_PASS;
 use crate::scene::builtin;
 use crate::{Backend, Precision, Simulation};
 use serde::Serialize;
@@ -172,6 +173,19 @@ pub struct BenchRow {
     /// GPU rows: candidate pairs visited per invocation of the contact passes, mean over the
     /// same replay.
     pub mean_pair_visits_per_invocation: Option<f64>,
+    /// GPU rows: of `dispatches_per_step`, those that run work-groups, on average: the
+    /// binning's and the list build's indirect dispatches are empty in a step that does not
+    /// rebuild the list.
+    pub dispatches_with_work_per_step: Option<f64>,
+    /// GPU rows: the row passes' busiest invocation and mean, in candidate pairs
+    /// (`gpu::work::ROW_PASS`; the per-entry passes visit one pair at most).
+    pub row_pass_max_pair_visits: Option<u32>,
+    /// GPU rows: the row passes' mean candidate pairs per invocation.
+    pub row_pass_mean_pair_visits: Option<f64>,
+    /// GPU rows: the busiest invocation's visits over the mean of its own kind of contact pass
+    /// (per entry, per row), the larger of the two: how long a pass waits on its busiest lane,
+    /// relative to an even share ([`crate::gpu::work::WorkCounts::max_over_mean`]).
+    pub pair_visits_max_over_mean: Option<f64>,
     /// Scenes with G > 0: `direct` or `tree`.
     pub gravity_solver: Option<String>,
     /// Tree rows: the opening angle θ.
@@ -351,6 +365,10 @@ fn measure(
         dispatches_per_step: work.and_then(|w| w.dispatches_per_step),
         max_pair_visits_per_invocation: work.map(|w| w.max_pair_visits_per_invocation),
         mean_pair_visits_per_invocation: work.and_then(|w| w.mean_pair_visits_per_invocation()),
+        dispatches_with_work_per_step: work.and_then(|w| w.dispatches_with_work_per_step),
+        row_pass_max_pair_visits: work.map(|w| w.by_pass[ROW_PASS].max_pair_visits),
+        row_pass_mean_pair_visits: work.and_then(|w| w.by_pass[ROW_PASS].mean()),
+        pair_visits_max_over_mean: work.and_then(|w| w.max_over_mean()),
         gravity_solver: gravity.then(|| scene.sim.gravity_solver.to_string()),
         theta: tree.then_some(scene.sim.theta),
         gravity_bodies_per_second: gravity_bps,
@@ -612,27 +630,35 @@ pub fn table(rows: &[BenchRow]) -> String {
         let _ = writeln!(
             out,
             "\nGPU work per step (a replay of the timed steps; docs/performance.md, \"Reading the work counters\")\n\
-             {:<11} {:>9} {:<5} {:>14} {:>15} {:>15} {:>9}",
-            "scene", "N", "back", "dispatches", "pair visits max", "mean", "max/mean"
+             {:<11} {:>9} {:<5} {:>11} {:>10} {:>16} {:>9} {:>9} {:>9} {:>9}",
+            "scene",
+            "N",
+            "back",
+            "dispatches",
+            "with work",
+            "pair visits max",
+            "mean",
+            "row max",
+            "row mean",
+            "max/mean"
         );
+        let opt = |v: Option<f64>, digits: usize| {
+            v.map_or_else(|| "–".to_string(), |v| format!("{v:.digits$}"))
+        };
         for r in counted {
-            let max = r.max_pair_visits_per_invocation.unwrap_or(0);
-            let mean = r.mean_pair_visits_per_invocation.unwrap_or(0.0);
-            let ratio = if mean > 0.0 {
-                format!("{:.0}", max as f64 / mean)
-            } else {
-                "–".into()
-            };
             let _ = writeln!(
                 out,
-                "{:<11} {:>9} {:<5} {:>14.1} {:>15} {:>15.1} {:>9}",
+                "{:<11} {:>9} {:<5} {:>11.1} {:>10} {:>16} {:>9} {:>9} {:>9} {:>9}",
                 r.scene,
                 r.particles,
                 r.backend,
                 r.dispatches_per_step.unwrap_or(0.0),
-                max,
-                mean,
-                ratio
+                opt(r.dispatches_with_work_per_step, 1),
+                r.max_pair_visits_per_invocation.unwrap_or(0),
+                opt(r.mean_pair_visits_per_invocation, 2),
+                r.row_pass_max_pair_visits.unwrap_or(0),
+                opt(r.row_pass_mean_pair_visits, 2),
+                opt(r.pair_visits_max_over_mean, 1),
             );
         }
     }

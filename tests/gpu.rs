@@ -9,6 +9,7 @@ use common::gpu_available;
 use glam::DVec3;
 use spheresim::cpu::neighbours::OWNED;
 use spheresim::gpu::GpuOptions;
+use spheresim::gpu::work::{ENTRY_PASS, ROW_PASS};
 use spheresim::scene::{ContactModel, Scene, Sphere, builtin};
 use spheresim::{Backend, Precision, SimError, Simulation};
 
@@ -490,6 +491,27 @@ fn work_counters_count_the_contact_passes() {
             w.max_pair_visits_per_invocation, most,
             "{name}: most visits"
         );
+        // By kind: collide_pairs one invocation per entry, an owned one visiting its pair;
+        // sum_pairs the rows, which hold every entry once.
+        let [by_entry, by_row] = w.by_pass;
+        assert_eq!(
+            (
+                by_entry.invocations,
+                by_entry.pair_visits,
+                by_entry.max_pair_visits
+            ),
+            (entries, owned, 1),
+            "{name}: entry passes"
+        );
+        assert_eq!(
+            (
+                by_row.invocations,
+                by_row.pair_visits,
+                by_row.max_pair_visits
+            ),
+            (row_invocations, entries, most),
+            "{name}: row passes"
+        );
         assert!(w.dispatches_per_step.unwrap() >= 10.0, "{name}: {w:?}");
         assert_eq!(
             g.snapshot(),
@@ -514,11 +536,78 @@ fn work_counters_count_the_contact_passes() {
     assert!(n_large > 0, "the wall-break has its projectile");
     let (row_invocations, most) = row_pass_counts(&list, n_large);
     assert_eq!(w.invocations, 4 * entries + 6 * row_invocations, "{w:?}");
+    assert_eq!(w.by_pass[ENTRY_PASS].invocations, 4 * entries, "{w:?}");
+    assert_eq!(
+        w.by_pass[ROW_PASS].invocations,
+        6 * row_invocations,
+        "{w:?}"
+    );
+    assert_eq!(w.by_pass[ENTRY_PASS].max_pair_visits, 1, "{w:?}");
     assert!(w.pair_visits > n, "{w:?}");
     // The projectile's row is shared by a work-group: the busiest invocation visits the
     // longest small row or a lane's share of the projectile's (earliest_from_pairs reads every
     // movable sphere's whole row).
     assert_eq!(w.max_pair_visits_per_invocation, most, "{w:?}");
+    assert_eq!(w.by_pass[ROW_PASS].max_pair_visits, most, "{w:?}");
     assert!(g.set_work_counting(false));
     assert_eq!(cpu(&s).work_counts(), None);
+    // Dispatches with work: with a zero skin every step rebuilds, so only copy_state of the
+    // recorded dispatches is empty; with a skin no sphere outruns in a step or two (a resting
+    // wall-stand), only copy_state of the gated ones runs.
+    let mut every = small("box-gas", 1000, 4);
+    every.sim.skin = Some(0.0);
+    let mut g = gpu(&every);
+    g.step(1).unwrap();
+    g.set_work_counting(true);
+    g.step(3).unwrap();
+    let w = g.work_counts().unwrap();
+    let d = w.dispatches_per_step.unwrap();
+    assert_eq!(w.dispatches_with_work_per_step, Some(d - 1.0), "{w:?}");
+    let mut resting = small("wall-stand", 500, 4);
+    resting.sim.gravity = DVec3::ZERO;
+    let mut g = gpu(&resting);
+    g.step(1).unwrap();
+    let rebuilds = g.diagnostics().neighbour_rebuilds;
+    g.set_work_counting(true);
+    g.step(2).unwrap();
+    assert_eq!(g.diagnostics().neighbour_rebuilds, rebuilds, "no rebuild");
+    let w = g.work_counts().unwrap();
+    let with_work = w.dispatches_with_work_per_step.unwrap();
+    assert!(with_work < w.dispatches_per_step.unwrap() - 10.0, "{w:?}");
+}
+
+/// At the wall-break's impact, on 10⁵ spheres, no invocation of a contact pass visits more than
+/// 8× the mean of its kind of pass (per list entry, per row): a GPU with 10⁴–10⁵ lanes in
+/// flight would not wait on the projectile's lane.
+#[test]
+fn the_wall_break_impact_keeps_every_lane_near_the_mean() {
+    if !gpu_available() {
+        return;
+    }
+    let s = small("wall-break", 100_000, 21);
+    assert!(s.spheres.len() >= 99_000, "{} spheres", s.spheres.len());
+    let mut g = gpu(&s);
+    g.step(20).unwrap();
+    // The projectile (the largest sphere) is in the wall by now.
+    let snap = g.snapshot();
+    let p = (0..snap.len())
+        .max_by(|&a, &b| snap.radius[a].total_cmp(&snap.radius[b]))
+        .unwrap();
+    let gap = (0..snap.len())
+        .filter(|&i| i != p)
+        .map(|i| snap.position[i].distance(snap.position[p]) - snap.radius[i] - snap.radius[p])
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        gap <= 0.0,
+        "the projectile has not reached the wall: gap {gap} m"
+    );
+    assert!(g.set_work_counting(true));
+    g.step(1).unwrap();
+    let w = g.work_counts().unwrap();
+    eprintln!("{w:?}");
+    for (kind, p) in ["per entry", "per row"].iter().zip(w.by_pass) {
+        let ratio = p.max_over_mean().expect("pairs visited");
+        assert!(ratio <= 8.0, "{kind}: max/mean {ratio} ({p:?})");
+    }
+    assert!(w.max_over_mean().unwrap() <= 8.0, "{w:?}");
 }

@@ -23,7 +23,7 @@ fn stages_declare_the_entry_points_the_driver_uses() {
                 "kick_drift",
                 "apply_contacts",
                 "accelerations",
-                "kick",
+                "end_of_step",
             ],
         ),
         ("cell_keys", &["grid_params", "cell_keys"]),
@@ -46,7 +46,6 @@ fn stages_declare_the_entry_points_the_driver_uses() {
             &["needs_rebuild", "gate_dispatches", "list_count", "relink"],
         ),
         ("gravity", &["gravity"]),
-        ("check", &["check"]),
     ];
     for (name, entries) in expect {
         let src = STAGES.iter().find(|(n, _)| n == name).unwrap().1;

@@ -154,6 +154,14 @@ fn shared_constants_match_their_rust_twins() {
             Value::U32(1 << spheresim::cpu::tree::sort::RADIX_BITS),
         ),
         (
+            "ENTRY_PASS",
+            Value::U32(spheresim::gpu::work::ENTRY_PASS as u32),
+        ),
+        (
+            "ROW_PASS",
+            Value::U32(spheresim::gpu::work::ROW_PASS as u32),
+        ),
+        (
             "CELL_WORDS",
             Value::U32((spheresim::gpu::tree::CELL_BYTES / 4) as u32),
         ),

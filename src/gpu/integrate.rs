@@ -1,5 +1,7 @@
-//! Stage `integrate`: kick–drift–kick leapfrog, applying contact impulses, the force sum.
-//! Shader `shaders/integrate.wgsl`; CPU twin `src/cpu/integrate.rs`.
+//! Stage `integrate`: kick–drift–kick leapfrog, applying contact impulses, the force sum, and
+//! the end-of-step check with the collision tally. Shaders `shaders/integrate.wgsl` and
+//! `shaders/check.wgsl` (one module); CPU twin `src/cpu/integrate.rs` and the end of
+//! `CpuBackend::step`.
 
 use super::pipelines::Module;
 use super::stages::module;
@@ -13,12 +15,37 @@ pub struct Integrate {
     pub measure_speed: wgpu::ComputePipeline,
     /// First half kick and drift.
     pub kick_drift: wgpu::ComputePipeline,
-    /// `x += dx`, `v += dv` of an impulse round, and its energy booked as dissipated.
+    /// An impulse round's collisions tallied, then its `x += dx`, `v += dv` and its energy
+    /// booked as dissipated.
     pub apply_contacts: wgpu::ComputePipeline,
-    /// The force sum: each sphere's acceleration.
+    /// The force sum alone: each sphere's acceleration (set-up).
     pub accelerations: wgpu::ComputePipeline,
-    /// Second half kick.
-    pub kick: wgpu::ComputePipeline,
+    /// The end of a step in one pass: accelerations, the second half kick and the check,
+    /// indexed by [`EndOfStep`].
+    pub end_of_step: [wgpu::ComputePipeline; 3],
+}
+
+/// What `end_of_step` does before the force sum (overrides `TALLY`, `APPLY`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EndOfStep {
+    /// Nothing: the impulse model's last round was applied before a gravity pass.
+    ForcesOnly = 0,
+    /// Tally the last round's collisions (soft laws).
+    Tally = 1,
+    /// Tally and apply the impulse model's last round (no gravity pass between).
+    TallyApply = 2,
+}
+
+impl EndOfStep {
+    /// The variant for the impulse model (`impulse`) with or without a gravity pass after the
+    /// contacts (`gravity`).
+    pub fn of(impulse: bool, gravity: bool) -> Self {
+        match (impulse, gravity) {
+            (false, _) => Self::Tally,
+            (true, true) => Self::ForcesOnly,
+            (true, false) => Self::TallyApply,
+        }
+    }
 }
 
 impl Integrate {
@@ -31,7 +58,9 @@ impl Integrate {
             kick_drift: p("kick_drift"),
             apply_contacts: p("apply_contacts"),
             accelerations: p("accelerations"),
-            kick: p("kick"),
+            end_of_step: [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0)].map(|(tally, apply)| {
+                module.pipeline(device, "end_of_step", &[("TALLY", tally), ("APPLY", apply)])
+            }),
             module,
         }
     }
@@ -57,6 +86,8 @@ impl Integrate {
                 (8, &b.dissipated),
                 (9, &s.rot),
                 (10, &b.torque),
+                (11, &b.contact_counts),
+                (12, &b.status),
             ],
         )
     }

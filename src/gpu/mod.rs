@@ -162,7 +162,6 @@ struct Binds {
     gather: wgpu::BindGroup,
     collide: wgpu::BindGroup,
     gravity: wgpu::BindGroup,
-    check: wgpu::BindGroup,
     diagnostics: wgpu::BindGroup,
 }
 
@@ -184,7 +183,6 @@ impl Binds {
             gather: stages.gather.bind(device, shared, s, o),
             collide: stages.collide.bind(device, shared, s, list),
             gravity: stages.gravity.bind(device, shared, s),
-            check: stages.check.bind(device, shared, s),
             diagnostics: stages.diagnostics.bind(device, shared, s),
         }
     }
@@ -224,6 +222,10 @@ pub struct GpuBackend {
     dispatches: std::cell::Cell<u64>,
     step_dispatches: u64,
     recorded_steps: u64,
+    // Dispatches of a step that are gated by the rebuild decision (`copy_state`, which runs
+    // without a rebuild, among them), and the rebuilds before the counted steps.
+    gated_per_step: u64,
+    rebuilds_before_count: u64,
     bind_count: wgpu::BindGroup,
     bind_scatter: wgpu::BindGroup,
     scan: Vec<prefix_sum::ScanLevel>,
@@ -460,6 +462,8 @@ impl GpuBackend {
             dispatches: std::cell::Cell::new(0),
             step_dispatches: 0,
             recorded_steps: 0,
+            gated_per_step: 0,
+            rebuilds_before_count: 0,
             bind_count,
             bind_scatter,
             scan,
@@ -589,6 +593,7 @@ impl GpuBackend {
                 .record_decide(&mut pass, &self.stages, c, self.dims, decide);
             self.dispatches.set(self.dispatches.get() + d);
         }
+        let first_gated = self.dispatches.get();
         {
             let mut pass = self.pass(enc, "cell_keys + count", stage::BINNING);
             pass.push_debug_group("cell_keys");
@@ -643,16 +648,21 @@ impl GpuBackend {
             .record_build(&mut pass, &self.stages, self.cur, &self.gate, true);
         self.dispatches.set(self.dispatches.get() + d);
         pass.pop_debug_group();
+        drop(pass);
+        self.gated_per_step = self.dispatches.get() - first_gated;
     }
 
     /// Stages collide (impulses: [`MATCHING_ROUNDS`] matching rounds and the final round,
     /// applied unless `init`; the soft laws: `collide_pairs` and `sum_pairs` from the list),
-    /// gravity, accelerations, and the second kick with the check unless `init`. Mirrors
+    /// gravity, and the end of the step: accelerations alone at set-up (`init`), otherwise one
+    /// pass of accelerations, the second kick and the check, which also tallies (and, for
+    /// impulses without a gravity pass between, applies) the last round. Mirrors
     /// `CpuBackend::contacts` and `forces`. One compute pass per stage group, so that each can
     /// be timed.
     fn record_forces(&self, enc: &mut wgpu::CommandEncoder, init: bool) {
         let b = &self.binds[self.cur];
         let impulse = self.model == ContactModel::Impulse;
+        let ig = &self.stages.integrate;
         {
             let mut pass = self.pass(enc, "collide", stage::CONTACTS);
             pass.push_debug_group("collide");
@@ -670,12 +680,8 @@ impl GpuBackend {
                 for _ in 0..rounds {
                     spheres(&mut pass, &c.earliest_from_pairs);
                     spheres(&mut pass, &c.sum_impulses_matching);
-                    self.dispatch_spheres(&mut pass, &self.stages.check.tally, &b.check);
-                    self.dispatch_spheres(
-                        &mut pass,
-                        &self.stages.integrate.apply_contacts,
-                        &b.integrate,
-                    );
+                    // The round's collisions tallied, then applied.
+                    self.dispatch_spheres(&mut pass, &ig.apply_contacts, &b.integrate);
                     pairs(&mut pass, &c.impulse_pairs_binary);
                 }
                 if !init {
@@ -684,19 +690,13 @@ impl GpuBackend {
                 }
                 pairs(&mut pass, &c.impulse_pairs_final);
                 spheres(&mut pass, &c.sum_impulses_final);
+                if !init && self.g_on {
+                    // Gravity reads the applied positions: apply before it.
+                    self.dispatch_spheres(&mut pass, &ig.apply_contacts, &b.integrate);
+                }
             } else {
                 self.dispatch_groups(&mut pass, &c.collide_pairs, &b.collide, entries);
                 self.dispatch_rows(&mut pass, &c.sum_pairs, &b.collide);
-            }
-            if !init {
-                self.dispatch_spheres(&mut pass, &self.stages.check.tally, &b.check);
-                if impulse {
-                    self.dispatch_spheres(
-                        &mut pass,
-                        &self.stages.integrate.apply_contacts,
-                        &b.integrate,
-                    );
-                }
             }
             pass.pop_debug_group();
         }
@@ -708,28 +708,16 @@ impl GpuBackend {
         if self.g_on {
             self.record_gravity(enc, 1);
         }
-        {
-            let mut pass = self.pass(enc, "integrate::accelerations", stage::FORCES);
+        let mut pass = self.pass(enc, "integrate::end_of_step", stage::FORCES);
+        if init {
             pass.push_debug_group("integrate::accelerations");
-            self.dispatch_spheres(
-                &mut pass,
-                &self.stages.integrate.accelerations,
-                &b.integrate,
-            );
-            pass.pop_debug_group();
+            self.dispatch_spheres(&mut pass, &ig.accelerations, &b.integrate);
+        } else {
+            pass.push_debug_group("integrate::end_of_step");
+            let variant = integrate::EndOfStep::of(impulse, self.g_on);
+            self.dispatch_spheres(&mut pass, &ig.end_of_step[variant as usize], &b.integrate);
         }
-        if !init {
-            {
-                let mut pass = self.pass(enc, "integrate::kick", stage::INTEGRATE);
-                pass.push_debug_group("integrate::kick");
-                self.dispatch_spheres(&mut pass, &self.stages.integrate.kick, &b.integrate);
-                pass.pop_debug_group();
-            }
-            let mut pass = self.pass(enc, "check", stage::CHECK);
-            pass.push_debug_group("check");
-            self.dispatch_spheres(&mut pass, &self.stages.check.check, &b.check);
-            pass.pop_debug_group();
-        }
+        pass.pop_debug_group();
     }
 
     /// Stage gravity, `k` times, on the current state set: the direct sum in one pass, or the
@@ -910,16 +898,23 @@ impl GpuBackend {
         self.ctx.queue.submit([enc.finish()]);
         self.step_dispatches = 0;
         self.recorded_steps = 0;
+        self.rebuilds_before_count = self.rebuilds;
     }
 
     /// The work counted since [`GpuBackend::set_work_counting`] (pair visits only while it is
     /// on; dispatches per step always).
     pub fn work_counts(&self) -> work::WorkCounts {
-        let words: Vec<u32> = self.read(&self.shared.work, 32);
-        let words: [u32; 8] = words[..8].try_into().expect("eight words");
-        let per_step = (self.recorded_steps > 0)
-            .then(|| self.step_dispatches as f64 / self.recorded_steps as f64);
-        work::from_words(&words, per_step)
+        let bytes = 4 * work::WORDS as u64;
+        let words: Vec<u32> = self.read(&self.shared.work, bytes);
+        let words: [u32; work::WORDS] = words[..work::WORDS].try_into().expect("counter words");
+        let steps = self.recorded_steps as f64;
+        let per_step = (steps > 0.0).then(|| self.step_dispatches as f64 / steps);
+        // Of the gated dispatches, all but `copy_state` run in a step that rebuilds, and
+        // `copy_state` alone in one that does not.
+        let rebuilt = (self.rebuilds - self.rebuilds_before_count) as f64 / steps;
+        let gated = self.gated_per_step as f64;
+        let with_work = per_step.map(|d| d - gated + (gated - 1.0) * rebuilt + (1.0 - rebuilt));
+        work::from_words(&words, per_step, with_work)
     }
 
     /// Steps completed.

@@ -10,8 +10,17 @@ use std::collections::BTreeMap;
 pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
 
 /// Every stage file, by name (the names of `src/cpu/` and `src/gpu/` modules).
-pub const STAGES: [(&str, &str); 16] = [
-    ("integrate", include_str!("../../shaders/integrate.wgsl")),
+/// `integrate` is `integrate.wgsl` followed by `check.wgsl`, whose check and collision tally run
+/// inside the integrate stage's fused passes.
+pub const STAGES: [(&str, &str); 15] = [
+    (
+        "integrate",
+        concat!(
+            include_str!("../../shaders/integrate.wgsl"),
+            "\n",
+            include_str!("../../shaders/check.wgsl")
+        ),
+    ),
     ("cell_keys", include_str!("../../shaders/cell_keys.wgsl")),
     ("count", include_str!("../../shaders/count.wgsl")),
     ("prefix_sum", include_str!("../../shaders/prefix_sum.wgsl")),
@@ -20,7 +29,6 @@ pub const STAGES: [(&str, &str); 16] = [
     ("neighbours", include_str!("../../shaders/neighbours.wgsl")),
     ("collide", include_str!("../../shaders/collide.wgsl")),
     ("gravity", include_str!("../../shaders/gravity.wgsl")),
-    ("check", include_str!("../../shaders/check.wgsl")),
     (
         "tree_bounds",
         include_str!("../../shaders/tree_bounds.wgsl"),

@@ -17,8 +17,8 @@ pub(crate) mod stage {
     pub const BINNING: usize = 1;
     pub const CONTACTS: usize = 2;
     pub const GRAVITY: usize = 3;
+    /// Also the check: the GPU runs it in the force sum's pass (`integrate::end_of_step`).
     pub const FORCES: usize = 4;
-    pub const CHECK: usize = 5;
 }
 
 /// The query set, its resolve buffer, and the stage of each recorded pair.

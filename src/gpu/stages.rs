@@ -44,8 +44,6 @@ pub struct Stages {
     pub collide: super::collide::Collide,
     /// [`super::gravity`].
     pub gravity: super::gravity::Gravity,
-    /// [`super::diagnostics::Check`].
-    pub check: super::diagnostics::Check,
     /// [`super::diagnostics`].
     pub diagnostics: super::diagnostics::Diagnostics,
 }
@@ -63,7 +61,6 @@ impl Stages {
             neighbours: super::neighbours::Neighbours::new(device),
             collide: super::collide::Collide::new(device),
             gravity: super::gravity::Gravity::new(device),
-            check: super::diagnostics::Check::new(device),
             diagnostics: super::diagnostics::Diagnostics::new(device),
         }
     }

@@ -156,7 +156,7 @@ pub(crate) struct SharedBuffers {
     pub cells: wgpu::Buffer,
     /// The large spheres' boxes, 2 × `vec4<i32>`.
     pub boxes: wgpu::Buffer,
-    /// Work counters (`gpu::work`), 8 × u32.
+    /// Work counters (`gpu::work`), [`super::work::WORDS`] × u32.
     pub work: wgpu::Buffer,
     /// The binning's permutation: sorted slot → previous slot, u32.
     pub perm: wgpu::Buffer,
@@ -214,7 +214,7 @@ impl SharedBuffers {
             contact_counts: storage(device, "contact counts", 16 * nn),
             cells: storage(device, "binned cells", 16 * nn),
             boxes: storage(device, "large-sphere boxes", 32 * n_large.max(1) as u64),
-            work: storage(device, "work counters", 32),
+            work: storage(device, "work counters", 4 * super::work::WORDS as u64),
             perm: storage(device, "permutation", 4 * nn),
             torque: storage(device, "torque", if rotation { 16 * nn } else { 16 }),
             a_mutual: storage(device, "mutual gravity", 16 * nn),

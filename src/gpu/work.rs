@@ -6,12 +6,56 @@
 //! counted as the step is recorded, and the candidate pairs each invocation of the contact
 //! passes visits, counted in a replay with the `collide` pipelines compiled with the override
 //! `COUNT_VISITS` (so that the timed steps carry no counting).
+//!
+//! The visits are counted apart for the two kinds of contact pass, because a lane waits only
+//! on the lanes of its own dispatch: [`ENTRY_PASS`] and [`ROW_PASS`].
+
+/// Kind of contact pass with one invocation per list entry (`collide_pairs`, `impulse_pairs`);
+/// `ENTRY_PASS` in collide.wgsl.
+pub const ENTRY_PASS: usize = 0;
+
+/// Kind of contact pass with one invocation per small sphere's row and a work-group per large
+/// sphere's (`sum_pairs`, `earliest_from_pairs`, `sum_impulses`); `ROW_PASS` in collide.wgsl.
+pub const ROW_PASS: usize = 1;
+
+/// Words of the counters buffer: 8 per kind of pass.
+pub const WORDS: usize = 16;
+
+/// The visits of one kind of contact pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct PassWork {
+    /// Invocations that reported visits.
+    pub invocations: u64,
+    /// Candidate pairs visited.
+    pub pair_visits: u64,
+    /// The most candidate pairs one invocation visited.
+    pub max_pair_visits: u32,
+}
+
+impl PassWork {
+    /// Mean candidate pairs visited per invocation (`None` when nothing was counted).
+    pub fn mean(&self) -> Option<f64> {
+        (self.invocations > 0).then(|| self.pair_visits as f64 / self.invocations as f64)
+    }
+
+    /// The busiest invocation's visits over the mean (`None` when nothing was visited): how
+    /// long a pass waits on its busiest lane, relative to an even share.
+    pub fn max_over_mean(&self) -> Option<f64> {
+        self.mean()
+            .filter(|&m| m > 0.0)
+            .map(|m| self.max_pair_visits as f64 / m)
+    }
+}
 
 /// What the contact passes and the recording of a step did, over the steps counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct WorkCounts {
     /// Compute dispatches per step (`None` before any step was recorded).
     pub dispatches_per_step: Option<f64>,
+    /// Of those, the dispatches that run work-groups, on average over the counted steps: the
+    /// binning's and the list build's indirect dispatches run only in a step that rebuilds
+    /// (and `copy_state` only in one that does not); the others are empty.
+    pub dispatches_with_work_per_step: Option<f64>,
     /// Invocations of the contact passes that reported visits (every sphere's, per pass; a
     /// large sphere's work-group counts its 256 lanes).
     pub invocations: u64,
@@ -19,6 +63,8 @@ pub struct WorkCounts {
     pub pair_visits: u64,
     /// The most candidate pairs one invocation visited in one pass.
     pub max_pair_visits_per_invocation: u32,
+    /// The same, by kind of pass: [`ENTRY_PASS`], [`ROW_PASS`].
+    pub by_pass: [PassWork; 2],
 }
 
 impl WorkCounts {
@@ -26,15 +72,43 @@ impl WorkCounts {
     pub fn mean_pair_visits_per_invocation(&self) -> Option<f64> {
         (self.invocations > 0).then(|| self.pair_visits as f64 / self.invocations as f64)
     }
+
+    /// The larger of the two kinds' [`PassWork::max_over_mean`] (`None` when nothing was
+    /// visited).
+    pub fn max_over_mean(&self) -> Option<f64> {
+        self.by_pass
+            .iter()
+            .filter_map(PassWork::max_over_mean)
+            .reduce(f64::max)
+    }
 }
 
-/// Words of the `WorkCounters` buffer (collide.wgsl), as read back.
-pub fn from_words(w: &[u32; 8], dispatches_per_step: Option<f64>) -> WorkCounts {
+/// The `WorkCounters` buffer (collide.wgsl, one 8-word record per kind of pass), as read back.
+pub fn from_words(
+    w: &[u32; WORDS],
+    dispatches_per_step: Option<f64>,
+    dispatches_with_work_per_step: Option<f64>,
+) -> WorkCounts {
     let wide = |lo: u32, hi: u32| (hi as u64) << 32 | lo as u64;
+    let pass = |k: usize| {
+        let w = &w[8 * k..8 * k + 8];
+        PassWork {
+            invocations: wide(w[1], w[2]),
+            pair_visits: wide(w[3], w[4]),
+            max_pair_visits: w[0],
+        }
+    };
+    let by_pass = [pass(ENTRY_PASS), pass(ROW_PASS)];
     WorkCounts {
         dispatches_per_step,
-        invocations: wide(w[1], w[2]),
-        pair_visits: wide(w[3], w[4]),
-        max_pair_visits_per_invocation: w[0],
+        dispatches_with_work_per_step,
+        invocations: by_pass.iter().map(|p| p.invocations).sum(),
+        pair_visits: by_pass.iter().map(|p| p.pair_visits).sum(),
+        max_pair_visits_per_invocation: by_pass
+            .iter()
+            .map(|p| p.max_pair_visits)
+            .max()
+            .unwrap_or(0),
+        by_pass,
     }
 }
