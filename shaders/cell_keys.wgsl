@@ -8,15 +8,8 @@
 @group(0) @binding(5) var<storage, read_write> cells: array<vec4<i32>>;      // binned cell
 @group(0) @binding(6) var<storage, read_write> boxes: array<vec4<i32>>;      // 2 per large sphere
 
-// One thread: mirrors cpu::cell_keys::cell_edge from the speed² that kick_drift recorded.
-@compute @workgroup_size(1)
-fn grid_params() {
-    let vmax = sqrt(bitcast<f32>(atomicLoad(&grid.speed_max_bits)));
-    let h = 2.0 * ((params.small_radius_max + params.skin * 0.5) + vmax * params.dt);
-    grid.small_speed_max = vmax;
-    grid.cell_edge = h;
-    grid.inv_cell_edge = 1.0 / h;
-}
+// The grid's cell edge was set by neighbours.wgsl's gate_dispatches (grid_cell_edge), which
+// runs just before in a step that rebuilds.
 
 // Mirrors cpu::cell_keys::cell_keys.
 @compute @workgroup_size(WG)

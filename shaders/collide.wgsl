@@ -23,10 +23,15 @@
 @group(0) @binding(15) var<storage, read> partner: array<u32>;             // capacity
 @group(0) @binding(17) var<storage, read> link: array<u32>;                // capacity
 @group(0) @binding(18) var<storage, read> row_of: array<u32>;              // capacity
-@group(0) @binding(19) var<storage, read_write> pair_out: array<vec4<f32>>; // force (N), energy (J)
+// Each entry's pair result: force (N), energy (J). In two bindings, entries below list.split
+// and the rest, so that a list twice the adapter's largest binding fits (pair_result,
+// set_pair_result).
+@group(0) @binding(19) var<storage, read_write> pair_out: array<vec4<f32>>;
+@group(0) @binding(27) var<storage, read_write> pair_out_hi: array<vec4<f32>>;
 // The rest of each entry's result: soft contact: power bits (W), flags; impulses: time left
-// bits (s), flags, τ bits, push bits (m).
+// bits (s), flags, τ bits, push bits (m). Split as pair_out.
 @group(0) @binding(20) var<storage, read_write> pair_more: array<vec4<u32>>;
+@group(0) @binding(28) var<storage, read_write> pair_more_hi: array<vec4<u32>>;
 @group(0) @binding(21) var<storage, read_write> xi: array<vec4<f32>>;      // capacity, m
 @group(0) @binding(22) var<storage, read_write> wall_xi: array<vec4<f32>>; // n × walls, m
 @group(0) @binding(23) var<uniform> list: ListParams;
@@ -40,6 +45,31 @@
 @group(0) @binding(24) var<storage, read> rot: array<vec4<f32>>;
 @group(0) @binding(25) var<storage, read_write> torque: array<vec4<f32>>;
 @group(0) @binding(26) var<storage, read_write> pair_spin: array<vec4<f32>>;
+
+// Entry e's pair result (pair_out) and its rest (pair_more), from whichever binding holds it.
+fn pair_result(e: u32) -> vec4<f32> {
+    if e < list.split {
+        return pair_out[e];
+    }
+    return pair_out_hi[e - list.split];
+}
+
+fn pair_result_more(e: u32) -> vec4<u32> {
+    if e < list.split {
+        return pair_more[e];
+    }
+    return pair_more_hi[e - list.split];
+}
+
+fn set_pair_result(e: u32, out: vec4<f32>, more: vec4<u32>) {
+    if e < list.split {
+        pair_out[e] = out;
+        pair_more[e] = more;
+    } else {
+        pair_out_hi[e - list.split] = out;
+        pair_more_hi[e - list.split] = more;
+    }
+}
 
 // Work counters of an instrumented replay (src/gpu/work.rs): candidate pairs visited per
 // invocation, over every contact pass of the replayed steps, apart for the two kinds of pass
@@ -977,12 +1007,10 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
             xi[hs * e + 1u] = vec4<f32>(spring_new, 0.0);
         }
     }
-    pair_out[e] = force;
-    pair_more[e] = more;
+    set_pair_result(e, force, more);
     let m = l & NO_MIRROR;
     if m != NO_MIRROR {
-        pair_out[m] = force;
-        pair_more[m] = more;
+        set_pair_result(m, force, more);
     }
     // sum_pairs reads an entry's moment only when the pair has a force: no write without one.
     if params.rotation != 0u && (more.y & PAIR_FORCE) != 0u {
@@ -1010,8 +1038,8 @@ fn sum_pairs_entry(acc: ptr<function, Acc>, e: u32) {
     if !owned && (l & NO_MIRROR) == NO_MIRROR {
         return;
     }
-    let p = pair_out[e];
-    let more = pair_more[e];
+    let p = pair_result(e);
+    let more = pair_result_more(e);
     if (more.y & PAIR_FORCE) != 0u {
         (*acc).force += p.xyz * select(1.0, -1.0, owned);
         if params.rotation != 0u {
@@ -1087,7 +1115,7 @@ fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
         report_visits(ENTRY_PASS);
         return;
     }
-    if FINAL && (pair_more[e].y & PAIR_COLLISION) == 0u {
+    if FINAL && (pair_result_more(e).y & PAIR_COLLISION) == 0u {
         report_visits(ENTRY_PASS);
         return;
     }
@@ -1104,12 +1132,10 @@ fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     let flags = select(0u, PAIR_CONTACT, p.contact) | select(0u, PAIR_COLLISION, p.collision);
     let out = vec4<f32>(p.n, p.impulse);
     let more = vec4<u32>(bitcast<u32>(p.rest), flags, bitcast<u32>(p.tau), bitcast<u32>(p.push));
-    pair_out[e] = out;
-    pair_more[e] = more;
+    set_pair_result(e, out, more);
     let m = l & NO_MIRROR;
     if m != NO_MIRROR {
-        pair_out[m] = out;
-        pair_more[m] = more;
+        set_pair_result(m, out, more);
     }
     report_visits(ENTRY_PASS);
 }
@@ -1117,8 +1143,8 @@ fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
 // cpu::collide::PairImpulse::response
 fn listed_response(e: u32) -> PairResponse {
     var p = no_response();
-    let out = pair_out[e];
-    let more = pair_more[e];
+    let out = pair_result(e);
+    let more = pair_result_more(e);
     p.n = out.xyz;
     p.impulse = out.w;
     p.rest = bitcast<f32>(more.x);
@@ -1133,7 +1159,7 @@ fn listed_response(e: u32) -> PairResponse {
 // count from the binary responses of its row, then the walls. A fixed sphere has none.
 fn earliest_entry(acc: ptr<function, Acc>, e: u32) {
     visits += 1u;
-    let more = pair_more[e];
+    let more = pair_result_more(e);
     if (more.y & PAIR_COLLISION) != 0u {
         keep_earliest(acc, bitcast<f32>(more.z), ids[partner[e]]);
     }

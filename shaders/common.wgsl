@@ -42,6 +42,12 @@ struct Grid {
     pad2: u32,
 }
 
+// Mirrors cpu::cell_keys::cell_edge, with the small radius widened by half the skin (as
+// CpuBackend::bin passes it): h = 2 ((r_small_max + s/2) + v_max dt), m.
+fn grid_cell_edge(small_radius_max: f32, skin: f32, small_speed_max: f32, dt: f32) -> f32 {
+    return 2.0 * ((small_radius_max + skin * 0.5) + small_speed_max * dt);
+}
+
 // Grid without the atomic, for read-only binding.
 struct GridView {
     speed_max_bits: u32,
@@ -71,8 +77,8 @@ struct Status {
 struct ListParams {
     capacity: u32,    // entries the list buffers hold
     dispatch_x: u32,  // threads along x of a per-entry dispatch
+    split: u32,       // entries in the first binding of each pair-result buffer; the rest in the second
     pad0: u32,
-    pad1: u32,
 }
 
 // The gravity tree's uniforms (src/gpu/buffers.rs: TreeParams); a stage reads what it needs.

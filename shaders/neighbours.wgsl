@@ -7,7 +7,7 @@
 // - `gate_dispatches` (one thread): turns the flag into the work-group counts of every
 //   dispatch of the binning and the build (zero when there is no rebuild), which the host
 //   records as indirect dispatches, and counts the step and the rebuild.
-// A build follows a binning (cells widened by the skin, grid_params) and runs:
+// A build follows a binning (cells widened by the skin, gate_dispatches' cell edge) and runs:
 // - with friction history, `keep_old_entries` and `keep_old_rows`: the old rows' partner ids,
 //   ξ and wall ξ, kept for the carry;
 // - `sweeps`: each sphere's sweep σ (half its skin, plus |v| dt for impulses), and its position;
@@ -98,7 +98,8 @@ fn needs_rebuild(
 
 // One thread, after needs_rebuild: the indirect work-group counts of the gated dispatches
 // (those of `full_dims` with a rebuild, none without; an `inverse` one the other way round),
-// the step count, and the rebuild count (set-up's not counted).
+// the step count, the rebuild count (set-up's not counted), and with a rebuild the binning
+// grid's cell edge.
 @compute @workgroup_size(1)
 fn gate_dispatches() {
     var flag = atomicLoad(&rebuild);
@@ -111,6 +112,14 @@ fn gate_dispatches() {
         atomicAdd(&status.rebuilds, 1u);
     }
     let on = flag != 0u;
+    if on {
+        // The binning's grid (cell_keys): the cell edge from the speed² kick_drift recorded.
+        let vmax = sqrt(bitcast<f32>(grid.speed_max_bits));
+        let h = grid_cell_edge(params.small_radius_max, params.skin, vmax, params.dt);
+        grid.small_speed_max = vmax;
+        grid.cell_edge = h;
+        grid.inv_cell_edge = 1.0 / h;
+    }
     for (var k = 0u; k < arrayLength(&full_dims); k++) {
         let f = full_dims[k];
         let run = on != (f.w != 0u);

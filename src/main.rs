@@ -101,7 +101,7 @@ struct SceneOverrides {
     /// Accept initial overlaps deeper than 1 % of the smaller radius.
     #[arg(long)]
     allow_overlap: bool,
-    /// Neighbour-list skin in m of the CPU backend (0: rebuild every step), replacing the
+    /// Neighbour-list skin in m (0: rebuild every step), replacing the
     /// scene's `skin` [default: a quarter of the smallest radius].
     #[arg(long, value_name = "M", allow_negative_numbers = true)]
     skin: Option<f64>,

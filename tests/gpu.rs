@@ -611,3 +611,47 @@ fn the_wall_break_impact_keeps_every_lane_near_the_mean() {
     }
     assert!(w.max_over_mean().unwrap() <= 8.0, "{w:?}");
 }
+
+/// The pair results, 16 bytes an entry, are bound in two halves (`gpu::neighbours::pair_split`),
+/// so a list whose pair results exceed the largest binding still runs when each half fits; the
+/// second half's entries give the CPU's bits.
+#[test]
+fn pair_results_beyond_one_binding_agree_bit_for_bit() {
+    if !gpu_available() {
+        return;
+    }
+    let s = small("wall-break", 2000, 60);
+    let entries = cpu(&s).list_rows().partner.len() as u64;
+    // Room for 1.5 times the entries set-up needs (no growth), but not for 16 bytes of each:
+    // a quarter of them fall in the second half.
+    let limit = 12 * entries;
+    let opts = GpuOptions {
+        max_binding_size: Some(limit),
+        ..Default::default()
+    };
+    let mut g = Simulation::with_gpu_options(&s, Backend::Gpu, Precision::F32, opts).unwrap();
+    let capacity = g.gpu_backend().unwrap().list_capacity() as u64;
+    assert!(16 * capacity > limit, "{capacity} entries fit one binding");
+    assert!(
+        8 * capacity <= limit,
+        "{capacity} entries: a half exceeds the binding"
+    );
+    let mut c = cpu(&s);
+    g.step(60).unwrap();
+    c.step(60).unwrap();
+    assert_eq!(
+        g.gpu_backend().unwrap().list_capacity() as u64,
+        capacity,
+        "the list grew"
+    );
+    assert!(
+        c.diagnostics().collisions > 100,
+        "the projectile hit the wall"
+    );
+    let split = spheresim::gpu::neighbours::pair_split(capacity as u32) as usize;
+    assert!(
+        c.list_rows().partner.len() > split + 1000,
+        "the second half is used"
+    );
+    assert!(g.snapshot() == c.snapshot(), "the states differ");
+}

@@ -26,7 +26,7 @@ fn stages_declare_the_entry_points_the_driver_uses() {
                 "end_of_step",
             ],
         ),
-        ("cell_keys", &["grid_params", "cell_keys"]),
+        ("cell_keys", &["cell_keys", "bin_cells"]),
         ("count", &["count"]),
         ("prefix_sum", &["reduce", "scan_blocks"]),
         ("scatter", &["place", "rank"]),

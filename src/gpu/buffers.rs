@@ -209,8 +209,11 @@ pub struct ListParams {
     pub capacity: u32,
     /// Threads along x of a per-entry dispatch.
     pub dispatch_x: u32,
+    /// Entries in the first binding of each pair-result buffer (`pair_out`, `pair_more`); the
+    /// rest are in the second (`pair_out_hi`, `pair_more_hi`): half the capacity, rounded up.
+    pub split: u32,
     /// Padding to 16 bytes.
-    pub pad: [u32; 2],
+    pub pad: u32,
 }
 
 /// Parameters of one prefix-sum level (`ScanParams` in prefix_sum.wgsl).
@@ -332,9 +335,10 @@ pub(crate) fn check_fits(
     lowered: Option<u64>,
 ) -> Result<(), super::GpuError> {
     let (limit, limit_name) = binding_limit(&ctx.limits, lowered);
-    // The largest per-sphere binding, and the list's largest per-entry ones (pair forces,
-    // ξ: 16 bytes an entry; rolling torques 32) at the capacity set-up starts with.
-    let per_entry = super::neighbours::largest_entry_binding(rotation, rolling) * capacity as u64
+    // The largest per-sphere binding, and the list's largest per-entry ones
+    // (`neighbours::largest_entry_binding`) at the capacity set-up starts with.
+    let per_entry = super::neighbours::largest_entry_binding(history, rotation, rolling)
+        * capacity as u64
         / n.max(1) as u64;
     let tree_cells = if tree { super::tree::CELL_BYTES } else { 0 };
     for (buffer, per) in [

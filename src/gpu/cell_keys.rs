@@ -1,5 +1,6 @@
-//! Stage `cell_keys`: grid parameters, hashed cell keys, binned cells and large-sphere boxes.
-//! Shader `shaders/cell_keys.wgsl`; CPU twin `src/cpu/cell_keys.rs`.
+//! Stage `cell_keys`: hashed cell keys, binned cells and large-sphere boxes. Shader
+//! `shaders/cell_keys.wgsl`; CPU twin `src/cpu/cell_keys.rs`. The step's cell edge is set by
+//! `neighbours.wgsl`'s `gate_dispatches` when it decides on a rebuild (`grid_cell_edge`).
 
 use super::pipelines::Module;
 use super::stages::module;
@@ -9,8 +10,6 @@ use super::state::{SharedBuffers, StateSet};
 pub struct CellKeys {
     /// Module (layout and bind groups).
     pub module: Module,
-    /// The step's cell edge from the largest small radius and speed (one invocation).
-    pub grid_params: wgpu::ComputePipeline,
     /// Each sphere's hashed cell key.
     pub cell_keys: wgpu::ComputePipeline,
     /// Each sphere's binned cell and each large sphere's box of cells.
@@ -23,7 +22,6 @@ impl CellKeys {
         let module = module(device, "cell_keys");
         let p = |entry: &str| module.pipeline(device, entry, &[]);
         Self {
-            grid_params: p("grid_params"),
             cell_keys: p("cell_keys"),
             bin_cells: p("bin_cells"),
             module,

@@ -100,6 +100,8 @@ impl Collide {
                 (18, &list.row_of),
                 (19, &list.pair_out),
                 (20, &list.pair_more),
+                (27, &list.pair_out_hi),
+                (28, &list.pair_more_hi),
                 (21, &list.xi),
                 (22, &list.wall_xi),
                 (23, &list.params),

@@ -313,12 +313,15 @@ impl GpuBackend {
         let history = contact_history(scene);
         let rotation = scene.sim.rotation;
         let rolling = scene.rolling_model();
-        // Capped by what one binding holds (16 bytes an entry, 32 with rolling resistance): a
-        // sparse scene of a million spheres then still fits lavapipe's 128 MiB, and the list
-        // grows if it must.
-        let entry_bytes = neighbours::largest_entry_binding(rotation, rolling);
-        let entry_limit =
-            buffers::binding_limit(&ctx.limits, opts.max_binding_size).0 / entry_bytes;
+        // Capped by what one binding holds (neighbours::largest_entry_binding): a sparse scene
+        // of a million spheres then still fits lavapipe's 128 MiB, and the list grows if it
+        // must.
+        let entry_limit = neighbours::max_capacity(
+            buffers::binding_limit(&ctx.limits, opts.max_binding_size).0,
+            history,
+            rotation,
+            rolling,
+        );
         let capacity = opts
             .list_capacity
             .unwrap_or_else(|| {
@@ -599,7 +602,6 @@ impl GpuBackend {
             pass.push_debug_group("cell_keys");
             let cell_keys = &self.binds[c].cell_keys;
             let ck = &self.stages.cell_keys;
-            self.dispatch_gated(&mut pass, &ck.grid_params, cell_keys, ONE);
             self.dispatch_gated(&mut pass, &ck.cell_keys, cell_keys, SPHERES);
             pass.pop_debug_group();
             pass.push_debug_group("count");

@@ -72,18 +72,16 @@ impl Neighbours {
 pub mod slot {
     /// A per-sphere dispatch.
     pub const SPHERES: usize = 0;
-    /// One work-group (`grid_params`).
-    pub const ONE: usize = 1;
     /// A per-bucket dispatch (`table_size + 1` entries).
-    pub const TABLE: usize = 2;
+    pub const TABLE: usize = 1;
     /// One work-group per large sphere (none without them).
-    pub const LARGE: usize = 3;
+    pub const LARGE: usize = 2;
     /// A per-entry dispatch of the list (its capacity).
-    pub const ENTRIES: usize = 4;
+    pub const ENTRIES: usize = 3;
     /// A per-sphere dispatch that runs when there is *no* rebuild (`copy_state`).
-    pub const COPY: usize = 5;
+    pub const COPY: usize = 4;
     /// The first level of the cell-start prefix sum; the list's levels follow the grid's.
-    pub const SCANS: usize = 6;
+    pub const SCANS: usize = 5;
 }
 
 /// The indirect work-group counts of the dispatches that run only in a step that re-bins and
@@ -115,7 +113,6 @@ impl Gate {
         let d = |(x, y): (u32, u32), inverse: u32| [x, y, 1, inverse];
         let mut slots = vec![
             d(sphere_dims, 0),
-            d((1, 1), 0),
             d(table_dims, 0),
             large_dims.map_or([0; 4], |l| d(l, 0)),
             d(entry_dims, 0),
@@ -209,13 +206,20 @@ pub struct GpuList {
     pub link: wgpu::Buffer,
     /// Sorted index of each entry's sphere (`capacity` × u32).
     pub row_of: wgpu::Buffer,
-    /// Each entry's pair result (`capacity` × `vec4<f32>`): soft contact, the force on the
-    /// higher-id sphere (N) and the energy (J) (`cpu::collide::PairOut`); impulses, the normal
-    /// and the impulse (N·s) (`cpu::collide::PairImpulse`).
+    /// Each entry's pair result (`vec4<f32>`): soft contact, the force on the higher-id
+    /// sphere (N) and the energy (J) (`cpu::collide::PairOut`); impulses, the normal and the
+    /// impulse (N·s) (`cpu::collide::PairImpulse`). Entries below [`pair_split`] here, the rest
+    /// in `pair_out_hi`: two bindings, so that the list's largest buffer pair fits twice the
+    /// adapter's binding limit.
     pub pair_out: wgpu::Buffer,
-    /// The rest of each entry's result (`capacity` × `vec4<u32>`): soft contact, the power (W,
-    /// f32 bits) and flags; impulses, the time left (s), flags, τ and push (m), as f32 bits.
+    /// Entries from [`pair_split`] on of [`GpuList::pair_out`].
+    pub pair_out_hi: wgpu::Buffer,
+    /// The rest of each entry's result (`vec4<u32>`, split as `pair_out`): soft contact, the
+    /// power (W, f32 bits) and flags; impulses, the time left (s), flags, τ and push (m), as
+    /// f32 bits.
     pub pair_more: wgpu::Buffer,
+    /// Entries from [`pair_split`] on of [`GpuList::pair_more`].
+    pub pair_more_hi: wgpu::Buffer,
     /// Each entry's friction moment `n × F_t` (N) and overlap (m) (`vec4<f32>`; rotation only:
     /// `cpu::collide::SpinPairOut`), then with rolling resistance the rolling torque on the
     /// lower-id sphere (N·m, `vec4<f32>`, `cpu::collide::RollPairOut`): [`pair_spin_vec4s`] an
@@ -263,10 +267,29 @@ pub fn pair_spin_vec4s(rotation: bool, rolling: bool) -> u64 {
     if rotation { 1 + rolling as u64 } else { 0 }
 }
 
-/// Bytes an entry takes in the list's largest per-entry binding: 16 (pair results, ξ), or the
-/// friction moments and rolling torques' 32 with rolling resistance.
-pub fn largest_entry_binding(rotation: bool, rolling: RollingModel) -> u64 {
-    16 * pair_spin_vec4s(rotation, rolling != RollingModel::None).max(history_vec4s(rolling))
+/// Bytes an entry takes in the list's largest per-entry binding: 8 (the pair results, 16
+/// bytes an entry in two bindings, [`pair_split`]), 16 with friction history (ξ) or rotation
+/// (friction moments), 32 with rolling resistance (and rolling torques, or the rolling spring).
+pub fn largest_entry_binding(history: bool, rotation: bool, rolling: RollingModel) -> u64 {
+    let xi = if history {
+        16 * history_vec4s(rolling)
+    } else {
+        0
+    };
+    let spin = 16 * pair_spin_vec4s(rotation, rolling != RollingModel::None);
+    8.max(xi).max(spin)
+}
+
+/// The most entries a list may hold under a binding limit of `limit` bytes
+/// ([`largest_entry_binding`]; even, so that each half of the pair results fits too).
+pub fn max_capacity(limit: u64, history: bool, rotation: bool, rolling: RollingModel) -> u64 {
+    (limit / largest_entry_binding(history, rotation, rolling)) & !1
+}
+
+/// Entries of a list of `capacity` in the first binding of each pair-result buffer: half,
+/// rounded up (`ListParams::split`).
+pub fn pair_split(capacity: u32) -> u32 {
+    capacity.div_ceil(2).max(1)
 }
 
 /// The list's capacity in entries for `n` spheres at set-up: sixteen a sphere (a dense pack's
@@ -305,8 +328,12 @@ impl GpuList {
         let partner = storage(device, "list partners", 4 * entries);
         let link = storage(device, "list links", 4 * entries);
         let row_of = storage(device, "list rows", 4 * entries);
-        let pair_out = storage(device, "list pair forces", 16 * entries);
-        let pair_more = storage(device, "list pair results", 16 * entries);
+        let split = pair_split(capacity);
+        let (lo, hi) = (split as u64, (entries - split as u64).max(1));
+        let pair_out = storage(device, "list pair forces", 16 * lo);
+        let pair_out_hi = storage(device, "list pair forces, second half", 16 * hi);
+        let pair_more = storage(device, "list pair results", 16 * lo);
+        let pair_more_hi = storage(device, "list pair results, second half", 16 * hi);
         let pair_spin = storage(
             device,
             "list pair moments",
@@ -332,7 +359,8 @@ impl GpuList {
             &ListParams {
                 capacity,
                 dispatch_x: entry_dims.0 * WORKGROUP_SIZE,
-                pad: [0; 2],
+                split,
+                pad: 0,
             },
         );
         let scan = prefix_sum::levels(device, &stages.prefix_sum, &start, n + 1, max_dim);
@@ -391,7 +419,9 @@ impl GpuList {
             link,
             row_of,
             pair_out,
+            pair_out_hi,
             pair_more,
+            pair_more_hi,
             pair_spin,
             partner_id,
             xi,
@@ -549,8 +579,9 @@ impl super::GpuBackend {
     /// limit.
     pub(super) fn grow_list(&mut self, needed: u32) -> Result<(), super::GpuError> {
         let (limit, limit_name) = super::buffers::binding_limit(&self.ctx.limits, None);
-        let entry_bytes = largest_entry_binding(self.rotation, self.rolling);
-        let capacity = (2 * needed as u64 + 1024).min(limit / entry_bytes);
+        let entry_bytes = largest_entry_binding(self.history, self.rotation, self.rolling);
+        let most = max_capacity(limit, self.history, self.rotation, self.rolling);
+        let capacity = (2 * needed as u64 + 1024).min(most);
         if capacity < needed as u64 || capacity >= crate::cpu::neighbours::NO_MIRROR as u64 {
             return Err(super::GpuError::TooLarge {
                 adapter: self.adapter_name(),
@@ -559,7 +590,7 @@ impl super::GpuBackend {
                 spheres: self.n as usize,
                 limit_name,
                 limit,
-                fits: (limit / entry_bytes) * self.n as u64 / needed.max(1) as u64,
+                fits: most * self.n as u64 / needed.max(1) as u64,
             });
         }
         let capacity = capacity as u32;

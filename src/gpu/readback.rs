@@ -71,8 +71,12 @@ impl GpuBackend {
         if let Some(partners) = s.buffer("list partners") {
             let capacity = (partners.len() / 4) as u32;
             if capacity != self.list.capacity {
-                let limit = super::buffers::binding_limit(&self.ctx.limits, None).0
-                    / neighbours::largest_entry_binding(self.rotation, self.rolling);
+                let limit = neighbours::max_capacity(
+                    super::buffers::binding_limit(&self.ctx.limits, None).0,
+                    self.history,
+                    self.rotation,
+                    self.rolling,
+                );
                 if capacity as u64 > limit || capacity >= crate::cpu::neighbours::NO_MIRROR {
                     return Err(format!(
                         "its neighbour list of {capacity} entries does not fit this adapter"

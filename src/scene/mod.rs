@@ -126,10 +126,10 @@ pub struct SimParams {
     /// Elastic constants and friction of spheres, planes and containers that name no material
     /// (default: [`Surface::default`]).
     pub surface: Surface,
-    /// Neighbour-list skin s of the CPU backend, m: pairs within `r_a + r_b + s` are listed
+    /// Neighbour-list skin s, m: pairs within `r_a + r_b + s` are listed
     /// (the impulse law adds each sphere's travel in a step), and the list is rebuilt once some
     /// sphere has moved s/2. `0` rebuilds every step. Default (`None`):
-    /// [`DEFAULT_SKIN_FRACTION`] of the smallest radius ([`Scene::skin`]). The GPU ignores it.
+    /// [`DEFAULT_SKIN_FRACTION`] of the smallest radius ([`Scene::skin`]). Both backends use it.
     pub skin: Option<f64>,
     /// How mutual gravity is summed (default: [`GravitySolver::Direct`]).
     #[serde(default)]
