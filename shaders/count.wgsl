@@ -1,6 +1,7 @@
 // Stage `count`: spheres per bucket with u32 atomics. Twin of src/cpu/count.rs.
-// `clear_counts` and `seed_cell_start` bracket it: both run only in a step that re-bins (the
-// neighbour list's gate), so that a step without a rebuild leaves the last binning intact.
+// `seed_cell_start` follows it; both run only in a step that re-bins (the neighbour list's
+// gate), so that a step without a rebuild leaves the last binning intact. The counts start at
+// zero (a new buffer) and seed_cell_start leaves them at zero for the next binning.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> keys: array<u32>;
@@ -8,22 +9,14 @@
 @group(0) @binding(3) var<storage, read_write> slot: array<u32>;            // arrival order in the bucket
 @group(0) @binding(4) var<storage, read_write> cell_start: array<u32>;      // table_size + 1
 
-// Empties every bucket, before `count`.
-@compute @workgroup_size(WG)
-fn clear_counts(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let k = linear_index(gid, params.dispatch_x);
-    if k <= params.table_size {
-        atomicStore(&counts[k], 0u);
-    }
-}
-
 // The counts, after `count`, as the input of the prefix sum that turns them into each bucket's
-// first sphere (in place).
+// first sphere (in place); each bucket emptied for the next binning, so that no pass clears
+// them (the list build reads a bucket's end from the next start: neighbours.wgsl's bucket_end).
 @compute @workgroup_size(WG)
 fn seed_cell_start(@builtin(global_invocation_id) gid: vec3<u32>) {
     let k = linear_index(gid, params.dispatch_x);
     if k <= params.table_size {
-        cell_start[k] = atomicLoad(&counts[k]);
+        cell_start[k] = atomicExchange(&counts[k], 0u);
     }
 }
 

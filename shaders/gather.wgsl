@@ -16,9 +16,10 @@
 // Rotation: 3 vec4 per sphere (integrate.wgsl's `rot`); 16-byte stand-ins without.
 @group(0) @binding(12) var<storage, read> src_rot: array<vec4<f32>>;
 @group(0) @binding(13) var<storage, read_write> dst_rot: array<vec4<f32>>;
-// A step without a rebuild keeps the order: the copy into the other set (`IDENTITY`), so that
-// the current set alternates in every step as the host expects.
-override IDENTITY: bool = false;
+// The step's rebuild decision (neighbours.wgsl's gate_dispatches: 0 keep, else re-sort). A step
+// without a rebuild keeps the order: a copy into the other set, so that the current set
+// alternates in every step as the host expects, without a second, gated dispatch.
+@group(0) @binding(14) var<storage, read> rebuild: array<u32>;
 
 @compute @workgroup_size(WG)
 fn gather(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -26,7 +27,10 @@ fn gather(@builtin(global_invocation_id) gid: vec3<u32>) {
     if j >= params.n {
         return;
     }
-    let i = select(perm[j], j, IDENTITY);
+    var i = j;
+    if rebuild[0] != 0u {
+        i = perm[j];
+    }
     dst_pos[j] = src_pos[i];
     dst_vel[j] = src_vel[i];
     dst_acc[j] = src_acc[i];

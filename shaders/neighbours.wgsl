@@ -27,7 +27,6 @@
 @group(0) @binding(2) var<storage, read> vel: array<vec4<f32>>;     // xyz, inverse mass
 @group(0) @binding(3) var<storage, read> ids: array<u32>;
 @group(0) @binding(4) var<storage, read> cell_start: array<u32>;    // table_size + 1
-@group(0) @binding(5) var<storage, read> counts: array<u32>;        // table_size + 1
 @group(0) @binding(6) var<storage, read> cells: array<vec4<i32>>;   // binned cell
 @group(0) @binding(7) var<storage, read> boxes: array<vec4<i32>>;   // 2 per large sphere
 @group(0) @binding(8) var<storage, read_write> sweep: array<f32>;   // m
@@ -38,7 +37,7 @@
 @group(0) @binding(13) var<uniform> list: ListParams;
 @group(0) @binding(14) var<storage, read_write> x_build: array<vec4<f32>>;  // n, at the last build
 @group(0) @binding(15) var<storage, read_write> rebuild: atomic<u32>;       // 0 keep, 1 rebuild, 2 set-up
-@group(0) @binding(16) var<storage, read> full_dims: array<vec4<u32>>;      // per gated dispatch: x, y, 1, inverse
+@group(0) @binding(16) var<storage, read> full_dims: array<vec4<u32>>;      // per gated dispatch: x, y, 1, 0
 @group(0) @binding(17) var<storage, read_write> gated_dims: array<u32>;     // 4 per gated dispatch: indirect x, y, z
 @group(0) @binding(18) var<storage, read_write> grid: GridView;
 @group(0) @binding(19) var<storage, read_write> status: Status;
@@ -53,6 +52,17 @@
 @group(0) @binding(26) var<storage, read_write> old_xi: array<vec4<f32>>;
 @group(0) @binding(27) var<storage, read_write> old_wall_xi: array<vec4<f32>>;
 
+
+// One past bucket k's last sphere in the sorted order: the next bucket's start (the large
+// spheres' bucket, k = table_size, ends at n). The CPU reads cell_start[k] + counts[k]; the
+// counts are zeroed after the scan (count.wgsl's seed_cell_start), so the GPU reads the next
+// start, which is the same number.
+fn bucket_end(k: u32) -> u32 {
+    if k < params.table_size {
+        return cell_start[k + 1u];
+    }
+    return params.n;
+}
 
 // cpu::neighbours::sweeps
 @compute @workgroup_size(WG)
@@ -97,15 +107,17 @@ fn needs_rebuild(
 }
 
 // One thread, after needs_rebuild: the indirect work-group counts of the gated dispatches
-// (those of `full_dims` with a rebuild, none without; an `inverse` one the other way round),
+// (those of `full_dims` with a rebuild, none without),
 // the step count, the rebuild count (set-up's not counted), and with a rebuild the binning
 // grid's cell edge.
 @compute @workgroup_size(1)
 fn gate_dispatches() {
     var flag = atomicLoad(&rebuild);
-    // A zero skin re-bins in every step; needs_rebuild is not run.
+    // A zero skin re-bins in every step; needs_rebuild is not run. The flag is left as
+    // decided: gather reads it.
     if flag == 0u && params.skin <= 0.0 {
         flag = 1u;
+        atomicStore(&rebuild, flag);
     }
     grid.step += 1u;
     if flag == 1u {
@@ -122,10 +134,9 @@ fn gate_dispatches() {
     }
     for (var k = 0u; k < arrayLength(&full_dims); k++) {
         let f = full_dims[k];
-        let run = on != (f.w != 0u);
-        gated_dims[4u * k] = select(0u, f.x, run);
-        gated_dims[4u * k + 1u] = select(0u, f.y, run);
-        gated_dims[4u * k + 2u] = select(0u, 1u, run);
+        gated_dims[4u * k] = select(0u, f.x, on);
+        gated_dims[4u * k + 1u] = select(0u, f.y, on);
+        gated_dims[4u * k + 2u] = select(0u, 1u, on);
         gated_dims[4u * k + 3u] = 0u;
     }
 }
@@ -269,7 +280,7 @@ fn for_each_candidate(i: u32) {
                 seen_bits[b >> 5u] |= bit;
                 seen[n_seen] = k;
                 n_seen += 1u;
-                let end = cell_start[k] + counts[k];
+                let end = bucket_end(k);
                 for (var j = cell_start[k]; j < end; j++) {
                     if j != i {
                         candidate(j);
@@ -331,7 +342,7 @@ fn walk_large_share(i: u32, lid: u32, part: u32) {
     for (var l = lid * per; l < end; l++) {
         let c = lo + vec3<i32>(vec3<u32>(l % size.x, (l / size.x) % size.y, l / (size.x * size.y)));
         let k = hash_cell(c, params.table_size);
-        let stop = cell_start[k] + counts[k];
+        let stop = bucket_end(k);
         // Buckets alias cells: this cell's spheres only, so that none comes twice.
         for (var j = cell_start[k]; j < stop; j++) {
             if all(cells[j].xyz == c) {

@@ -1,7 +1,9 @@
 //! GPU-side data: uniform and small structs (layouts match `shaders/common.wgsl`), the sphere
 //! state, and the memory estimate made before anything is allocated.
 
-use bytemuck::{Pod, Zeroable};
+use super::GpuContext;
+use bytemuck::{Pod, Zeroable, cast_slice};
+use wgpu::util::DeviceExt;
 
 /// Uniform parameters of a step (`Params` in common.wgsl).
 #[repr(C)]
@@ -386,4 +388,58 @@ pub(crate) fn check_fits(
             / 1048576.0
     );
     Ok(())
+}
+
+/// Copies the first `size` bytes of `src` back to the host and waits for them.
+pub(crate) fn read_buffer<T: Pod>(ctx: &GpuContext, src: &wgpu::Buffer, size: u64) -> Vec<T> {
+    let device = &ctx.device;
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("read-back"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(src, 0, &staging, 0, size);
+    ctx.queue.submit([enc.finish()]);
+    let slice = staging.slice(..);
+    slice.map_async(wgpu::MapMode::Read, |r| r.expect("map read-back buffer"));
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("GPU device lost while waiting");
+    let data = cast_slice::<u8, T>(&slice.get_mapped_range().expect("mapped range")).to_vec();
+    staging.unmap();
+    data
+}
+
+/// A storage buffer of `size` bytes (16 at least), copyable both ways.
+pub(crate) fn storage(device: &wgpu::Device, label: &str, size: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: size.max(16),
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    })
+}
+
+/// A storage buffer holding `data`, copyable both ways.
+pub(crate) fn init_storage<T: Pod>(device: &wgpu::Device, label: &str, data: &[T]) -> wgpu::Buffer {
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents: cast_slice(data),
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
+    })
+}
+
+/// A uniform buffer holding `data`, writable by the queue.
+pub(crate) fn uniform<T: Pod>(device: &wgpu::Device, label: &str, data: &T) -> wgpu::Buffer {
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents: bytemuck::bytes_of(data),
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    })
 }

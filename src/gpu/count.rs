@@ -9,11 +9,9 @@ use super::state::SharedBuffers;
 pub struct Count {
     /// Module (layout and bind groups).
     pub module: Module,
-    /// Zeroes the bucket counts.
-    pub clear_counts: wgpu::ComputePipeline,
     /// Spheres per bucket, and each sphere's slot within its bucket.
     pub count: wgpu::ComputePipeline,
-    /// Copies the counts into the cell starts that the prefix sum scans.
+    /// Moves the counts into the cell starts that the prefix sum scans, leaving them zero.
     pub seed_cell_start: wgpu::ComputePipeline,
 }
 
@@ -23,7 +21,6 @@ impl Count {
         let module = module(device, "count");
         let p = |entry: &str| module.pipeline(device, entry, &[]);
         Self {
-            clear_counts: p("clear_counts"),
             count: p("count"),
             seed_cell_start: p("seed_cell_start"),
             module,

@@ -78,18 +78,16 @@ pub mod slot {
     pub const LARGE: usize = 2;
     /// A per-entry dispatch of the list (its capacity).
     pub const ENTRIES: usize = 3;
-    /// A per-sphere dispatch that runs when there is *no* rebuild (`copy_state`).
-    pub const COPY: usize = 4;
     /// The first level of the cell-start prefix sum; the list's levels follow the grid's.
-    pub const SCANS: usize = 5;
+    pub const SCANS: usize = 4;
 }
 
 /// The indirect work-group counts of the dispatches that run only in a step that re-bins and
-/// rebuilds the list (and of `copy_state`, which runs only in one that does not).
+/// rebuilds the list.
 pub struct Gate {
     /// The rebuild flag (u32: 0 keep, 1 rebuild, 2 set-up's build), cleared each step.
     pub rebuild: wgpu::Buffer,
-    /// Each slot's work-group counts with a rebuild (`vec4<u32>`: x, y, 1, inverse), host-written.
+    /// Each slot's work-group counts with a rebuild (`vec4<u32>`: x, y, 1, 0), host-written.
     pub full: wgpu::Buffer,
     /// Each slot's indirect dispatch arguments (4 × u32 a slot), written by `gate_dispatches`.
     pub gated: wgpu::Buffer,
@@ -110,17 +108,16 @@ impl Gate {
         grid_scans: &[(u32, u32)],
         list_scans: &[(u32, u32)],
     ) -> Self {
-        let d = |(x, y): (u32, u32), inverse: u32| [x, y, 1, inverse];
+        let d = |(x, y): (u32, u32)| [x, y, 1, 0];
         let mut slots = vec![
-            d(sphere_dims, 0),
-            d(table_dims, 0),
-            large_dims.map_or([0; 4], |l| d(l, 0)),
-            d(entry_dims, 0),
-            d(sphere_dims, 1),
+            d(sphere_dims),
+            d(table_dims),
+            large_dims.map_or([0; 4], d),
+            d(entry_dims),
         ];
-        slots.extend(grid_scans.iter().map(|&g| d(g, 0)));
+        slots.extend(grid_scans.iter().map(|&g| d(g)));
         let list_first = slots.len();
-        slots.extend(list_scans.iter().map(|&g| d(g, 0)));
+        slots.extend(list_scans.iter().map(|&g| d(g)));
         let usage = wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::INDIRECT
             | wgpu::BufferUsages::COPY_DST

@@ -1,9 +1,11 @@
 //! What the host reads back from the GPU backend: snapshots, diagnostics, checkpoints, and the
 //! binning and the neighbour list that the twin tests compare with the CPU's.
 
-use super::{GpuBackend, neighbours, read_buffer};
+use super::buffers::Status;
+use super::profiler::Profiler;
+use super::{GpuBackend, GpuContext, neighbours, read_buffer};
 use crate::checkpoint::{BufferBytes, GpuState};
-use crate::setup::{BinningState, ListRows};
+use crate::setup::{BinningState, ListRows, STAGES};
 use crate::{Diagnostics, Snapshot};
 use bytemuck::Pod;
 use glam::DVec3;
@@ -115,10 +117,16 @@ impl GpuBackend {
     pub fn binning_state(&self) -> BinningState {
         let n = self.n as u64;
         let t = self.table_size as u64 + 1;
+        let cell_start: Vec<u32> = self.read(&self.shared.cell_start, 4 * t);
+        // The GPU empties its counts after the scan (count.wgsl): each bucket's count is the
+        // distance to the next start, the last bucket's to n.
+        let counts = (0..t as usize)
+            .map(|k| cell_start.get(k + 1).copied().unwrap_or(self.n) - cell_start[k])
+            .collect();
         BinningState {
             keys: self.read(&self.shared.keys, 4 * n),
-            counts: self.read(&self.shared.counts, 4 * t),
-            cell_start: self.read(&self.shared.cell_start, 4 * t),
+            counts,
+            cell_start,
             ids: self.read(&self.state[self.cur].id, 4 * n),
         }
     }
@@ -264,5 +272,114 @@ impl GpuBackend {
             d.angular_momentum += l;
         }
         d
+    }
+}
+
+// What the backend is and holds: names, sizes, switches and handles.
+impl GpuBackend {
+    /// The adapter, e.g. `llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)`.
+    pub fn adapter_name(&self) -> String {
+        self.ctx.adapter_name()
+    }
+
+    /// Work-groups per dispatch along x and y of the per-sphere stages.
+    pub fn dispatch(&self) -> (u32, u32) {
+        self.dims
+    }
+
+    /// Steps completed.
+    pub fn steps_done(&self) -> u64 {
+        self.steps_done
+    }
+
+    /// Entries the neighbour list holds now (it grows as builds need).
+    pub fn list_capacity(&self) -> u32 {
+        self.list.capacity
+    }
+
+    /// Turns per-stage timing by timestamp queries on or off; returns whether it is on (never
+    /// without the adapter feature `TIMESTAMP_QUERY`). Costs a little: each pass writes two
+    /// timestamps and every submission resolves them.
+    pub fn set_profiling(&mut self, on: bool) -> bool {
+        if !on || !self.ctx.timestamps {
+            self.profiler = None;
+        } else if self.profiler.is_none() {
+            self.profiler = Some(Profiler::new(&self.ctx.device, &self.ctx.queue));
+        }
+        self.profiler.is_some()
+    }
+
+    /// Runs only the mutual-gravity stage `k` times on the current positions, in one submission,
+    /// and waits for it to finish: a benchmark of the tiled direct sum, N(N−1) interactions per
+    /// run. The state does not change (the stage recomputes the same accelerations). Returns
+    /// `false`, running nothing, when the scene has no mutual gravity (G = 0).
+    pub fn gravity_only(&mut self, k: u32) -> bool {
+        if !self.g_on {
+            return false;
+        }
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        self.record_gravity(&mut enc, k);
+        self.ctx.queue.submit([enc.finish()]);
+        self.ctx
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("GPU device lost while waiting");
+        true
+    }
+
+    /// GPU seconds per stage group since profiling was turned on, named as
+    /// [`STAGES`]; empty when profiling is off.
+    pub fn stage_seconds(&self) -> Vec<(&'static str, f64)> {
+        match &self.profiler {
+            Some(p) => STAGES.iter().copied().zip(p.totals).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    /// Interaction counts of the last gravity-tree walk, read back from the device; `None`
+    /// unless the scene sums gravity by the tree.
+    pub fn walk_counts(&self) -> Option<crate::cpu::tree::WalkCounts> {
+        self.tree.as_ref().map(|t| t.walk_counts(&self.ctx))
+    }
+
+    /// The device and queue the backend runs on (the viewer draws with them).
+    pub fn context(&self) -> &GpuContext {
+        &self.ctx
+    }
+
+    /// Which of the two state sets holds the current state (0 or 1); it flips every step.
+    pub fn current_set(&self) -> usize {
+        self.cur
+    }
+
+    /// Buffers of state set `set` (0 or 1): `pos` (`n` × `vec4<f32>`: xyz position m, w radius m),
+    /// `vel` (`n` × `vec4<f32>`: xyz velocity m/s, w inverse mass 1/kg) and `id` (`n` × u32: input
+    /// id of each slot). Slot order changes every step (the scatter sorts by cell).
+    ///
+    /// # Panics
+    /// When `set` is not 0 or 1.
+    pub fn state_buffers(&self, set: usize) -> [&wgpu::Buffer; 3] {
+        let s = &self.state[set];
+        [&s.pos, &s.vel, &s.id]
+    }
+
+    /// The rotation state of state set `set` (0 or 1): 3 `vec4<f32>` a slot (ω | inverse
+    /// inertia, the orientation quaternion x, y, z, w, angular acceleration | μ_r); a 16-byte
+    /// stand-in without rotation.
+    pub fn rotation_buffer(&self, set: usize) -> &wgpu::Buffer {
+        &self.state[set].rot
+    }
+}
+
+// The status a submission leaves.
+impl GpuBackend {
+    /// Reads the status counters and clears those counted since the last read.
+    pub(super) fn take_status(&self) -> Status {
+        let size = std::mem::size_of::<Status>() as u64;
+        let status: Status = self.read(&self.shared.status, size)[0];
+        self.ctx
+            .queue
+            .write_buffer(&self.shared.status, 8, bytemuck::bytes_of(&[0u32; 4]));
+        status
     }
 }

@@ -32,11 +32,9 @@ impl Scatter {
 pub struct Gather {
     /// Module (layout and bind groups).
     pub module: Module,
-    /// Every state buffer gathered into the other state set in the new order.
+    /// Every state buffer gathered into the other state set in the new order, or, in a step
+    /// that does not rebuild, copied in the same order.
     pub gather: wgpu::ComputePipeline,
-    /// The gather with the identity permutation (override `IDENTITY`), for a step that does not
-    /// re-sort.
-    pub copy_state: wgpu::ComputePipeline,
 }
 
 impl Gather {
@@ -45,20 +43,21 @@ impl Gather {
         let module = module(device, "gather");
         Self {
             gather: module.pipeline(device, "gather", &[]),
-            copy_state: module.pipeline(device, "gather", &[("IDENTITY", 1.0)]),
             module,
         }
     }
 }
 
 impl Gather {
-    /// The bind group that gathers state set `s` into `o` in the binning's order.
+    /// The bind group that gathers state set `s` into `o` in the binning's order, or copies it
+    /// when the flag `rebuild` (`neighbours::Gate::rebuild`) is 0.
     pub(crate) fn bind(
         &self,
         device: &wgpu::Device,
         b: &SharedBuffers,
         s: &StateSet,
         o: &StateSet,
+        rebuild: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
         self.module.bind(
             device,
@@ -77,6 +76,7 @@ impl Gather {
                 (11, &o.id),
                 (12, &s.rot),
                 (13, &o.rot),
+                (14, rebuild),
             ],
         )
     }

@@ -53,8 +53,8 @@ pub struct WorkCounts {
     /// Compute dispatches per step (`None` before any step was recorded).
     pub dispatches_per_step: Option<f64>,
     /// Of those, the dispatches that run work-groups, on average over the counted steps: the
-    /// binning's and the list build's indirect dispatches run only in a step that rebuilds
-    /// (and `copy_state` only in one that does not); the others are empty.
+    /// binning's and the list build's indirect dispatches run only in a step that rebuilds and
+    /// are empty in the others.
     pub dispatches_with_work_per_step: Option<f64>,
     /// Invocations of the contact passes that reported visits (every sphere's, per pass; a
     /// large sphere's work-group counts its 256 lanes).
@@ -110,5 +110,46 @@ pub fn from_words(
             .max()
             .unwrap_or(0),
         by_pass,
+    }
+}
+
+// The counting itself, on the backend.
+impl super::GpuBackend {
+    /// Counts work from now on, or stops counting: the contact passes switch to pipelines
+    /// that count the candidate pairs each invocation visits (`work`), and the counters and
+    /// the dispatch tally start from zero. The counting pipelines are compiled at the first
+    /// call.
+    pub fn set_work_counting(&mut self, on: bool) {
+        if on && self.counting.is_none() {
+            self.counting = Some(super::collide::CollidePipelines::new(
+                &self.ctx.device,
+                &self.stages.collide.module,
+                true,
+            ));
+        }
+        if !on {
+            self.counting = None;
+        }
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        enc.clear_buffer(&self.shared.work, 0, None);
+        self.ctx.queue.submit([enc.finish()]);
+        self.step_dispatches = 0;
+        self.recorded_steps = 0;
+        self.rebuilds_before_count = self.rebuilds;
+    }
+
+    /// The work counted since [`super::GpuBackend::set_work_counting`] (pair visits only while it is
+    /// on; dispatches per step always).
+    pub fn work_counts(&self) -> WorkCounts {
+        let bytes = 4 * WORDS as u64;
+        let words: Vec<u32> = self.read(&self.shared.work, bytes);
+        let words: [u32; WORDS] = words[..WORDS].try_into().expect("counter words");
+        let steps = self.recorded_steps as f64;
+        let per_step = (steps > 0.0).then(|| self.step_dispatches as f64 / steps);
+        // The gated dispatches run in a step that rebuilds, and are empty in one that does not.
+        let rebuilt = (self.rebuilds - self.rebuilds_before_count) as f64 / steps;
+        let gated = self.gated_per_step as f64;
+        let with_work = per_step.map(|d| d - gated * (1.0 - rebuilt));
+        from_words(&words, per_step, with_work)
     }
 }

@@ -1,0 +1,76 @@
+//! How the step's recipe (`mod.rs`) records a dispatch: counted, labelled, direct or gated by
+//! the rebuild decision, in a compute pass timed by its stage group.
+
+use super::{GpuBackend, collide, neighbours};
+
+impl GpuBackend {
+    /// Records a dispatch of `groups` work-groups and counts it.
+    pub(super) fn dispatch_groups(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        pipeline: &wgpu::ComputePipeline,
+        bg: &wgpu::BindGroup,
+        groups: (u32, u32),
+    ) {
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, bg, &[]);
+        pass.dispatch_workgroups(groups.0, groups.1, 1);
+        self.dispatches.set(self.dispatches.get() + 1);
+    }
+
+    pub(super) fn dispatch_spheres(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        pipeline: &wgpu::ComputePipeline,
+        bg: &wgpu::BindGroup,
+    ) {
+        self.dispatch_groups(pass, pipeline, bg, self.dims);
+    }
+
+    /// Dispatches a row pass: a work-group per [`WORKGROUP_SIZE`] small spheres, then one per
+    /// large sphere.
+    pub(super) fn dispatch_rows(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        pipeline: &wgpu::ComputePipeline,
+        bg: &wgpu::BindGroup,
+    ) {
+        self.dispatch_groups(pass, pipeline, bg, self.row_dims);
+    }
+
+    /// The contact passes: the counting ones while work is counted.
+    pub(super) fn collide_passes(&self) -> &collide::CollidePipelines {
+        self.counting
+            .as_ref()
+            .unwrap_or(&self.stages.collide.passes)
+    }
+
+    /// Begins a compute pass of stage group `stage` (an index into [`crate::setup::STAGES`]), with
+    /// timestamp writes when profiling.
+    pub(super) fn pass<'e>(
+        &self,
+        enc: &'e mut wgpu::CommandEncoder,
+        label: &'static str,
+        stage: usize,
+    ) -> wgpu::ComputePass<'e> {
+        enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: self.profiler.as_ref().and_then(|p| p.writes(stage)),
+        })
+    }
+
+    /// A dispatch gated by the list's rebuild decision: indirect, from slot `k` of the gate
+    /// (`neighbours::slot`).
+    pub(super) fn dispatch_gated(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        pipeline: &wgpu::ComputePipeline,
+        bg: &wgpu::BindGroup,
+        k: usize,
+    ) {
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, bg, &[]);
+        pass.dispatch_workgroups_indirect(&self.gate.gated, neighbours::Gate::offset(k));
+        self.dispatches.set(self.dispatches.get() + 1);
+    }
+}

@@ -1,0 +1,293 @@
+//! Set-up of the GPU backend: the options, the checks against the adapter's limits, the
+//! allocation of every buffer and bind group, and the first binning, list build and forces.
+
+use super::buffers::{self, Params};
+use super::profiler::stage;
+use super::stages::Stages;
+use super::state::{self, SharedBuffers, StateSet};
+use super::{GpuBackend, GpuContext, GpuError, WORKGROUP_SIZE};
+use super::{neighbours, prefix_sum, tree};
+use crate::scene::Scene;
+use crate::setup::{PackedScene, contact_history, table_size};
+
+/// Options of [`GpuBackend::new`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GpuOptions {
+    /// Lower the work-groups per dispatch dimension below the adapter's limit (tests use this to
+    /// exercise 2-D dispatches on small scenes).
+    pub max_workgroups_per_dim: Option<u32>,
+    /// Lower the largest buffer binding below the adapter's limit, bytes (tests use this to
+    /// exercise the too-large error).
+    pub max_binding_size: Option<u64>,
+    /// The neighbour list's capacity at set-up, entries, in place of sixteen a sphere (tests
+    /// use this to exercise the list's growth).
+    pub list_capacity: Option<u32>,
+}
+
+/// Work-group counts `(x, y)` for `groups` work-groups under `max` per dimension.
+pub fn dispatch_dims(groups: u32, max: u32) -> (u32, u32) {
+    if groups <= max {
+        (groups.max(1), 1)
+    } else {
+        (max, groups.div_ceil(max))
+    }
+}
+
+/// Bind groups of every stage for one parity of the state sets.
+pub(super) struct Binds {
+    pub(super) integrate: wgpu::BindGroup,
+    pub(super) cell_keys: wgpu::BindGroup,
+    pub(super) gather: wgpu::BindGroup,
+    pub(super) collide: wgpu::BindGroup,
+    pub(super) gravity: wgpu::BindGroup,
+    pub(super) diagnostics: wgpu::BindGroup,
+}
+
+impl Binds {
+    /// The bind groups of parity `c`: state set `c` is the current one, the other the one the
+    /// gather writes.
+    pub(super) fn new(
+        device: &wgpu::Device,
+        stages: &Stages,
+        shared: &SharedBuffers,
+        state: &[StateSet; 2],
+        c: usize,
+        (list, gate): (&neighbours::GpuList, &neighbours::Gate),
+    ) -> Self {
+        let (s, o) = (&state[c], &state[1 - c]);
+        Binds {
+            integrate: stages.integrate.bind(device, shared, s),
+            cell_keys: stages.cell_keys.bind(device, shared, s),
+            gather: stages.gather.bind(device, shared, s, o, &gate.rebuild),
+            collide: stages.collide.bind(device, shared, s, list),
+            gravity: stages.gravity.bind(device, shared, s),
+            diagnostics: stages.diagnostics.bind(device, shared, s),
+        }
+    }
+}
+
+impl GpuBackend {
+    /// Sets up a checked scene on the adapter the environment selects (see [`GpuContext::new`]).
+    ///
+    /// # Errors
+    /// [`GpuError::NoAdapter`], [`GpuError::Device`], or [`GpuError::TooLarge`] (checked before
+    /// any sphere buffer is allocated).
+    pub fn new(scene: &Scene, opts: GpuOptions) -> Result<Self, GpuError> {
+        let ctx = GpuContext::new()?;
+        Self::with_context(ctx, scene, opts)
+    }
+
+    /// As [`GpuBackend::new`] on an open context.
+    pub fn with_context(
+        ctx: GpuContext,
+        scene: &Scene,
+        opts: GpuOptions,
+    ) -> Result<Self, GpuError> {
+        let n = scene.spheres.len();
+        let ts = table_size(n);
+        let history = contact_history(scene);
+        let rotation = scene.sim.rotation;
+        let rolling = scene.rolling_model();
+        // Capped by what one binding holds (neighbours::largest_entry_binding): a sparse scene
+        // of a million spheres then still fits lavapipe's 128 MiB, and the list grows if it
+        // must.
+        let entry_limit = neighbours::max_capacity(
+            buffers::binding_limit(&ctx.limits, opts.max_binding_size).0,
+            history,
+            rotation,
+            rolling,
+        );
+        let capacity = opts
+            .list_capacity
+            .unwrap_or_else(|| {
+                neighbours::initial_capacity(n as u32).min(entry_limit.min(u32::MAX as u64) as u32)
+            })
+            .max(1);
+        let tree_on = scene.sim.gravity_solver == crate::scene::GravitySolver::Tree
+            && scene.sim.g_const > 0.0
+            && n > 0;
+        buffers::check_fits(
+            &ctx,
+            n,
+            ts,
+            capacity,
+            history,
+            tree_on,
+            (rotation, rolling),
+            opts.max_binding_size,
+        )?;
+        let packed = PackedScene::new(scene);
+        let p = &packed;
+        let sp = &p.params;
+        let device = &ctx.device;
+        // Classified in f32, as the shaders compare.
+        let n_large = p.large_count(|r| r as f32);
+        let max_dim = opts
+            .max_workgroups_per_dim
+            .unwrap_or(u32::MAX)
+            .min(ctx.limits.max_compute_workgroups_per_dimension);
+        let n_groups = (n as u32).div_ceil(WORKGROUP_SIZE);
+        let dims = dispatch_dims(n_groups, max_dim);
+        // Row passes: a work-group per large sphere after the small spheres' (collide.wgsl).
+        let row_dims = dispatch_dims(
+            ((n - n_large) as u32).div_ceil(WORKGROUP_SIZE) + n_large as u32,
+            max_dim,
+        );
+        let params = Params::of_scene(p, n_large, ts, dims.0 * WORKGROUP_SIZE, row_dims.0);
+
+        // The binding limits were checked above; the device may still run out of memory as a
+        // whole, which wgpu reports as an error, not a failed allocation.
+        let oom_scope = device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let state = StateSet::upload(device, p);
+        let planes = state::wall_records(p);
+        let groups = (dims.0 * dims.1) as u64;
+        let shared = SharedBuffers::new(device, &params, &planes, ts, n_large, groups);
+        let stages = Stages::new(device);
+
+        // Prefix-sum levels of the cell-start table, scanned in place.
+        let scan = prefix_sum::levels(
+            device,
+            &stages.prefix_sum,
+            &shared.cell_start,
+            ts + 1,
+            max_dim,
+        );
+
+        let large_dims = (n_large > 0).then(|| dispatch_dims(n_large as u32, max_dim));
+        let table_dims = dispatch_dims((ts + 1).div_ceil(WORKGROUP_SIZE), max_dim);
+        let gate = neighbours::Gate::new(
+            device,
+            dims,
+            table_dims,
+            large_dims,
+            neighbours::entry_dims(capacity, max_dim),
+            &prefix_sum::level_dims(ts + 1, max_dim),
+            &prefix_sum::level_dims(n as u32 + 1, max_dim),
+        );
+        let walls = p.walls.len() as u32;
+        let list = neighbours::GpuList::new(
+            device,
+            &stages,
+            n as u32,
+            walls,
+            capacity,
+            history,
+            (rotation, rolling),
+            max_dim,
+            [
+                neighbours::list_inputs(&shared, &state[0], &gate),
+                neighbours::list_inputs(&shared, &state[1], &gate),
+            ],
+        );
+        let binds = [0, 1].map(|c| Binds::new(device, &stages, &shared, &state, c, (&list, &gate)));
+        let bind_count = stages.count.bind(device, &shared);
+        let bind_scatter = stages.scatter.bind(device, &shared);
+
+        let tree = tree_on.then(|| {
+            let inputs = [0, 1].map(|c| tree::TreeInputs {
+                pos: &state[c].pos,
+                acc: &state[c].acc,
+                a_mutual: &shared.a_mutual,
+            });
+            tree::GpuTree::new(
+                device,
+                n as u32,
+                scene.sim.theta as f32,
+                sp.g_const as f32,
+                sp.eps2 as f32,
+                max_dim,
+                &inputs,
+            )
+        });
+        if let Some(e) = pollster::block_on(oom_scope.pop()) {
+            return Err(GpuError::OutOfMemory {
+                adapter: ctx.adapter_name(),
+                need: buffers::memory_estimate(
+                    n as u64,
+                    ts as u64,
+                    capacity as u64,
+                    history,
+                    tree_on,
+                    rotation,
+                    rolling,
+                ),
+                spheres: n,
+                detail: e.to_string(),
+            });
+        }
+        let mut b = Self {
+            ctx,
+            stages,
+            n: n as u32,
+            table_size: ts,
+            dims,
+            row_dims,
+            model: sp.contact,
+            history,
+            rotation,
+            rolling,
+            g_on: sp.g_const > 0.0,
+            dt: sp.dt,
+            state,
+            shared,
+            list,
+            gate,
+            walls,
+            rebuilds: 0,
+            decide: sp.skin > 0.0,
+            max_dim,
+            counting: None,
+            dispatches: std::cell::Cell::new(0),
+            step_dispatches: 0,
+            recorded_steps: 0,
+            gated_per_step: 0,
+            rebuilds_before_count: 0,
+            bind_count,
+            bind_scatter,
+            scan,
+            binds,
+            cur: 0,
+            steps_done: 0,
+            collisions: 0,
+            radius_input: packed.radius.clone(),
+            mass_input: packed.mass.clone(),
+            profiler: None,
+            tree,
+        };
+        b.initialise()?;
+        Ok(b)
+    }
+
+    /// Set-up: bins the input, builds the list, and computes the first forces. When the list
+    /// needed more entries than it holds, it grows, and the build and the forces run again on
+    /// the same binning.
+    fn initialise(&mut self) -> Result<(), GpuError> {
+        // 2: build, and do not count it as a rebuild.
+        self.ctx
+            .queue
+            .write_buffer(&self.gate.rebuild, 0, bytemuck::bytes_of(&2u32));
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        self.record_binning(&mut enc, true);
+        self.record_forces(&mut enc, true);
+        self.ctx.queue.submit([enc.finish()]);
+        loop {
+            let status = self.take_status();
+            if status.list_needed <= self.list.capacity {
+                return Ok(());
+            }
+            self.grow_list(status.list_needed)?;
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            // No old rows: set-up carries no friction history.
+            enc.clear_buffer(&self.list.start, 0, None);
+            {
+                let mut pass = self.pass(&mut enc, "neighbours", stage::BINNING);
+                let d =
+                    self.list
+                        .record_build(&mut pass, &self.stages, self.cur, &self.gate, false);
+                self.dispatches.set(self.dispatches.get() + d);
+            }
+            self.record_forces(&mut enc, true);
+            self.ctx.queue.submit([enc.finish()]);
+        }
+    }
+}
