@@ -189,7 +189,8 @@ fn sphere_skin(skin: f32, r: f32, small_radius_max: f32) -> f32 {
 var<workgroup> wg_max: atomic<u32>;
 var<workgroup> wg_sum: atomic<u32>;
 
-// The largest `value` of the work-group's invocations, returned to each.
+// The largest `value` of the work-group's invocations, returned to each. Its accumulator is
+// not reset: once per entry point (as workgroup_sum_u32).
 fn workgroup_max_u32(value: u32) -> u32 {
     if value != 0u {
         atomicMax(&wg_max, value);

@@ -14,6 +14,11 @@
 // ((kg·m²)⁻¹); orientation quaternion x, y, z, w; angular acceleration (rad/s²) | 0.
 @group(0) @binding(9) var<storage, read_write> rot: array<vec4<f32>>;
 @group(0) @binding(10) var<storage, read> torque: array<vec4<f32>>;  // N·m, per sphere
+// The neighbour list at its last build (neighbours.wgsl: positions, sweeps) and the rebuild
+// flag, for the rebuild decision kick_drift takes (DECIDE).
+@group(0) @binding(13) var<storage, read> x_build: array<vec4<f32>>;
+@group(0) @binding(14) var<storage, read> sweep: array<f32>;
+@group(0) @binding(15) var<storage, read_write> rebuild: atomic<u32>;  // 0 keep, 1 rebuild
 
 // physics::rotation::drift_orientation
 fn drift_orientation(q: vec4<f32>, omega: vec3<f32>, dt: f32) -> vec4<f32> {
@@ -35,8 +40,26 @@ fn publish_speed(lid: u32, speed2_bits: u32) {
     }
 }
 
+// cpu::neighbours::needs_rebuild for sphere i after its drift, at p with velocity v (positions
+// and sweeps in the order of the last build, which no step has re-sorted since).
+fn needs_rebuild(i: u32, p: vec3<f32>, v: vec3<f32>) -> bool {
+    let d = p - x_build[i].xyz;
+    let s = sweep[i];
+    var moved = dot3(d, d) > s * s;
+    if params.model == MODEL_IMPULSE {
+        // The step's own travel counts too.
+        moved = sqrt(dot3(d, d)) + sqrt(dot3(v, v)) * params.dt > s;
+    }
+    return moved;
+}
+
+// Whether kick_drift also takes the neighbour list's rebuild decision (a scene with a skin;
+// without one, or at set-up, gate_dispatches rebuilds on its own).
+override DECIDE: bool = false;
+
 // Mirrors cpu::integrate::kick_drift: v += a dt/2, x += v dt; records the largest small-sphere
-// speed² for the grid.
+// speed² for the grid; with DECIDE raises the rebuild flag when the sphere has moved past its
+// sweep (one flag write per work-group).
 @compute @workgroup_size(WG)
 fn kick_drift(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -45,13 +68,17 @@ fn kick_drift(
     // No early return: the whole work-group meets in publish_speed.
     let i = linear_index(gid, params.dispatch_x);
     var speed2 = 0u;
+    var moved = false;
     if i < params.n {
         let v4 = vel[i];
+        var p = pos[i].xyz;
+        var v = v4.xyz;
         if v4.w != 0.0 {
             let p4 = pos[i];
-            let v = v4.xyz + acc[i].xyz * (params.dt * 0.5);
+            v = v4.xyz + acc[i].xyz * (params.dt * 0.5);
+            p = p4.xyz + v * params.dt;
             vel[i] = vec4<f32>(v, v4.w);
-            pos[i] = vec4<f32>(p4.xyz + v * params.dt, p4.w);
+            pos[i] = vec4<f32>(p, p4.w);
             if p4.w <= params.small_radius_max {
                 speed2 = bitcast<u32>(v.x * v.x + v.y * v.y + v.z * v.z);
             }
@@ -63,8 +90,18 @@ fn kick_drift(
             rot[3u * i] = vec4<f32>(w, w4.w);
             rot[3u * i + 1u] = drift_orientation(rot[3u * i + 1u], w, params.dt);
         }
+        if DECIDE {
+            moved = needs_rebuild(i, p, v);
+        }
     }
     publish_speed(lid, speed2);
+    if DECIDE {
+        // The sum, not the max: publish_speed used the work-group's max accumulator.
+        let any = workgroup_sum_u32(u32(moved));
+        if lid == 0u && any != 0u {
+            atomicStore(&rebuild, 1u);
+        }
+    }
 }
 
 // Records the largest small-sphere speed² without moving anything (set-up: the CPU computes the

@@ -2,8 +2,9 @@
 // src/cpu/neighbours.rs (docs/physics.md, "Neighbour list with a skin").
 //
 // Every step, after the drift:
-// - `needs_rebuild` (cpu::neighbours::needs_rebuild): raises the rebuild flag when some sphere
-//   has moved more than its sweep since the last build (always for impulses or a zero skin);
+// - `needs_rebuild` (cpu::neighbours::needs_rebuild; run inside integrate.wgsl's kick_drift,
+//   override DECIDE, to save a pass over the spheres): raises the rebuild flag when some sphere
+//   has moved more than its sweep since the last build (a zero skin rebuilds every step);
 // - `gate_dispatches` (one thread): turns the flag into the work-group counts of every
 //   dispatch of the binning and the build (zero when there is no rebuild), which the host
 //   records as indirect dispatches, and counts the step and the rebuild.
@@ -80,33 +81,7 @@ fn sweeps(@builtin(global_invocation_id) gid: vec3<u32>) {
     x_build[i] = pos[i];
 }
 
-// cpu::neighbours::needs_rebuild, one sphere each, with a skin (positions and sweeps in the
-// order of the last build, which no step has re-sorted since).
-@compute @workgroup_size(WG)
-fn needs_rebuild(
-    @builtin(global_invocation_id) gid: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    let i = linear_index(gid, params.dispatch_x);
-    var moved = false;
-    if i < params.n {
-        let d = pos[i].xyz - x_build[i].xyz;
-        let s = sweep[i];
-        moved = dot3(d, d) > s * s;
-        if params.model == MODEL_IMPULSE {
-            // The step's own travel counts too.
-            let v = vel[i].xyz;
-            moved = sqrt(dot3(d, d)) + sqrt(dot3(v, v)) * params.dt > s;
-        }
-    }
-    // One flag write per work-group.
-    let any = workgroup_max_u32(u32(moved));
-    if lid == 0u && any != 0u {
-        atomicStore(&rebuild, 1u);
-    }
-}
-
-// One thread, after needs_rebuild: the indirect work-group counts of the gated dispatches
+// One thread, after kick_drift's rebuild decision (integrate.wgsl's needs_rebuild): the indirect work-group counts of the gated dispatches
 // (those of `full_dims` with a rebuild, none without),
 // the step count, the rebuild count (set-up's not counted), and with a rebuild the binning
 // grid's cell edge.

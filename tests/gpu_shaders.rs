@@ -41,10 +41,7 @@ fn stages_declare_the_entry_points_the_driver_uses() {
                 "sum_impulses",
             ],
         ),
-        (
-            "neighbours",
-            &["needs_rebuild", "gate_dispatches", "list_count", "relink"],
-        ),
+        ("neighbours", &["gate_dispatches", "list_count", "relink"]),
         ("gravity", &["gravity"]),
     ];
     for (name, entries) in expect {

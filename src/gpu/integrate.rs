@@ -3,6 +3,7 @@
 //! `shaders/check.wgsl` (one module); CPU twin `src/cpu/integrate.rs` and the end of
 //! `CpuBackend::step`.
 
+use super::neighbours::{Gate, GpuList};
 use super::pipelines::Module;
 use super::stages::module;
 use super::state::{SharedBuffers, StateSet};
@@ -15,6 +16,9 @@ pub struct Integrate {
     pub measure_speed: wgpu::ComputePipeline,
     /// First half kick and drift.
     pub kick_drift: wgpu::ComputePipeline,
+    /// First half kick and drift, and the neighbour list's rebuild decision (override
+    /// `DECIDE`, `needs_rebuild`).
+    pub kick_drift_decide: wgpu::ComputePipeline,
     /// An impulse round's collisions tallied, then its `x += dx`, `v += dv` and its energy
     /// booked as dissipated.
     pub apply_contacts: wgpu::ComputePipeline,
@@ -56,6 +60,7 @@ impl Integrate {
         Self {
             measure_speed: p("measure_speed"),
             kick_drift: p("kick_drift"),
+            kick_drift_decide: module.pipeline(device, "kick_drift", &[("DECIDE", 1.0)]),
             apply_contacts: p("apply_contacts"),
             accelerations: p("accelerations"),
             end_of_step: [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0)].map(|(tally, apply)| {
@@ -65,12 +70,14 @@ impl Integrate {
         }
     }
 
-    /// The bind group of state set `s`.
+    /// The bind group of state set `s`, with the neighbour list's positions and sweeps at its
+    /// last build and the gate's rebuild flag (bound again when the list grows).
     pub(crate) fn bind(
         &self,
         device: &wgpu::Device,
         b: &SharedBuffers,
         s: &StateSet,
+        (list, gate): (&GpuList, &Gate),
     ) -> wgpu::BindGroup {
         self.module.bind(
             device,
@@ -88,6 +95,9 @@ impl Integrate {
                 (10, &b.torque),
                 (11, &b.contact_counts),
                 (12, &b.status),
+                (13, &list.x_build),
+                (14, &list.sweep),
+                (15, &gate.rebuild),
             ],
         )
     }

@@ -139,6 +139,9 @@ impl GpuBackend {
             let ig = &self.stages.integrate;
             let (label, first) = if init {
                 ("integrate::measure_speed", &ig.measure_speed)
+            } else if self.decide {
+                // With the list's rebuild decision (neighbours' needs_rebuild).
+                ("integrate::kick_drift", &ig.kick_drift_decide)
             } else {
                 ("integrate::kick_drift", &ig.kick_drift)
             };
@@ -147,11 +150,8 @@ impl GpuBackend {
             pass.pop_debug_group();
         }
         {
-            let mut pass = self.pass(enc, "neighbours::needs_rebuild", stage::BINNING);
-            let decide = !init && self.decide;
-            let d = self
-                .list
-                .record_decide(&mut pass, &self.stages, c, self.dims, decide);
+            let mut pass = self.pass(enc, "neighbours::gate_dispatches", stage::BINNING);
+            let d = self.list.record_decide(&mut pass, &self.stages, c);
             self.dispatches.set(self.dispatches.get() + d);
         }
         let first_gated = self.dispatches.get();

@@ -3,10 +3,10 @@
 //! `src/cpu/neighbours.rs`, whose rebuild decisions, rows, order, links and carried friction
 //! history it reproduces exactly.
 //!
-//! Every step `needs_rebuild` raises a flag on the GPU and `gate_dispatches` turns it into the
-//! work-group counts of the binning's and the build's dispatches ([`Gate`]), which the host
-//! records as indirect dispatches: a step without a rebuild costs those passes nothing, and the
-//! host never waits for the decision.
+//! Every step `needs_rebuild` (inside `kick_drift`) raises a flag on the GPU and
+//! `gate_dispatches` turns it into the work-group counts of the binning's and the build's
+//! dispatches ([`Gate`]), which the host records as indirect dispatches: a step without a
+//! rebuild costs those passes nothing, and the host never waits for the decision.
 
 use super::buffers::ListParams;
 use super::pipelines::Module;
@@ -19,8 +19,6 @@ use crate::scene::RollingModel;
 pub struct Neighbours {
     /// Module (layout and bind groups).
     pub module: Module,
-    /// Raises the rebuild flag when a sphere moved more than half the skin.
-    pub needs_rebuild: wgpu::ComputePipeline,
     /// Turns the flag into the gated dispatches' work-group counts (one invocation).
     pub gate_dispatches: wgpu::ComputePipeline,
     /// Keeps the old list's entries for the carry of per-contact state.
@@ -51,7 +49,6 @@ impl Neighbours {
         let module = module(device, "neighbours");
         let p = |entry: &str| module.pipeline(device, entry, &[]);
         Self {
-            needs_rebuild: p("needs_rebuild"),
             gate_dispatches: p("gate_dispatches"),
             keep_old_entries: p("keep_old_entries"),
             keep_old_rows: p("keep_old_rows"),
@@ -456,27 +453,15 @@ impl GpuList {
         }
     }
 
-    /// Records the rebuild decision on state set `set` (after the drift): `needs_rebuild`
-    /// unless `decide` is false (set-up, impulses or no skin: `gate_dispatches` then rebuilds
-    /// on its own), and `gate_dispatches`. Returns the dispatches recorded.
-    pub fn record_decide(
-        &self,
-        pass: &mut wgpu::ComputePass,
-        stages: &Stages,
-        set: usize,
-        sphere_dims: (u32, u32),
-        decide: bool,
-    ) -> u64 {
-        pass.push_debug_group("neighbours::needs_rebuild");
+    /// Records `gate_dispatches` on state set `set`, after the drift (whose `kick_drift` took
+    /// the rebuild decision in a scene with a skin). Returns the dispatches recorded.
+    pub fn record_decide(&self, pass: &mut wgpu::ComputePass, stages: &Stages, set: usize) -> u64 {
+        pass.push_debug_group("neighbours::gate_dispatches");
         pass.set_bind_group(0, &self.bind_decide[set], &[]);
-        if decide {
-            pass.set_pipeline(&stages.neighbours.needs_rebuild);
-            pass.dispatch_workgroups(sphere_dims.0, sphere_dims.1, 1);
-        }
         pass.set_pipeline(&stages.neighbours.gate_dispatches);
         pass.dispatch_workgroups(1, 1, 1);
         pass.pop_debug_group();
-        1 + decide as u64
+        1
     }
 
     /// Records a build from the binning of state set `set`: gated by `gate` (indirect
@@ -626,6 +611,12 @@ impl super::GpuBackend {
                 self.stages
                     .collide
                     .bind(device, &self.shared, &self.state[c], &list);
+            self.binds[c].integrate = self.stages.integrate.bind(
+                device,
+                &self.shared,
+                &self.state[c],
+                (&list, &self.gate),
+            );
         }
         self.list = list;
     }

@@ -56,7 +56,7 @@ impl Binds {
     ) -> Self {
         let (s, o) = (&state[c], &state[1 - c]);
         Binds {
-            integrate: stages.integrate.bind(device, shared, s),
+            integrate: stages.integrate.bind(device, shared, s, (list, gate)),
             cell_keys: stages.cell_keys.bind(device, shared, s),
             gather: stages.gather.bind(device, shared, s, o, &gate.rebuild),
             collide: stages.collide.bind(device, shared, s, list),
