@@ -71,10 +71,10 @@ fn kick_drift(
     var moved = false;
     if i < params.n {
         let v4 = vel[i];
-        var p = pos[i].xyz;
+        let p4 = pos[i];
+        var p = p4.xyz;
         var v = v4.xyz;
         if v4.w != 0.0 {
-            let p4 = pos[i];
             v = v4.xyz + acc[i].xyz * (params.dt * 0.5);
             p = p4.xyz + v * params.dt;
             vel[i] = vec4<f32>(v, v4.w);

@@ -62,6 +62,8 @@ struct Batch {
     steps: u64,
     /// Compute dispatches recorded.
     dispatches: u64,
+    /// Of those, the ones gated by the rebuild decision.
+    gated: u64,
     /// Timestamp queries to read back (profiling only).
     queries: u32,
     /// The current state set before the batch was recorded.
@@ -92,19 +94,19 @@ pub struct GpuBackend {
     gate: neighbours::Gate,
     walls: u32,
     rebuilds: u64,
-    // Whether a step decides on a rebuild (soft laws with a skin; otherwise every step rebuilds).
+    // Whether kick_drift decides on a rebuild (a skin; without one every step rebuilds).
     decide: bool,
     max_dim: u32,
-    // Work counters (`work`): the counting replay's buffer and pipelines, and the dispatches
-    // recorded, in all and by `step`, with the steps they were recorded for (the counters'
+    // Work counters (`work`): the counting replay's buffer and pipelines; the dispatches
+    // recorded, and of those the ones gated by the rebuild decision, in all and by `step`,
+    // with the steps they were recorded for and the rebuilds before them (the counters'
     // buffer is `shared.work`).
     counting: Option<collide::CollidePipelines>,
     dispatches: std::cell::Cell<u64>,
+    gated: std::cell::Cell<u64>,
     step_dispatches: u64,
+    step_gated: u64,
     recorded_steps: u64,
-    // Dispatches of a step that are gated by the rebuild decision, and the rebuilds before
-    // the counted steps.
-    gated_per_step: u64,
     rebuilds_before_count: u64,
     bind_count: wgpu::BindGroup,
     bind_scatter: wgpu::BindGroup,
@@ -154,7 +156,6 @@ impl GpuBackend {
             let d = self.list.record_decide(&mut pass, &self.stages, c);
             self.dispatches.set(self.dispatches.get() + d);
         }
-        let first_gated = self.dispatches.get();
         {
             let mut pass = self.pass(enc, "cell_keys + count", stage::BINNING);
             pass.push_debug_group("cell_keys");
@@ -179,6 +180,7 @@ impl GpuBackend {
                 Some((&self.gate.gated, SCANS)),
             );
             self.dispatches.set(self.dispatches.get() + scans);
+            self.gated.set(self.gated.get() + scans);
             pass.pop_debug_group();
             pass.push_debug_group("scatter");
             let scatter = &self.stages.scatter;
@@ -187,7 +189,6 @@ impl GpuBackend {
             self.dispatch_gated(&mut pass, &scatter.rank, bg, SPHERES);
             pass.pop_debug_group();
         }
-        let mut gated = self.dispatches.get() - first_gated;
         {
             // Every step: a re-sort with a rebuild, else a copy into the other set.
             let mut pass = self.pass(enc, "gather", stage::BINNING);
@@ -196,7 +197,6 @@ impl GpuBackend {
             self.dispatch_spheres(&mut pass, &self.stages.gather.gather, bg);
             pass.pop_debug_group();
         }
-        let after_gather = self.dispatches.get();
         self.cur = 1 - c;
         let mut pass = self.pass(enc, "cell_keys::bin_cells + neighbours", stage::BINNING);
         pass.push_debug_group("cell_keys::bin_cells");
@@ -212,10 +212,8 @@ impl GpuBackend {
             .list
             .record_build(&mut pass, &self.stages, self.cur, &self.gate, true);
         self.dispatches.set(self.dispatches.get() + d);
+        self.gated.set(self.gated.get() + d);
         pass.pop_debug_group();
-        drop(pass);
-        gated += self.dispatches.get() - after_gather;
-        self.gated_per_step = gated;
     }
 
     /// Stages collide (impulses: [`MATCHING_ROUNDS`] matching rounds and the final round,
@@ -314,7 +312,7 @@ impl GpuBackend {
     fn record_batch(&mut self, m: u64) -> Batch {
         let parity = self.cur;
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        let before = self.dispatches.get();
+        let (before, gated_before) = (self.dispatches.get(), self.gated.get());
         for _ in 0..m {
             self.record_binning(&mut enc, false);
             self.record_forces(&mut enc, false);
@@ -327,6 +325,7 @@ impl GpuBackend {
             commands: enc.finish(),
             steps: m,
             dispatches: self.dispatches.get() - before,
+            gated: self.gated.get() - gated_before,
             queries,
             parity,
         }
@@ -359,6 +358,7 @@ impl GpuBackend {
             let queries = batch.queries;
             self.ctx.queue.submit([batch.commands]);
             self.step_dispatches += batch.dispatches;
+            self.step_gated += batch.gated;
             self.recorded_steps += batch.steps;
             self.steps_done += batch.steps;
             left -= batch.steps;

@@ -72,5 +72,6 @@ impl GpuBackend {
         pass.set_bind_group(0, bg, &[]);
         pass.dispatch_workgroups_indirect(&self.gate.gated, neighbours::Gate::offset(k));
         self.dispatches.set(self.dispatches.get() + 1);
+        self.gated.set(self.gated.get() + 1);
     }
 }

@@ -134,6 +134,7 @@ impl super::GpuBackend {
         enc.clear_buffer(&self.shared.work, 0, None);
         self.ctx.queue.submit([enc.finish()]);
         self.step_dispatches = 0;
+        self.step_gated = 0;
         self.recorded_steps = 0;
         self.rebuilds_before_count = self.rebuilds;
     }
@@ -148,7 +149,7 @@ impl super::GpuBackend {
         let per_step = (steps > 0.0).then(|| self.step_dispatches as f64 / steps);
         // The gated dispatches run in a step that rebuilds, and are empty in one that does not.
         let rebuilt = (self.rebuilds - self.rebuilds_before_count) as f64 / steps;
-        let gated = self.gated_per_step as f64;
+        let gated = self.step_gated as f64 / steps;
         let with_work = per_step.map(|d| d - gated * (1.0 - rebuilt));
         from_words(&words, per_step, with_work)
     }
