@@ -58,6 +58,7 @@ use rayon::prelude::*;
 
 use super::CHUNK;
 use super::cell_keys::{cell_of, hash_cell};
+use super::neighbours::Rows;
 
 pub use crate::setup::{MATCHING_ROUNDS, OVERLAP_RELAXATION};
 
@@ -89,8 +90,10 @@ pub struct Ball<R: Real> {
     pub r: R,
 }
 
-/// What the contact stage sees of one sphere.
+/// What the contact stage sees of one sphere. Aligned to a cache line, which the f32 body
+/// fills: a pair reads its partner's at random, and a body across two lines cost two misses.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 pub struct Body<R: Real> {
     /// Centre at the end of the drift, m.
     pub x: R::V3,
@@ -982,6 +985,59 @@ pub fn seen_filter_bit(k: u32) -> (usize, u32) {
 /// Multiplier of [`seen_filter_bit`]: ⌊2³² / φ⌋ (Knuth, TAOCP vol. 3, §6.4).
 pub const SEEN_FILTER_MULTIPLIER: u32 = 0x9E37_79B9;
 
+/// Calls `f(bucket)` with the sorted-index range of each of the 27 neighbour buckets of `cell`,
+/// each bucket once, in [`for_each_candidate`]'s order. A bucket may also hold spheres of a cell
+/// that is not a neighbour (hash aliasing); those are more than one cell edge away, so they
+/// cannot touch within the step and the pair functions reject them. This is cheaper than
+/// checking every candidate's cell.
+#[inline(always)]
+pub(crate) fn for_each_neighbour_bucket<R: Real>(
+    cell: [i32; 3],
+    cell_start: &[u32],
+    counts: &[u32],
+    params: &CollideParams<R>,
+    mut f: impl FnMut(std::ops::Range<usize>),
+) {
+    let mut seen = [u32::MAX; 27];
+    let mut n_seen = 0;
+    // A 256-bit filter of the buckets seen: a bucket not in it is new without a search of
+    // `seen` (27 buckets would cost 351 comparisons a sphere).
+    let mut seen_bits = [0u32; 8];
+    for dz in -1..=1 {
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                let c = [cell[0] + dx, cell[1] + dy, cell[2] + dz];
+                let k = hash_cell(c, params.table_size);
+                let (word, bit) = seen_filter_bit(k);
+                if seen_bits[word] & bit != 0 && seen[..n_seen].contains(&k) {
+                    continue;
+                }
+                seen_bits[word] |= bit;
+                seen[n_seen] = k;
+                n_seen += 1;
+                let start = cell_start[k as usize] as usize;
+                f(start..start + counts[k as usize] as usize);
+            }
+        }
+    }
+}
+
+/// Calls `f(j)` for each large sphere `j` (sorted index) whose box holds `cell`, in order: the
+/// large candidates of a small sphere in `cell`.
+#[inline(always)]
+pub(crate) fn for_each_large_over<R: Real>(
+    cell: [i32; 3],
+    boxes: &[CellBox],
+    params: &CollideParams<R>,
+    mut f: impl FnMut(usize),
+) {
+    for (k, b) in boxes.iter().enumerate() {
+        if in_box(cell, b) {
+            f(params.n_small as usize + k);
+        }
+    }
+}
+
 /// Calls `f(j, other)` for every candidate partner of sorted sphere `i`: small spheres in the 27
 /// neighbour buckets of its binned cell, or, for a large sphere, in the cells of its box; large
 /// spheres (a small sphere takes a large one only when its cell lies in that one's box). Each
@@ -1003,43 +1059,16 @@ pub(crate) fn for_each_candidate<R: Real>(
     let (small, large) = bodies.split_at(n_small);
     let me = &bodies[i];
     if i < n_small {
-        // The 27 neighbour buckets, each visited once. A bucket may also hold spheres of a cell
-        // that is not a neighbour (hash aliasing); those are more than one cell edge away, so
-        // they cannot touch within the step and the pair functions reject them. This is cheaper
-        // than checking every candidate's cell.
         let cell = me.cell;
-        let mut seen = [u32::MAX; 27];
-        let mut n_seen = 0;
-        // A 256-bit filter of the buckets seen: a bucket not in it is new without a search of
-        // `seen` (27 buckets would cost 351 comparisons a sphere).
-        let mut seen_bits = [0u32; 8];
-        for dz in -1..=1 {
-            for dy in -1..=1 {
-                for dx in -1..=1 {
-                    let c = [cell[0] + dx, cell[1] + dy, cell[2] + dz];
-                    let k = hash_cell(c, params.table_size);
-                    let (word, bit) = seen_filter_bit(k);
-                    if seen_bits[word] & bit != 0 && seen[..n_seen].contains(&k) {
-                        continue;
-                    }
-                    seen_bits[word] |= bit;
-                    seen[n_seen] = k;
-                    n_seen += 1;
-                    let start = cell_start[k as usize] as usize;
-                    let end = start + counts[k as usize] as usize;
-                    for (j, other) in small[start..end].iter().enumerate() {
-                        if start + j != i {
-                            f(start + j, other);
-                        }
-                    }
+        for_each_neighbour_bucket(cell, cell_start, counts, params, |bucket| {
+            let start = bucket.start;
+            for (j, other) in small[bucket].iter().enumerate() {
+                if start + j != i {
+                    f(start + j, other);
                 }
             }
-        }
-        for (k, other) in large.iter().enumerate() {
-            if in_box(cell, &boxes[k]) {
-                f(n_small + k, other);
-            }
-        }
+        });
+        for_each_large_over(cell, boxes, params, |j| f(j, &large[j - n_small]));
     } else {
         let b = &boxes[i - n_small];
         let ncells: f64 = (0..3)
@@ -1218,23 +1247,17 @@ pub unsafe fn collide_pairs<R: Real, P: PairRecord<R>>(
     bodies: &[Body<R>],
     spin: Spins<R>,
     balls: &[Ball<R>],
-    start: &[u32],
-    partner: &[u32],
-    link: &[u32],
+    rows: &Rows<'_>,
     params: &CollideParams<R>,
     pairs: &mut [P],
     kept: &mut [ContactHistory<R>],
 ) {
     let history = !kept.is_empty();
+    // may_touch, from the compact array: most entries are apart.
+    let screen =
+        |i: usize, j: usize| in_reach(balls[i].x, balls[i].r, balls[j].x, balls[j].r, R::zero());
     let eval = |i: usize, j: usize, kept: Option<&mut ContactHistory<R>>, _: &P| {
         let me = &bodies[i];
-        // may_touch, from the compact array: most entries are apart.
-        if !in_reach(me.x, me.r, balls[j].x, balls[j].r, R::zero()) {
-            if let Some(kept) = kept {
-                *kept = ContactHistory::default();
-            }
-            return Some(P::default());
-        }
         let old = kept.as_ref().map_or(ContactHistory::default(), |k| **k);
         let other = &bodies[j];
         let p = pair_force(
@@ -1299,29 +1322,73 @@ pub unsafe fn collide_pairs<R: Real, P: PairRecord<R>>(
         };
         Some(P::new(out, moment, overlap, rolling))
     };
-    debug_assert!(!history || kept.len() == partner.len());
+    debug_assert!(!history || kept.len() == rows.partner.len());
     // SAFETY: the caller's contract.
-    unsafe { evaluate_pairs(start, partner, link, pairs, kept, &eval) }
+    unsafe {
+        evaluate_pairs(
+            rows,
+            pairs,
+            kept,
+            Some(P::default()),
+            &screen,
+            balls,
+            bodies,
+            &eval,
+        )
+    }
 }
 
-/// Evaluates every listed pair once, by its lower-id sphere (entries linked
-/// [`OWNED`](super::neighbours::OWNED)), and writes the result `f(i, j, state, current)` to the
-/// entry and to its mirror, or leaves both as they are when it is `None`. `state` is per-entry
-/// state of the owned entry (one per entry, or empty: then `f` gets `None`); `current` the
-/// entry's value now. Blocks of [`CHUNK`] spheres run in parallel.
+/// Asks the cache for `items[k]` (nothing when out of range or off x86-64): the screen of
+/// [`evaluate_pairs`] knows the partners a batch ahead of their evaluation.
+#[inline(always)]
+fn prefetch<B>(items: &[B], k: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(item) = items.get(k) {
+        // SAFETY: a prefetch is a hint; it never faults, and the address is in bounds.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                (item as *const B).cast(),
+            )
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (items, k);
+}
+
+/// Owned entries [`evaluate_pairs`] screens before it evaluates the hits.
+const SCREEN_BATCH: usize = 64;
+/// How many owned entries ahead the screen asks for a partner's [`Ball`].
+const SCREEN_AHEAD: usize = 16;
+
+/// Evaluates every listed pair once, by its lower-id sphere (the list's
+/// [`owned`](super::neighbours::NeighbourList::owned) entries), and writes the result
+/// `f(i, j, state, current)` to the entry and to its mirror, or leaves both as they are when it
+/// is `None`. `state` is per-entry state of the owned entry (one per entry, or empty: then `f`
+/// gets `None`); `current` the entry's value now. With `miss` given, a pair that fails
+/// `screen(i, j)` is not evaluated: `miss` goes to both entries and its state is reset to the
+/// default. Blocks of [`CHUNK`] spheres run in parallel.
+///
+/// The screen runs over a batch of entries first and the hits are evaluated after, so the
+/// evaluation has no branch that depends on the pair: a row mixes pairs in and out of reach at
+/// random, and a mispredicted branch per pair stalled the loop on it. While it screens, it asks
+/// the cache for the `screened[j]` of the partner [`SCREEN_AHEAD`] entries on and for the
+/// `touch[j]` the evaluation will read (either may be empty), since the partners lie at random
+/// in memory and `perf annotate` put the stalls on their loads.
 ///
 /// # Safety
-/// As [`collide_pairs`]: `link` must be what `NeighbourList::relink` made of `start` and
-/// `partner`.
-unsafe fn evaluate_pairs<T: Copy + Send, U: Send>(
-    start: &[u32],
-    partner: &[u32],
-    link: &[u32],
+/// As [`collide_pairs`]: `rows` must be what `NeighbourList::relink` made.
+#[allow(clippy::too_many_arguments)]
+unsafe fn evaluate_pairs<T: Copy + Send + Sync, U: Send + Default, S: Sync, B: Sync>(
+    rows: &Rows<'_>,
     out: &mut [T],
     state: &mut [U],
+    miss: Option<T>,
+    screen: &(impl Fn(usize, usize) -> bool + Sync),
+    screened: &[S],
+    touch: &[B],
     f: &(impl Fn(usize, usize, Option<&mut U>, &T) -> Option<T> + Sync),
 ) {
-    use super::neighbours::{OWNED, mirror};
+    use super::neighbours::mirror;
     /// `out` shared by the blocks: each entry has one writer, the pair's lower-id sphere.
     struct Shared<T>(*mut T, usize);
     // SAFETY: the blocks write disjoint entries (an owned entry and its mirror belong to one
@@ -1344,23 +1411,53 @@ unsafe fn evaluate_pairs<T: Copy + Send, U: Send>(
             unsafe { self.0.add(e).read() }
         }
     }
+    let Rows {
+        start,
+        partner,
+        link,
+        owned,
+        owned_block,
+    } = *rows;
     assert!(out.len() >= partner.len());
     let shared = Shared(out.as_mut_ptr(), out.len());
-    let n = start.len() - 1;
     super::neighbours::for_each_block(start, state, &mut [(); 0], &|b, state, _| {
         let base = start[b * CHUNK] as usize;
-        for i in b * CHUNK..((b + 1) * CHUNK).min(n) {
-            for e in start[i] as usize..start[i + 1] as usize {
-                let l = link[e];
-                if l & OWNED == 0 {
-                    continue;
+        let items = &owned[owned_block[b] as usize..owned_block[b + 1] as usize];
+        let mut hits = [0u8; SCREEN_BATCH];
+        for (c, batch) in items.chunks(SCREEN_BATCH).enumerate() {
+            let mut found = 0;
+            for (k, &[i, e]) in batch.iter().enumerate() {
+                if let Some(&[_, ahead]) = items.get(c * SCREEN_BATCH + k + SCREEN_AHEAD) {
+                    prefetch(screened, partner[ahead as usize] as usize);
                 }
+                hits[found] = k as u8;
+                let Some(miss) = miss else {
+                    found += 1;
+                    continue;
+                };
+                let e = e as usize;
+                let j = partner[e] as usize;
+                let hit = screen(i as usize, j);
+                found += hit as usize;
+                prefetch(touch, j);
+                // Every entry, hit or not: a hit's is overwritten below.
+                shared.write(e, miss);
+                if let Some(m) = mirror(link[e]) {
+                    shared.write(m, miss);
+                }
+                if !state.is_empty() && !hit {
+                    state[e - base] = U::default();
+                }
+            }
+            for &k in &hits[..found] {
+                let [i, e] = batch[k as usize];
+                let (i, e) = (i as usize, e as usize);
                 let current = shared.read(e);
                 let Some(po) = f(i, partner[e] as usize, state.get_mut(e - base), &current) else {
                     continue;
                 };
                 shared.write(e, po);
-                if let Some(m) = mirror(l) {
+                if let Some(m) = mirror(link[e]) {
                     shared.write(m, po);
                 }
             }
@@ -1421,9 +1518,7 @@ impl<R: Real> PairImpulse<R> {
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn impulse_pairs<R: Real>(
     bodies: &[Body<R>],
-    start: &[u32],
-    partner: &[u32],
-    link: &[u32],
+    rows: &Rows<'_>,
     earliest: &[Event<R>],
     moved: &[bool],
     params: &CollideParams<R>,
@@ -1461,7 +1556,18 @@ pub unsafe fn impulse_pairs<R: Real>(
         })
     };
     // SAFETY: the caller's contract.
-    unsafe { evaluate_pairs(start, partner, link, pairs, &mut [], &eval) }
+    unsafe {
+        evaluate_pairs::<_, (), (), Body<R>>(
+            rows,
+            pairs,
+            &mut [],
+            None,
+            &|_, _| true,
+            &[],
+            &[],
+            &eval,
+        )
+    }
 }
 
 /// Impulse model from the neighbour list: each sphere's earliest event and pending count, from
@@ -1648,8 +1754,12 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
                 }
                 let record = &pairs[e];
                 let (p, sign) = (record.out(), if owned { -R::one() } else { R::one() });
+                // Without branches on the pair's flags, which a row mixes unpredictably: a pair
+                // without a force stores a zero force, and ±0 added to a sum that starts at +0
+                // leaves its bits as they are (round to nearest never makes −0 from a sum), so
+                // the result is the branching sum's.
+                acc.force += p.force * sign;
                 if p.flags & PAIR_FORCE != 0 {
-                    acc.force += p.force * sign;
                     if let Some((moment, overlap)) = record.spin() {
                         let me = &bodies[i];
                         acc.torque += friction_torque(contact_arm(me.r, overlap), moment);
@@ -1658,12 +1768,11 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
                         acc.torque += if owned { rolling } else { -rolling };
                     }
                 }
-                if owned {
-                    acc.energy += p.energy;
-                    acc.power += p.power;
-                    acc.contacts += (p.flags & PAIR_CONTACT != 0) as u32;
-                    acc.collisions += (p.flags & PAIR_COLLISION != 0) as u32;
-                }
+                let own = if owned { R::one() } else { R::zero() };
+                acc.energy += p.energy * own;
+                acc.power += p.power * own;
+                acc.contacts += (p.flags & PAIR_CONTACT) * owned as u32;
+                acc.collisions += ((p.flags & PAIR_COLLISION) >> 1) * owned as u32;
             };
             *acc = sum_row(i, start, params, add);
             let me = &bodies[i];

@@ -693,9 +693,7 @@ impl<R: Real> CpuBackend<R> {
         unsafe {
             collide::impulse_pairs(
                 &self.bodies,
-                &list.start,
-                &list.partner,
-                &list.link,
+                &list.rows(),
                 earliest,
                 &self.moved,
                 params,
@@ -1224,19 +1222,10 @@ fn soft_pairs<R: Real, P: collide::PairRecord<R>>(
     contact: &mut [ContactOut<R>],
 ) {
     neighbours::resize_with_headroom(pairs, list.len(), Default::default());
+    let (rows, kept) = list.rows_and_kept();
     // SAFETY: the list's links come from `relink` (at every build and restore).
     unsafe {
-        collide::collide_pairs(
-            bodies,
-            spin,
-            balls,
-            &list.start,
-            &list.partner,
-            &list.link,
-            params,
-            pairs,
-            &mut list.kept,
-        );
+        collide::collide_pairs(bodies, spin, balls, &rows, params, pairs, kept);
     }
     collide::sum_pairs(
         bodies,

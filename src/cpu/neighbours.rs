@@ -27,7 +27,8 @@ use rayon::prelude::*;
 
 use super::CHUNK;
 use super::collide::{
-    Ball, Body, CellBox, CollideParams, ContactHistory, for_each_candidate, in_reach,
+    Ball, Body, CellBox, CollideParams, ContactHistory, for_each_candidate, for_each_large_over,
+    for_each_neighbour_bucket, in_reach,
 };
 use super::prefix_sum::prefix_sum;
 use super::scatter::gather_rows;
@@ -139,6 +140,11 @@ pub struct NeighbourList<R: Real> {
     /// Each entry's link: [`OWNED`] when its sphere has the lower id of the pair, or'd with
     /// the index of the mirror entry (the partner's entry for this sphere) or [`NO_MIRROR`].
     pub link: Vec<u32>,
+    /// The entries linked [`OWNED`], as `[sphere, entry]`, in entry order: the pairs to
+    /// evaluate, without a branch on the link per entry.
+    pub owned: Vec<[u32; 2]>,
+    /// First [`NeighbourList::owned`] item of each block of [`CHUNK`] spheres (blocks + 1).
+    pub owned_block: Vec<u32>,
     /// Input id of each entry's partner (with friction history only).
     pub partner_id: Vec<u32>,
     /// What each entry's contact keeps: ξ and δ̇⁻ (with contact history only).
@@ -156,6 +162,7 @@ pub struct NeighbourList<R: Real> {
     // block sums, and the old list's rows and history while it is carried over.
     count: Vec<u32>,
     block_rows: Vec<Vec<u32>>,
+    block_candidates: Vec<(Vec<u32>, Vec<Ball<R>>)>,
     block_sums: Vec<u32>,
     old_start: Vec<u32>,
     old_partner_id: Vec<u32>,
@@ -216,7 +223,47 @@ pub fn mirror(link: u32) -> Option<usize> {
     (m != NO_MIRROR).then_some(m as usize)
 }
 
+/// The rows of a [`NeighbourList`] that the pair passes read (its fields of the same names).
+#[derive(Clone, Copy, Debug)]
+pub struct Rows<'a> {
+    /// First entry of each sorted sphere (`n + 1`).
+    pub start: &'a [u32],
+    /// Sorted index of each entry's partner.
+    pub partner: &'a [u32],
+    /// Each entry's [`OWNED`] flag and mirror.
+    pub link: &'a [u32],
+    /// `[sphere, entry]` of each owned entry, in entry order.
+    pub owned: &'a [[u32; 2]],
+    /// First owned item of each block of [`CHUNK`] spheres.
+    pub owned_block: &'a [u32],
+}
+
 impl<R: Real> NeighbourList<R> {
+    /// The rows, for the pair passes.
+    pub fn rows(&self) -> Rows<'_> {
+        Rows {
+            start: &self.start,
+            partner: &self.partner,
+            link: &self.link,
+            owned: &self.owned,
+            owned_block: &self.owned_block,
+        }
+    }
+
+    /// The rows, and what each entry's contact keeps, to rewrite.
+    pub fn rows_and_kept(&mut self) -> (Rows<'_>, &mut [ContactHistory<R>]) {
+        (
+            Rows {
+                start: &self.start,
+                partner: &self.partner,
+                link: &self.link,
+                owned: &self.owned,
+                owned_block: &self.owned_block,
+            },
+            &mut self.kept,
+        )
+    }
+
     /// Recomputes [`NeighbourList::link`] from the rows and the spheres' input `ids` (sorted
     /// order): each pair is evaluated once, by its lower-id sphere, and written to both
     /// entries.
@@ -225,6 +272,9 @@ impl<R: Real> NeighbourList<R> {
         let n = start.len().saturating_sub(1);
         resize_with_headroom(&mut self.link, partner.len(), 0);
         if n == 0 {
+            self.owned.clear();
+            self.owned_block.clear();
+            self.owned_block.push(0);
             return;
         }
         for_each_block(start, &mut self.link, &mut [(); 0], &|b, links, _| {
@@ -239,6 +289,22 @@ impl<R: Real> NeighbourList<R> {
                 }
             }
         });
+        // One sequential pass over the links, cheap beside the search above.
+        self.owned.clear();
+        reserve_headroom(&mut self.owned, partner.len() / 2 + 1);
+        self.owned_block.clear();
+        reserve_headroom(&mut self.owned_block, n.div_ceil(CHUNK) + 1);
+        for i in 0..n {
+            if i % CHUNK == 0 {
+                self.owned_block.push(self.owned.len() as u32);
+            }
+            for e in start[i]..start[i + 1] {
+                if self.link[e as usize] & OWNED != 0 {
+                    self.owned.push([i as u32, e]);
+                }
+            }
+        }
+        self.owned_block.push(self.owned.len() as u32);
     }
 
     /// Entries in the list.
@@ -280,24 +346,74 @@ impl<R: Real> NeighbourList<R> {
         // between builds), then the rows are counted, summed and copied into place.
         let blocks = n.div_ceil(CHUNK);
         self.block_rows.resize_with(blocks, Vec::new);
+        self.block_candidates.resize_with(blocks, Default::default);
         self.count.resize(n + 1, 0);
+        let n_small = params.n_small as usize;
         self.count[..n]
             .par_chunks_mut(CHUNK)
             .zip(self.block_rows.par_iter_mut())
+            .zip(self.block_candidates.par_iter_mut())
             .enumerate()
-            .for_each(|(b, (count, rows))| {
+            .for_each(|(b, ((count, rows), (cand, reach)))| {
                 rows.clear();
-                for (k, c) in count.iter_mut().enumerate() {
+                let mut k = 0;
+                while k < count.len() {
                     let i = b * CHUNK + k;
-                    let (me, s_i) = (balls[i], sweep[i]);
-                    let before = rows.len();
-                    for_each_candidate(i, bodies, boxes, cell_start, counts, params, |j, _| {
-                        let other = balls[j];
-                        if in_reach(me.x, me.r + s_i, other.x, other.r + sweep[j], R::zero()) {
-                            rows.push(j as u32);
-                        }
+                    if i >= n_small {
+                        let (me, s_i) = (balls[i], sweep[i]);
+                        let before = rows.len();
+                        for_each_candidate(i, bodies, boxes, cell_start, counts, params, |j, _| {
+                            let other = balls[j];
+                            if in_reach(me.x, me.r + s_i, other.x, other.r + sweep[j], R::zero()) {
+                                rows.push(j as u32);
+                            }
+                        });
+                        count[k] = (rows.len() - before) as u32;
+                        k += 1;
+                        continue;
+                    }
+                    // The small spheres of one cell lie together and share their candidates:
+                    // gather those once (index, centre and radius plus sweep), then filter
+                    // them for each sphere without a branch per candidate. The rows come out
+                    // as `for_each_candidate` orders them.
+                    let cell = bodies[i].cell;
+                    let mut end = k + 1;
+                    while end < count.len()
+                        && b * CHUNK + end < n_small
+                        && bodies[b * CHUNK + end].cell == cell
+                    {
+                        end += 1;
+                    }
+                    cand.clear();
+                    reach.clear();
+                    let mut take = |j: usize| {
+                        cand.push(j as u32);
+                        reach.push(Ball {
+                            x: balls[j].x,
+                            r: balls[j].r + sweep[j],
+                        });
+                    };
+                    for_each_neighbour_bucket(cell, cell_start, counts, params, |bucket| {
+                        bucket.for_each(&mut take)
                     });
-                    *c = (rows.len() - before) as u32;
+                    for_each_large_over(cell, boxes, params, &mut take);
+                    for (kk, c) in count.iter_mut().enumerate().take(end).skip(k) {
+                        let i = b * CHUNK + kk;
+                        let (x, r) = (balls[i].x, balls[i].r + sweep[i]);
+                        rows.reserve(cand.len());
+                        let before = rows.len();
+                        let spare = rows.spare_capacity_mut();
+                        let mut m = 0;
+                        for (&j, other) in cand.iter().zip(reach.iter()) {
+                            spare[m].write(j);
+                            m += (j as usize != i && in_reach(x, r, other.x, other.r, R::zero()))
+                                as usize;
+                        }
+                        // SAFETY: the first m spare slots were written above.
+                        unsafe { rows.set_len(before + m) };
+                        *c = m as u32;
+                    }
+                    k = end;
                 }
                 // Room to grow by the next build, so that it need not allocate.
                 if rows.capacity() < 2 * rows.len() {
