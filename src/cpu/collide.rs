@@ -1227,23 +1227,18 @@ pub const PAIR_COLLISION: u32 = 2;
 pub const PAIR_FORCE: u32 = 4;
 
 /// Soft contact from the neighbour list, first half: every pair once, by its lower-id sphere
-/// (entries linked [`OWNED`](super::neighbours::OWNED)): [`pair_force`] at the end-of-drift
-/// positions into `pairs[e]` and into the mirror entry's `pairs[m]` (zero for a pair apart),
-/// so that [`sum_pairs`] reads each row in order. `balls` (centres and radii) screen the
-/// entries with [`in_reach`] (no skin) before the bodies are read; `spin` is the spheres'
-/// rotation ([`Spins::none`] without); with rolling friction a pair with a force gets its
+/// (the list's owned entries): [`pair_force`] at the end-of-drift positions into `pairs[k]`, k
+/// the pair's index ([`Rows::pair`] of both its entries; zero for a pair apart), so that
+/// [`sum_pairs`] reads each row in order. `balls` (centres and radii) screen the entries with
+/// [`in_reach`] (no skin) before the bodies are read; `spin` is the spheres' rotation
+/// ([`Spins::none`] without); with rolling friction a pair with a force gets its
 /// [`rolling_resistance`] (μ_r the smaller of the two, `1/R* = 1/r_a + 1/r_b`), whose power joins
 /// the pair's. With contact history `kept` holds what each entry's contact keeps
 /// ([`ContactHistory`]), read as last step's and overwritten with this step's (zero when apart)
-/// on the owned entries; without, it is empty. Rows: `start`,
-/// `partner`, `link` of the list.
-///
-/// # Safety
-/// `link` must be what `NeighbourList::relink` made of these `start` and `partner` rows (and
-/// the spheres' ids): the results are written through the mirror links from several threads,
-/// which is sound only when every entry is the mirror of at most one owned entry.
+/// on the owned entries; without, it is empty. `pairs` holds at least one record per owned
+/// entry.
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn collide_pairs<R: Real, P: PairRecord<R>>(
+pub fn collide_pairs<R: Real, P: PairRecord<R>>(
     bodies: &[Body<R>],
     spin: Spins<R>,
     balls: &[Ball<R>],
@@ -1323,19 +1318,16 @@ pub unsafe fn collide_pairs<R: Real, P: PairRecord<R>>(
         Some(P::new(out, moment, overlap, rolling))
     };
     debug_assert!(!history || kept.len() == rows.partner.len());
-    // SAFETY: the caller's contract.
-    unsafe {
-        evaluate_pairs(
-            rows,
-            pairs,
-            kept,
-            Some(P::default()),
-            &screen,
-            balls,
-            bodies,
-            &eval,
-        )
-    }
+    evaluate_pairs(
+        rows,
+        pairs,
+        kept,
+        Some(P::default()),
+        &screen,
+        balls,
+        bodies,
+        &eval,
+    );
 }
 
 /// Asks the cache for `items[k]` (nothing when out of range or off x86-64): the screen of
@@ -1361,24 +1353,23 @@ const SCREEN_BATCH: usize = 64;
 const SCREEN_AHEAD: usize = 16;
 
 /// Evaluates every listed pair once, by its lower-id sphere (the list's
-/// [`owned`](super::neighbours::NeighbourList::owned) entries), and writes the result
-/// `f(i, j, state, current)` to the entry and to its mirror, or leaves both as they are when it
-/// is `None`. `state` is per-entry state of the owned entry (one per entry, or empty: then `f`
-/// gets `None`); `current` the entry's value now. With `miss` given, a pair that fails
-/// `screen(i, j)` is not evaluated: `miss` goes to both entries and its state is reset to the
-/// default. Blocks of [`CHUNK`] spheres run in parallel.
+/// [`owned`](super::neighbours::NeighbourList::owned) entries), and stores the result
+/// `f(i, j, state, current)` at the pair's index k in that list, `out[k]`, or leaves it as it is
+/// when it is `None`. `state` is per-entry state of the owned entry (one per entry, or empty:
+/// then `f` gets `None`); `current` the pair's value now. With `miss` given, a pair that fails
+/// `screen(i, j)` is not evaluated: `miss` is stored and its state reset to the default. Blocks
+/// of [`CHUNK`] spheres run in parallel.
 ///
 /// The screen runs over a batch of entries first and the hits are evaluated after, so the
 /// evaluation has no branch that depends on the pair: a row mixes pairs in and out of reach at
 /// random, and a mispredicted branch per pair stalled the loop on it. While it screens, it asks
 /// the cache for the `screened[j]` of the partner [`SCREEN_AHEAD`] entries on and for the
 /// `touch[j]` the evaluation will read (either may be empty), since the partners lie at random
-/// in memory and `perf annotate` put the stalls on their loads.
-///
-/// # Safety
-/// As [`collide_pairs`]: `rows` must be what `NeighbourList::relink` made.
+/// in memory and `perf annotate` put the stalls on their loads. Results go to the pair, not to
+/// its two entries, so the stores run in order; the row sums read them through
+/// [`pair`](super::neighbours::NeighbourList::pair).
 #[allow(clippy::too_many_arguments)]
-unsafe fn evaluate_pairs<T: Copy + Send + Sync, U: Send + Default, S: Sync, B: Sync>(
+fn evaluate_pairs<T: Copy + Send + Sync, U: Send + Default, S: Sync, B: Sync>(
     rows: &Rows<'_>,
     out: &mut [T],
     state: &mut [U],
@@ -1388,43 +1379,44 @@ unsafe fn evaluate_pairs<T: Copy + Send + Sync, U: Send + Default, S: Sync, B: S
     touch: &[B],
     f: &(impl Fn(usize, usize, Option<&mut U>, &T) -> Option<T> + Sync),
 ) {
-    use super::neighbours::mirror;
-    /// `out` shared by the blocks: each entry has one writer, the pair's lower-id sphere.
+    /// `out` shared by the blocks, each of which stores the pairs it owns.
     struct Shared<T>(*mut T, usize);
-    // SAFETY: the blocks write disjoint entries (an owned entry and its mirror belong to one
-    // pair, evaluated once) and nobody reads `out` until the parallel loop has joined.
+    // SAFETY: a pair index belongs to one block (its owned entry's), and nobody reads `out`
+    // until the parallel loop has joined.
     unsafe impl<T: Send> Sync for Shared<T> {}
     impl<T> Shared<T> {
         #[inline(always)]
-        fn write(&self, e: usize, v: T) {
-            assert!(e < self.1);
-            // SAFETY: in bounds (checked) and written by this pair's evaluation only.
-            unsafe { self.0.add(e).write(v) }
+        fn write(&self, k: usize, v: T) {
+            assert!(k < self.1);
+            // SAFETY: in bounds (checked) and written by the pair's own block only.
+            unsafe { self.0.add(k).write(v) }
         }
         #[inline(always)]
-        fn read(&self, e: usize) -> T
+        fn read(&self, k: usize) -> T
         where
             T: Copy,
         {
-            assert!(e < self.1);
-            // SAFETY: in bounds (checked); only this pair's evaluation accesses the entry.
-            unsafe { self.0.add(e).read() }
+            assert!(k < self.1);
+            // SAFETY: in bounds (checked); only the pair's own block accesses it.
+            unsafe { self.0.add(k).read() }
         }
     }
     let Rows {
         start,
         partner,
-        link,
         owned,
         owned_block,
+        ..
     } = *rows;
-    assert!(out.len() >= partner.len());
+    assert!(out.len() >= owned.len());
     let shared = Shared(out.as_mut_ptr(), out.len());
     super::neighbours::for_each_block(start, state, &mut [(); 0], &|b, state, _| {
         let base = start[b * CHUNK] as usize;
-        let items = &owned[owned_block[b] as usize..owned_block[b + 1] as usize];
+        let first = owned_block[b] as usize;
+        let items = &owned[first..owned_block[b + 1] as usize];
         let mut hits = [0u8; SCREEN_BATCH];
         for (c, batch) in items.chunks(SCREEN_BATCH).enumerate() {
+            let at = first + c * SCREEN_BATCH;
             let mut found = 0;
             for (k, &[i, e]) in batch.iter().enumerate() {
                 if let Some(&[_, ahead]) = items.get(c * SCREEN_BATCH + k + SCREEN_AHEAD) {
@@ -1440,25 +1432,18 @@ unsafe fn evaluate_pairs<T: Copy + Send + Sync, U: Send + Default, S: Sync, B: S
                 let hit = screen(i as usize, j);
                 found += hit as usize;
                 prefetch(touch, j);
-                // Every entry, hit or not: a hit's is overwritten below.
-                shared.write(e, miss);
-                if let Some(m) = mirror(link[e]) {
-                    shared.write(m, miss);
-                }
+                // Every pair, hit or not: a hit's is overwritten below.
+                shared.write(at + k, miss);
                 if !state.is_empty() && !hit {
                     state[e - base] = U::default();
                 }
             }
             for &k in &hits[..found] {
                 let [i, e] = batch[k as usize];
-                let (i, e) = (i as usize, e as usize);
-                let current = shared.read(e);
-                let Some(po) = f(i, partner[e] as usize, state.get_mut(e - base), &current) else {
-                    continue;
-                };
-                shared.write(e, po);
-                if let Some(m) = mirror(link[e]) {
-                    shared.write(m, po);
+                let (i, e, k) = (i as usize, e as usize, at + k as usize);
+                let current = shared.read(k);
+                if let Some(po) = f(i, partner[e] as usize, state.get_mut(e - base), &current) {
+                    shared.write(k, po);
                 }
             }
         }
@@ -1501,7 +1486,8 @@ impl<R: Real> PairImpulse<R> {
 }
 
 /// Impulse model from the neighbour list, first half of a round: [`resolve_pair`] of every
-/// listed pair once, by its lower-id sphere, into `pairs[e]` and the mirror entry.
+/// listed pair once, by its lower-id sphere, into `pairs[k]`, k the pair's index
+/// ([`Rows::pair`]).
 ///
 /// * Binary (k = 1, an empty `earliest`): with an empty `moved` every pair is evaluated;
 ///   otherwise `pairs` must hold the binary responses from the same bodies except those with
@@ -1512,11 +1498,8 @@ impl<R: Real> PairImpulse<R> {
 ///   does not depend on them.
 ///
 /// Either way the result is bit for bit that of evaluating every pair afresh.
-///
-/// # Safety
-/// As [`collide_pairs`].
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn impulse_pairs<R: Real>(
+pub fn impulse_pairs<R: Real>(
     bodies: &[Body<R>],
     rows: &Rows<'_>,
     earliest: &[Event<R>],
@@ -1555,19 +1538,7 @@ pub unsafe fn impulse_pairs<R: Real>(
             flags: (p.contact as u32 * PAIR_CONTACT) | (p.collision as u32 * PAIR_COLLISION),
         })
     };
-    // SAFETY: the caller's contract.
-    unsafe {
-        evaluate_pairs::<_, (), (), Body<R>>(
-            rows,
-            pairs,
-            &mut [],
-            None,
-            &|_, _| true,
-            &[],
-            &[],
-            &eval,
-        )
-    }
+    evaluate_pairs::<_, (), (), Body<R>>(rows, pairs, &mut [], None, &|_, _| true, &[], &[], &eval);
 }
 
 /// Impulse model from the neighbour list: each sphere's earliest event and pending count, from
@@ -1575,13 +1546,19 @@ pub unsafe fn impulse_pairs<R: Real>(
 /// walls, into `earliest`. The choice does not depend on order.
 pub fn earliest_from_pairs<R: Real>(
     bodies: &[Body<R>],
-    start: &[u32],
-    partner: &[u32],
+    rows: &Rows<'_>,
     pairs: &[PairImpulse<R>],
     planes: &[PlaneBody<R>],
     params: &CollideParams<R>,
     earliest: &mut [Event<R>],
 ) {
+    use super::neighbours::NO_PAIR;
+    let Rows {
+        start,
+        partner,
+        pair,
+        ..
+    } = *rows;
     earliest.par_iter_mut().enumerate().for_each(|(i, ev)| {
         *ev = Event::default();
         let me = &bodies[i];
@@ -1589,7 +1566,11 @@ pub fn earliest_from_pairs<R: Real>(
             return;
         }
         for e in start[i] as usize..start[i + 1] as usize {
-            let p = &pairs[e];
+            let k = pair[e];
+            if k == NO_PAIR {
+                continue;
+            }
+            let p = &pairs[k as usize];
             if p.flags & PAIR_COLLISION != 0 {
                 ev.keep_earliest(p.tau, bodies[partner[e] as usize].id);
             }
@@ -1604,9 +1585,7 @@ pub fn earliest_from_pairs<R: Real>(
 #[allow(clippy::too_many_arguments)]
 pub fn sum_impulses<R: Real>(
     bodies: &[Body<R>],
-    start: &[u32],
-    partner: &[u32],
-    link: &[u32],
+    rows: &Rows<'_>,
     pairs: &[PairImpulse<R>],
     planes: &[PlaneBody<R>],
     earliest: &[Event<R>],
@@ -1614,7 +1593,14 @@ pub fn sum_impulses<R: Real>(
     params: &CollideParams<R>,
     out: &mut [ContactOut<R>],
 ) {
-    use super::neighbours::{OWNED, mirror};
+    use super::neighbours::{NO_PAIR, OWNED};
+    let Rows {
+        start,
+        partner,
+        link,
+        pair,
+        ..
+    } = *rows;
     out.par_iter_mut().enumerate().for_each(|(i, acc)| {
         *acc = ContactOut::default();
         let me = &bodies[i];
@@ -1632,14 +1618,14 @@ pub fn sum_impulses<R: Real>(
             R::one()
         };
         let add = |acc: &mut ContactOut<R>, e: usize| {
-            let l = link[e];
-            let owned = l & OWNED != 0;
-            if !owned && mirror(l).is_none() {
+            let k = pair[e];
+            if k == NO_PAIR {
                 return;
             }
+            let owned = link[e] & OWNED != 0;
             let j = partner[e] as usize;
             let other = &bodies[j];
-            let mut p = pairs[e].response();
+            let mut p = pairs[k as usize].response();
             if round == Round::Matching {
                 p.keep_binary(is_mutual(me, mine, other, earliest[j].partner));
             }
@@ -1732,27 +1718,29 @@ impl<R: Real> ContactOut<R> {
 pub fn sum_pairs<R: Real, P: PairRecord<R>>(
     bodies: &[Body<R>],
     spin: Spins<R>,
-    start: &[u32],
-    link: &[u32],
+    rows: &Rows<'_>,
     pairs: &[P],
     planes: &[PlaneBody<R>],
     params: &CollideParams<R>,
     out: &mut [ContactOut<R>],
     wall_kept: &mut [ContactHistory<R>],
 ) {
-    use super::neighbours::{OWNED, mirror};
+    use super::neighbours::{NO_PAIR, OWNED};
+    let Rows {
+        start, link, pair, ..
+    } = *rows;
     let np = planes.len().max(1);
     let history = !wall_kept.is_empty();
     let block = |b: usize, outs: &mut [ContactOut<R>], walls: &mut [ContactHistory<R>]| {
         for (k, acc) in outs.iter_mut().enumerate() {
             let i = b * CHUNK + k;
             let add = |acc: &mut ContactOut<R>, e: usize| {
-                let l = link[e];
-                let owned = l & OWNED != 0;
-                if !owned && mirror(l).is_none() {
+                let k = pair[e];
+                if k == NO_PAIR {
                     return;
                 }
-                let record = &pairs[e];
+                let owned = link[e] & OWNED != 0;
+                let record = &pairs[k as usize];
                 let (p, sign) = (record.out(), if owned { -R::one() } else { R::one() });
                 // Without branches on the pair's flags, which a row mixes unpredictably: a pair
                 // without a force stores a zero force, and ±0 added to a sum that starts at +0

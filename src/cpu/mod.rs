@@ -652,7 +652,11 @@ impl<R: Real> CpuBackend<R> {
             }
             return self.sum_contacts();
         }
-        neighbours::resize_with_headroom(&mut self.impulses, self.list.len(), Default::default());
+        neighbours::resize_with_headroom(
+            &mut self.impulses,
+            self.list.owned.len(),
+            Default::default(),
+        );
         let mut collisions = 0;
         let mut impulse_loss = 0.0;
         let rounds = if init { 0 } else { collide::MATCHING_ROUNDS };
@@ -689,17 +693,14 @@ impl<R: Real> CpuBackend<R> {
     fn impulse_pairs(&mut self, params: &CollideParams<R>, split: bool) {
         let list = &self.list;
         let earliest: &[Event<R>] = if split { &self.earliest } else { &[] };
-        // SAFETY: the list's links come from `relink` (at every build and restore).
-        unsafe {
-            collide::impulse_pairs(
-                &self.bodies,
-                &list.rows(),
-                earliest,
-                &self.moved,
-                params,
-                &mut self.impulses,
-            );
-        }
+        collide::impulse_pairs(
+            &self.bodies,
+            &list.rows(),
+            earliest,
+            &self.moved,
+            params,
+            &mut self.impulses,
+        );
     }
 
     /// Stage `collide`, earliest events, into `self.earliest`, from the binary responses in
@@ -707,8 +708,7 @@ impl<R: Real> CpuBackend<R> {
     fn earliest_events(&mut self, params: &CollideParams<R>) {
         collide::earliest_from_pairs(
             &self.bodies,
-            &self.list.start,
-            &self.list.partner,
+            &self.list.rows(),
             &self.impulses,
             &self.planes,
             params,
@@ -720,9 +720,7 @@ impl<R: Real> CpuBackend<R> {
     fn collide(&mut self, round: Round, params: &CollideParams<R>) {
         collide::sum_impulses(
             &self.bodies,
-            &self.list.start,
-            &self.list.partner,
-            &self.list.link,
+            &self.list.rows(),
             &self.impulses,
             &self.planes,
             &self.earliest,
@@ -1221,22 +1219,11 @@ fn soft_pairs<R: Real, P: collide::PairRecord<R>>(
     pairs: &mut Vec<P>,
     contact: &mut [ContactOut<R>],
 ) {
-    neighbours::resize_with_headroom(pairs, list.len(), Default::default());
-    let (rows, kept) = list.rows_and_kept();
-    // SAFETY: the list's links come from `relink` (at every build and restore).
-    unsafe {
-        collide::collide_pairs(bodies, spin, balls, &rows, params, pairs, kept);
-    }
+    neighbours::resize_with_headroom(pairs, list.owned.len(), Default::default());
+    let (rows, kept, wall_kept) = list.rows_and_history();
+    collide::collide_pairs(bodies, spin, balls, &rows, params, pairs, kept);
     collide::sum_pairs(
-        bodies,
-        spin,
-        &list.start,
-        &list.link,
-        pairs,
-        planes,
-        params,
-        contact,
-        &mut list.wall_kept,
+        bodies, spin, &rows, pairs, planes, params, contact, wall_kept,
     );
 }
 

@@ -141,8 +141,13 @@ pub struct NeighbourList<R: Real> {
     /// the index of the mirror entry (the partner's entry for this sphere) or [`NO_MIRROR`].
     pub link: Vec<u32>,
     /// The entries linked [`OWNED`], as `[sphere, entry]`, in entry order: the pairs to
-    /// evaluate, without a branch on the link per entry.
+    /// evaluate, without a branch on the link per entry. A pair's results are stored once, at
+    /// its index in this list.
     pub owned: Vec<[u32; 2]>,
+    /// Each entry's pair: the index in [`NeighbourList::owned`] of the pair's owned entry (its
+    /// own, or its mirror's), or [`NO_PAIR`] for an entry whose partner does not list the
+    /// sphere back.
+    pub pair: Vec<u32>,
     /// First [`NeighbourList::owned`] item of each block of [`CHUNK`] spheres (blocks + 1).
     pub owned_block: Vec<u32>,
     /// Input id of each entry's partner (with friction history only).
@@ -215,6 +220,10 @@ pub const OWNED: u32 = 0x8000_0000;
 /// pair out of reach (hash aliasing), which contributes nothing.
 pub const NO_MIRROR: u32 = 0x7fff_ffff;
 
+/// [`NeighbourList::pair`] of an entry without a pair: neither owned nor mirrored, a pair out
+/// of reach (hash aliasing), which contributes nothing.
+pub const NO_PAIR: u32 = u32::MAX;
+
 /// The mirror entry of a [`NeighbourList::link`] (the partner's entry for the sphere), or
 /// `None`.
 #[inline(always)]
@@ -236,6 +245,8 @@ pub struct Rows<'a> {
     pub owned: &'a [[u32; 2]],
     /// First owned item of each block of [`CHUNK`] spheres.
     pub owned_block: &'a [u32],
+    /// Each entry's pair (index in `owned`), or [`NO_PAIR`].
+    pub pair: &'a [u32],
 }
 
 impl<R: Real> NeighbourList<R> {
@@ -247,11 +258,16 @@ impl<R: Real> NeighbourList<R> {
             link: &self.link,
             owned: &self.owned,
             owned_block: &self.owned_block,
+            pair: &self.pair,
         }
     }
 
-    /// The rows, and what each entry's contact keeps, to rewrite.
-    pub fn rows_and_kept(&mut self) -> (Rows<'_>, &mut [ContactHistory<R>]) {
+    /// The rows, and what each entry's contact and each sphere's wall contacts keep, to
+    /// rewrite ([`NeighbourList::kept`], [`NeighbourList::wall_kept`]).
+    #[allow(clippy::type_complexity)]
+    pub fn rows_and_history(
+        &mut self,
+    ) -> (Rows<'_>, &mut [ContactHistory<R>], &mut [ContactHistory<R>]) {
         (
             Rows {
                 start: &self.start,
@@ -259,8 +275,10 @@ impl<R: Real> NeighbourList<R> {
                 link: &self.link,
                 owned: &self.owned,
                 owned_block: &self.owned_block,
+                pair: &self.pair,
             },
             &mut self.kept,
+            &mut self.wall_kept,
         )
     }
 
@@ -271,6 +289,8 @@ impl<R: Real> NeighbourList<R> {
         let (start, partner) = (&self.start, &self.partner);
         let n = start.len().saturating_sub(1);
         resize_with_headroom(&mut self.link, partner.len(), 0);
+        self.pair.clear();
+        resize_with_headroom(&mut self.pair, partner.len(), NO_PAIR);
         if n == 0 {
             self.owned.clear();
             self.owned_block.clear();
@@ -299,7 +319,13 @@ impl<R: Real> NeighbourList<R> {
                 self.owned_block.push(self.owned.len() as u32);
             }
             for e in start[i]..start[i + 1] {
-                if self.link[e as usize] & OWNED != 0 {
+                let l = self.link[e as usize];
+                if l & OWNED != 0 {
+                    let k = self.owned.len() as u32;
+                    self.pair[e as usize] = k;
+                    if let Some(m) = mirror(l) {
+                        self.pair[m] = k;
+                    }
                     self.owned.push([i as u32, e]);
                 }
             }
