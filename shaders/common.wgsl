@@ -141,18 +141,23 @@ fn cell_of(x: vec3<f32>, inv_h: f32) -> vec3<i32> {
     return vec3<i32>(floor(clamp(x * inv_h, vec3<f32>(-CELL_LIMIT), vec3<f32>(CELL_LIMIT))));
 }
 
-// Mirrors cpu::cell_keys::morton_in_block.
-fn spread2(v: i32) -> u32 {
-    let u = u32(v & 3);
-    return (u & 1u) | ((u & 2u) << 2u);
+// Mirrors cpu::cell_keys::BLOCK_BITS.
+const BLOCK_BITS: u32 = 4u;
+
+// Mirrors the spread of cpu::cell_keys::morton_in_block: bit b of the low BLOCK_BITS bits to
+// bit 3b.
+fn spread_block(v: i32) -> u32 {
+    let u = u32(v) & ((1u << BLOCK_BITS) - 1u);
+    return (u & 1u) | ((u & 2u) << 2u) | ((u & 4u) << 4u) | ((u & 8u) << 6u);
 }
 
-// Mirrors cpu::cell_keys::hash_cell (blocks of 4³ cells hashed with Teschner's primes, the
-// cell's Morton index inside its block in the low 6 bits).
+// Mirrors cpu::cell_keys::hash_cell (blocks of 16³ cells hashed with Teschner's primes, the
+// cell's Morton index inside its block in the low 3 BLOCK_BITS bits).
 fn hash_cell(c: vec3<i32>, table_size: u32) -> u32 {
-    let block = (u32(c.x >> 2u) * 73856093u) ^ (u32(c.y >> 2u) * 19349663u) ^ (u32(c.z >> 2u) * 83492791u);
-    let local = spread2(c.x) | (spread2(c.y) << 1u) | (spread2(c.z) << 2u);
-    return ((block << 6u) | local) & (table_size - 1u);
+    let block = (u32(c.x >> BLOCK_BITS) * 73856093u) ^ (u32(c.y >> BLOCK_BITS) * 19349663u)
+        ^ (u32(c.z >> BLOCK_BITS) * 83492791u);
+    let local = spread_block(c.x) | (spread_block(c.y) << 1u) | (spread_block(c.z) << 2u);
+    return ((block << (3u * BLOCK_BITS)) | local) & (table_size - 1u);
 }
 
 // real::Real::dot, with the sum written out in its order.

@@ -95,6 +95,10 @@ fn shared_constants_match_their_rust_twins() {
             Value::F32(spheresim::physics::friction::TANGENTIAL_STIFFNESS_RATIO as f32),
         ),
         (
+            "BLOCK_BITS",
+            Value::U32(spheresim::cpu::cell_keys::BLOCK_BITS),
+        ),
+        (
             "CELL_LIMIT",
             Value::F32(spheresim::cpu::cell_keys::CELL_LIMIT as f32),
         ),

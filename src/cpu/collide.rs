@@ -1735,6 +1735,10 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
         for (k, acc) in outs.iter_mut().enumerate() {
             let i = b * CHUNK + k;
             let add = |acc: &mut ContactOut<R>, e: usize| {
+                // A mirror's pair lies at random: ask for the one a few entries on.
+                if let Some(&ahead) = pair.get(e + SCREEN_AHEAD / 2) {
+                    prefetch(pairs, ahead as usize);
+                }
                 let k = pair[e];
                 if k == NO_PAIR {
                     return;
