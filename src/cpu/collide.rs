@@ -598,7 +598,13 @@ pub fn soft_contact<R: Real>(
     } else {
         k_t
     };
-    let c_t = dashpot_coefficient(zeta, k_t, inverse_mass_sum);
+    // Without friction the spring returns zero before it reads the dashpot: skip its square
+    // root and division (the frictionless soft laws' commonest case).
+    let c_t = if mu * f <= R::zero() {
+        R::zero()
+    } else {
+        dashpot_coefficient(zeta, k_t, inverse_mass_sum)
+    };
     let t = tangential_spring::<R>(kept.xi, n, v_t, k_t, k_t_old, c_t, f, mu, dt);
     Soft {
         force: f,
