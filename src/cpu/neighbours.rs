@@ -167,7 +167,8 @@ pub struct NeighbourList<R: Real> {
     // block sums, and the old list's rows and history while it is carried over.
     count: Vec<u32>,
     block_rows: Vec<Vec<u32>>,
-    block_candidates: Vec<(Vec<u32>, Vec<Ball<R>>)>,
+    block_candidates: Vec<CellCandidates<R>>,
+    swept: Vec<Ball<R>>,
     block_sums: Vec<u32>,
     old_start: Vec<u32>,
     old_partner_id: Vec<u32>,
@@ -230,6 +231,15 @@ pub const NO_PAIR: u32 = u32::MAX;
 pub fn mirror(link: u32) -> Option<usize> {
     let m = link & NO_MIRROR;
     (m != NO_MIRROR).then_some(m as usize)
+}
+
+/// One block's scratch for the list build: the candidates of one cell's spheres (sorted index,
+/// and centre with radius plus sweep) and their flags.
+#[derive(Clone, Debug, Default)]
+struct CellCandidates<R: Real> {
+    index: Vec<u32>,
+    swept: Vec<Ball<R>>,
+    hit: Vec<bool>,
 }
 
 /// The rows of a [`NeighbourList`] that the pair passes read (its fields of the same names).
@@ -373,6 +383,15 @@ impl<R: Real> NeighbourList<R> {
         let blocks = n.div_ceil(CHUNK);
         self.block_rows.resize_with(blocks, Vec::new);
         self.block_candidates.resize_with(blocks, Default::default);
+        // Each sphere's centre with its radius plus sweep, the ball the distance test uses.
+        self.swept.clear();
+        self.swept.par_extend(
+            balls
+                .par_iter()
+                .zip(sweep.par_iter())
+                .map(|(b, &s)| Ball { x: b.x, r: b.r + s }),
+        );
+        let swept = &self.swept;
         self.count.resize(n + 1, 0);
         let n_small = params.n_small as usize;
         self.count[..n]
@@ -380,7 +399,12 @@ impl<R: Real> NeighbourList<R> {
             .zip(self.block_rows.par_iter_mut())
             .zip(self.block_candidates.par_iter_mut())
             .enumerate()
-            .for_each(|(b, ((count, rows), (cand, reach)))| {
+            .for_each(|(b, ((count, rows), scratch))| {
+                let CellCandidates {
+                    index: cand,
+                    swept: reach,
+                    hit,
+                } = scratch;
                 rows.clear();
                 let mut k = 0;
                 while k < count.len() {
@@ -412,28 +436,31 @@ impl<R: Real> NeighbourList<R> {
                     }
                     cand.clear();
                     reach.clear();
-                    let mut take = |j: usize| {
-                        cand.push(j as u32);
-                        reach.push(Ball {
-                            x: balls[j].x,
-                            r: balls[j].r + sweep[j],
-                        });
-                    };
+                    // Room for far more than a cell's usual candidates, so that a build in the
+                    // step seldom allocates.
+                    reserve_headroom(cand, HEADROOM);
+                    reserve_headroom(reach, HEADROOM);
+                    // A bucket's spheres are consecutive: copied as a block.
                     for_each_neighbour_bucket(cell, cell_start, counts, params, |bucket| {
-                        bucket.for_each(&mut take)
+                        cand.extend(bucket.clone().map(|j| j as u32));
+                        reach.extend_from_slice(&swept[bucket]);
                     });
-                    for_each_large_over(cell, boxes, params, &mut take);
+                    for_each_large_over(cell, boxes, params, |j| {
+                        cand.push(j as u32);
+                        reach.push(swept[j]);
+                    });
+                    resize_with_headroom(hit, cand.len(), false);
                     for (kk, c) in count.iter_mut().enumerate().take(end).skip(k) {
                         let i = b * CHUNK + kk;
                         let (x, r) = (balls[i].x, balls[i].r + sweep[i]);
+                        R::reach_flags(x, r, reach, hit);
                         rows.reserve(cand.len());
                         let before = rows.len();
                         let spare = rows.spare_capacity_mut();
                         let mut m = 0;
-                        for (&j, other) in cand.iter().zip(reach.iter()) {
+                        for (&j, &hit) in cand.iter().zip(hit.iter()) {
                             spare[m].write(j);
-                            m += (j as usize != i && in_reach(x, r, other.x, other.r, R::zero()))
-                                as usize;
+                            m += (hit && j as usize != i) as usize;
                         }
                         // SAFETY: the first m spare slots were written above.
                         unsafe { rows.set_len(before + m) };
