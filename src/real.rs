@@ -96,7 +96,7 @@ pub trait Real:
         Self::dot(v, v)
     }
     /// Flags each of `others` (centres and radii, m) that is within reach of a sphere at `x`
-    /// (m) of radius `r` (m): `hit[c]` = [`in_reach`](crate::cpu::collide::in_reach)`(x, r,
+    /// (m) of radius `r` (m): `hit[c]` = [`in_reach`]`(x, r,
     /// others[c].x, others[c].r, 0)`, for the first `others.len()` of `hit`. The neighbour-list
     /// build's inner loop. f32 on x86-64 tests four candidates an instruction, with the same
     /// operations in the same order, so the flags are those of the scalar test.
