@@ -293,8 +293,9 @@ impl<R: Real> NeighbourList<R> {
     }
 
     /// Recomputes [`NeighbourList::link`] from the rows and the spheres' input `ids` (sorted
-    /// order): each pair is evaluated once, by its lower-id sphere, and written to both
-    /// entries.
+    /// order), and from it [`NeighbourList::owned`], [`NeighbourList::owned_block`] and
+    /// [`NeighbourList::pair`]: each pair is evaluated once, by its lower-id sphere, and its
+    /// result stored once, at its index in `owned`, which both its entries name.
     pub fn relink(&mut self, ids: &[u32]) {
         let (start, partner) = (&self.start, &self.partner);
         let n = start.len().saturating_sub(1);
