@@ -92,10 +92,8 @@ pub struct Ball<R: Real> {
     pub r: R,
 }
 
-/// What the contact stage sees of one sphere. Aligned to a cache line, which the f32 body
-/// fills: a pair reads its partner's at random, and a body across two lines cost two misses.
+/// What the contact stage sees of one sphere.
 #[derive(Clone, Copy, Debug)]
-#[repr(align(64))]
 pub struct Body<R: Real> {
     /// Centre at the end of the drift, m.
     pub x: R::V3,
@@ -600,13 +598,7 @@ pub fn soft_contact<R: Real>(
     } else {
         k_t
     };
-    // Without friction the spring returns zero before it reads the dashpot: skip its square
-    // root and division (the frictionless soft laws' commonest case).
-    let c_t = if mu * f <= R::zero() {
-        R::zero()
-    } else {
-        dashpot_coefficient(zeta, k_t, inverse_mass_sum)
-    };
+    let c_t = dashpot_coefficient(zeta, k_t, inverse_mass_sum);
     let t = tangential_spring::<R>(kept.xi, n, v_t, k_t, k_t_old, c_t, f, mu, dt);
     Soft {
         force: f,
@@ -1743,10 +1735,6 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
         for (k, acc) in outs.iter_mut().enumerate() {
             let i = b * CHUNK + k;
             let add = |acc: &mut ContactOut<R>, e: usize| {
-                // A mirror's pair lies at random: ask for the one a few entries on.
-                if let Some(&ahead) = pair.get(e + SCREEN_AHEAD / 2) {
-                    prefetch(pairs, ahead as usize);
-                }
                 let k = pair[e];
                 if k == NO_PAIR {
                     return;

@@ -259,17 +259,25 @@ pub struct Rows<'a> {
     pub pair: &'a [u32],
 }
 
+/// The [`Rows`] of a list, borrowed field by field so that the history beside them can be
+/// borrowed mutably at the same time ([`NeighbourList::rows_and_history`]).
+macro_rules! rows_of {
+    ($list:expr) => {
+        Rows {
+            start: &$list.start,
+            partner: &$list.partner,
+            link: &$list.link,
+            owned: &$list.owned,
+            owned_block: &$list.owned_block,
+            pair: &$list.pair,
+        }
+    };
+}
+
 impl<R: Real> NeighbourList<R> {
     /// The rows, for the pair passes.
     pub fn rows(&self) -> Rows<'_> {
-        Rows {
-            start: &self.start,
-            partner: &self.partner,
-            link: &self.link,
-            owned: &self.owned,
-            owned_block: &self.owned_block,
-            pair: &self.pair,
-        }
+        rows_of!(self)
     }
 
     /// The rows, and what each entry's contact and each sphere's wall contacts keep, to
@@ -278,18 +286,7 @@ impl<R: Real> NeighbourList<R> {
     pub fn rows_and_history(
         &mut self,
     ) -> (Rows<'_>, &mut [ContactHistory<R>], &mut [ContactHistory<R>]) {
-        (
-            Rows {
-                start: &self.start,
-                partner: &self.partner,
-                link: &self.link,
-                owned: &self.owned,
-                owned_block: &self.owned_block,
-                pair: &self.pair,
-            },
-            &mut self.kept,
-            &mut self.wall_kept,
-        )
+        (rows_of!(self), &mut self.kept, &mut self.wall_kept)
     }
 
     /// Recomputes [`NeighbourList::link`] from the rows and the spheres' input `ids` (sorted

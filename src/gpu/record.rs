@@ -18,6 +18,7 @@ impl GpuBackend {
         self.dispatches.set(self.dispatches.get() + 1);
     }
 
+    /// Records a per-sphere dispatch: a work-group per [`WORKGROUP_SIZE`] spheres.
     pub(super) fn dispatch_spheres(
         &self,
         pass: &mut wgpu::ComputePass,
