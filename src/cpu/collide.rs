@@ -82,7 +82,7 @@ pub fn in_reach<R: Real>(x_a: R::V3, r_a: R, x_b: R::V3, r_b: R, skin: R) -> boo
 /// A sphere's centre (m) and radius (m) alone: 16 bytes in f32, so that the loops that only
 /// test distances (the neighbour-list build, the list's contact pre-test) read a quarter of
 /// the memory a [`Body`] takes.
-/// `repr(C)`: `Real::reach_flags` loads an f32 ball as four floats x, y, z, r.
+/// `repr(C)`: `Real::reach_select` loads an f32 ball as four floats x, y, z, r.
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 pub struct Ball<R: Real> {

@@ -1,10 +1,11 @@
 //! Stage `integrate`: kick–drift–kick leapfrog (velocity Verlet), docs/physics.md §4.
-//! Twin of `shaders/integrate.wgsl` (entry points `kick_drift`, `kick`).
+//! Twin of `shaders/integrate.wgsl` (entry points `kick_drift`, `accelerations`, `end_of_step`).
 
 use crate::Real;
 use rayon::prelude::*;
 
 use super::CHUNK;
+use super::collide::ContactOut;
 
 /// First half of a step: `v += a dt/2`, then `x += v dt`, for every sphere with `inv_mass > 0`
 /// (fixed spheres never move).
@@ -45,49 +46,124 @@ pub fn kick_drift<R: Real>(
         .sqrt()
 }
 
-/// Second half of a step: `v += a dt/2` for every sphere with `inv_mass > 0`.
-pub fn kick<R: Real>(velocity: &mut [R::V3], acceleration: &[R::V3], inv_mass: &[R], dt: R) {
-    let half = dt * R::of(0.5);
-    velocity
-        .par_iter_mut()
-        .zip(acceleration.par_iter())
-        .zip(inv_mass.par_iter())
-        .for_each(|((v, &a), &w)| {
-            if w != R::zero() {
-                *v += a * half;
-            }
-        });
+/// One sphere's acceleration, m/s²: uniform field `gravity`, mutual gravity `a_mutual`, and
+/// `w × (contact force + Stokes drag)`; zero for a fixed sphere (`w = 0`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn acceleration_of<R: Real>(
+    w: R,
+    radius: R,
+    velocity: R::V3,
+    contact_force: Option<R::V3>,
+    a_mutual: Option<R::V3>,
+    gravity: R::V3,
+    drag: R,
+) -> R::V3 {
+    if w == R::zero() {
+        return R::zero3();
+    }
+    let mut f = crate::physics::drag::stokes_drag(drag, radius, velocity);
+    if let Some(fc) = contact_force {
+        f += fc;
+    }
+    let mut acc = gravity + f * w;
+    if let Some(am) = a_mutual {
+        acc += am;
+    }
+    acc
 }
 
 /// Total acceleration of each sphere, m/s²: uniform field `g`, mutual gravity `a_mutual` (may be
-/// empty when G = 0), and `inv_mass × (contact force + Stokes drag)`. Zero for fixed spheres.
+/// empty when G = 0), and `inv_mass × (contact force + Stokes drag)`, the contact force from
+/// the soft contacts' sums `contact` (empty for impulses). Zero for fixed spheres. Set-up's
+/// force sum; a step's is [`end_of_step`].
 #[allow(clippy::too_many_arguments)]
 pub fn accelerations<R: Real>(
     acceleration: &mut [R::V3],
     velocity: &[R::V3],
     radius: &[R],
     inv_mass: &[R],
-    contact_force: &[R::V3],
+    contact: &[ContactOut<R>],
     a_mutual: &[R::V3],
     gravity: R::V3,
     drag: R,
 ) {
     acceleration.par_iter_mut().enumerate().for_each(|(i, a)| {
-        let w = inv_mass[i];
-        if w == R::zero() {
-            *a = R::zero3();
-            return;
-        }
-        let mut f = crate::physics::drag::stokes_drag(drag, radius[i], velocity[i]);
-        if let Some(&fc) = contact_force.get(i) {
-            f += fc;
-        }
-        let mut acc = gravity + f * w;
-        if let Some(&am) = a_mutual.get(i) {
-            acc += am;
-        }
-        *a = acc;
+        *a = acceleration_of(
+            inv_mass[i],
+            radius[i],
+            velocity[i],
+            contact.get(i).map(|c| c.force),
+            a_mutual.get(i).copied(),
+            gravity,
+            drag,
+        );
     });
+}
+
+/// The end of a step in one pass over the spheres, the twin of the WGSL entry of the same name:
+/// each sphere's acceleration (as [`accelerations`]), the second half kick `v += a dt/2` (for
+/// `inv_mass > 0`), and the check that its position and velocity are finite. Each part touches
+/// only its own sphere, so fusing them changes no bit. Returns the lowest input id (`id`) of a
+/// sphere whose position or velocity is not finite.
+#[allow(clippy::too_many_arguments)]
+pub fn end_of_step<R: Real>(
+    acceleration: &mut [R::V3],
+    velocity: &mut [R::V3],
+    position: &[R::V3],
+    radius: &[R],
+    inv_mass: &[R],
+    contact: &[ContactOut<R>],
+    a_mutual: &[R::V3],
+    gravity: R::V3,
+    drag: R,
+    dt: R,
+    id: &[u32],
+) -> Option<u32> {
+    let half = dt * R::of(0.5);
+    acceleration
+        .par_chunks_mut(CHUNK)
+        .zip(velocity.par_chunks_mut(CHUNK))
+        .enumerate()
+        .map(|(c, (acc, vs))| {
+            let span = c * CHUNK..c * CHUNK + acc.len();
+            let (x, r, w) = (
+                &position[span.clone()],
+                &radius[span.clone()],
+                &inv_mass[span.clone()],
+            );
+            let (contact, mutual) = (contact.get(span.clone()), a_mutual.get(span.clone()));
+            let finite = |x: R::V3, v: R::V3| {
+                let (x, v) = (R::comps(x), R::comps(v));
+                x.iter().chain(&v).fold(true, |f, c| f & c.is_finite())
+            };
+            // The chunk's check without a branch per sphere; the ids only when it fails.
+            let mut all_finite = true;
+            for k in 0..acc.len() {
+                let a = acceleration_of(
+                    w[k],
+                    r[k],
+                    vs[k],
+                    contact.map(|c| c[k].force),
+                    mutual.map(|m| m[k]),
+                    gravity,
+                    drag,
+                );
+                acc[k] = a;
+                if w[k] != R::zero() {
+                    vs[k] += a * half;
+                }
+                all_finite &= finite(x[k], vs[k]);
+            }
+            if all_finite {
+                return None;
+            }
+            (0..acc.len())
+                .filter(|&k| !finite(x[k], vs[k]))
+                .map(|k| id[span.start + k])
+                .min()
+        })
+        .reduce(|| None, |a, b| a.into_iter().chain(b).min())
 }
 
 /// Rotation, first half of a step: `ω += α dt/2`, then the orientation drifts by the new ω over

@@ -234,12 +234,11 @@ pub fn mirror(link: u32) -> Option<usize> {
 }
 
 /// One block's scratch for the list build: the candidates of one cell's spheres (sorted index,
-/// and centre with radius plus sweep) and their flags.
+/// and centre with radius plus sweep).
 #[derive(Clone, Debug, Default)]
 struct CellCandidates<R: Real> {
     index: Vec<u32>,
     swept: Vec<Ball<R>>,
-    hit: Vec<bool>,
 }
 
 /// The rows of a [`NeighbourList`] that the pair passes read (its fields of the same names).
@@ -401,7 +400,6 @@ impl<R: Real> NeighbourList<R> {
                 let CellCandidates {
                     index: cand,
                     swept: reach,
-                    hit,
                 } = scratch;
                 rows.clear();
                 let mut k = 0;
@@ -447,22 +445,12 @@ impl<R: Real> NeighbourList<R> {
                         cand.push(j as u32);
                         reach.push(swept[j]);
                     });
-                    resize_with_headroom(hit, cand.len(), false);
                     for (kk, c) in count.iter_mut().enumerate().take(end).skip(k) {
                         let i = b * CHUNK + kk;
                         let (x, r) = (balls[i].x, balls[i].r + sweep[i]);
-                        R::reach_flags(x, r, reach, hit);
-                        rows.reserve(cand.len());
                         let before = rows.len();
-                        let spare = rows.spare_capacity_mut();
-                        let mut m = 0;
-                        for (&j, &hit) in cand.iter().zip(hit.iter()) {
-                            spare[m].write(j);
-                            m += (hit && j as usize != i) as usize;
-                        }
-                        // SAFETY: the first m spare slots were written above.
-                        unsafe { rows.set_len(before + m) };
-                        *c = m as u32;
+                        R::reach_select(x, r, reach, cand, i as u32, rows);
+                        *c = (rows.len() - before) as u32;
                     }
                     k = end;
                 }
