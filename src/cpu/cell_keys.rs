@@ -64,6 +64,41 @@ pub fn hash_cell(c: [i32; 3], table_size: u32) -> u32 {
     (block.wrapping_shl(3 * BLOCK_BITS) | morton_in_block(c)) & (table_size - 1)
 }
 
+/// The buckets of the 27 cells around `cell` (itself included), dz outermost, then dy, then dx,
+/// each −1, 0, 1: [`hash_cell`] of each, from three block hashes and three Morton spreads per
+/// axis instead of 27 of each. In a table of at least one block, `2^(3 BLOCK_BITS)` buckets,
+/// the 27 are distinct: two of the cells differ by at most 2 in each coordinate, so their
+/// coordinates within a block, and with them their Morton indices (the bucket's low bits),
+/// differ. `table_size` is a power of two.
+#[inline(always)]
+pub fn neighbour_buckets(cell: [i32; 3], table_size: u32) -> [u32; 27] {
+    const PRIMES: [u32; 3] = [73_856_093, 19_349_663, 83_492_791];
+    let mask = (1 << BLOCK_BITS) - 1;
+    let spread = |v: i32| {
+        let v = (v as u32) & mask;
+        (v & 1) | ((v & 2) << 2) | ((v & 4) << 4) | ((v & 8) << 6)
+    };
+    // Per axis a and offset d: the block's hash term and the Morton bits of cell[a] + d.
+    let mut parts = [[0u32; 3]; 3];
+    for (a, axis) in parts.iter_mut().enumerate() {
+        for (k, part) in axis.iter_mut().enumerate() {
+            let c = cell[a] + k as i32 - 1;
+            let block = ((c >> BLOCK_BITS) as u32).wrapping_mul(PRIMES[a]);
+            *part = block.wrapping_shl(3 * BLOCK_BITS) | (spread(c) << a);
+        }
+    }
+    // The block terms sit above the Morton bits, so XOR combines both.
+    let mut out = [0u32; 27];
+    for (z, &pz) in parts[2].iter().enumerate() {
+        for (y, &py) in parts[1].iter().enumerate() {
+            for (x, &px) in parts[0].iter().enumerate() {
+                out[9 * z + 3 * y + x] = (px ^ py ^ pz) & (table_size - 1);
+            }
+        }
+    }
+    out
+}
+
 /// Writes the bucket of every sphere into `keys`: the hashed cell of its centre, or `table_size`
 /// for a large sphere (`radius > small_radius_max`).
 pub fn cell_keys<R: Real>(
@@ -81,4 +116,49 @@ pub fn cell_keys<R: Real>(
             hash_cell(cell_of::<R>(position[i], inv_h), table_size)
         };
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cells on and around block faces, at both signs, near the coordinate limits.
+    fn cells() -> Vec<[i32; 3]> {
+        let edge = 1 << BLOCK_BITS;
+        let coords = [-edge - 1, -edge, -1, 0, 1, edge - 1, edge, 7, 1_000_003, -70_001];
+        let mut out = Vec::new();
+        for &x in &coords {
+            for &y in &coords {
+                for &z in coords.iter().rev() {
+                    out.push([x, y, z]);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn neighbour_buckets_are_the_hashes_of_the_27_cells_in_order() {
+        for table_size in [64, 4096, 1 << 20] {
+            for c in cells() {
+                let fast = neighbour_buckets(c, table_size);
+                let mut k = 0;
+                for dz in -1..=1 {
+                    for dy in -1..=1 {
+                        for dx in -1..=1 {
+                            let n = [c[0] + dx, c[1] + dy, c[2] + dz];
+                            assert_eq!(fast[k], hash_cell(n, table_size), "{n:?}, {table_size}");
+                            k += 1;
+                        }
+                    }
+                }
+                if table_size >= 1 << (3 * BLOCK_BITS) {
+                    let mut sorted = fast.to_vec();
+                    sorted.sort_unstable();
+                    sorted.dedup();
+                    assert_eq!(sorted.len(), 27, "{c:?}: two neighbours share a bucket");
+                }
+            }
+        }
+    }
 }

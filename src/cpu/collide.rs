@@ -57,7 +57,7 @@ use crate::scene::{ContactModel, Damping, RollingModel};
 use rayon::prelude::*;
 
 use super::CHUNK;
-use super::cell_keys::{cell_of, hash_cell};
+use super::cell_keys::{BLOCK_BITS, cell_of, hash_cell, neighbour_buckets};
 use super::neighbours::Rows;
 
 pub use crate::setup::{MATCHING_ROUNDS, OVERLAP_RELAXATION};
@@ -998,27 +998,30 @@ pub(crate) fn for_each_neighbour_bucket<R: Real>(
     params: &CollideParams<R>,
     mut f: impl FnMut(std::ops::Range<usize>),
 ) {
+    let buckets = neighbour_buckets(cell, params.table_size);
+    if params.table_size >= 1 << (3 * BLOCK_BITS) {
+        // At least one block of buckets: the 27 are distinct (`neighbour_buckets`).
+        for k in buckets {
+            let start = cell_start[k as usize] as usize;
+            f(start..start + counts[k as usize] as usize);
+        }
+        return;
+    }
     let mut seen = [u32::MAX; 27];
     let mut n_seen = 0;
     // A 256-bit filter of the buckets seen: a bucket not in it is new without a search of
     // `seen` (27 buckets would cost 351 comparisons a sphere).
     let mut seen_bits = [0u32; 8];
-    for dz in -1..=1 {
-        for dy in -1..=1 {
-            for dx in -1..=1 {
-                let c = [cell[0] + dx, cell[1] + dy, cell[2] + dz];
-                let k = hash_cell(c, params.table_size);
-                let (word, bit) = seen_filter_bit(k);
-                if seen_bits[word] & bit != 0 && seen[..n_seen].contains(&k) {
-                    continue;
-                }
-                seen_bits[word] |= bit;
-                seen[n_seen] = k;
-                n_seen += 1;
-                let start = cell_start[k as usize] as usize;
-                f(start..start + counts[k as usize] as usize);
-            }
+    for k in buckets {
+        let (word, bit) = seen_filter_bit(k);
+        if seen_bits[word] & bit != 0 && seen[..n_seen].contains(&k) {
+            continue;
         }
+        seen_bits[word] |= bit;
+        seen[n_seen] = k;
+        n_seen += 1;
+        let start = cell_start[k as usize] as usize;
+        f(start..start + counts[k as usize] as usize);
     }
 }
 
