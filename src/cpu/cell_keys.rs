@@ -125,7 +125,18 @@ mod tests {
     /// Cells on and around block faces, at both signs, near the coordinate limits.
     fn cells() -> Vec<[i32; 3]> {
         let edge = 1 << BLOCK_BITS;
-        let coords = [-edge - 1, -edge, -1, 0, 1, edge - 1, edge, 7, 1_000_003, -70_001];
+        let coords = [
+            -edge - 1,
+            -edge,
+            -1,
+            0,
+            1,
+            edge - 1,
+            edge,
+            7,
+            1_000_003,
+            -70_001,
+        ];
         let mut out = Vec::new();
         for &x in &coords {
             for &y in &coords {

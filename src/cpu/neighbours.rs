@@ -436,10 +436,12 @@ impl<R: Real> NeighbourList<R> {
                     // step seldom allocates.
                     reserve_headroom(cand, HEADROOM);
                     reserve_headroom(reach, HEADROOM);
-                    // A bucket's spheres are consecutive: copied as a block.
                     for_each_neighbour_bucket(cell, cell_start, counts, params, |bucket| {
-                        cand.extend(bucket.clone().map(|j| j as u32));
-                        reach.extend_from_slice(&swept[bucket]);
+                        // Two or three spheres a bucket: pushed one by one, not copied.
+                        for j in bucket {
+                            cand.push(j as u32);
+                            reach.push(swept[j]);
+                        }
                     });
                     for_each_large_over(cell, boxes, params, |j| {
                         cand.push(j as u32);
