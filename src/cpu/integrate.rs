@@ -6,12 +6,16 @@ use rayon::prelude::*;
 
 use super::CHUNK;
 use super::collide::ContactOut;
+use super::neighbours::{Decide, needs_rebuild};
 
 /// First half of a step: `v += a dt/2`, then `x += v dt`, for every sphere with `inv_mass > 0`
-/// (fixed spheres never move).
+/// (fixed spheres never move); with `decide`, the neighbour list's rebuild decision after each
+/// sphere's drift ([`needs_rebuild`], the GPU's `DECIDE`).
 ///
 /// Returns the largest speed |v| (m/s) after the kick among spheres with `radius ≤
-/// small_radius_max`: the broad phase widens its cells by it (see `cell_keys::cell_edge`).
+/// small_radius_max` (the broad phase widens its cells by it, see `cell_keys::cell_edge`), and
+/// whether some sphere has moved past its sweep (false without `decide`).
+#[allow(clippy::too_many_arguments)]
 pub fn kick_drift<R: Real>(
     position: &mut [R::V3],
     velocity: &mut [R::V3],
@@ -20,30 +24,35 @@ pub fn kick_drift<R: Real>(
     radius: &[R],
     small_radius_max: R,
     dt: R,
-) -> R {
+    decide: Option<Decide<'_, R>>,
+) -> (R, bool) {
     let half = dt * R::of(0.5);
-    position
+    let (vmax2, moved) = position
         .par_chunks_mut(CHUNK)
         .zip(velocity.par_chunks_mut(CHUNK))
         .enumerate()
         .map(|(c, (xs, vs))| {
             let base = c * CHUNK;
             let mut vmax2 = R::zero();
+            let mut moved = false;
             for k in 0..xs.len() {
                 let i = base + k;
-                if inv_mass[i] == R::zero() {
-                    continue;
+                if inv_mass[i] != R::zero() {
+                    vs[k] += acceleration[i] * half;
+                    xs[k] += vs[k] * dt;
+                    if radius[i] <= small_radius_max {
+                        vmax2 = vmax2.max(R::norm2(vs[k]));
+                    }
                 }
-                vs[k] += acceleration[i] * half;
-                xs[k] += vs[k] * dt;
-                if radius[i] <= small_radius_max {
-                    vmax2 = vmax2.max(R::norm2(vs[k]));
+                if let Some(d) = &decide {
+                    let v = d.travel.then_some(vs[k]);
+                    moved |= needs_rebuild(xs[k], d.x_build[i], v, dt, d.sweep[i]);
                 }
             }
-            vmax2
+            (vmax2, moved)
         })
-        .reduce(R::zero, |a, b| a.max(b))
-        .sqrt()
+        .reduce(|| (R::zero(), false), |a, b| (a.0.max(b.0), a.1 | b.1));
+    (vmax2.sqrt(), moved)
 }
 
 /// One sphere's acceleration, m/s²: uniform field `gravity`, mutual gravity `a_mutual`, and

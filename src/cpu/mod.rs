@@ -905,7 +905,11 @@ impl<R: Real> CpuBackend<R> {
             times[stage] += (now - clock).as_secs_f64();
             clock = now;
         };
-        let vmax = integrate::kick_drift::<R>(
+        // The impulse model's reach includes the step's travel (`neighbours::needs_rebuild`).
+        let travel = self.params.model == ContactModel::Impulse;
+        let decide = neighbours::Decide::of(&self.list, self.len(), self.params.skin, travel);
+        let always = decide.is_none();
+        let (vmax, moved) = integrate::kick_drift::<R>(
             &mut self.position,
             &mut self.velocity,
             &self.acceleration,
@@ -913,7 +917,9 @@ impl<R: Real> CpuBackend<R> {
             &self.radius,
             self.small_radius_max,
             dt,
+            decide,
         );
+        let rebuild = always || moved;
         if self.params.rotation {
             integrate::kick_drift_rotation::<R>(
                 &mut self.spin,
@@ -923,20 +929,6 @@ impl<R: Real> CpuBackend<R> {
             );
         }
         lap(0, &mut self.stage_seconds);
-        // The impulse model's reach includes the step's travel (`neighbours::needs_rebuild`).
-        let velocity: &[R::V3] = if self.params.model == ContactModel::Impulse {
-            &self.velocity
-        } else {
-            &[]
-        };
-        let rebuild = neighbours::needs_rebuild::<R>(
-            &self.position,
-            velocity,
-            dt,
-            &self.list.x_build,
-            &self.list.sweep,
-            self.params.skin,
-        );
         if rebuild {
             self.bin(vmax);
         }

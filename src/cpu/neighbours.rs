@@ -33,43 +33,54 @@ use super::collide::{
 use super::prefix_sum::prefix_sum;
 use super::scatter::gather_rows;
 
-/// Whether the list must be rebuilt before the contact stage: always when `skin` is 0,
-/// otherwise when some sphere i has moved more than its sweep σ_i (`sweep`, set at the last
-/// build) since `x_build` (same order). With `velocity` (the impulse model; empty for the soft
-/// laws) the step's own travel `|v_i| dt` counts too: `|x_i − x_build,i| + |v_i| dt > σ_i`.
+/// Whether a sphere now at `x` (m) has moved past its sweep `sweep` (σ, m, set at the last
+/// build) since `x_build` (m), which rebuilds the list before the contact stage: `|x −
+/// x_build|² > σ²`; with `velocity` (the impulse model) the step's own travel counts too:
+/// `|x − x_build| + |v| dt > σ`. [`integrate::kick_drift`](super::integrate::kick_drift) asks it
+/// of every sphere after its drift ([`Decide`]); the WGSL copy is `integrate.wgsl`'s function of
+/// the same name.
 ///
 /// Two spheres a, b out of the list were more than `r_a + r_b + σ_a + σ_b` apart at the
 /// build, so while neither exceeds its σ their gap cannot close within the step.
+#[inline(always)]
 pub fn needs_rebuild<R: Real>(
-    position: &[R::V3],
-    velocity: &[R::V3],
+    x: R::V3,
+    x_build: R::V3,
+    velocity: Option<R::V3>,
     dt: R,
-    x_build: &[R::V3],
-    sweep: &[R],
-    skin: R,
+    sweep: R,
 ) -> bool {
-    let n = position.len();
-    if skin <= R::zero() || x_build.len() != n || sweep.len() != n {
-        return true;
+    let d = x - x_build;
+    match velocity {
+        None => R::norm2(d) > sweep * sweep,
+        Some(v) => R::norm2(d).sqrt() + R::norm2(v).sqrt() * dt > sweep,
     }
-    if velocity.is_empty() {
-        return position
-            .par_chunks(CHUNK)
-            .zip(x_build.par_chunks(CHUNK))
-            .zip(sweep.par_chunks(CHUNK))
-            .any(|((xs, x0s), ss)| {
-                (xs.iter().zip(x0s).zip(ss)).any(|((&x, &x0), &s)| R::norm2(x - x0) > s * s)
-            });
-    }
-    position
-        .par_chunks(CHUNK)
-        .zip(x_build.par_chunks(CHUNK))
-        .zip(sweep.par_chunks(CHUNK))
-        .zip(velocity.par_chunks(CHUNK))
-        .any(|(((xs, x0s), ss), vs)| {
-            (xs.iter().zip(x0s).zip(ss).zip(vs))
-                .any(|(((&x, &x0), &s), &v)| R::norm2(x - x0).sqrt() + R::norm2(v).sqrt() * dt > s)
+}
+
+/// What the list's rebuild decision reads in [`kick_drift`](super::integrate::kick_drift):
+/// every sphere's position at the last build (m) and sweep (m), and whether the step's own
+/// travel counts ([`needs_rebuild`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Decide<'a, R: Real> {
+    /// Positions at the last build, m (sorted order, unchanged since).
+    pub x_build: &'a [R::V3],
+    /// Sweeps σ of the last build, m.
+    pub sweep: &'a [R],
+    /// The impulse model: `|v| dt` counts.
+    pub travel: bool,
+}
+
+impl<'a, R: Real> Decide<'a, R> {
+    /// The decision for `n` spheres from `list`, or `None` when the list must be rebuilt
+    /// whatever the spheres did: no skin (`skin` ≤ 0, a rebuild in every step), or no build
+    /// of these `n` spheres yet.
+    pub fn of(list: &'a NeighbourList<R>, n: usize, skin: R, travel: bool) -> Option<Self> {
+        (skin > R::zero() && list.x_build.len() == n && list.sweep.len() == n).then_some(Self {
+            x_build: &list.x_build,
+            sweep: &list.sweep,
+            travel,
         })
+    }
 }
 
 /// Largest factor by which a large sphere's skin exceeds the scene's ([`sphere_skin`]).
