@@ -315,15 +315,22 @@ impl<R: Real> NeighbourList<R> {
             self.owned_block.push(0);
             return;
         }
+        // The owned entries search their partner's row for their mirror; the other entries
+        // learn theirs below from the owned one (rows hold a partner at most once, so the two
+        // entries of a pair find each other or neither has a mirror).
         for_each_block(start, &mut self.link, &mut [(); 0], &|b, links, _| {
             let base = start[b * CHUNK] as usize;
             for i in b * CHUNK..((b + 1) * CHUNK).min(n) {
                 for e in start[i] as usize..start[i + 1] as usize {
                     let j = partner[e] as usize;
-                    let m = (start[j] as usize..start[j + 1] as usize)
-                        .find(|&m| partner[m] as usize == i)
-                        .map_or(NO_MIRROR, |m| m as u32);
-                    links[e - base] = if ids[i] < ids[j] { OWNED | m } else { m };
+                    links[e - base] = if ids[i] < ids[j] {
+                        let m = (start[j] as usize..start[j + 1] as usize)
+                            .find(|&m| partner[m] as usize == i)
+                            .map_or(NO_MIRROR, |m| m as u32);
+                        OWNED | m
+                    } else {
+                        NO_MIRROR
+                    };
                 }
             }
         });
@@ -343,6 +350,7 @@ impl<R: Real> NeighbourList<R> {
                     self.pair[e as usize] = k;
                     if let Some(m) = mirror(l) {
                         self.pair[m] = k;
+                        self.link[m] = e;
                     }
                     self.owned.push([i as u32, e]);
                 }
