@@ -12,7 +12,8 @@
 # For each core count (1, then N = nproc or --threads) it runs LIGGGHTS once per skin and
 # repeat and keeps the fastest run without "dangerous" neighbour-list builds (a skin below
 # 2 x 15 m/s x dt = 7.8 mm gives them: an atom moves more than half the skin in one step), and
-# spheresim once per skin (--skin) and repeat and keeps the fastest. Timings:
+# spheresim once per skin (--skin) and repeat and keeps the fastest; each LIGGGHTS run is
+# followed by the spheresim run of the same skin, so that both see the machine alike. Timings:
 # LIGGGHTS' "Loop time of X on N procs for 64 steps", spheresim's stepping time (the "ran 64
 # steps of ... in X s" of its summary, read at full precision from --stats-json wall_seconds).
 # Neither includes reading the input or setting up. Files and logs go to target/bench-block/
@@ -29,7 +30,7 @@ repeats=3
 precision="f32"
 threads="$(nproc)"
 
-usage() { sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --size) size="$2"; shift 2 ;;
@@ -152,8 +153,11 @@ results=()
 
 for cores in "${cores_list[@]}"; do
     best_l="" best_skin="" best_llog=""
-    for skin in "${skin_list[@]}"; do
-        for ((r = 1; r <= repeats; r++)); do
+    best_s="" best_sskin="" best_slog="" best_json=""
+    # Interleaved, one LIGGGHTS run and one spheresim run at a time, so that a slow spell of
+    # the machine falls on both programs alike.
+    for ((r = 1; r <= repeats; r++)); do
+        for skin in "${skin_list[@]}"; do
             log="$work/liggghts_np${cores}_skin${skin}_r${r}.log"
             t="$(run_liggghts "$cores" "$skin" "$log")"
             builds="$(sed -n 's/^Neighbor list builds = //p' "$log" | head -1)"
@@ -162,17 +166,9 @@ for cores in "${cores_list[@]}"; do
             [[ "${dangerous:-0}" != 0 ]] && note=", dangerous builds $dangerous: not counted"
             printf 'LIGGGHTS  %2d proc(s)  skin %-6s repeat %d: loop %10.4f s  (neighbour builds %s%s)\n' \
                 "$cores" "$skin" "$r" "$t" "${builds:-?}" "$note"
-            [[ -n "$note" ]] && continue
-            if [[ -z "$best_l" ]] || is_less "$t" "$best_l"; then best_l="$t"; best_skin="$skin"; best_llog="$log"; fi
-        done
-    done
-    if [[ -z "$best_l" ]]; then
-        echo "error: every LIGGGHTS run on $cores proc(s) had dangerous neighbour builds; use larger --skins" >&2
-        exit 1
-    fi
-    best_s="" best_sskin="" best_slog="" best_json=""
-    for skin in "${skin_list[@]}"; do
-        for ((r = 1; r <= repeats; r++)); do
+            if [[ -z "$note" ]] && { [[ -z "$best_l" ]] || is_less "$t" "$best_l"; }; then
+                best_l="$t"; best_skin="$skin"; best_llog="$log"
+            fi
             log="$work/spheresim_t${cores}_skin${skin}_r${r}.log"
             json="$work/spheresim_t${cores}_skin${skin}_r${r}.json"
             t="$(run_spheresim "$cores" "$skin" "$log" "$json")"
@@ -184,6 +180,10 @@ for cores in "${cores_list[@]}"; do
             fi
         done
     done
+    if [[ -z "$best_l" ]]; then
+        echo "error: every LIGGGHTS run on $cores proc(s) had dangerous neighbour builds; use larger --skins" >&2
+        exit 1
+    fi
     results+=("$cores $best_l $best_skin $best_llog $best_s $best_sskin $best_slog $best_json")
     echo
 done
