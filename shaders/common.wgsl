@@ -144,7 +144,7 @@ fn cell_of(x: vec3<f32>, inv_h: f32) -> vec3<i32> {
 // Mirrors cpu::cell_keys::BLOCK_BITS.
 const BLOCK_BITS: u32 = 4u;
 
-// Mirrors the spread of cpu::cell_keys::morton_in_block: bit b of the low BLOCK_BITS bits to
+// Mirrors the spread in cpu::cell_keys::axis_part: bit b of the low BLOCK_BITS bits to
 // bit 3b.
 fn spread_block(v: i32) -> u32 {
     let u = u32(v) & ((1u << BLOCK_BITS) - 1u);

@@ -40,28 +40,28 @@ pub fn cell_of<R: Real>(x: R::V3, inv_h: R) -> [i32; 3] {
 /// Larger blocks leave fewer bits to hash the blocks with, so an elongated scene aliases more.
 pub const BLOCK_BITS: u32 = 4;
 
-/// Morton (bit-interleaved) index of a cell within its block, `0..2^(3 BLOCK_BITS)`: the low
-/// [`BLOCK_BITS`] bits of each coordinate, x in the lowest bit of each triple.
+/// The block hash's primes, one per axis: Teschner et al., "Optimized Spatial Hashing for
+/// Collision Detection of Deformable Objects" (VMV 2003).
+const BLOCK_PRIMES: [u32; 3] = [73_856_093, 19_349_663, 83_492_791];
+
+/// Axis `a`'s share of a cell's bucket for coordinate `c`: its block's hash term, shifted above
+/// the Morton bits, and the low [`BLOCK_BITS`] bits of `c` spread to every third bit from bit
+/// `a` (a Morton, bit-interleaved, index within the block, x lowest). The bucket is the XOR of
+/// the three shares: the hash terms sit above the Morton bits, so XOR joins both.
 #[inline(always)]
-fn morton_in_block(c: [i32; 3]) -> u32 {
-    // Moves bit b of a 4-bit value to bit 3b.
-    let spread = |v: i32| {
-        let v = (v as u32) & ((1 << BLOCK_BITS) - 1);
-        (v & 1) | ((v & 2) << 2) | ((v & 4) << 4) | ((v & 8) << 6)
-    };
-    spread(c[0]) | (spread(c[1]) << 1) | (spread(c[2]) << 2)
+fn axis_part(c: i32, a: usize) -> u32 {
+    let block = ((c >> BLOCK_BITS) as u32).wrapping_mul(BLOCK_PRIMES[a]);
+    let v = (c as u32) & ((1 << BLOCK_BITS) - 1);
+    let spread = (v & 1) | ((v & 2) << 2) | ((v & 4) << 4) | ((v & 8) << 6);
+    block.wrapping_shl(3 * BLOCK_BITS) | (spread << a)
 }
 
 /// Hash bucket of a cell: the block `c >> BLOCK_BITS` hashed with the primes of Teschner et
-/// al., "Optimized Spatial Hashing for Collision Detection of Deformable Objects" (VMV 2003),
-/// times `2^(3 BLOCK_BITS)`, plus the cell's Morton index in the block. `table_size` is a power
-/// of two.
+/// al. (VMV 2003), times `2^(3 BLOCK_BITS)`, plus the cell's Morton index in the block.
+/// `table_size` is a power of two.
 #[inline(always)]
 pub fn hash_cell(c: [i32; 3], table_size: u32) -> u32 {
-    let block = ((c[0] >> BLOCK_BITS) as u32).wrapping_mul(73_856_093)
-        ^ ((c[1] >> BLOCK_BITS) as u32).wrapping_mul(19_349_663)
-        ^ ((c[2] >> BLOCK_BITS) as u32).wrapping_mul(83_492_791);
-    (block.wrapping_shl(3 * BLOCK_BITS) | morton_in_block(c)) & (table_size - 1)
+    (axis_part(c[0], 0) ^ axis_part(c[1], 1) ^ axis_part(c[2], 2)) & (table_size - 1)
 }
 
 /// The buckets of the 27 cells around `cell` (itself included), dz outermost, then dy, then dx,
@@ -72,22 +72,13 @@ pub fn hash_cell(c: [i32; 3], table_size: u32) -> u32 {
 /// differ. `table_size` is a power of two.
 #[inline(always)]
 pub fn neighbour_buckets(cell: [i32; 3], table_size: u32) -> [u32; 27] {
-    const PRIMES: [u32; 3] = [73_856_093, 19_349_663, 83_492_791];
-    let mask = (1 << BLOCK_BITS) - 1;
-    let spread = |v: i32| {
-        let v = (v as u32) & mask;
-        (v & 1) | ((v & 2) << 2) | ((v & 4) << 4) | ((v & 8) << 6)
-    };
-    // Per axis a and offset d: the block's hash term and the Morton bits of cell[a] + d.
+    // Per axis a and offset d: the share of cell[a] + d.
     let mut parts = [[0u32; 3]; 3];
     for (a, axis) in parts.iter_mut().enumerate() {
         for (k, part) in axis.iter_mut().enumerate() {
-            let c = cell[a] + k as i32 - 1;
-            let block = ((c >> BLOCK_BITS) as u32).wrapping_mul(PRIMES[a]);
-            *part = block.wrapping_shl(3 * BLOCK_BITS) | (spread(c) << a);
+            *part = axis_part(cell[a] + k as i32 - 1, a);
         }
     }
-    // The block terms sit above the Morton bits, so XOR combines both.
     let mut out = [0u32; 27];
     for (z, &pz) in parts[2].iter().enumerate() {
         for (y, &py) in parts[1].iter().enumerate() {

@@ -106,6 +106,12 @@ struct Params<R: Real> {
     rolling_model: RollingModel,
 }
 
+/// The contact sums whose forces enter the accelerations: the soft laws' (`contact`); none for
+/// impulses, which change velocities directly.
+fn soft_contacts<R: Real>(model: ContactModel, contact: &[ContactOut<R>]) -> &[ContactOut<R>] {
+    if model.is_soft() { contact } else { &[] }
+}
+
 /// The CPU reference backend in precision `R` (`f32` or `f64`).
 pub struct CpuBackend<R: Real> {
     params: Params<R>,
@@ -848,11 +854,7 @@ impl<R: Real> CpuBackend<R> {
             &self.velocity,
             &self.radius,
             &self.inv_mass,
-            if self.params.model.is_soft() {
-                &self.contact
-            } else {
-                &[]
-            },
+            soft_contacts(self.params.model, &self.contact),
             &self.a_mutual,
             self.params.gravity,
             self.params.drag,
@@ -944,11 +946,7 @@ impl<R: Real> CpuBackend<R> {
         self.mutual_gravity();
         lap(3, &mut self.stage_seconds);
         // Accelerations, the second half kick and the check of x and v in one pass.
-        let contact = if self.params.model.is_soft() {
-            &self.contact[..]
-        } else {
-            &[]
-        };
+        let contact = soft_contacts(self.params.model, &self.contact);
         let mut bad = integrate::end_of_step::<R>(
             &mut self.acceleration,
             &mut self.velocity,
