@@ -37,16 +37,19 @@ pub fn kick_drift<R: Real>(
             let mut moved = false;
             for k in 0..xs.len() {
                 let i = base + k;
+                // In locals, stored once: re-reading a vector just stored in two parts
+                // (8 + 4 bytes) missed the store forwarding and stalled every sphere.
+                let (mut x, mut v) = (xs[k], vs[k]);
                 if inv_mass[i] != R::zero() {
-                    vs[k] += acceleration[i] * half;
-                    xs[k] += vs[k] * dt;
+                    v += acceleration[i] * half;
+                    x += v * dt;
+                    (xs[k], vs[k]) = (x, v);
                     if radius[i] <= small_radius_max {
-                        vmax2 = vmax2.max(R::norm2(vs[k]));
+                        vmax2 = vmax2.max(R::norm2(v));
                     }
                 }
                 if let Some(d) = &decide {
-                    let v = d.travel.then_some(vs[k]);
-                    moved |= needs_rebuild(xs[k], d.x_build[i], v, dt, d.sweep[i]);
+                    moved |= needs_rebuild(x, d.x_build[i], d.travel.then_some(v), dt, d.sweep[i]);
                 }
             }
             (vmax2, moved)
@@ -159,10 +162,13 @@ pub fn end_of_step<R: Real>(
                     drag,
                 );
                 acc[k] = a;
+                // v in a local, as in kick_drift: no re-read of a split store.
+                let mut v = vs[k];
                 if w[k] != R::zero() {
-                    vs[k] += a * half;
+                    v += a * half;
+                    vs[k] = v;
                 }
-                all_finite &= finite(x[k], vs[k]);
+                all_finite &= finite(x[k], v);
             }
             if all_finite {
                 return None;
