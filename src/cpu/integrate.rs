@@ -195,8 +195,10 @@ pub fn kick_drift_rotation<R: Real>(
         .zip(orientation.par_iter_mut())
         .zip(angular_acceleration.par_iter())
         .for_each(|((w, q), &alpha)| {
-            *w += alpha * half;
-            *q = crate::physics::rotation::drift_orientation::<R>(*q, *w, dt);
+            // The kicked ω from a register, not re-read from its split store (kick_drift).
+            let omega = *w + alpha * half;
+            *w = omega;
+            *q = crate::physics::rotation::drift_orientation::<R>(*q, omega, dt);
         });
 }
 
