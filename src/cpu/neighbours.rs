@@ -475,14 +475,20 @@ impl<R: Real> NeighbourList<R> {
                     }
                     k = end;
                 }
-                // Room to grow by the next build, so that it need not allocate.
-                if rows.capacity() < 2 * rows.len() {
+                // Room to grow by the next builds, so that they need not allocate: twice the
+                // rows, renewed once they have used a third of it (renewing whenever the rows
+                // outgrew half of it reallocated a growing list every few builds).
+                if 2 * rows.capacity() < 3 * rows.len() {
                     rows.reserve_exact(rows.len() + HEADROOM);
                 }
             });
         self.count[n] = 0;
         std::mem::swap(&mut self.start, &mut self.old_start);
         self.start.resize(n + 1, 0);
+        // The next build's rows go into the other buffer: sized now, at set-up's build, not in
+        // the step of the first rebuild.
+        self.old_start
+            .reserve((n + 1).saturating_sub(self.old_start.len()));
         let total = prefix_sum(&self.count, &mut self.start, &mut self.block_sums) as usize;
         assert!(
             total < NO_MIRROR as usize,

@@ -97,6 +97,9 @@ pub struct GpuBackend {
     // Whether kick_drift decides on a rebuild (a skin; without one every step rebuilds).
     decide: bool,
     max_dim: u32,
+    // The binding limit the options lowered (`GpuOptions::max_binding_size`), for the list's
+    // growth and restore as for set-up.
+    binding_lowered: Option<u64>,
     // Work counters (`work`): the counting replay's buffer and pipelines; the dispatches
     // recorded, and of those the ones gated by the rebuild decision, in all and by `step`,
     // with the steps they were recorded for and the rebuilds before them (the counters'

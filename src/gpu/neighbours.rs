@@ -553,14 +553,16 @@ pub(super) fn list_inputs<'a>(
 // The list's growth, on the backend: a rebuild that needs more entries than the list holds
 // replaces it by a larger one with the same contents.
 impl super::GpuBackend {
-    /// Replaces the list by one with room for `needed` entries and more (twice, and 1024), with
-    /// the same contents, and binds it.
+    /// Replaces the list by one with room for `needed` entries and more (twice, and 1024, as far
+    /// as the binding limit, lowered by `GpuOptions::max_binding_size`, allows), with the same
+    /// contents, and binds it; keeps the list when that is no more than it holds.
     ///
     /// # Errors
     /// [`super::GpuError::TooLarge`] when a per-entry buffer would exceed the adapter's binding
     /// limit.
     pub(super) fn grow_list(&mut self, needed: u32) -> Result<(), super::GpuError> {
-        let (limit, limit_name) = super::buffers::binding_limit(&self.ctx.limits, None);
+        let (limit, limit_name) =
+            super::buffers::binding_limit(&self.ctx.limits, self.binding_lowered);
         let entry_bytes = largest_entry_binding(self.history, self.rotation, self.rolling);
         let most = max_capacity(limit, self.history, self.rotation, self.rolling);
         let capacity = (2 * needed as u64 + 1024).min(most);
@@ -576,6 +578,10 @@ impl super::GpuBackend {
             });
         }
         let capacity = capacity as u32;
+        if capacity <= self.list.capacity {
+            // Room asked beyond the need, and the limit allows no more than the list has.
+            return Ok(());
+        }
         log::info!(
             "the GPU neighbour list grows from {} to {capacity} entries",
             self.list.capacity

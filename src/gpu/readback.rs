@@ -74,7 +74,7 @@ impl GpuBackend {
             let capacity = (partners.len() / 4) as u32;
             if capacity != self.list.capacity {
                 let limit = neighbours::max_capacity(
-                    super::buffers::binding_limit(&self.ctx.limits, None).0,
+                    super::buffers::binding_limit(&self.ctx.limits, self.binding_lowered).0,
                     self.history,
                     self.rotation,
                     self.rolling,

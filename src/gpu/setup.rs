@@ -236,6 +236,7 @@ impl GpuBackend {
             rebuilds: 0,
             decide: sp.skin > 0.0,
             max_dim,
+            binding_lowered: opts.max_binding_size,
             counting: None,
             dispatches: std::cell::Cell::new(0),
             gated: std::cell::Cell::new(0),
@@ -255,14 +256,15 @@ impl GpuBackend {
             profiler: None,
             tree,
         };
-        b.initialise()?;
+        b.initialise(opts.list_capacity.is_none())?;
         Ok(b)
     }
 
     /// Set-up: bins the input, builds the list, and computes the first forces. When the list
     /// needed more entries than it holds, it grows, and the build and the forces run again on
-    /// the same binning.
-    fn initialise(&mut self) -> Result<(), GpuError> {
+    /// the same binning. With the default capacity (`sized`), a build that fills more than half
+    /// of it also grows it, to twice the build's need.
+    fn initialise(&mut self, sized: bool) -> Result<(), GpuError> {
         // 2: build, and do not count it as a rebuild.
         self.ctx
             .queue
@@ -273,7 +275,15 @@ impl GpuBackend {
         self.ctx.queue.submit([enc.finish()]);
         loop {
             let status = self.take_status();
-            if status.list_needed <= self.list.capacity {
+            let needed = status.list_needed;
+            if needed <= self.list.capacity {
+                // The default capacity makes room for the first submission's rebuilds: twice
+                // set-up's build, as a growth between submissions gives. A list that fills
+                // within a submission is an error, and spheres closing in (an impact) fill it
+                // fast. A capacity the options give is kept, to exercise the growth.
+                if sized && needed as u64 * 2 > self.list.capacity as u64 {
+                    self.grow_list(needed)?;
+                }
                 return Ok(());
             }
             self.grow_list(status.list_needed)?;
