@@ -476,7 +476,7 @@ impl<R: Real> NeighbourList<R> {
                     k = end;
                 }
                 // Room to grow by the next builds, so that they need not allocate: twice the
-                // rows, renewed once they have used a third of it (renewing whenever the rows
+                // rows, renewed once they fill two thirds of it (renewing whenever the rows
                 // outgrew half of it reallocated a growing list every few builds).
                 if 2 * rows.capacity() < 3 * rows.len() {
                     rows.reserve_exact(rows.len() + HEADROOM);

@@ -19,8 +19,9 @@ pub struct GpuOptions {
     /// Lower the largest buffer binding below the adapter's limit, bytes (tests use this to
     /// exercise the too-large error).
     pub max_binding_size: Option<u64>,
-    /// The neighbour list's capacity at set-up, entries, in place of sixteen a sphere (tests
-    /// use this to exercise the list's growth).
+    /// The neighbour list's capacity at set-up, entries, in place of sixteen a sphere (or twice
+    /// set-up's build, when that fills more than half of it); kept as given unless set-up's
+    /// build needs more (tests use this to exercise the list's growth).
     pub list_capacity: Option<u32>,
 }
 
