@@ -9,10 +9,17 @@
 
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;     // xyz, radius
-@group(0) @binding(2) var<storage, read> vel: array<vec4<f32>>;     // xyz, inverse mass
+// Positions and velocities are written only by earliest_from_pairs with PENDING, each sphere
+// its own.
+@group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;   // xyz, radius
+@group(0) @binding(2) var<storage, read_write> vel: array<vec4<f32>>;   // xyz, inverse mass
 @group(0) @binding(3) var<storage, read> props: array<vec4<f32>>;   // restitution, zeta, compliance, mu
 @group(0) @binding(4) var<storage, read> ids: array<u32>;
+// For applying a pending round (PENDING): accelerations | mass (integrate.wgsl's acc),
+// dissipated energy by input id (J), and the collision counter.
+@group(0) @binding(5) var<storage, read> accel: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read_write> dissipated: array<f32>;
+@group(0) @binding(7) var<storage, read_write> status: Status;
 @group(0) @binding(8) var<storage, read> planes: array<Plane>;
 @group(0) @binding(9) var<storage, read_write> earliest: array<vec4<u32>>;  // tau bits, partner, count, -
 @group(0) @binding(10) var<storage, read_write> contact: array<vec4<f32>>;  // 2 per sphere: dv | force, energy; dx, power
@@ -93,6 +100,11 @@ const ROW_PASS: u32 = 1u;
 
 // Round of `collide`: false = cpu::collide::Round::Matching, true = Round::Final.
 override FINAL: bool = true;
+// The last matching round's impulses are pending (not yet applied; CpuBackend::apply_contacts
+// runs between the rounds): impulse_pairs reads each body with them added, as the apply would
+// leave it (with_pending), and earliest_from_pairs, the next pass, tallies their collisions
+// and applies them (apply_pending). Saves the apply's pass in every round but the last.
+override PENDING: bool = false;
 // True in the replay that counts work (`spheresim bench`); the timed steps run without it.
 override COUNT_VISITS: bool = false;
 
@@ -1128,7 +1140,13 @@ fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
         k_i = f32(max(earliest[i].z, 1u));
         k_j = f32(max(earliest[j].z, 1u));
     }
-    let p = resolve_pair(load_body(i), load_body(j), params.dt, params.resting_speed, k_i, k_j);
+    var a = load_body(i);
+    var b = load_body(j);
+    if PENDING {
+        a = with_pending(i, a);
+        b = with_pending(j, b);
+    }
+    let p = resolve_pair(a, b, params.dt, params.resting_speed, k_i, k_j);
     let flags = select(0u, PAIR_CONTACT, p.contact) | select(0u, PAIR_COLLISION, p.collision);
     let out = vec4<f32>(p.n, p.impulse);
     let more = vec4<u32>(bitcast<u32>(p.rest), flags, bitcast<u32>(p.tau), bitcast<u32>(p.push));
@@ -1138,6 +1156,30 @@ fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
         set_pair_result(m, out, more);
     }
     report_visits(ENTRY_PASS);
+}
+
+// Body b of sphere i as integrate.wgsl's apply_contact leaves it: x + dx, v + dv from its
+// pending round (the same expressions, so the same bits).
+fn with_pending(i: u32, b: Body) -> Body {
+    var a = b;
+    a.x = b.x + contact[2u * i + 1u].xyz;
+    a.v = b.v + contact[2u * i].xyz;
+    return a;
+}
+
+// integrate.wgsl's apply_contact (CpuBackend::apply_contacts) of sphere i's pending round:
+// x += dx, v += dv, and minus a movable sphere's energy change booked as dissipated.
+fn apply_pending(i: u32) {
+    let dv = contact[2u * i].xyz;
+    let dx = contact[2u * i + 1u].xyz;
+    let p4 = pos[i];
+    let v4 = vel[i];
+    if v4.w != 0.0 {
+        let a4 = accel[i];
+        dissipated[ids[i]] -= impulse_energy_change(a4.w, v4.xyz, dv, dx, a4.xyz, params.dt);
+    }
+    pos[i] = vec4<f32>(p4.xyz + dx, p4.w);
+    vel[i] = vec4<f32>(v4.xyz + dv, v4.w);
 }
 
 // cpu::collide::PairImpulse::response
@@ -1167,6 +1209,9 @@ fn earliest_entry(acc: ptr<function, Acc>, e: u32) {
 
 fn earliest_finish(i: u32, row: Acc) {
     var acc = row;
+    if PENDING {
+        apply_pending(i);
+    }
     let me = load_body(i);
     if me.w == 0.0 {
         acc = new_acc();
@@ -1200,7 +1245,19 @@ fn earliest_from_pairs(
     if !g.small {
         acc = reduce_row(lid, acc);
     }
-    if row_writes(g, r, lid) {
+    let writes = row_writes(g, r, lid);
+    if PENDING {
+        // integrate.wgsl's tally: the pending round's collisions, one atomic per work-group.
+        var c = 0u;
+        if writes {
+            c = contact_counts[r.i].y;
+        }
+        let total = workgroup_sum_u32(c);
+        if lid == 0u && total > 0u {
+            atomicAdd(&status.collisions, total);
+        }
+    }
+    if writes {
         earliest_finish(r.i, acc);
     }
 }

@@ -36,7 +36,7 @@ struct Grid {
     cell_edge: f32,              // m
     inv_cell_edge: f32,          // 1/m
     small_speed_max: f32,        // m/s
-    step: u32,                   // steps done; neighbours' gate_dispatches advances it (set-up starts it at u32 max)
+    step: u32,                   // steps begun; integrate's kick_drift advances it (0 after set-up)
     pad0: u32,
     pad1: u32,
     pad2: u32,
@@ -68,8 +68,8 @@ struct Status {
     history_dropped: atomic<u32>, // contacts whose friction history did not fit (always 0 now)
     rebuilds: atomic<u32>,       // neighbour-list rebuilds since the host last read and cleared it
     list_needed: atomic<u32>,    // most list entries a build needed since then
-    pad0: u32,
-    pad1: u32,
+    steps: atomic<u32>,          // steps completed since then (end_of_step)
+    reach: atomic<u32>,          // bits of the largest reach fraction since the last rebuild (kick_drift, HALT)
 }
 
 // Contact laws (src/gpu/buffers.rs: model_code).
@@ -211,4 +211,13 @@ fn workgroup_sum_u32(value: u32) -> u32 {
     }
     workgroupBarrier();
     return atomicLoad(&wg_sum);
+}
+
+// Mirrors cpu::collide::impulse_energy_change: mechanical energy a contact round gives a
+// movable sphere of mass m whose velocity v changes by dv and position by dx, in the field a of
+// its step (its acceleration from the last force stage), J:
+// m [dv·(v + dv/2 + a dt/2) − a·dx] (exact for the kick–drift–kick step in a uniform field).
+fn impulse_energy_change(m: f32, v: vec3<f32>, dv: vec3<f32>, dx: vec3<f32>, a: vec3<f32>,
+                         dt: f32) -> f32 {
+    return m * (dot(dv, v + dv * 0.5 + a * (0.5 * dt)) - dot(a, dx));
 }

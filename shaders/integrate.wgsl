@@ -14,11 +14,15 @@
 // ((kg·m²)⁻¹); orientation quaternion x, y, z, w; angular acceleration (rad/s²) | 0.
 @group(0) @binding(9) var<storage, read_write> rot: array<vec4<f32>>;
 @group(0) @binding(10) var<storage, read> torque: array<vec4<f32>>;  // N·m, per sphere
-// The neighbour list at its last build (neighbours.wgsl: positions, sweeps) and the rebuild
-// flag, for the rebuild decision kick_drift takes (DECIDE).
+// The neighbour list at its last build (neighbours.wgsl: positions, sweeps) and the gate's
+// words, for the rebuild decision kick_drift takes (DECIDE): word 0 the rebuild flag (0 keep,
+// 1 rebuild); with HALT, words 1 and 2 the halt words of a submission's even and odd steps.
 @group(0) @binding(13) var<storage, read> x_build: array<vec4<f32>>;
 @group(0) @binding(14) var<storage, read> sweep: array<f32>;
-@group(0) @binding(15) var<storage, read_write> rebuild: atomic<u32>;  // 0 keep, 1 rebuild
+@group(0) @binding(15) var<storage, read_write> rebuild: array<atomic<u32>, 4>;
+// The step tail's indirect arguments (neighbours.wgsl's running_dims), which a halting
+// kick_drift zeroes; a 16-byte stand-in in the bind group of the tail's own dispatches.
+@group(0) @binding(16) var<storage, read_write> running_dims: array<atomic<u32>>;
 
 // physics::rotation::drift_orientation
 fn drift_orientation(q: vec4<f32>, omega: vec3<f32>, dt: f32) -> vec4<f32> {
@@ -53,22 +57,64 @@ fn needs_rebuild(i: u32, p: vec3<f32>, v: vec3<f32>) -> bool {
     return moved;
 }
 
+// How far sphere i has gone towards needs_rebuild's threshold, as a fraction of its sweep (1:
+// the threshold). Only plans the host's submissions (GpuBackend::plan), so it need not match
+// the CPU bit for bit.
+fn reach_fraction(i: u32, p: vec3<f32>, v: vec3<f32>) -> f32 {
+    let d = p - x_build[i].xyz;
+    var moved = sqrt(dot3(d, d));
+    if params.model == MODEL_IMPULSE {
+        moved += sqrt(dot3(v, v)) * params.dt;
+    }
+    return moved / sweep[i];
+}
+
+var<workgroup> wg_reach: atomic<u32>;
+
 // Whether kick_drift also takes the neighbour list's rebuild decision (a scene with a skin;
 // without one, or at set-up, gate_dispatches rebuilds on its own).
 override DECIDE: bool = false;
 
+// With DECIDE, whether a rebuild halts the submission (src/gpu/mod.rs, "halting
+// submissions"): only a submission's first step bins, so a later step whose drift calls for a
+// rebuild zeroes the tail's work-group counts and raises its halt word (1 + PARITY, the
+// step's parity within the submission's sequence), and every later step sees its
+// predecessor's halt word and passes it on. The next submission's first step then skips its
+// drift (it is done) and bins.
+override HALT: bool = false;
+override PARITY: u32 = 0u;
+
+var<workgroup> halted: u32;
+
 // Mirrors cpu::integrate::kick_drift: v += a dt/2, x += v dt; records the largest small-sphere
 // speed² for the grid; with DECIDE raises the rebuild flag when the sphere has moved past its
-// sweep (one flag write per work-group).
+// sweep (one flag write per work-group). Advances the grid's step count.
 @compute @workgroup_size(WG)
 fn kick_drift(
     @builtin(global_invocation_id) gid: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
-    // No early return: the whole work-group meets in publish_speed.
     let i = linear_index(gid, params.dispatch_x);
+    if HALT {
+        // The halt word of the step before this one (the other parity): the same for every
+        // invocation, as no invocation of this pass writes it.
+        if lid == 0u {
+            halted = atomicLoad(&rebuild[2u - PARITY]);
+        }
+        if workgroupUniformLoad(&halted) != 0u {
+            if i == 0u {
+                atomicStore(&rebuild[1u + PARITY], 1u);
+            }
+            return;
+        }
+    }
+    if i == 0u {
+        grid.step += 1u;
+    }
+    // No early return: the whole work-group meets in publish_speed.
     var speed2 = 0u;
     var moved = false;
+    var reach = 0u;
     if i < params.n {
         let v4 = vel[i];
         let p4 = pos[i];
@@ -93,13 +139,35 @@ fn kick_drift(
         if DECIDE {
             moved = needs_rebuild(i, p, v);
         }
+        if HALT {
+            // ≥ 0: its bits order as u32.
+            reach = bitcast<u32>(reach_fraction(i, p, v));
+        }
     }
     publish_speed(lid, speed2);
+    if HALT {
+        // The submission's planning figure (GpuBackend::plan), one atomic per work-group.
+        if reach != 0u {
+            atomicMax(&wg_reach, reach);
+        }
+        workgroupBarrier();
+        let r = atomicLoad(&wg_reach);
+        if lid == 0u && r != 0u {
+            atomicMax(&status.reach, r);
+        }
+    }
     if DECIDE {
         // The sum, not the max: publish_speed used the work-group's max accumulator.
         let any = workgroup_sum_u32(u32(moved));
         if lid == 0u && any != 0u {
-            atomicStore(&rebuild, 1u);
+            if HALT {
+                atomicStore(&rebuild[1u + PARITY], 1u);
+                for (var k = 0u; k < arrayLength(&running_dims); k += 4u) {
+                    atomicStore(&running_dims[k], 0u);
+                }
+            } else {
+                atomicStore(&rebuild[0], 1u);
+            }
         }
     }
 }
@@ -143,17 +211,10 @@ fn kick_sphere(i: u32) {
     vel[i] = vec4<f32>(v4.xyz + acc[i].xyz * (params.dt * 0.5), v4.w);
 }
 
-// Mirrors cpu::collide::impulse_energy_change: mechanical energy a contact round gives a
-// movable sphere of mass m whose velocity v changes by dv and position by dx, in the field a of
-// its step (its acceleration from the last force stage), J:
-// m [dv·(v + dv/2 + a dt/2) − a·dx] (exact for the kick–drift–kick step in a uniform field).
-fn impulse_energy_change(m: f32, v: vec3<f32>, dv: vec3<f32>, dx: vec3<f32>, a: vec3<f32>) -> f32 {
-    return m * (dot(dv, v + dv * 0.5 + a * (0.5 * params.dt)) - dot(a, dx));
-}
-
 // Mirrors the impulse-model update of CpuBackend::apply_contacts (sphere i < n): x += dx,
 // v += dv from the contact stage, and minus the energy change of a movable sphere booked as
-// dissipated (CPU: the same values summed into one f64).
+// dissipated (CPU: the same values summed into one f64). collide.wgsl's apply_pending is the
+// same update inside earliest_from_pairs.
 fn apply_contact(i: u32) {
     let dv = contact[2u * i].xyz;
     let dx = contact[2u * i + 1u].xyz;
@@ -162,7 +223,7 @@ fn apply_contact(i: u32) {
     if v4.w != 0.0 {
         let id = ids[i];
         let a4 = acc[i];
-        dissipated[id] -= impulse_energy_change(a4.w, v4.xyz, dv, dx, a4.xyz);
+        dissipated[id] -= impulse_energy_change(a4.w, v4.xyz, dv, dx, a4.xyz, params.dt);
     }
     pos[i] = vec4<f32>(p4.xyz + dx, p4.w);
     vel[i] = vec4<f32>(v4.xyz + dv, v4.w);
@@ -226,7 +287,8 @@ override APPLY: bool = false;
 
 // The end of a step in one pass, one sphere each, in CpuBackend::step's order: [tally,
 // apply_contact,] acceleration, the second half kick, and the check. Each stage touches only
-// its own sphere, so fusing them changes no bit.
+// its own sphere, so fusing them changes no bit. Counts the step as completed and clears the
+// speed maximum for the next drift.
 @compute @workgroup_size(WG)
 fn end_of_step(
     @builtin(global_invocation_id) gid: vec3<u32>,
@@ -235,6 +297,10 @@ fn end_of_step(
     let i = linear_index(gid, params.dispatch_x);
     if TALLY {
         tally(i, lid);
+    }
+    if i == 0u {
+        atomicAdd(&status.steps, 1u);
+        atomicStore(&grid.speed_max_bits, 0u);
     }
     if i >= params.n {
         return;

@@ -1,13 +1,13 @@
 // Stage `neighbours`: the Verlet neighbour list with a skin, built on the GPU. Twin of
 // src/cpu/neighbours.rs (docs/physics.md, "Neighbour list with a skin").
 //
-// Every step, after the drift:
+// After the drift of a step that may bin (every step, or with HALT the first of a submission):
 // - `needs_rebuild` (cpu::neighbours::needs_rebuild; run inside integrate.wgsl's kick_drift,
 //   override DECIDE, to save a pass over the spheres): raises the rebuild flag when some sphere
 //   has moved more than its sweep since the last build (a zero skin rebuilds every step);
 // - `gate_dispatches` (one thread): turns the flag into the work-group counts of every
 //   dispatch of the binning and the build (zero when there is no rebuild), which the host
-//   records as indirect dispatches, and counts the step and the rebuild.
+//   records as indirect dispatches, counts the rebuild, and restores the step tail's counts.
 // A build follows a binning (cells widened by the skin, gate_dispatches' cell edge) and runs:
 // - with friction history, `keep_old_entries` and `keep_old_rows`: the old rows' partner ids,
 //   ξ and wall ξ, kept for the carry;
@@ -37,10 +37,12 @@
 @group(0) @binding(12) var<storage, read_write> row_of: array<u32>;     // capacity
 @group(0) @binding(13) var<uniform> list: ListParams;
 @group(0) @binding(14) var<storage, read_write> x_build: array<vec4<f32>>;  // n, at the last build
-@group(0) @binding(15) var<storage, read_write> rebuild: atomic<u32>;       // 0 keep, 1 rebuild, 2 set-up
+// Word 0 the flag (0 keep, 1 rebuild, 2 set-up); 1 and 2 the halt words of even and odd steps.
+@group(0) @binding(15) var<storage, read_write> rebuild: array<atomic<u32>, 4>;
 @group(0) @binding(16) var<storage, read> full_dims: array<vec4<u32>>;      // per gated dispatch: x, y, 1, 0
 @group(0) @binding(17) var<storage, read_write> gated_dims: array<u32>;     // 4 per gated dispatch: indirect x, y, z
 @group(0) @binding(18) var<storage, read_write> grid: GridView;
+@group(0) @binding(28) var<storage, read_write> running_dims: array<u32>;   // the step tail's: x, y, 1, 0 each
 @group(0) @binding(19) var<storage, read_write> status: Status;
 // Friction history (16-byte dummies without): new and old entries' partner ids and ξ, and
 // every sphere's ξ against each wall (n × walls).
@@ -81,20 +83,26 @@ fn sweeps(@builtin(global_invocation_id) gid: vec3<u32>) {
     x_build[i] = pos[i];
 }
 
-// One thread, after kick_drift's rebuild decision (integrate.wgsl's needs_rebuild): the indirect work-group counts of the gated dispatches
-// (those of `full_dims` with a rebuild, none without),
-// the step count, the rebuild count (set-up's not counted), and with a rebuild the binning
-// grid's cell edge.
+// One thread, after kick_drift's rebuild decision (integrate.wgsl's needs_rebuild): the
+// indirect work-group counts of the gated dispatches (those of `full_dims` with a rebuild, none
+// without) and of the step's tail (all of `full_dims`: a halting kick_drift zeroed them), the
+// rebuild count (set-up's not counted), and with a rebuild the binning grid's cell edge. Clears
+// the halt words and the speed maximum for the steps after it.
 @compute @workgroup_size(1)
 fn gate_dispatches() {
-    var flag = atomicLoad(&rebuild);
-    // A zero skin re-bins in every step; needs_rebuild is not run. The flag is left as
-    // decided: gather reads it.
+    var flag = atomicLoad(&rebuild[0]);
+    // A halting step's decision (kick_drift with HALT): this step is the one it held back.
+    if flag == 0u && (atomicLoad(&rebuild[1]) | atomicLoad(&rebuild[2])) != 0u {
+        flag = 1u;
+    }
+    atomicStore(&rebuild[1], 0u);
+    atomicStore(&rebuild[2], 0u);
+    // A zero skin re-bins in every step; needs_rebuild is not run.
     if flag == 0u && params.skin <= 0.0 {
         flag = 1u;
-        atomicStore(&rebuild, flag);
     }
-    grid.step += 1u;
+    // Left as decided: gather reads it.
+    atomicStore(&rebuild[0], flag);
     if flag == 1u {
         atomicAdd(&status.rebuilds, 1u);
     }
@@ -106,13 +114,21 @@ fn gate_dispatches() {
         grid.small_speed_max = vmax;
         grid.cell_edge = h;
         grid.inv_cell_edge = 1.0 / h;
+        // The new list's spheres start from their positions.
+        atomicStore(&status.reach, 0u);
     }
+    // The next drift records its own maximum.
+    grid.speed_max_bits = 0u;
     for (var k = 0u; k < arrayLength(&full_dims); k++) {
         let f = full_dims[k];
         gated_dims[4u * k] = select(0u, f.x, on);
         gated_dims[4u * k + 1u] = select(0u, f.y, on);
         gated_dims[4u * k + 2u] = select(0u, 1u, on);
         gated_dims[4u * k + 3u] = 0u;
+        running_dims[4u * k] = f.x;
+        running_dims[4u * k + 1u] = f.y;
+        running_dims[4u * k + 2u] = 1u;
+        running_dims[4u * k + 3u] = 0u;
     }
 }
 

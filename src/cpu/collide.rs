@@ -345,7 +345,7 @@ impl<R: Real> PairResponse<R> {
 /// `ΔE = m [Δv·(v + ½ Δv + ½ a dt) − a·Δx]`
 ///
 /// The energy ledger books `−ΔE` as dissipated (`Diagnostics::dissipated`; docs/physics.md
-/// §4.3). Twin of `impulse_energy_change` in `shaders/integrate.wgsl`.
+/// §4.3). Twin of `impulse_energy_change` in `shaders/common.wgsl`.
 ///
 /// Derivation (exact in a uniform field `a = g`): a kick–drift–kick step under a constant
 /// acceleration `g` conserves `½ m v² − m g·x` exactly; inserting `v → v + Δv`, `x → x + Δx`

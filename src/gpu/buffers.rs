@@ -111,7 +111,7 @@ pub struct Grid {
     pub inv_cell_edge: f32,
     /// Largest small-sphere speed, m/s.
     pub small_speed_max: f32,
-    /// Steps done (u32::MAX before set-up).
+    /// Steps begun (0 after set-up; `kick_drift` advances it).
     pub step: u32,
     /// Padding.
     pub pad: [u32; 3],
@@ -134,8 +134,12 @@ pub struct Status {
     pub rebuilds: u32,
     /// The most entries a neighbour-list build needed since the last read.
     pub list_needed: u32,
-    /// Padding.
-    pub pad: [u32; 2],
+    /// Steps completed since the last read (`end_of_step`; fewer than recorded when a
+    /// submission halted for a rebuild).
+    pub steps: u32,
+    /// Bits of the largest reach fraction since the last rebuild: how far the spheres have
+    /// gone towards the rebuild threshold (1), for planning halting submissions.
+    pub reach: u32,
 }
 
 impl Default for Status {
@@ -147,7 +151,8 @@ impl Default for Status {
             history_dropped: 0,
             rebuilds: 0,
             list_needed: 0,
-            pad: [0; 2],
+            steps: 0,
+            reach: 0,
         }
     }
 }

@@ -16,10 +16,16 @@ use super::state::{SharedBuffers, StateSet};
 pub struct CollidePipelines {
     /// `impulse_pairs`, a matching round's binary collisions (`FINAL = false`).
     pub impulse_pairs_binary: wgpu::ComputePipeline,
+    /// `impulse_pairs` of a matching round after another, whose impulses are pending
+    /// (`PENDING`): each body read as the apply would leave it.
+    pub impulse_pairs_pending: wgpu::ComputePipeline,
     /// `impulse_pairs`, the final round's colliding pairs with mass splitting (`FINAL = true`).
     pub impulse_pairs_final: wgpu::ComputePipeline,
     /// Each sphere's earliest event from its row.
     pub earliest_from_pairs: wgpu::ComputePipeline,
+    /// The same after a pending round (`PENDING`): first tallies and applies that round
+    /// (`CpuBackend::apply_contacts`), each sphere its own.
+    pub earliest_apply: wgpu::ComputePipeline,
     /// `sum_impulses` of a matching round (`FINAL = false`).
     pub sum_impulses_matching: wgpu::ComputePipeline,
     /// `sum_impulses` of the final round (`FINAL = true`).
@@ -34,17 +40,21 @@ impl CollidePipelines {
     /// The passes of `module` (`shaders/collide.wgsl`), counting visits when `count_visits`.
     pub fn new(device: &wgpu::Device, module: &Module, count_visits: bool) -> Self {
         let count = if count_visits { 1.0 } else { 0.0 };
-        let p = |entry: &str, fin: Option<bool>| {
-            let mut constants = vec![("COUNT_VISITS", count)];
+        let flag = |b: bool| if b { 1.0 } else { 0.0 };
+        let with = |entry: &str, fin: Option<bool>, pending: bool| {
+            let mut constants = vec![("COUNT_VISITS", count), ("PENDING", flag(pending))];
             if let Some(f) = fin {
-                constants.push(("FINAL", if f { 1.0 } else { 0.0 }));
+                constants.push(("FINAL", flag(f)));
             }
             module.pipeline(device, entry, &constants)
         };
+        let p = |entry: &str, fin: Option<bool>| with(entry, fin, false);
         Self {
             impulse_pairs_binary: p("impulse_pairs", Some(false)),
+            impulse_pairs_pending: with("impulse_pairs", Some(false), true),
             impulse_pairs_final: p("impulse_pairs", Some(true)),
             earliest_from_pairs: p("earliest_from_pairs", None),
+            earliest_apply: with("earliest_from_pairs", None, true),
             sum_impulses_matching: p("sum_impulses", Some(false)),
             sum_impulses_final: p("sum_impulses", Some(true)),
             collide_pairs: p("collide_pairs", None),
@@ -89,6 +99,9 @@ impl Collide {
                 (2, &s.vel),
                 (3, &s.props),
                 (4, &s.id),
+                (5, &s.acc),
+                (6, &b.dissipated),
+                (7, &b.status),
                 (8, &b.planes),
                 (9, &b.earliest),
                 (10, &b.contact),

@@ -65,6 +65,17 @@ pub enum GpuError {
         /// Entries the list holds.
         capacity: u32,
     },
+    /// A submission reported no completed step (its first step always completes): the device
+    /// stopped running the work it was given.
+    #[error(
+        "the GPU completed none of the {recorded} steps submitted after step {step}: the device          stopped running its work; rerun with --backend cpu"
+    )]
+    Stalled {
+        /// Steps done before the submission.
+        step: u64,
+        /// Steps the submission recorded.
+        recorded: u64,
+    },
 }
 
 /// How a GPU step ended early.

@@ -19,6 +19,9 @@ pub struct Integrate {
     /// First half kick and drift, and the neighbour list's rebuild decision (override
     /// `DECIDE`, `needs_rebuild`).
     pub kick_drift_decide: wgpu::ComputePipeline,
+    /// The same for a halting submission (`HALT`), by the step's parity (`PARITY`): a
+    /// rebuild halts the rest of the submission.
+    pub kick_drift_halt: [wgpu::ComputePipeline; 2],
     /// An impulse round's collisions tallied, then its `x += dx`, `v += dv` and its energy
     /// booked as dissipated.
     pub apply_contacts: wgpu::ComputePipeline,
@@ -61,6 +64,10 @@ impl Integrate {
             measure_speed: p("measure_speed"),
             kick_drift: p("kick_drift"),
             kick_drift_decide: module.pipeline(device, "kick_drift", &[("DECIDE", 1.0)]),
+            kick_drift_halt: [0.0, 1.0].map(|parity| {
+                let c = [("DECIDE", 1.0), ("HALT", 1.0), ("PARITY", parity)];
+                module.pipeline(device, "kick_drift", &c)
+            }),
             apply_contacts: p("apply_contacts"),
             accelerations: p("accelerations"),
             end_of_step: [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0)].map(|(tally, apply)| {
@@ -71,14 +78,22 @@ impl Integrate {
     }
 
     /// The bind group of state set `s`, with the neighbour list's positions and sweeps at its
-    /// last build and the gate's rebuild flag (bound again when the list grows).
+    /// last build and the gate's words (bound again when the list grows). `head`: for the
+    /// drift, which may zero the tail's running counts; otherwise for the passes dispatched
+    /// from them, which bind a stand-in.
     pub(crate) fn bind(
         &self,
         device: &wgpu::Device,
         b: &SharedBuffers,
         s: &StateSet,
         (list, gate): (&GpuList, &Gate),
+        head: bool,
     ) -> wgpu::BindGroup {
+        let running = if head {
+            &gate.running
+        } else {
+            &gate.running_stand_in
+        };
         self.module.bind(
             device,
             &[
@@ -98,6 +113,7 @@ impl Integrate {
                 (13, &list.x_build),
                 (14, &list.sweep),
                 (15, &gate.rebuild),
+                (16, running),
             ],
         )
     }

@@ -56,6 +56,9 @@ pub const WORKGROUP_SIZE: u32 = 256;
 /// Steps recorded into one submission at most.
 pub const STEPS_PER_SUBMIT: u64 = 32;
 
+/// The rebuild interval a halting backend plans its first submission for, in steps.
+const FIRST_INTERVAL: u64 = 8;
+
 /// Steps recorded into one command buffer, not yet submitted.
 struct Batch {
     commands: wgpu::CommandBuffer,
@@ -64,10 +67,16 @@ struct Batch {
     dispatches: u64,
     /// Of those, the ones gated by the rebuild decision.
     gated: u64,
+    /// The binnings recorded (one per step, or one per halting submission).
+    binnings: u64,
+    /// Dispatches of one step's tail (contacts, gravity, end of step).
+    tail: u64,
     /// Timestamp queries to read back (profiling only).
     queries: u32,
     /// The current state set before the batch was recorded.
     parity: usize,
+    /// The step parity of a halting submission before the batch was recorded.
+    step_parity: usize,
 }
 
 /// The GPU backend in f32.
@@ -77,8 +86,6 @@ pub struct GpuBackend {
     n: u32,
     table_size: u32,
     dims: (u32, u32),
-    /// Work-groups of a row pass (`sum_pairs`, `earliest_from_pairs`, `sum_impulses`).
-    row_dims: (u32, u32),
     model: ContactModel,
     history: bool,
     rotation: bool,
@@ -96,21 +103,29 @@ pub struct GpuBackend {
     rebuilds: u64,
     // Whether kick_drift decides on a rebuild (a skin; without one every step rebuilds).
     decide: bool,
+    // Halting submissions (a skin and no tree): only a submission's first step bins; a later
+    // step that must rebuild halts the rest. With the parity of the next step recorded, and
+    // the figures `plan` sizes submissions by: the last two intervals between rebuilds (steps), the
+    // steps completed since the last rebuild, and the reach fraction's samples since then.
+    halting: bool,
+    parity: usize,
+    intervals: [u64; 2],
+    since_rebuild: u64,
+    reach: Option<Reach>,
     max_dim: u32,
     // The binding limit the options lowered (`GpuOptions::max_binding_size`), for the list's
     // growth and restore as for set-up.
     binding_lowered: Option<u64>,
     // Work counters (`work`): the counting replay's buffer and pipelines; the dispatches
-    // recorded, and of those the ones gated by the rebuild decision, in all and by `step`,
-    // with the steps they were recorded for and the rebuilds before them (the counters'
-    // buffer is `shared.work`).
+    // recorded, and of those the ones gated by the rebuild decision, in all; by `step`, the
+    // dispatches submitted and those that ran work-groups, over the steps completed (the
+    // counters' buffer is `shared.work`).
     counting: Option<collide::CollidePipelines>,
     dispatches: std::cell::Cell<u64>,
     gated: std::cell::Cell<u64>,
     step_dispatches: u64,
-    step_gated: u64,
-    recorded_steps: u64,
-    rebuilds_before_count: u64,
+    step_with_work: u64,
+    counted_steps: u64,
     bind_count: wgpu::BindGroup,
     bind_scatter: wgpu::BindGroup,
     scan: Vec<prefix_sum::ScanLevel>,
@@ -126,34 +141,19 @@ pub struct GpuBackend {
 }
 
 impl GpuBackend {
-    /// The first half of a step (of set-up with `init`): stage integrate (the drift; at set-up
-    /// the speed only), the list's rebuild decision (`neighbours`), and, in a step that
-    /// rebuilds, stages cell_keys, count, prefix_sum, scatter and the list's build. Sorts the
-    /// state from set `cur` into the other set (copies it, without a rebuild), which becomes
-    /// current. Mirrors the first half of `CpuBackend::step` and `contacts`.
+    /// The first half of a step that may bin (of set-up with `init`): the drift
+    /// ([`GpuBackend::record_drift`]), the list's rebuild decision (`neighbours`), and, in a
+    /// step that rebuilds, stages cell_keys, count, prefix_sum, scatter and the list's build.
+    /// Sorts the state from set `cur` into the other set (copies it, without a rebuild), which
+    /// becomes current. Mirrors the first half of `CpuBackend::step` and `contacts`.
     fn record_binning(&mut self, enc: &mut wgpu::CommandEncoder, init: bool) {
         use neighbours::slot::*;
         let c = self.cur;
-        enc.clear_buffer(&self.shared.grid, 0, Some(4));
         if !init {
             // Set-up's flag (2: build, not counted) is written by `initialise`.
             enc.clear_buffer(&self.gate.rebuild, 0, Some(4));
         }
-        {
-            let mut pass = self.pass(enc, "integrate", stage::INTEGRATE);
-            let ig = &self.stages.integrate;
-            let (label, first) = if init {
-                ("integrate::measure_speed", &ig.measure_speed)
-            } else if self.decide {
-                // With the list's rebuild decision (neighbours' needs_rebuild).
-                ("integrate::kick_drift", &ig.kick_drift_decide)
-            } else {
-                ("integrate::kick_drift", &ig.kick_drift)
-            };
-            pass.push_debug_group(label);
-            self.dispatch_spheres(&mut pass, first, &self.binds[c].integrate);
-            pass.pop_debug_group();
-        }
+        self.record_drift(enc, init);
         {
             let mut pass = self.pass(enc, "neighbours::gate_dispatches", stage::BINNING);
             let d = self.list.record_decide(&mut pass, &self.stages, c);
@@ -193,7 +193,7 @@ impl GpuBackend {
             pass.pop_debug_group();
         }
         {
-            // Every step: a re-sort with a rebuild, else a copy into the other set.
+            // A re-sort with a rebuild, else a copy into the other set.
             let mut pass = self.pass(enc, "gather", stage::BINNING);
             pass.push_debug_group("gather");
             let bg = &self.binds[c].gather;
@@ -219,6 +219,30 @@ impl GpuBackend {
         pass.pop_debug_group();
     }
 
+    /// Stage integrate's first half kick and drift on the current set (at set-up, `init`, the
+    /// speed only), with the list's rebuild decision when the scene has a skin; in a halting
+    /// submission, the variant of the step's parity, which halts the rest of the submission
+    /// when the list must be rebuilt.
+    fn record_drift(&mut self, enc: &mut wgpu::CommandEncoder, init: bool) {
+        let ig = &self.stages.integrate;
+        let (label, pipeline) = if init {
+            ("integrate::measure_speed", &ig.measure_speed)
+        } else if self.halting {
+            let p = self.parity;
+            self.parity = 1 - p;
+            ("integrate::kick_drift", &ig.kick_drift_halt[p])
+        } else if self.decide {
+            // With the list's rebuild decision (neighbours' needs_rebuild).
+            ("integrate::kick_drift", &ig.kick_drift_decide)
+        } else {
+            ("integrate::kick_drift", &ig.kick_drift)
+        };
+        let mut pass = self.pass(enc, "integrate", stage::INTEGRATE);
+        pass.push_debug_group(label);
+        self.dispatch_spheres(&mut pass, pipeline, &self.binds[self.cur].integrate_head);
+        pass.pop_debug_group();
+    }
+
     /// Stages collide (impulses: [`MATCHING_ROUNDS`] matching rounds and the final round,
     /// applied unless `init`; the soft laws: `collide_pairs` and `sum_pairs` from the list),
     /// gravity, and the end of the step: accelerations alone at set-up (`init`), otherwise one
@@ -227,43 +251,58 @@ impl GpuBackend {
     /// `CpuBackend::contacts` and `forces`. One compute pass per stage group, so that each can
     /// be timed.
     fn record_forces(&self, enc: &mut wgpu::CommandEncoder, init: bool) {
+        use neighbours::slot::{ENTRIES, ROWS, SPHERES};
         let b = &self.binds[self.cur];
         let impulse = self.model == ContactModel::Impulse;
         let ig = &self.stages.integrate;
+        // Every dispatch of the tail reads its work-group counts from the gate's running ones.
+        let tail = |pass: &mut wgpu::ComputePass,
+                    pipeline: &wgpu::ComputePipeline,
+                    bg: &wgpu::BindGroup,
+                    k: usize| { self.dispatch_tail(pass, pipeline, bg, k) };
         {
             let mut pass = self.pass(enc, "collide", stage::CONTACTS);
             pass.push_debug_group("collide");
-            let entries = self.list.entry_dims;
             let c = self.collide_passes();
             if impulse {
                 let pairs = |pass: &mut wgpu::ComputePass, pipeline: &wgpu::ComputePipeline| {
-                    self.dispatch_groups(pass, pipeline, &b.collide, entries)
+                    tail(pass, pipeline, &b.collide, ENTRIES)
                 };
                 let spheres = |pass: &mut wgpu::ComputePass, pipeline: &wgpu::ComputePipeline| {
-                    self.dispatch_rows(pass, pipeline, &b.collide)
+                    tail(pass, pipeline, &b.collide, ROWS)
                 };
                 let rounds = if init { 0 } else { MATCHING_ROUNDS };
                 pairs(&mut pass, &c.impulse_pairs_binary);
-                for _ in 0..rounds {
-                    spheres(&mut pass, &c.earliest_from_pairs);
+                // A matching round's impulses are applied (CpuBackend::apply_contacts) by the
+                // next round's first row pass; until then the pair pass adds them as it reads.
+                for r in 0..rounds {
+                    let earliest = if r == 0 {
+                        &c.earliest_from_pairs
+                    } else {
+                        &c.earliest_apply
+                    };
+                    spheres(&mut pass, earliest);
                     spheres(&mut pass, &c.sum_impulses_matching);
-                    // The round's collisions tallied, then applied.
-                    self.dispatch_spheres(&mut pass, &ig.apply_contacts, &b.integrate);
-                    pairs(&mut pass, &c.impulse_pairs_binary);
+                    pairs(&mut pass, &c.impulse_pairs_pending);
                 }
                 if !init {
                     // Pending collisions per sphere: the final round's mass-splitting factors.
-                    spheres(&mut pass, &c.earliest_from_pairs);
+                    let earliest = if rounds == 0 {
+                        &c.earliest_from_pairs
+                    } else {
+                        &c.earliest_apply
+                    };
+                    spheres(&mut pass, earliest);
                 }
                 pairs(&mut pass, &c.impulse_pairs_final);
                 spheres(&mut pass, &c.sum_impulses_final);
                 if !init && self.g_on {
                     // Gravity reads the applied positions: apply before it.
-                    self.dispatch_spheres(&mut pass, &ig.apply_contacts, &b.integrate);
+                    tail(&mut pass, &ig.apply_contacts, &b.integrate, SPHERES);
                 }
             } else {
-                self.dispatch_groups(&mut pass, &c.collide_pairs, &b.collide, entries);
-                self.dispatch_rows(&mut pass, &c.sum_pairs, &b.collide);
+                tail(&mut pass, &c.collide_pairs, &b.collide, ENTRIES);
+                tail(&mut pass, &c.sum_pairs, &b.collide, ROWS);
             }
             pass.pop_debug_group();
         }
@@ -278,11 +317,12 @@ impl GpuBackend {
         let mut pass = self.pass(enc, "integrate::end_of_step", stage::FORCES);
         if init {
             pass.push_debug_group("integrate::accelerations");
-            self.dispatch_spheres(&mut pass, &ig.accelerations, &b.integrate);
+            tail(&mut pass, &ig.accelerations, &b.integrate, SPHERES);
         } else {
             pass.push_debug_group("integrate::end_of_step");
             let variant = integrate::EndOfStep::of(impulse, self.g_on);
-            self.dispatch_spheres(&mut pass, &ig.end_of_step[variant as usize], &b.integrate);
+            let pipeline = &ig.end_of_step[variant as usize];
+            tail(&mut pass, pipeline, &b.integrate, SPHERES);
         }
         pass.pop_debug_group();
     }
@@ -302,23 +342,32 @@ impl GpuBackend {
         let mut pass = self.pass(enc, "gravity", stage::GRAVITY);
         pass.push_debug_group("gravity");
         for _ in 0..k {
-            self.dispatch_spheres(
+            self.dispatch_tail(
                 &mut pass,
                 &self.stages.gravity.gravity,
                 &self.binds[self.cur].gravity,
+                neighbours::slot::SPHERES,
             );
         }
         pass.pop_debug_group();
     }
 
-    /// Records `m` steps into one command buffer (and the timestamp resolve when profiling).
+    /// Records `m` steps into one command buffer (and the timestamp resolve when profiling):
+    /// each with its binning, or in a halting submission only the first.
     fn record_batch(&mut self, m: u64) -> Batch {
-        let parity = self.cur;
+        let (parity, step_parity) = (self.cur, self.parity);
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         let (before, gated_before) = (self.dispatches.get(), self.gated.get());
-        for _ in 0..m {
-            self.record_binning(&mut enc, false);
+        let mut tail = 0;
+        for j in 0..m {
+            if self.halting && j > 0 {
+                self.record_drift(&mut enc, false);
+            } else {
+                self.record_binning(&mut enc, false);
+            }
+            let d = self.dispatches.get();
             self.record_forces(&mut enc, false);
+            tail = self.dispatches.get() - d;
         }
         let queries = self.profiler.as_ref().map_or(0, |p| p.pending());
         if let Some(p) = self.profiler.as_ref().filter(|_| queries > 0) {
@@ -329,23 +378,51 @@ impl GpuBackend {
             steps: m,
             dispatches: self.dispatches.get() - before,
             gated: self.gated.get() - gated_before,
+            binnings: if self.halting { 1 } else { m },
+            tail,
             queries,
             parity,
+            step_parity,
         }
     }
 
-    /// Forgets a recorded batch that will not be submitted: the state set it would have left
-    /// current is not.
+    /// Forgets a recorded batch that will not be submitted: the state set and step parity it
+    /// would have left are not.
     fn discard(&mut self, batch: Option<Batch>) {
         if let Some(b) = batch {
             self.cur = b.parity;
+            self.parity = b.step_parity;
         }
+    }
+
+    /// Steps to record into the next submission, of `left`: a halting submission is planned
+    /// to end just before the next rebuild, so that few steps halt and few binnings find
+    /// nothing to do. That step is predicted from the reach fraction's growth since the last
+    /// rebuild (`reach`), else from the last interval between rebuilds; a submission expected
+    /// to start with a rebuild runs one interval.
+    fn plan(&self, left: u64) -> u64 {
+        let m = if !self.halting {
+            STEPS_PER_SUBMIT
+        } else if let Some(r) = self.reach.and_then(|r| r.steps_left()) {
+            if r == 0 { self.interval() } else { r }
+        } else if self.since_rebuild < self.interval() {
+            self.interval() - self.since_rebuild
+        } else {
+            self.interval()
+        };
+        m.clamp(1, STEPS_PER_SUBMIT).min(left)
     }
 
     /// Advances `k` steps in submissions of at most [`STEPS_PER_SUBMIT`]. Without profiling, the
     /// next submission is recorded while the GPU runs the current one, before the host blocks
     /// on the current one's status; it is dropped (and recorded again) when the list must grow
-    /// first.
+    /// first, or when the current one halted.
+    ///
+    /// Halting submissions (a scene with a skin, without the tree): a submission bins only in
+    /// its first step. A later step whose drift calls for a rebuild raises a halt word and
+    /// zeroes the work-group counts of the rest of the submission (integrate.wgsl,
+    /// `kick_drift` with `HALT`), and the next submission bins and finishes that step. The
+    /// status says how many steps completed.
     ///
     /// # Errors
     /// [`StepError::NonFinite`] with `(step, sphere id)` of the first non-finite state;
@@ -356,28 +433,48 @@ impl GpuBackend {
         while left > 0 {
             let batch = match next.take() {
                 Some(b) => b,
-                None => self.record_batch(left.min(STEPS_PER_SUBMIT)),
+                None => self.record_batch(self.plan(left)),
             };
-            let queries = batch.queries;
             self.ctx.queue.submit([batch.commands]);
-            self.step_dispatches += batch.dispatches;
-            self.step_gated += batch.gated;
-            self.recorded_steps += batch.steps;
-            self.steps_done += batch.steps;
-            left -= batch.steps;
-            if self.profiler.is_none() && left > 0 {
-                next = Some(self.record_batch(left.min(STEPS_PER_SUBMIT)));
+            if self.profiler.is_none() && left > batch.steps {
+                // On the guess that this one completes and the next starts with a rebuild.
+                let m = if self.halting {
+                    self.interval()
+                } else {
+                    STEPS_PER_SUBMIT
+                };
+                next = Some(self.record_batch(m.min(left - batch.steps)));
             }
             // Blocks until the submission is done: stepping is timed to completion.
             let status = self.take_status();
             if let Some(p) = &self.profiler {
-                if queries > 0 {
-                    let ticks: Vec<u64> = self.read(&p.resolve, 8 * queries as u64);
+                if batch.queries > 0 {
+                    let ticks: Vec<u64> = self.read(&p.resolve, 8 * batch.queries as u64);
                     self.profiler.as_mut().expect("profiler").accumulate(&ticks);
                 }
             }
+            let completed = (status.steps as u64).min(batch.steps);
+            if completed == 0 {
+                self.discard(next);
+                return Err(StepError::Gpu(GpuError::Stalled {
+                    step: self.steps_done,
+                    recorded: batch.steps,
+                }));
+            }
+            let rebuilds = status.rebuilds as u64;
+            self.steps_done += completed;
+            left -= completed;
             self.collisions += status.collisions as u64;
-            self.rebuilds += status.rebuilds as u64;
+            self.rebuilds += rebuilds;
+            // Dispatches with work: all but the empty binnings and the halted tails.
+            self.step_dispatches += batch.dispatches;
+            self.counted_steps += completed;
+            let empty = batch.gated / batch.binnings * batch.binnings.saturating_sub(rebuilds)
+                + (batch.steps - completed) * batch.tail;
+            self.step_with_work += batch.dispatches - empty;
+            if self.halting {
+                self.track_rebuilds(batch.steps, &status);
+            }
             if status.first_bad_step != u32::MAX {
                 self.discard(next);
                 return Err(StepError::NonFinite(
@@ -394,6 +491,10 @@ impl GpuBackend {
                     capacity: self.list.capacity,
                 }));
             }
+            if next.as_ref().is_some_and(|b| b.steps != self.plan(left)) {
+                // Planned anew from what this submission reported.
+                self.discard(next.take());
+            }
             // Three quarters full: room for the next submission's rebuilds. The batch recorded
             // meanwhile binds the old list.
             if needed as u64 * 4 > self.list.capacity as u64 * 3 {
@@ -402,5 +503,69 @@ impl GpuBackend {
             }
         }
         Ok(())
+    }
+
+    /// The steps a submission that starts with a rebuild is planned for: the longer of the
+    /// last two intervals between rebuilds, one more from three on. A step too many halts the
+    /// last step's tail (11 empty dispatches with impulses); a step too few costs a
+    /// submission whose binning finds nothing to do (18), so a gas, whose intervals vary by a
+    /// step, plans long. Where every step or two rebuilds (an impact), it plans exactly.
+    fn interval(&self) -> u64 {
+        let i = self.intervals[0].max(self.intervals[1]);
+        if i >= 3 { i + 1 } else { i }
+    }
+
+    /// Updates the planning figures of halting submissions from a submission's status: the
+    /// last interval between rebuilds, the steps completed since the last rebuild, and the
+    /// reach fraction's samples since then.
+    fn track_rebuilds(&mut self, recorded: u64, status: &buffers::Status) {
+        let completed = status.steps as u64;
+        if status.rebuilds > 0 {
+            if self.since_rebuild > 0 {
+                self.intervals = [self.since_rebuild, self.intervals[0]];
+            }
+            self.since_rebuild = completed;
+            self.reach = None;
+        } else {
+            self.since_rebuild += completed;
+        }
+        if completed < recorded {
+            // Halted: the next submission starts with the rebuild.
+            if self.since_rebuild > 0 {
+                self.intervals = [self.since_rebuild, self.intervals[0]];
+            }
+            self.since_rebuild = 0;
+            self.reach = None;
+            return;
+        }
+        let f = f32::from_bits(status.reach) as f64;
+        if f > 0.0 && self.since_rebuild > 0 {
+            let first = self.reach.map(|r| r.last);
+            self.reach = Some(Reach {
+                first: first
+                    .or(Some((0, 0.0)))
+                    .filter(|&(s, _)| s < self.since_rebuild),
+                last: (self.since_rebuild, f),
+            });
+        }
+    }
+}
+
+/// Samples of the reach fraction (how far the spheres have gone towards the list's rebuild
+/// threshold, 1) since the last rebuild: `(steps since it, fraction)`.
+#[derive(Clone, Copy, Debug)]
+struct Reach {
+    first: Option<(u64, f64)>,
+    last: (u64, f64),
+}
+
+impl Reach {
+    /// Steps that can still complete before the fraction passes 1, at the rate between the two
+    /// samples (the fraction grows about linearly while the spheres fly free).
+    fn steps_left(&self) -> Option<u64> {
+        let (s1, f1) = self.first?;
+        let (s2, f2) = self.last;
+        let rate = (f2 - f1) / (s2 - s1) as f64;
+        (rate > 0.0 && f2 <= 1.0).then(|| ((1.0 - f2) / rate).floor() as u64)
     }
 }

@@ -75,19 +75,32 @@ pub mod slot {
     pub const LARGE: usize = 2;
     /// A per-entry dispatch of the list (its capacity).
     pub const ENTRIES: usize = 3;
+    /// A row pass: a work-group per [`super::super::WORKGROUP_SIZE`] small spheres, then one
+    /// per large sphere (the step's tail only, from [`super::Gate::running`]).
+    pub const ROWS: usize = 4;
     /// The first level of the cell-start prefix sum; the list's levels follow the grid's.
-    pub const SCANS: usize = 4;
+    pub const SCANS: usize = 5;
 }
 
 /// The indirect work-group counts of the dispatches that run only in a step that re-bins and
-/// rebuilds the list.
+/// rebuilds the list, and of the step's tail (contacts, gravity, end of step), which a halted
+/// submission skips.
 pub struct Gate {
-    /// The rebuild flag (u32: 0 keep, 1 rebuild, 2 set-up's build), cleared each step.
+    /// The rebuild flag and the halt words, 4 × u32: word 0 the flag (0 keep, 1 rebuild, 2
+    /// set-up's build), cleared at each binning; words 1 and 2 the halt words of a submission's
+    /// even and odd steps (`HALT` in integrate.wgsl).
     pub rebuild: wgpu::Buffer,
     /// Each slot's work-group counts with a rebuild (`vec4<u32>`: x, y, 1, 0), host-written.
     pub full: wgpu::Buffer,
     /// Each slot's indirect dispatch arguments (4 × u32 a slot), written by `gate_dispatches`.
     pub gated: wgpu::Buffer,
+    /// The tail's indirect dispatch arguments, laid out as [`Gate::gated`]: `gate_dispatches`
+    /// sets every slot to its full counts, and a halting step's `kick_drift` zeroes them, so
+    /// that the rest of the submission dispatches no work-group.
+    pub running: wgpu::Buffer,
+    /// Binds in [`Gate::running`]'s place where the tail's dispatches read it as indirect
+    /// arguments (a buffer may not be both in one dispatch).
+    pub running_stand_in: wgpu::Buffer,
     slots: Vec<[u32; 4]>,
     /// First slot of the list's prefix-sum levels.
     pub list_scans: usize,
@@ -101,7 +114,7 @@ impl Gate {
         sphere_dims: (u32, u32),
         table_dims: (u32, u32),
         large_dims: Option<(u32, u32)>,
-        entry_dims: (u32, u32),
+        (entry_dims, row_dims): ((u32, u32), (u32, u32)),
         grid_scans: &[(u32, u32)],
         list_scans: &[(u32, u32)],
     ) -> Self {
@@ -111,6 +124,7 @@ impl Gate {
             d(table_dims),
             large_dims.map_or([0; 4], d),
             d(entry_dims),
+            d(row_dims),
         ];
         slots.extend(grid_scans.iter().map(|&g| d(g)));
         let list_first = slots.len();
@@ -119,16 +133,20 @@ impl Gate {
             | wgpu::BufferUsages::INDIRECT
             | wgpu::BufferUsages::COPY_DST
             | wgpu::BufferUsages::COPY_SRC;
-        let gated = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("gated dispatches"),
-            size: 16 * slots.len() as u64,
-            usage,
-            mapped_at_creation: false,
-        });
+        let args = |label| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: 16 * slots.len() as u64,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
         Self {
             rebuild: storage(device, "rebuild flag", 16),
             full: super::init_storage(device, "full dispatches", &slots),
-            gated,
+            gated: args("gated dispatches"),
+            running: args("running dispatches"),
+            running_stand_in: storage(device, "running dispatches (stand-in)", 16),
             slots,
             list_scans: list_first,
         }
@@ -139,14 +157,17 @@ impl Gate {
         16 * k as u64
     }
 
-    /// Sets slot `k`'s work-group counts (the list's entries after it grew).
+    /// Sets slot `k`'s work-group counts (the list's entries after it grew), in the full
+    /// counts and in the tail's running ones (set-up's second build runs no gate).
     pub fn set(&mut self, queue: &wgpu::Queue, k: usize, dims: (u32, u32)) {
         self.slots[k] = [dims.0, dims.1, 1, self.slots[k][3]];
-        queue.write_buffer(
-            &self.full,
-            16 * k as u64,
-            bytemuck::cast_slice(&[self.slots[k]]),
-        );
+        for buffer in [&self.full, &self.running] {
+            queue.write_buffer(
+                buffer,
+                16 * k as u64,
+                bytemuck::cast_slice(&[self.slots[k]]),
+            );
+        }
     }
 
     /// Slot `k`'s work-group counts with a rebuild (for a build recorded directly).
@@ -393,6 +414,7 @@ impl GpuList {
                     (25, &old_partner_id),
                     (26, &old_xi),
                     (27, &old_wall_xi),
+                    (28, &inp.gate.running),
                 ],
             )
         };
@@ -617,12 +639,20 @@ impl super::GpuBackend {
                 self.stages
                     .collide
                     .bind(device, &self.shared, &self.state[c], &list);
-            self.binds[c].integrate = self.stages.integrate.bind(
-                device,
-                &self.shared,
-                &self.state[c],
-                (&list, &self.gate),
-            );
+            for head in [false, true] {
+                let bg = self.stages.integrate.bind(
+                    device,
+                    &self.shared,
+                    &self.state[c],
+                    (&list, &self.gate),
+                    head,
+                );
+                if head {
+                    self.binds[c].integrate_head = bg;
+                } else {
+                    self.binds[c].integrate = bg;
+                }
+            }
         }
         self.list = list;
     }

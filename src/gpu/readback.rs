@@ -379,7 +379,7 @@ impl GpuBackend {
         let status: Status = self.read(&self.shared.status, size)[0];
         self.ctx
             .queue
-            .write_buffer(&self.shared.status, 8, bytemuck::bytes_of(&[0u32; 4]));
+            .write_buffer(&self.shared.status, 8, bytemuck::bytes_of(&[0u32; 5]));
         status
     }
 }

@@ -28,17 +28,6 @@ impl GpuBackend {
         self.dispatch_groups(pass, pipeline, bg, self.dims);
     }
 
-    /// Dispatches a row pass: a work-group per [`WORKGROUP_SIZE`] small spheres, then one per
-    /// large sphere.
-    pub(super) fn dispatch_rows(
-        &self,
-        pass: &mut wgpu::ComputePass,
-        pipeline: &wgpu::ComputePipeline,
-        bg: &wgpu::BindGroup,
-    ) {
-        self.dispatch_groups(pass, pipeline, bg, self.row_dims);
-    }
-
     /// The contact passes: the counting ones while work is counted.
     pub(super) fn collide_passes(&self) -> &collide::CollidePipelines {
         self.counting
@@ -58,6 +47,22 @@ impl GpuBackend {
             label: Some(label),
             timestamp_writes: self.profiler.as_ref().and_then(|p| p.writes(stage)),
         })
+    }
+
+    /// A dispatch of the step's tail (contacts, direct gravity, end of step): indirect, from
+    /// slot `k` of the gate's running counts, which a halting drift zeroes
+    /// (`neighbours::slot`: `SPHERES`, `ROWS` or `ENTRIES`).
+    pub(super) fn dispatch_tail(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        pipeline: &wgpu::ComputePipeline,
+        bg: &wgpu::BindGroup,
+        k: usize,
+    ) {
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, bg, &[]);
+        pass.dispatch_workgroups_indirect(&self.gate.running, neighbours::Gate::offset(k));
+        self.dispatches.set(self.dispatches.get() + 1);
     }
 
     /// A dispatch gated by the list's rebuild decision: indirect, from slot `k` of the gate

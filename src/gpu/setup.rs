@@ -37,6 +37,8 @@ pub fn dispatch_dims(groups: u32, max: u32) -> (u32, u32) {
 /// Bind groups of every stage for one parity of the state sets.
 pub(super) struct Binds {
     pub(super) integrate: wgpu::BindGroup,
+    /// The drift's (`Integrate::bind` with `head`).
+    pub(super) integrate_head: wgpu::BindGroup,
     pub(super) cell_keys: wgpu::BindGroup,
     pub(super) gather: wgpu::BindGroup,
     pub(super) collide: wgpu::BindGroup,
@@ -57,7 +59,10 @@ impl Binds {
     ) -> Self {
         let (s, o) = (&state[c], &state[1 - c]);
         Binds {
-            integrate: stages.integrate.bind(device, shared, s, (list, gate)),
+            integrate: stages
+                .integrate
+                .bind(device, shared, s, (list, gate), false),
+            integrate_head: stages.integrate.bind(device, shared, s, (list, gate), true),
             cell_keys: stages.cell_keys.bind(device, shared, s),
             gather: stages.gather.bind(device, shared, s, o, &gate.rebuild),
             collide: stages.collide.bind(device, shared, s, list),
@@ -161,7 +166,7 @@ impl GpuBackend {
             dims,
             table_dims,
             large_dims,
-            neighbours::entry_dims(capacity, max_dim),
+            (neighbours::entry_dims(capacity, max_dim), row_dims),
             &prefix_sum::level_dims(ts + 1, max_dim),
             &prefix_sum::level_dims(n as u32 + 1, max_dim),
         );
@@ -222,7 +227,6 @@ impl GpuBackend {
             n: n as u32,
             table_size: ts,
             dims,
-            row_dims,
             model: sp.contact,
             history,
             rotation,
@@ -236,15 +240,19 @@ impl GpuBackend {
             walls,
             rebuilds: 0,
             decide: sp.skin > 0.0,
+            halting: sp.skin > 0.0 && tree.is_none(),
+            parity: 0,
+            intervals: [super::FIRST_INTERVAL; 2],
+            since_rebuild: 0,
+            reach: None,
             max_dim,
             binding_lowered: opts.max_binding_size,
             counting: None,
             dispatches: std::cell::Cell::new(0),
             gated: std::cell::Cell::new(0),
             step_dispatches: 0,
-            step_gated: 0,
-            recorded_steps: 0,
-            rebuilds_before_count: 0,
+            step_with_work: 0,
+            counted_steps: 0,
             bind_count,
             bind_scatter,
             scan,

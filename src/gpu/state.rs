@@ -182,7 +182,7 @@ impl SharedBuffers {
     /// Allocates the shared buffers for `params.n` spheres, `table_size` hash buckets,
     /// `n_large` large spheres and `groups` work-groups of a per-sphere dispatch (padding ones
     /// of a 2-D dispatch included: one diagnostics partial each), with the walls' `planes`. The
-    /// grid starts at step `u32::MAX` (no binning yet); the rest is zeroed by wgpu. The
+    /// grid starts at step 0; the rest is zeroed by wgpu. The
     /// friction torque is a 16-byte stand-in without rotation (`params.rotation`).
     pub fn new(
         device: &wgpu::Device,
@@ -201,7 +201,7 @@ impl SharedBuffers {
                 device,
                 "grid",
                 &[super::buffers::Grid {
-                    step: u32::MAX,
+                    step: 0,
                     ..Default::default()
                 }],
             ),

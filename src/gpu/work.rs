@@ -134,9 +134,8 @@ impl super::GpuBackend {
         enc.clear_buffer(&self.shared.work, 0, None);
         self.ctx.queue.submit([enc.finish()]);
         self.step_dispatches = 0;
-        self.step_gated = 0;
-        self.recorded_steps = 0;
-        self.rebuilds_before_count = self.rebuilds;
+        self.step_with_work = 0;
+        self.counted_steps = 0;
     }
 
     /// The work counted since [`super::GpuBackend::set_work_counting`] (pair visits only while it is
@@ -145,12 +144,9 @@ impl super::GpuBackend {
         let bytes = 4 * WORDS as u64;
         let words: Vec<u32> = self.read(&self.shared.work, bytes);
         let words: [u32; WORDS] = words[..WORDS].try_into().expect("counter words");
-        let steps = self.recorded_steps as f64;
+        let steps = self.counted_steps as f64;
         let per_step = (steps > 0.0).then(|| self.step_dispatches as f64 / steps);
-        // The gated dispatches run in a step that rebuilds, and are empty in one that does not.
-        let rebuilt = (self.rebuilds - self.rebuilds_before_count) as f64 / steps;
-        let gated = self.step_gated as f64 / steps;
-        let with_work = per_step.map(|d| d - gated * (1.0 - rebuilt));
+        let with_work = (steps > 0.0).then(|| self.step_with_work as f64 / steps);
         from_words(&words, per_step, with_work)
     }
 }

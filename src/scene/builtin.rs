@@ -641,6 +641,10 @@ fn round_down_2(x: f64) -> f64 {
 // ---------------------------------------------------------------------------------------------
 // box-gas
 
+/// The `box-gas` neighbour-list skin as a fraction of its radius (the default is
+/// [`super::DEFAULT_SKIN_FRACTION`]).
+pub const BOX_GAS_SKIN_FRACTION: f64 = 0.6;
+
 /// `box-gas`: `n` elastic spheres (radius 0.01 m, mass 1e-3 kg, e = 1) in a closed cube centred
 /// at the origin, bounded by six elastic planes, at a volume fraction of 10 %.
 ///
@@ -649,7 +653,10 @@ fn round_down_2(x: f64) -> f64 {
 /// spheres touch and none touches a wall. Where `n` is far from a cube (only for small `n`) the
 /// cell edge is kept at ≥ 2.4 r and the fraction drops below 10 %. Velocity components are
 /// uniform in [−1, 1] m/s (seed 2). No gravity; dt = 2e-4 s, so the fastest initial sphere
-/// (√3 m/s) moves r/29 per step; 2000 steps (0.4 s, roughly 20 collisions per sphere).
+/// (√3 m/s) moves r/29 per step; 2000 steps (0.4 s, roughly 20 collisions per sphere). The
+/// neighbour-list skin is 0.6 r (6 mm), not the default r/4: a gas travels far between
+/// collisions, and the longer skin rebuilds the list about a third as often, which both
+/// backends measured faster (benches/RESULTS.md, 2026-11-26).
 fn box_gas(n: usize) -> Scene {
     let r = 0.01;
     let mass = 1e-3;
@@ -693,6 +700,7 @@ fn box_gas(n: usize) -> Scene {
         sim: SimParams {
             dt: 2e-4,
             steps: 2000,
+            skin: Some(BOX_GAS_SKIN_FRACTION * r),
             ..SimParams::default()
         },
         materials: Vec::new(),
