@@ -112,6 +112,7 @@ pub struct GpuBackend {
     intervals: [u64; 2],
     since_rebuild: u64,
     reach: Option<Reach>,
+    rate: Option<f64>,
     max_dim: u32,
     // The binding limit the options lowered (`GpuOptions::max_binding_size`), for the list's
     // growth and restore as for set-up.
@@ -506,13 +507,17 @@ impl GpuBackend {
     }
 
     /// The steps a submission that starts with a rebuild is planned for: the longer of the
-    /// last two intervals between rebuilds, one more from three on. A step too many halts the
-    /// last step's tail (11 empty dispatches with impulses); a step too few costs a
-    /// submission whose binning finds nothing to do (18), so a gas, whose intervals vary by a
-    /// step, plans long. Where every step or two rebuilds (an impact), it plans exactly.
+    /// last two intervals between rebuilds; from three on, those the reach fraction's last rate
+    /// allows (it grows by about the same each step while the spheres fly free), if fewer. A
+    /// step too many halts the last step's tail (11 empty
+    /// dispatches with impulses); a step too few costs a submission whose binning finds nothing
+    /// to do (18). Where every step or two rebuilds (an impact), the intervals alone plan.
     fn interval(&self) -> u64 {
-        let i = self.intervals[0].max(self.intervals[1]);
-        if i >= 3 { i + 1 } else { i }
+        let last = self.intervals[0].max(self.intervals[1]);
+        match self.rate {
+            Some(r) if r > 0.0 && last >= 3 => ((1.0 / r).floor() as u64).clamp(1, last),
+            _ => last,
+        }
     }
 
     /// Updates the planning figures of halting submissions from a submission's status: the
@@ -540,6 +545,8 @@ impl GpuBackend {
         }
         let f = f32::from_bits(status.reach) as f64;
         if f > 0.0 && self.since_rebuild > 0 {
+            // The fraction after a rebuild's step is one step's growth: since × rate.
+            self.rate = Some(f / self.since_rebuild as f64);
             let first = self.reach.map(|r| r.last);
             self.reach = Some(Reach {
                 first: first
