@@ -11,11 +11,12 @@
 //! submission (collisions, rebuilds, list entries needed, non-finite states).
 //!
 //! This file holds the step's recipe, top to bottom: [`GpuBackend::step`] submits batches,
-//! `record_batch` records steps, each `record_binning` then `record_forces`. The rest lives
+//! `record_batch` records steps, each `record_binning` (or, after a halting submission's
+//! first step, `record_drift`) then `record_forces`. The rest lives
 //! beside it: set-up and options in `setup.rs`, errors in `error.rs`, buffer layouts and
 //! allocation in `buffers.rs`, the state sets and shared buffers in `state.rs`, what is read
-//! back in `readback.rs`, the work counters in `work.rs`, and each stage's pipelines and bind
-//! groups in its own file.
+//! back in `readback.rs`, the work counters in `work.rs`, how long a halting submission is in
+//! `plan.rs`, and each stage's pipelines and bind groups in its own file.
 
 pub mod buffers;
 pub mod cell_keys;
@@ -28,6 +29,7 @@ pub mod gravity;
 pub mod integrate;
 pub mod neighbours;
 pub mod pipelines;
+pub mod plan;
 pub mod prefix_sum;
 mod profiler;
 mod readback;
@@ -55,9 +57,6 @@ pub const WORKGROUP_SIZE: u32 = 256;
 
 /// Steps recorded into one submission at most.
 pub const STEPS_PER_SUBMIT: u64 = 32;
-
-/// The rebuild interval a halting backend plans its first submission for, in steps.
-const FIRST_INTERVAL: u64 = 8;
 
 /// Steps recorded into one command buffer, not yet submitted.
 struct Batch {
@@ -105,14 +104,10 @@ pub struct GpuBackend {
     decide: bool,
     // Halting submissions (a skin and no tree): only a submission's first step bins; a later
     // step that must rebuild halts the rest. With the parity of the next step recorded, and
-    // the figures `plan` sizes submissions by: the last two intervals between rebuilds (steps), the
-    // steps completed since the last rebuild, and the reach fraction's samples since then.
+    // what sizes the submissions (`plan`).
     halting: bool,
     parity: usize,
-    intervals: [u64; 2],
-    since_rebuild: u64,
-    reach: Option<Reach>,
-    rate: Option<f64>,
+    planner: plan::Planner,
     max_dim: u32,
     // The binding limit the options lowered (`GpuOptions::max_binding_size`), for the list's
     // growth and restore as for set-up.
@@ -396,24 +391,6 @@ impl GpuBackend {
         }
     }
 
-    /// Steps to record into the next submission, of `left`: a halting submission is planned
-    /// to end just before the next rebuild, so that few steps halt and few binnings find
-    /// nothing to do. That step is predicted from the reach fraction's growth since the last
-    /// rebuild (`reach`), else from the last interval between rebuilds; a submission expected
-    /// to start with a rebuild runs one interval.
-    fn plan(&self, left: u64) -> u64 {
-        let m = if !self.halting {
-            STEPS_PER_SUBMIT
-        } else if let Some(r) = self.reach.and_then(|r| r.steps_left()) {
-            if r == 0 { self.interval() } else { r }
-        } else if self.since_rebuild < self.interval() {
-            self.interval() - self.since_rebuild
-        } else {
-            self.interval()
-        };
-        m.clamp(1, STEPS_PER_SUBMIT).min(left)
-    }
-
     /// Advances `k` steps in submissions of at most [`STEPS_PER_SUBMIT`]. Without profiling, the
     /// next submission is recorded while the GPU runs the current one, before the host blocks
     /// on the current one's status; it is dropped (and recorded again) when the list must grow
@@ -434,13 +411,13 @@ impl GpuBackend {
         while left > 0 {
             let batch = match next.take() {
                 Some(b) => b,
-                None => self.record_batch(self.plan(left)),
+                None => self.record_batch(self.planner.plan(self.halting, left)),
             };
             self.ctx.queue.submit([batch.commands]);
             if self.profiler.is_none() && left > batch.steps {
                 // On the guess that this one completes and the next starts with a rebuild.
                 let m = if self.halting {
-                    self.interval()
+                    self.planner.interval()
                 } else {
                     STEPS_PER_SUBMIT
                 };
@@ -474,7 +451,7 @@ impl GpuBackend {
                 + (batch.steps - completed) * batch.tail;
             self.step_with_work += batch.dispatches - empty;
             if self.halting {
-                self.track_rebuilds(batch.steps, &status);
+                self.planner.track(batch.steps, &status);
             }
             if status.first_bad_step != u32::MAX {
                 self.discard(next);
@@ -492,7 +469,10 @@ impl GpuBackend {
                     capacity: self.list.capacity,
                 }));
             }
-            if next.as_ref().is_some_and(|b| b.steps != self.plan(left)) {
+            if next
+                .as_ref()
+                .is_some_and(|b| b.steps != self.planner.plan(self.halting, left))
+            {
                 // Planned anew from what this submission reported.
                 self.discard(next.take());
             }
@@ -504,75 +484,5 @@ impl GpuBackend {
             }
         }
         Ok(())
-    }
-
-    /// The steps a submission that starts with a rebuild is planned for: the longer of the
-    /// last two intervals between rebuilds; from three on, those the reach fraction's last rate
-    /// allows (it grows by about the same each step while the spheres fly free), if fewer. A
-    /// step too many halts the last step's tail (11 empty
-    /// dispatches with impulses); a step too few costs a submission whose binning finds nothing
-    /// to do (18). Where every step or two rebuilds (an impact), the intervals alone plan.
-    fn interval(&self) -> u64 {
-        let last = self.intervals[0].max(self.intervals[1]);
-        match self.rate {
-            Some(r) if r > 0.0 && last >= 3 => ((1.0 / r).floor() as u64).clamp(1, last),
-            _ => last,
-        }
-    }
-
-    /// Updates the planning figures of halting submissions from a submission's status: the
-    /// last interval between rebuilds, the steps completed since the last rebuild, and the
-    /// reach fraction's samples since then.
-    fn track_rebuilds(&mut self, recorded: u64, status: &buffers::Status) {
-        let completed = status.steps as u64;
-        if status.rebuilds > 0 {
-            if self.since_rebuild > 0 {
-                self.intervals = [self.since_rebuild, self.intervals[0]];
-            }
-            self.since_rebuild = completed;
-            self.reach = None;
-        } else {
-            self.since_rebuild += completed;
-        }
-        if completed < recorded {
-            // Halted: the next submission starts with the rebuild.
-            if self.since_rebuild > 0 {
-                self.intervals = [self.since_rebuild, self.intervals[0]];
-            }
-            self.since_rebuild = 0;
-            self.reach = None;
-            return;
-        }
-        let f = f32::from_bits(status.reach) as f64;
-        if f > 0.0 && self.since_rebuild > 0 {
-            // The fraction after a rebuild's step is one step's growth: since × rate.
-            self.rate = Some(f / self.since_rebuild as f64);
-            let first = self.reach.map(|r| r.last);
-            self.reach = Some(Reach {
-                first: first
-                    .or(Some((0, 0.0)))
-                    .filter(|&(s, _)| s < self.since_rebuild),
-                last: (self.since_rebuild, f),
-            });
-        }
-    }
-}
-
-/// Samples of the reach fraction (how far the spheres have gone towards the list's rebuild
-/// threshold, 1) since the last rebuild: `(steps since it, fraction)`.
-#[derive(Clone, Copy, Debug)]
-struct Reach {
-    first: Option<(u64, f64)>,
-    last: (u64, f64),
-}
-
-impl Reach {
-    /// Steps that can still complete before the fraction passes 1, at the rate between the two
-    /// samples (the fraction grows about linearly while the spheres fly free).
-    fn steps_left(&self) -> Option<u64> {
-        let (s1, f1) = self.first?;
-        let (s2, f2) = self.last;
-        let rate = (f2 - f1) / (s2 - s1) as f64;
-        (rate > 0.0 && f2 <= 1.0).then(|| ((1.0 - f2) / rate).floor() as u64)
     }
 }
