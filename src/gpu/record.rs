@@ -49,6 +49,20 @@ impl GpuBackend {
         })
     }
 
+    /// A counted indirect dispatch, from slot `k` (`neighbours::slot`) of the gate's `args`.
+    fn dispatch_indirect(
+        &self,
+        pass: &mut wgpu::ComputePass,
+        (pipeline, bg): (&wgpu::ComputePipeline, &wgpu::BindGroup),
+        args: &wgpu::Buffer,
+        k: usize,
+    ) {
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, bg, &[]);
+        pass.dispatch_workgroups_indirect(args, neighbours::Gate::offset(k));
+        self.dispatches.set(self.dispatches.get() + 1);
+    }
+
     /// A dispatch of the step's tail (contacts, direct gravity, end of step): indirect, from
     /// slot `k` of the gate's running counts, which a halting drift zeroes
     /// (`neighbours::slot`: `SPHERES`, `ROWS` or `ENTRIES`).
@@ -59,10 +73,7 @@ impl GpuBackend {
         bg: &wgpu::BindGroup,
         k: usize,
     ) {
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, bg, &[]);
-        pass.dispatch_workgroups_indirect(&self.gate.running, neighbours::Gate::offset(k));
-        self.dispatches.set(self.dispatches.get() + 1);
+        self.dispatch_indirect(pass, (pipeline, bg), &self.gate.running, k);
     }
 
     /// A dispatch gated by the list's rebuild decision: indirect, from slot `k` of the gate
@@ -74,10 +85,7 @@ impl GpuBackend {
         bg: &wgpu::BindGroup,
         k: usize,
     ) {
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, bg, &[]);
-        pass.dispatch_workgroups_indirect(&self.gate.gated, neighbours::Gate::offset(k));
-        self.dispatches.set(self.dispatches.get() + 1);
+        self.dispatch_indirect(pass, (pipeline, bg), &self.gate.gated, k);
         self.gated.set(self.gated.get() + 1);
     }
 }
