@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Runs the device bundle (benches/device/build.sh) on a GPU machine without a Rust toolchain:
+# the GPU test executables, `validate --backend gpu`, and the bench matrix of issue 35 with the
+# CPU backend on the same machine's cores beside the GPU. Everything lands in $OUT (default
+# ./device-out): run.log as it goes, results.tar.gz (JSON and text) at the end.
+#
+#   bash benches/device/run.sh            # the full matrix, about 5 minutes on an H100
+#   bash benches/device/run.sh --dry-run  # the same steps at 10^3-10^4 spheres (lavapipe)
+#   RUN_TESTS=0 bash benches/device/run.sh  # without the test executables
+#   BUDGET_S=300 bash benches/device/run.sh  # the whole run in at most 300 s (default 420)
+#
+# Each part has its own time limit, so that one slow part cannot eat the others' time; a part
+# that fails or times out is reported and the run goes on. The exit status is the number of
+# failed parts (0: all passed).
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+repo=$PWD
+bundle=$repo/benches/device/bundle
+dry=0
+[ "${1:-}" = "--dry-run" ] && dry=1
+OUT=${OUT:-$repo/device-out}
+mkdir -p "$OUT"
+work=$(mktemp -d)
+res=$work/results
+mkdir -p "$res"
+log=$OUT/run.log
+: >"$log"
+say() { printf '%s\n' "$*" | tee -a "$log"; }
+failed=0
+t0=$(date +%s)
+# The whole run's seconds (default 420): a part gets at most what is left, so that the results
+# are packed even when the machine is slower than planned.
+budget=${BUDGET_S:-420}
+
+# part NAME LIMIT_S CMD...: runs CMD with a time limit, output to the log and results/NAME.txt.
+part() {
+    local name=$1 limit=$2
+    shift 2
+    local s=$(date +%s)
+    local left=$((budget - (s - t0) - 10))
+    if ((left < 5)); then
+        say "== $name: not run, the run's budget of ${budget}s is spent"
+        echo "$name skipped 0" >>"$res/parts.txt"
+        failed=$((failed + 1))
+        return
+    fi
+    ((limit > left)) && limit=$left
+    say "== $name (limit ${limit}s): $*"
+    timeout --kill-after=5 "$limit" "$@" 2>&1 | tee "$res/$name.txt" >>"$log"
+    local rc=${PIPESTATUS[0]}
+    say "== $name: exit $rc after $(($(date +%s) - s)) s"
+    [ "$rc" -eq 0 ] || failed=$((failed + 1))
+    echo "$name $rc $(($(date +%s) - s))" >>"$res/parts.txt"
+}
+
+# The loaders, unless the machine has them (a lavapipe dry run here does).
+if ! ldconfig -p 2>/dev/null | grep -q libvulkan.so.1 && [ "$(id -u)" -eq 0 ]; then
+    for f in "$bundle"/debs/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+fi
+nv_icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+[ -f "$nv_icd" ] && [ -z "${VK_DRIVER_FILES:-}" ] && export VK_DRIVER_FILES=$nv_icd
+export CI=true XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+
+bin=$work/bin
+mkdir -p "$bin/tests"
+xz -dc "$bundle/spheresim.xz" >"$bin/spheresim"
+for f in "$bundle"/tests/*.xz; do xz -dc "$f" >"$bin/tests/$(basename "$f" .xz)"; done
+chmod +x "$bin/spheresim" "$bin"/tests/*
+sim=$bin/spheresim
+
+# Tests that run the CLI find it at the build machine's path (CARGO_BIN_EXE_spheresim).
+built_at=$(grep -a -o -m1 '/[[:alnum:]_./-]*/target/release/spheresim' "$bin/tests/checkpoint" | head -1)
+if [ -n "$built_at" ] && [ ! -e "$built_at" ] && [ "$(id -u)" -eq 0 ]; then
+    mkdir -p "$(dirname "$built_at")" && ln -s "$sim" "$built_at"
+fi
+
+{
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "commit: $(tr '\n' ' ' <"$bundle/COMMIT")"
+    echo "host: $(nproc) CPU threads, $(awk '/MemTotal/ {print $2/1048576 " GiB"}' /proc/meminfo)"
+    echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
+    command -v nvidia-smi >/dev/null &&
+        nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm \
+            --format=csv,noheader
+    echo "dry run: $dry"
+} | tee "$res/env.txt" >>"$log"
+
+# 1. Tests (the GPU tests fail, not skip, without an adapter: CI=true).
+if [ "${RUN_TESTS:-1}" = 1 ]; then
+    for t in "$bin"/tests/*; do
+        # The device machine has no Xvfb: the viewer's window test cannot run there.
+        part "test_$(basename "$t")" 60 "$t" --test-threads=4 --skip viewer_draws_30_frames_under_xvfb
+    done
+fi
+
+# 2. Validation against exact and analytic references, GPU against CPU included.
+part validate_gpu 120 "$sim" validate --backend gpu
+
+# 3. The bench matrix.
+if [ "$dry" -eq 1 ]; then
+    m=1e3 big=1e4 steps=(--steps 2 --repeats 1 --warmup 1)
+else
+    m=1e6 big=x steps=(--steps 5 --repeats 3 --warmup 2)
+fi
+few=(--steps 3 --repeats 2 --warmup 1)
+[ "$dry" -eq 1 ] && few=("${steps[@]}")
+bench() { # bench NAME LIMIT_S ARGS...
+    local name=$1 limit=$2
+    shift 2
+    part "bench_$name" "$limit" "$sim" bench --json "$res/bench_$name.json" \
+        --budget-seconds "$limit" "$@"
+}
+bench gpu_1e6 150 --scenes box-gas,wall-break,rubble-pile --particles "$m" --backends gpu \
+    "${steps[@]}"
+bench gpu_orbits_tree 90 --scenes orbits --particles "$m" --backends gpu \
+    --gravity-solver tree "${few[@]}"
+if [ "$dry" -eq 1 ]; then
+    bench gpu_big 90 --scenes box-gas,wall-break --particles "$big" --backends gpu "${few[@]}"
+else
+    bench gpu_big_box 120 --scenes box-gas --particles 16e6 --backends gpu "${few[@]}"
+    bench gpu_big_wall 120 --scenes wall-break --particles 4e6 --backends gpu "${few[@]}"
+fi
+bench cpu_1e6 150 --scenes box-gas,wall-break,rubble-pile --particles "$m" --backends cpu \
+    "${few[@]}"
+bench cpu_orbits_tree 90 --scenes orbits --particles "$m" --backends cpu \
+    --gravity-solver tree "${few[@]}"
+
+say "== done in $(($(date +%s) - t0)) s; $failed part(s) failed"
+cp "$log" "$res/run.log"
+tar -czf "$OUT/results.tar.gz" -C "$work" results
+exit "$failed"
