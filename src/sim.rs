@@ -105,6 +105,15 @@ fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// The notice of `--backend gpu` on a software adapter: why it is slow, and why one would
+/// still use it.
+pub fn software_notice(adapter: &str) -> String {
+    format!(
+        "the GPU backend runs on a software adapter, {adapter}: the shaders execute on the CPU, \
+         many times slower than --backend cpu; use it to check the GPU path without a GPU"
+    )
+}
+
 /// Checks that the CPU backend's estimated memory for `n` spheres in `precision`, with the
 /// friction history when `history` ([`CpuBackend::memory_estimate`]), fits in `available` bytes
 /// (`None`: unknown, accepted).
@@ -225,7 +234,8 @@ impl Simulation {
         Self::with_gpu_options(scene, backend, precision, GpuOptions::default())
     }
 
-    /// As [`Simulation::new`], with options for the GPU backend.
+    /// As [`Simulation::new`], with options for the GPU backend. `--backend gpu` on a software
+    /// adapter leaves a [`Simulation::notice`] saying that it runs on the CPU.
     pub fn with_gpu_options(
         scene: &Scene,
         backend: Backend,
@@ -253,10 +263,13 @@ impl Simulation {
                         .into(),
                 });
             }
-            Backend::Gpu => (
-                Engine::Gpu(Box::new(GpuBackend::new(scene, gpu)?)),
-                Backend::Gpu,
-            ),
+            Backend::Gpu => {
+                let g = GpuBackend::new(scene, gpu)?;
+                if g.is_software() {
+                    notice = Some(software_notice(&g.adapter_name()));
+                }
+                (Engine::Gpu(Box::new(g)), Backend::Gpu)
+            }
             Backend::Auto if precision == Precision::F32 => {
                 let cpu = |notice: &mut Option<String>, why: String| {
                     *notice = Some(why);

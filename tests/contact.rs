@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::contract::{Contract, Twins, gpu_contract, test_gpu_options};
 use common::gpu_available;
 use glam::DVec3;
 use spheresim::scene::{ContactModel, Scene, builtin};
@@ -12,7 +13,8 @@ use spheresim::validate::container_gas;
 use spheresim::{Backend, Precision, Simulation, Snapshot};
 
 fn sim(scene: &Scene, backend: Backend, precision: Precision) -> Simulation {
-    Simulation::new(scene, backend, precision).expect("backend starts")
+    Simulation::with_gpu_options(scene, backend, precision, test_gpu_options())
+        .expect("backend starts")
 }
 
 /// Displacements of the spheres `range` between two snapshots, sorted, m.
@@ -93,9 +95,9 @@ fn time_step_warning_names_the_contact_time() {
 /// standing wall hit by the projectile, and in a spherical container.
 #[test]
 fn hertz_friction_and_containers_agree_with_the_cpu() {
-    if !gpu_available() {
+    let Some(contract) = gpu_contract("hertz_friction_and_containers_agree_with_the_cpu") else {
         return;
-    }
+    };
     let mut wall = builtin::build("wall-stand", Some(200)).unwrap();
     // Bring the projectile to the wall so that the 60 steps include the impact.
     let last = wall.spheres.len() - 1;
@@ -110,6 +112,17 @@ fn hertz_friction_and_containers_agree_with_the_cpu() {
             300,
         ),
     ] {
+        if contract == Contract::Hardware {
+            let mut t = Twins::new(&s, contract);
+            t.step(steps);
+            assert!(
+                t.cpu.diagnostics().collisions > 0,
+                "{name}: nothing touched"
+            );
+            t.assert_states(name);
+            t.assert_statistics(name);
+            continue;
+        }
         let mut g = sim(&s, Backend::Gpu, Precision::F32);
         let mut c = sim(&s, Backend::Cpu, Precision::F32);
         g.step(steps).unwrap();
@@ -145,9 +158,10 @@ fn hertz_friction_and_containers_agree_with_the_cpu() {
 /// wall-stand) and the spherical container with the Hertz law and friction, and agree.
 #[test]
 fn every_scene_runs_with_hertz_and_friction_on_both_backends() {
-    if !gpu_available() {
+    let Some(contract) = gpu_contract("every_scene_runs_with_hertz_and_friction_on_both_backends")
+    else {
         return;
-    }
+    };
     for (name, gravity) in [
         ("box-gas", false),
         ("wall-break", false),
@@ -168,6 +182,18 @@ fn every_scene_runs_with_hertz_and_friction_on_both_backends() {
         }
         // The engine's suggested step (the scenes' own dt is for impulses).
         s.sim.dt = s.contact_time().unwrap().suggested_dt();
+        if contract == Contract::Hardware {
+            let mut t = Twins::new(&s, contract);
+            while t.cpu.diagnostics().collisions == 0 && t.cpu.steps_done() < 2000 {
+                t.step(50);
+            }
+            t.step(20);
+            let label = format!("{name} (gravity {gravity})");
+            assert!(t.cpu.diagnostics().collisions > 0, "{label}: no collision");
+            t.assert_states(&label);
+            t.assert_statistics(&label);
+            continue;
+        }
         let mut g = sim(&s, Backend::Gpu, Precision::F32);
         let mut c = sim(&s, Backend::Cpu, Precision::F32);
         // Until collisions have happened (the gas and the container start apart), then 20 more.
@@ -231,13 +257,13 @@ fn friction_history_of_a_crowded_sphere_is_kept_on_both_backends() {
         // The 10 µm overlaps hold for 5 steps of 10 µs (the spheres move ~1e-9 m).
         assert_eq!(d.contacts, k as u64, "CPU, k = {k}");
         assert_eq!(d.friction_history_dropped, 0, "CPU, k = {k}");
-        if gpu_available() {
-            let mut g = sim(&s, Backend::Gpu, Precision::F32);
-            g.step(steps).unwrap();
-            let dg = g.diagnostics();
+        if let Some(contract) = gpu_contract("friction_history_of_a_crowded_sphere_is_kept") {
+            let mut t = Twins::new(&s, contract);
+            t.step(steps);
+            let dg = t.gpu.diagnostics();
             assert_eq!(dg.contacts, k as u64, "GPU, k = {k}");
             assert_eq!(dg.friction_history_dropped, 0, "GPU, k = {k}");
-            assert_eq!(g.snapshot(), c.snapshot(), "GPU against CPU, k = {k}");
+            t.assert_states(&format!("GPU against CPU, k = {k}"));
         }
     }
 }
@@ -321,9 +347,11 @@ fn a_sphere_with_150_frictional_contacts_keeps_every_history() {
 #[test]
 fn several_large_spheres_of_different_sizes_agree_with_the_cpu() {
     use common::{plane, sphere};
-    if !gpu_available() {
+    let Some(contract) =
+        gpu_contract("several_large_spheres_of_different_sizes_agree_with_the_cpu")
+    else {
         return;
-    }
+    };
     let r = 0.05;
     let mut spheres = Vec::new();
     for i in 0..20 {
@@ -374,11 +402,10 @@ fn several_large_spheres_of_different_sizes_agree_with_the_cpu() {
             s.planes[0].surface.friction = 0.3;
             s.sim.dt = s.contact_time().unwrap().suggested_dt();
         }
-        let mut g = sim(&s, Backend::Gpu, Precision::F32);
-        let mut c = sim(&s, Backend::Cpu, Precision::F32);
         let steps = (0.03 / s.sim.dt) as u64;
-        g.step(steps).unwrap();
-        c.step(steps).unwrap();
+        let mut t = Twins::new(&s, contract);
+        t.step(steps);
+        let (g, c) = (&mut t.gpu, &mut t.cpu);
         let (gs, cs) = (g.snapshot(), c.snapshot());
         let (dx, dv) = gs.max_difference(&cs);
         let (dg, dc) = (g.diagnostics(), c.diagnostics());
@@ -396,6 +423,11 @@ fn several_large_spheres_of_different_sizes_agree_with_the_cpu() {
                 (vc - v0).length() > 0.1 * v0.length(),
                 "{model:?}: sphere {i} hit nothing"
             );
+        }
+        if contract == Contract::Hardware {
+            t.assert_states(&format!("{model:?}"));
+            t.assert_statistics(&format!("{model:?}"));
+            continue;
         }
         assert_eq!(dg.collisions, dc.collisions, "{model:?}: collisions");
         assert_eq!(dg.contacts, dc.contacts, "{model:?}: contacts");

@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::contract::{Contract, Twins, gpu_contract, test_gpu_options};
 use common::gpu_available;
 
 use glam::DVec3;
@@ -14,7 +15,8 @@ use spheresim::scene::{ContactModel, Scene, Sphere, builtin};
 use spheresim::{Backend, Precision, SimError, Simulation};
 
 fn gpu(scene: &Scene) -> Simulation {
-    Simulation::new(scene, Backend::Gpu, Precision::F32).expect("GPU backend")
+    Simulation::with_gpu_options(scene, Backend::Gpu, Precision::F32, test_gpu_options())
+        .expect("GPU backend")
 }
 
 fn cpu(scene: &Scene) -> Simulation {
@@ -69,10 +71,27 @@ fn prefix_sum_spans_several_levels() {
     assert_eq!(*bg.cell_start.last().unwrap(), 40_000);
 }
 
-/// Whole steps: GPU and CPU agree after 1 and 100 steps within the stated tolerances.
+/// Whole steps: GPU and CPU agree after 1 and 100 steps within the stated tolerances (bit for
+/// bit contract), or within f32 rounding (hardware contract).
 #[test]
 fn whole_steps_agree_with_the_cpu() {
-    if !gpu_available() {
+    let Some(contract) = gpu_contract("whole_steps_agree_with_the_cpu") else {
+        return;
+    };
+    if contract == Contract::Hardware {
+        for (name, n) in [
+            ("box-gas", 2000),
+            ("orbits", 300),
+            ("bounce", 4),
+            ("two-spheres", 4),
+        ] {
+            let mut t = Twins::new(&small(name, n, 100), contract);
+            t.step(1);
+            t.assert_states(&format!("{name} after 1 step"));
+            t.step(99);
+            t.assert_states(&format!("{name} after 100 steps"));
+            t.assert_statistics(&format!("{name} after 100 steps"));
+        }
         return;
     }
     // (scene, N, tolerance on positions in m, on velocities in m/s)
@@ -131,12 +150,27 @@ fn whole_steps_agree_with_the_cpu() {
 /// steps (lavapipe summed a pair's position change `acc + (a + b)` as `(acc + a) + b`); since
 /// both backends add it in two statements, the whole impact (100 steps, 2000 spheres) agrees bit
 /// for bit, with the same collisions and diagnostics.
+///
+/// Hardware contract: after the first step the states agree within f32 rounding; after the
+/// impact, the statistics.
 #[test]
 fn chaotic_wall_break_agrees_bit_for_bit() {
-    if !gpu_available() {
+    let Some(contract) = gpu_contract("chaotic_wall_break_agrees_bit_for_bit") else {
+        return;
+    };
+    let s = small("wall-break", 2000, 100);
+    if contract == Contract::Hardware {
+        let mut t = Twins::new(&s, contract);
+        t.step(1);
+        t.assert_states("wall-break after 1 step");
+        t.step(99);
+        assert!(
+            t.cpu.diagnostics().collisions > 1000,
+            "the projectile hit the wall"
+        );
+        t.assert_statistics("wall-break after 100 steps");
         return;
     }
-    let s = small("wall-break", 2000, 100);
     let (mut g, mut c) = (gpu(&s), cpu(&s));
     for steps in [1, 99] {
         g.step(steps).unwrap();
@@ -165,12 +199,38 @@ fn chaotic_wall_break_agrees_bit_for_bit() {
 /// it. A box-gas taken 80 steps in one call rebuilds inside its submissions and ends bit for bit
 /// where the CPU does, and where the same GPU run taken one step per call (a binning in every
 /// submission) does.
+///
+/// Hardware contract: the 80-step call and the 80 one-step calls on the same device are equal
+/// bit for bit, and agree with the CPU within f32 rounding.
 #[test]
 fn halting_submissions_agree_with_the_cpu() {
-    if !gpu_available() {
+    let Some(contract) = gpu_contract("halting_submissions_agree_with_the_cpu") else {
+        return;
+    };
+    let s = small("box-gas", 2000, 80);
+    if contract == Contract::Hardware {
+        let mut t = Twins::new(&s, contract);
+        let mut one = gpu(&s);
+        t.step(80);
+        for _ in 0..80 {
+            one.step(1).unwrap();
+        }
+        assert!(
+            t.gpu.snapshot() == one.snapshot(),
+            "one call and 80 calls differ"
+        );
+        assert_eq!(
+            t.gpu.diagnostics().neighbour_rebuilds,
+            one.diagnostics().neighbour_rebuilds
+        );
+        assert!(t.cpu.diagnostics().neighbour_rebuilds >= 4, "rebuilds");
+        t.assert_states("box-gas after 80 steps");
+        t.assert_statistics("box-gas after 80 steps");
+        t.step(45);
+        assert_eq!(t.gpu.steps_done(), 125);
+        t.assert_states("box-gas after 125 steps");
         return;
     }
-    let s = small("box-gas", 2000, 80);
     let (mut g, mut c, mut one) = (gpu(&s), cpu(&s), gpu(&s));
     g.step(80).unwrap();
     c.step(80).unwrap();
@@ -252,9 +312,9 @@ fn large_like(like: &Sphere, radius: f64, position: DVec3, velocity: DVec3) -> S
 /// the order of nearly simultaneous collisions: energy, collisions, and each large sphere's path.
 #[test]
 fn several_large_spheres_agree_with_the_cpu() {
-    if !gpu_available() {
+    let Some(contract) = gpu_contract("several_large_spheres_agree_with_the_cpu") else {
         return;
-    }
+    };
     let mut a = small("wall-break", 2000, 120);
     let p = a.spheres.pop().expect("projectile");
     let (lo, hi) = bounds(&a.spheres);
@@ -316,18 +376,21 @@ fn several_large_spheres_agree_with_the_cpu() {
             radii[radii.len() - large..].iter().all(|&r| r > small_max),
             "{name}: the last {large} spheres must be large"
         );
-        let (mut g, mut c) = (gpu(s), cpu(s));
-        g.step(1).unwrap();
-        c.step(1).unwrap();
-        // Not bit for bit here: a drift `x + v dt` near x = 0 may round differently (lavapipe
-        // may contract it into one FMA), 3e-17 m in the wall-break below.
-        let (dx, dv) = g.snapshot().max_difference(&c.snapshot());
-        assert!(
-            dx <= 1e-12 && dv <= 1e-12,
-            "{name}: first step: |dx| {dx:e} m, |dv| {dv:e} m/s"
-        );
-        g.step(s.sim.steps - 1).unwrap();
-        c.step(s.sim.steps - 1).unwrap();
+        let mut t = Twins::new(s, contract);
+        t.step(1);
+        if contract == Contract::Hardware {
+            t.assert_states(&format!("{name}: first step"));
+        } else {
+            // Not bit for bit here: a drift `x + v dt` near x = 0 may round differently
+            // (lavapipe may contract it into one FMA), 3e-17 m in the wall-break below.
+            let (dx, dv) = t.gpu.snapshot().max_difference(&t.cpu.snapshot());
+            assert!(
+                dx <= 1e-12 && dv <= 1e-12,
+                "{name}: first step: |dx| {dx:e} m, |dv| {dv:e} m/s"
+            );
+        }
+        t.step(s.sim.steps - 1);
+        let (g, c) = (&mut t.gpu, &mut t.cpu);
         let (dg, dc) = (g.diagnostics(), c.diagnostics());
         assert!(dc.collisions > 0, "{name}: nothing collided");
         let (kg, kc) = (dg.collisions as f64, dc.collisions as f64);
@@ -404,7 +467,7 @@ fn two_dimensional_dispatch_gives_the_same_result() {
     let s = small("box-gas", 3000, 20);
     let opts = GpuOptions {
         max_workgroups_per_dim: Some(5),
-        ..Default::default()
+        ..test_gpu_options()
     };
     let mut two_d = Simulation::with_gpu_options(&s, Backend::Gpu, Precision::F32, opts).unwrap();
     let mut one_d = gpu(&s);
@@ -677,11 +740,14 @@ fn the_wall_break_impact_keeps_every_lane_near_the_mean() {
 /// The pair results, 16 bytes an entry, are bound in two halves (`gpu::neighbours::pair_split`),
 /// so a list whose pair results exceed the largest binding still runs when each half fits; the
 /// second half's entries give the CPU's bits.
+///
+/// Hardware contract: the split list equals the unsplit one on the same device bit for bit, and
+/// the CPU within f32 rounding.
 #[test]
 fn pair_results_beyond_one_binding_agree_bit_for_bit() {
-    if !gpu_available() {
+    let Some(contract) = gpu_contract("pair_results_beyond_one_binding_agree_bit_for_bit") else {
         return;
-    }
+    };
     let s = small("wall-break", 2000, 60);
     let entries = cpu(&s).list_rows().partner.len() as u64;
     // Room for 1.5 times the entries set-up needs (no growth), but not for 16 bytes of each:
@@ -689,7 +755,7 @@ fn pair_results_beyond_one_binding_agree_bit_for_bit() {
     let limit = 12 * entries;
     let opts = GpuOptions {
         max_binding_size: Some(limit),
-        ..Default::default()
+        ..test_gpu_options()
     };
     let mut g = Simulation::with_gpu_options(&s, Backend::Gpu, Precision::F32, opts).unwrap();
     let capacity = g.gpu_backend().unwrap().list_capacity() as u64;
@@ -715,5 +781,76 @@ fn pair_results_beyond_one_binding_agree_bit_for_bit() {
         c.list_rows().partner.len() > split + 1000,
         "the second half is used"
     );
+    if contract == Contract::Hardware {
+        let mut whole = gpu(&s);
+        whole.step(60).unwrap();
+        assert!(
+            g.snapshot() == whole.snapshot(),
+            "split and unsplit lists differ"
+        );
+        let mut t = Twins::new(&s, contract);
+        t.step(60);
+        t.assert_states("wall-break after 60 steps");
+        return;
+    }
     assert!(g.snapshot() == c.snapshot(), "the states differ");
+}
+
+/// The contracts tested on lavapipe: a drift computed as one explicit `fma`
+/// (`GpuOptions::fused_drift`), the rounding a hardware driver may choose, must fail the
+/// bit-for-bit contract and pass the hardware one, states and statistics, for a gas (box-gas)
+/// and a chaotic impact (wall-break).
+#[test]
+fn a_fused_drift_fails_bit_for_bit_and_passes_the_hardware_contract() {
+    let Some(_) = gpu_contract("a_fused_drift_fails_bit_for_bit_and_passes_the_hardware_contract")
+    else {
+        return;
+    };
+    let fused = GpuOptions {
+        fused_drift: true,
+        ..GpuOptions::default()
+    };
+    for (name, n, steps) in [("box-gas", 2000, 100), ("wall-break", 2000, 100)] {
+        let s = small(name, n, steps);
+        let mut bits = Twins::with_options(&s, Contract::BitForBit, fused);
+        let mut hw = Twins::with_options(&s, Contract::Hardware, fused);
+        let mut rejected = false;
+        for (k, label) in [(1, "after 1 step"), (steps - 1, "at the end")] {
+            bits.step(k);
+            hw.step(k);
+            let label = format!("{name} {label}");
+            // The wall-break's wall rests (v = 0, so its drift is exact) until the impact.
+            match bits.states(&label) {
+                Ok(line) => eprintln!("bit-for-bit contract accepts: {line}"),
+                Err(e) => {
+                    eprintln!("bit-for-bit contract rejects the fused drift: {e}");
+                    rejected = true;
+                }
+            }
+            match hw.states(&label) {
+                Ok(line) => eprintln!("hardware contract: {line}"),
+                Err(e) => panic!("the hardware contract rejected a fused drift: {e}"),
+            }
+        }
+        assert!(rejected, "{name}: bit for bit accepted a fused drift");
+        match hw.statistics(name) {
+            Ok(line) => eprintln!("hardware contract: {line}"),
+            Err(e) => panic!("the hardware contract rejected a fused drift: {e}"),
+        }
+    }
+}
+
+/// `--backend gpu` on a software adapter says so, in one line, and on a hardware one says
+/// nothing.
+#[test]
+fn a_software_adapter_says_so() {
+    let Some(contract) = gpu_contract("a_software_adapter_says_so") else {
+        return;
+    };
+    let g = gpu(&small("two-spheres", 2, 1));
+    let software = g.gpu_backend().unwrap().is_software();
+    let notice = g.notice().unwrap_or("");
+    eprintln!("{} contract; notice: {notice:?}", contract.name());
+    assert_eq!(notice.contains("software adapter"), software, "{notice}");
+    assert!(!notice.contains('\n'), "{notice}");
 }

@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::contract::{Contract, Twins, gpu_contract};
+
 use glam::DVec3;
 use spheresim::scene::{ContactModel, RollingModel, Surface};
 use spheresim::validate::{fixed, glancing, plane, scene, soft, sphere};
@@ -152,9 +154,9 @@ fn the_event_solver_refuses_rotation_by_name() {
 /// A ball sliding on a floor (rotation on) for 3000 steps: bit for bit.
 #[test]
 fn a_rolling_ball_on_the_gpu_is_the_cpus_bit_for_bit() {
-    if !common::gpu_available() {
+    let Some(contract) = gpu_contract("a_rolling_ball_on_the_gpu_is_the_cpus_bit_for_bit") else {
         return;
-    }
+    };
     let surface = Surface {
         youngs_modulus: 1e7,
         poisson_ratio: 0.45,
@@ -178,20 +180,15 @@ fn a_rolling_ball_on_the_gpu_is_the_cpus_bit_for_bit() {
         ContactModel::Hertz,
         surface,
     );
-    let mut cpu = Simulation::new(&s, Backend::Cpu, Precision::F32).unwrap();
-    let mut gpu = Simulation::new(&s, Backend::Gpu, Precision::F32).unwrap();
-    cpu.step(s.sim.steps).unwrap();
-    gpu.step(s.sim.steps).unwrap();
-    let (c, g) = (cpu.snapshot(), gpu.snapshot());
+    let mut t = Twins::new(&s, contract);
+    t.step(s.sim.steps);
+    let c = t.cpu.snapshot();
     assert!(
         c.angular_velocity[0].z.abs() > 10.0,
         "{:?}",
         c.angular_velocity[0]
     );
-    assert_eq!(c.position, g.position);
-    assert_eq!(c.velocity, g.velocity);
-    assert_eq!(c.angular_velocity, g.angular_velocity);
-    assert_eq!(c.orientation, g.orientation);
+    t.assert_states("a rolling ball");
 }
 
 /// Frictional collisions of spinning pairs on the GPU against the CPU in f32, bit for bit, and
@@ -202,21 +199,16 @@ fn a_rolling_ball_on_the_gpu_is_the_cpus_bit_for_bit() {
 /// contact on.
 #[test]
 fn spinning_pairs_on_the_gpu_agree_with_the_cpu_bit_for_bit() {
-    if !common::gpu_available() {
+    let Some(contract) = gpu_contract("spinning_pairs_on_the_gpu_agree_with_the_cpu_bit_for_bit")
+    else {
         return;
-    }
+    };
     let s = glancing(ContactModel::Hertz, 3);
-    let mut cpu = Simulation::new(&s, Backend::Cpu, Precision::F32).unwrap();
-    let mut gpu = Simulation::new(&s, Backend::Gpu, Precision::F32).unwrap();
-    let d0 = gpu.diagnostics();
-    cpu.step(s.sim.steps).unwrap();
-    gpu.step(s.sim.steps).unwrap();
-    let (c, g) = (cpu.snapshot(), gpu.snapshot());
-    assert_eq!(c.position, g.position);
-    assert_eq!(c.velocity, g.velocity);
-    assert_eq!(c.angular_velocity, g.angular_velocity);
-    assert_eq!(c.orientation, g.orientation);
-    let d1 = gpu.diagnostics();
+    let mut t = Twins::new(&s, contract);
+    let d0 = t.gpu.diagnostics();
+    t.step(s.sim.steps);
+    t.assert_states("spinning pairs");
+    let d1 = t.gpu.diagnostics();
     assert!(d1.collisions >= 3);
     assert!(d1.kinetic_rotational != d0.kinetic_rotational);
     // Relative to the size of the terms, Σ (|m x × v| + |I ω|): the total is smaller.
@@ -238,16 +230,16 @@ fn spinning_pairs_on_the_gpu_agree_with_the_cpu_bit_for_bit() {
         .load()
         .unwrap();
     s.sim.steps = 100;
-    let mut cpu = Simulation::new(&s, Backend::Cpu, Precision::F32).unwrap();
-    let mut gpu = Simulation::new(&s, Backend::Gpu, Precision::F32).unwrap();
-    cpu.step(s.sim.steps).unwrap();
-    gpu.step(s.sim.steps).unwrap();
-    let (c, g) = (cpu.snapshot(), gpu.snapshot());
-    assert!(c.angular_velocity.iter().any(|w| w.length() > 0.0));
-    assert_eq!(c.position, g.position);
-    assert_eq!(c.velocity, g.velocity);
-    assert_eq!(c.angular_velocity, g.angular_velocity);
-    assert_eq!(c.orientation, g.orientation);
+    let mut t = Twins::new(&s, contract);
+    t.step(s.sim.steps);
+    assert!(
+        t.cpu
+            .snapshot()
+            .angular_velocity
+            .iter()
+            .any(|w| w.length() > 0.0)
+    );
+    t.assert_states("wall-stand with rotation");
 }
 
 /// [`glancing`] with rolling friction μ_r on every sphere (the constant directional torque).
@@ -311,19 +303,19 @@ fn rolling_resistance_keeps_angular_momentum_and_the_energy_ledger() {
 /// rolling to rest on a floor, and the wall-stand with rotation and `rolling_friction` 0.05.
 #[test]
 fn rolling_resistance_on_the_gpu_is_the_cpus_bit_for_bit() {
-    if !common::gpu_available() {
+    let Some(contract) = gpu_contract("rolling_resistance_on_the_gpu_is_the_cpus_bit_for_bit")
+    else {
         return;
-    }
+    };
     let compare = |s: &Scene| {
-        let mut cpu = Simulation::new(s, Backend::Cpu, Precision::F32).unwrap();
-        let mut gpu = Simulation::new(s, Backend::Gpu, Precision::F32).unwrap();
-        cpu.step(s.sim.steps).unwrap();
-        gpu.step(s.sim.steps).unwrap();
-        let (c, g) = (cpu.snapshot(), gpu.snapshot());
-        assert_eq!(c.position, g.position, "{}", s.name);
-        assert_eq!(c.velocity, g.velocity, "{}", s.name);
-        assert_eq!(c.angular_velocity, g.angular_velocity, "{}", s.name);
-        assert_eq!(c.orientation, g.orientation, "{}", s.name);
+        let mut t = Twins::new(s, contract);
+        t.step(s.sim.steps);
+        t.assert_states(&s.name);
+        if t.contract == Contract::Hardware {
+            t.assert_statistics(&s.name);
+            return t.cpu.snapshot();
+        }
+        let (cpu, gpu) = (&mut t.cpu, &mut t.gpu);
         // The dissipated energy's sums run in another order on each backend (f32 rounding).
         let (dc, dg) = (cpu.diagnostics(), gpu.diagnostics());
         let gap = (dc.dissipated - dg.dissipated).abs() / dc.dissipated.abs().max(1e-30);
@@ -334,7 +326,7 @@ fn rolling_resistance_on_the_gpu_is_the_cpus_bit_for_bit() {
             dc.dissipated,
             dg.dissipated
         );
-        c
+        cpu.snapshot()
     };
     let free = {
         let s = glancing(ContactModel::Hertz, 3);

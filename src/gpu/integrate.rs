@@ -4,9 +4,28 @@
 //! `CpuBackend::step`.
 
 use super::neighbours::{Gate, GpuList};
-use super::pipelines::Module;
-use super::stages::module;
+use super::pipelines::{Module, source};
+use super::stages::{module, shader};
 use super::state::{SharedBuffers, StateSet};
+
+/// The drift of `kick_drift` in `shaders/integrate.wgsl`, as written there: the statement that
+/// [`super::GpuOptions::fused_drift`] replaces by a fused multiply–add.
+pub const DRIFT: &str = "p = p4.xyz + v * params.dt;";
+
+/// [`DRIFT`] without the product's rounding, as a fused multiply–add computes it: the product's
+/// exact error by Veltkamp's split and Dekker's product (Dekker 1971, "A floating-point
+/// technique for extending the available precision", Numer. Math. 18, mul12), added to the
+/// rounded sum. Written out rather than as WGSL's `fma`, which a Vulkan driver may evaluate
+/// as a product and a sum (SPIR-V's `Fma` inherits their precision), as lavapipe does.
+pub const FUSED_DRIFT: &str = "let vs = 4097.0 * v;
+            let vh = vs - (vs - v);
+            let vl = v - vh;
+            let ds = 4097.0 * params.dt;
+            let dh = ds - (ds - params.dt);
+            let dl = params.dt - dh;
+            let prod = v * params.dt;
+            let err = ((vh * dh - prod) + vh * dl + vl * dh) + vl * dl;
+            p = (p4.xyz + prod) + err;";
 
 /// The module of `shaders/integrate.wgsl` and its pipelines.
 pub struct Integrate {
@@ -56,9 +75,20 @@ impl EndOfStep {
 }
 
 impl Integrate {
-    /// Compiles the shader and its entry points.
-    pub fn new(device: &wgpu::Device) -> Self {
-        let module = module(device, "integrate");
+    /// Compiles the shader and its entry points; with `fused_drift`, the drift as one
+    /// fused multiply–add ([`super::GpuOptions::fused_drift`]).
+    ///
+    /// # Panics
+    /// When `fused_drift` is set and `shaders/integrate.wgsl` no longer holds [`DRIFT`].
+    pub fn new(device: &wgpu::Device, fused_drift: bool) -> Self {
+        let module = if fused_drift {
+            let src = source(shader("integrate"));
+            assert!(src.contains(DRIFT), "integrate.wgsl holds no `{DRIFT}`");
+            let fused = src.replace(DRIFT, FUSED_DRIFT);
+            Module::new(device, "integrate", &fused)
+        } else {
+            module(device, "integrate")
+        };
         let p = |entry: &str| module.pipeline(device, entry, &[]);
         Self {
             measure_speed: p("measure_speed"),

@@ -282,6 +282,11 @@ impl GpuBackend {
         self.ctx.adapter_name()
     }
 
+    /// True on a software adapter (lavapipe, WARP, SwiftShader: the WGSL runs on the CPU).
+    pub fn is_software(&self) -> bool {
+        self.ctx.is_software()
+    }
+
     /// Work-groups per dispatch along x and y of the per-sphere stages.
     pub fn dispatch(&self) -> (u32, u32) {
         self.dims

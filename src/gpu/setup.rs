@@ -23,6 +23,12 @@ pub struct GpuOptions {
     /// set-up's build, when that fills more than half of it); kept as given unless set-up's
     /// build needs more (tests use this to exercise the list's growth).
     pub list_capacity: Option<u32>,
+    /// Compute the drift `x + v dt` without rounding the product, as a fused multiply–add does
+    /// (default `false`; [`super::integrate::FUSED_DRIFT`]). A hardware driver may contract
+    /// `a*b+c` into one fma (WGSL permits it); a software adapter such as lavapipe does not.
+    /// Tests use this to emulate a hardware adapter's rounding on lavapipe: the hardware
+    /// contract must accept it and the bit-for-bit contract must reject it.
+    pub fused_drift: bool,
 }
 
 /// Work-group counts `(x, y)` for `groups` work-groups under `max` per dimension.
@@ -148,7 +154,7 @@ impl GpuBackend {
         let planes = state::wall_records(p);
         let groups = (dims.0 * dims.1) as u64;
         let shared = SharedBuffers::new(device, &params, &planes, ts, n_large, groups);
-        let stages = Stages::new(device);
+        let stages = Stages::new(device, opts.fused_drift);
 
         // Prefix-sum levels of the cell-start table, scanned in place.
         let scan = prefix_sum::levels(

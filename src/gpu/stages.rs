@@ -4,7 +4,7 @@
 use super::pipelines::{DIAGNOSTICS, Module, STAGES, source};
 
 /// The WGSL of a shader file by stage name (`diagnostics` included).
-fn shader(name: &str) -> &'static str {
+pub fn shader(name: &str) -> &'static str {
     if name == "diagnostics" {
         return DIAGNOSTICS;
     }
@@ -49,10 +49,10 @@ pub struct Stages {
 }
 
 impl Stages {
-    /// Compiles every stage.
-    pub fn new(device: &wgpu::Device) -> Self {
+    /// Compiles every stage; `fused_drift` as [`super::GpuOptions::fused_drift`].
+    pub fn new(device: &wgpu::Device, fused_drift: bool) -> Self {
         Self {
-            integrate: super::integrate::Integrate::new(device),
+            integrate: super::integrate::Integrate::new(device, fused_drift),
             cell_keys: super::cell_keys::CellKeys::new(device),
             count: super::count::Count::new(device),
             prefix_sum: super::prefix_sum::PrefixSum::new(device),

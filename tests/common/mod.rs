@@ -1,6 +1,7 @@
 //! Shared helpers for integration tests: scenes built by hand, stepping to completion.
 #![allow(dead_code)]
 
+pub mod contract;
 pub mod tree_cases;
 
 use glam::DVec3;
