@@ -390,6 +390,17 @@ fn several_large_spheres_agree_with_the_cpu() {
             );
         }
         t.step(s.sim.steps - 1);
+        if contract == Contract::Hardware {
+            // The tolerances below were measured on lavapipe; a hardware adapter's rounding
+            // grows through the impact by the same chaos as the f32 rounding itself (on an
+            // H200 the wall-break's kinetic energy ended 4 % off the CPU's).
+            assert!(
+                t.cpu.diagnostics().collisions > 0,
+                "{name}: nothing collided"
+            );
+            t.assert_statistics(&format!("{name} at the end"));
+            continue;
+        }
         let (g, c) = (&mut t.gpu, &mut t.cpu);
         let (dg, dc) = (g.diagnostics(), c.diagnostics());
         assert!(dc.collisions > 0, "{name}: nothing collided");

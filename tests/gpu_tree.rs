@@ -38,9 +38,9 @@ thread_local! {
 /// per level that a contraction may change.
 const HARDWARE_ULPS: f32 = 64.0;
 
-/// The largest relative difference of a hardware adapter's walk from the CPU twin's, relative
-/// to the mean acceleration: the cells' moments are off by `HARDWARE_ULPS` roundings, and each
-/// walk sums a few hundred of them.
+/// A hardware adapter's walk may differ from the CPU twin's by this fraction of the mean
+/// acceleration beyond the opening test's flips: the cells' moments are off by `HARDWARE_ULPS`
+/// roundings, and each walk sums a few hundred of them.
 const HARDWARE_WALK: f32 = 1e-4;
 
 fn masses(n: usize) -> Vec<f32> {
@@ -74,15 +74,17 @@ fn compare(name: &str, x: &[Vec3], m: &[f32], theta: f32, eps2: f32, gpu: &TreeR
         ];
         if hardware() {
             // Moments within f32 rounding of sums over the cell's bodies: each sum may be
-            // contracted into fmas, moving it by a rounding per term at most; the scale of a
-            // term is the cell's mass times its extent (times the extent again for the
-            // quadrupole). HARDWARE_ULPS roundings of that scale.
+            // contracted into fmas, moving it by a rounding per term at most. The terms are
+            // built from coordinates as large as `x_s = |com| + extent` (the parallel-axis
+            // shifts are differences of such coordinates), so the centre of mass is off by
+            // roundings of x_s, the quadrupole by roundings of m x_s², the squared opening
+            // radius by roundings of x_s times the extent. HARDWARE_ULPS roundings of each.
             let ext = (c.hi - c.lo).length().max(f32::MIN_POSITIVE);
             let (m_s, x_s) = (c.mass.abs().max(f32::MIN_POSITIVE), c.com.length() + ext);
             let scales = [
                 [x_s, x_s, x_s, m_s],
-                [m_s * ext * ext; 4],
-                [m_s * ext * ext, m_s * ext * ext, ext * ext, 0.0],
+                [m_s * x_s * x_s; 4],
+                [m_s * x_s * x_s, m_s * x_s * x_s, x_s * ext, 0.0],
                 [0.0; 4],
                 [0.0; 4],
             ];
@@ -104,14 +106,33 @@ fn compare(name: &str, x: &[Vec3], m: &[f32], theta: f32, eps2: f32, gpu: &TreeR
     }
     let mut worst = 0.0f32;
     let mean = a.iter().map(|v| v.length()).sum::<f32>() / n.max(1) as f32;
+    // Hardware contract: a cell's opening radius off by a rounding can flip its opening test
+    // for a body at the threshold, which then takes the exact sum or the multipole instead of
+    // the other; the difference is of the size of the tree's own error there. Each body's
+    // bound: twice the CPU twin's error against the direct sum (in f64), plus HARDWARE_WALK of
+    // the mean acceleration.
+    let exact = hardware().then(|| {
+        let xd: Vec<glam::DVec3> = x.iter().map(|v| v.as_dvec3()).collect();
+        let md: Vec<f64> = m.iter().map(|&v| v as f64).collect();
+        let mut ad = vec![glam::DVec3::ZERO; n];
+        spheresim::cpu::gravity::gravity::<f64>(&xd, &md, 1.0, eps2 as f64, &mut ad);
+        ad
+    });
     for (i, (g, c)) in gpu.a_mutual.iter().zip(&a).enumerate() {
         let g = Vec3::new(g[0], g[1], g[2]);
-        let scale = if hardware() {
-            c.length().max(mean)
-        } else {
-            c.length()
-        };
-        let d = (g - *c).length() / scale.max(f32::MIN_POSITIVE);
+        if let Some(exact) = &exact {
+            let tree_error = (c.as_dvec3() - exact[i]).length() as f32;
+            let bound = 2.0 * tree_error + HARDWARE_WALK * mean;
+            let off = (g - *c).length();
+            assert!(
+                off <= bound,
+                "{name}: body {i}: {g} against {c}, off by {off:e} (bound {bound:e}: the tree's \
+                 error {tree_error:e})"
+            );
+            worst = worst.max(off / bound.max(f32::MIN_POSITIVE) * HARDWARE_WALK);
+            continue;
+        }
+        let d = (g - *c).length() / c.length().max(f32::MIN_POSITIVE);
         assert!(
             d.is_finite() || g == *c,
             "{name}: body {i}: {g} against {c}"

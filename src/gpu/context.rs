@@ -2,6 +2,15 @@
 
 use super::GpuError;
 
+/// Held while an instance, adapter and device are created. NVIDIA's Linux Vulkan driver races
+/// when several threads create instances at once and can crash the process (gfx-rs/wgpu#5930;
+/// seen here as segfaults of the test executables on an H200, 2026-11-27).
+static CREATION: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn creation_lock() -> std::sync::MutexGuard<'static, ()> {
+    CREATION.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The GPU a backend runs on. Clones share the device (the viewer simulates and draws on one).
 #[derive(Clone)]
 pub struct GpuContext {
@@ -30,6 +39,7 @@ impl GpuContext {
     /// [`GpuError::NoAdapter`] when no adapter is found, [`GpuError::Device`] when the device
     /// cannot be created.
     pub fn new() -> Result<Self, GpuError> {
+        let _one_at_a_time = creation_lock();
         pollster::block_on(Self::new_async())
     }
 
@@ -59,6 +69,7 @@ impl GpuContext {
         instance: &wgpu::Instance,
         compatible_surface: Option<&wgpu::Surface<'_>>,
     ) -> Result<Self, GpuError> {
+        let _one_at_a_time = creation_lock();
         pollster::block_on(Self::with_instance_async(instance, compatible_surface))
     }
 
