@@ -7,6 +7,7 @@
 #   bash benches/device/run.sh            # the full matrix, about 5 minutes on an H100
 #   bash benches/device/run.sh --dry-run  # the same steps at 10^3-10^4 spheres (lavapipe)
 #   RUN_TESTS=0 bash benches/device/run.sh  # without the test executables
+#   RUN_BENCH=0 bash benches/device/run.sh  # without the bench matrix
 #   BUDGET_S=300 bash benches/device/run.sh  # the whole run in at most 300 s (default 420)
 #
 # Each part has its own time limit, so that one slow part cannot eat the others' time; a part
@@ -98,6 +99,12 @@ fi
 part validate_gpu 120 "$sim" validate --backend gpu
 
 # 3. The bench matrix.
+[ "${RUN_BENCH:-1}" = 1 ] || {
+    say "== bench: not run (RUN_BENCH=0)"
+    cp "$log" "$res/run.log"
+    tar -czf "$OUT/results.tar.gz" -C "$work" results
+    exit "$failed"
+}
 if [ "$dry" -eq 1 ]; then
     m=1e3 big=1e4 steps=(--steps 2 --repeats 1 --warmup 1)
 else
