@@ -317,7 +317,8 @@ impl Simulation {
         })
     }
 
-    /// Why `Backend::Auto` did not take the GPU, if it did not.
+    /// Why `Backend::Auto` did not take the GPU, if it did not; that `Backend::Gpu` runs on a
+    /// software adapter ([`software_notice`]), if it does.
     pub fn notice(&self) -> Option<&str> {
         self.notice.as_deref()
     }
@@ -554,7 +555,7 @@ impl Simulation {
             sim.precision()
         );
         let notice = match sim.notice.take() {
-            Some(n) => format!("{n}; {notice}"),
+            Some(n) => format!("{notice}; {n}"),
             None => notice,
         };
         Ok((sim, Some(notice)))

@@ -77,14 +77,21 @@ fn compare(name: &str, x: &[Vec3], m: &[f32], theta: f32, eps2: f32, gpu: &TreeR
             // contracted into fmas, moving it by a rounding per term at most. The terms are
             // built from coordinates as large as `x_s = |com| + extent` (the parallel-axis
             // shifts are differences of such coordinates), so the centre of mass is off by
-            // roundings of x_s, the quadrupole by roundings of m x_s², the squared opening
-            // radius by roundings of x_s times the extent. HARDWARE_ULPS roundings of each.
+            // roundings of x_s, the quadrupole by roundings of m x_s². HARDWARE_ULPS roundings
+            // of each.
             let ext = (c.hi - c.lo).length().max(f32::MIN_POSITIVE);
             let (m_s, x_s) = (c.mass.abs().max(f32::MIN_POSITIVE), c.com.length() + ext);
             let scales = [
                 [x_s, x_s, x_s, m_s],
                 [m_s * x_s * x_s; 4],
-                [m_s * x_s * x_s, m_s * x_s * x_s, x_s * ext, 0.0],
+                // b² = |x − com|²: com off by δ ≤ HARDWARE_ULPS ε x_s moves it by
+                // δ (2 b + δ), b ≤ extent; identical points have b = 0 on one side only.
+                [
+                    m_s * x_s * x_s,
+                    m_s * x_s * x_s,
+                    x_s * (2.0 * ext + HARDWARE_ULPS * f32::EPSILON * x_s),
+                    0.0,
+                ],
                 [0.0; 4],
                 [0.0; 4],
             ];

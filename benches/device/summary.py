@@ -65,6 +65,9 @@ def main():
             f = sum(int(b) for _, b, _ in m)
             fails = re.findall(r"^    (\S+)$", text.split("failures:")[-1], re.M) if f else []
             note = f"{p} passed, {f} failed" + (f" ({', '.join(fails)})" if fails else "")
+            if int(rc) > 128:
+                ok = len(re.findall(r"^test .* ok$", text, re.M))
+                note = f"crashed (signal {int(rc) - 128}) after {ok} tests passed"
             contracts = sorted(set(re.findall(r"contract: ([^\n]+?) on ", text)))
             if contracts:
                 note += "; contracts: " + "; ".join(contracts)
@@ -79,6 +82,8 @@ def main():
     for f in sorted(os.listdir(res)):
         if f.startswith("bench_") and f.endswith(".json"):
             rows += json.load(open(os.path.join(res, f)))
+    if not rows:
+        return
     print("| scene | N | backend | ms/step median (min–max) | dispatches/step (with work) "
           "| bytes/sphere/step | B/sphere | pair visits max/mean | stages ms/step | note |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")

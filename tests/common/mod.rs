@@ -50,12 +50,46 @@ pub fn rel(a: f64, b: f64, floor: f64) -> f64 {
     (a - b).abs() / b.abs().max(floor)
 }
 
+/// The adapter of this process's GPU tests, probed once: its name and whether it is a software
+/// one, or why none opened.
+pub fn adapter() -> &'static Result<(String, bool), String> {
+    static ADAPTER: std::sync::OnceLock<Result<(String, bool), String>> =
+        std::sync::OnceLock::new();
+    ADAPTER.get_or_init(|| {
+        spheresim::gpu::GpuContext::new()
+            .map(|c| (c.adapter_name(), c.is_software()))
+            .map_err(|e| e.to_string())
+    })
+}
+
+/// On a hardware adapter, holds the process's GPU-test lock until this test's thread ends: the
+/// GPU tests of one executable then run one at a time. NVIDIA's Linux Vulkan driver crashed
+/// test executables running several at once (segfaults on an H200, 2026-11-27; the
+/// driver races of gfx-rs/wgpu#5930). A software adapter runs them in parallel.
+pub fn one_gpu_test_at_a_time() {
+    use std::sync::{Mutex, MutexGuard};
+    static LOCK: Mutex<()> = Mutex::new(());
+    thread_local! {
+        static HELD: std::cell::RefCell<Option<MutexGuard<'static, ()>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    if matches!(adapter(), Ok((_, false))) {
+        HELD.with(|h| {
+            let mut h = h.borrow_mut();
+            if h.is_none() {
+                *h = Some(LOCK.lock().unwrap_or_else(|e| e.into_inner()));
+            }
+        });
+    }
+}
+
 /// True when a GPU adapter opens (Mesa's lavapipe on machines without a GPU). Without one: fails
 /// when `CI=true`, else prints why and returns `false` so that the caller skips, saying so.
 pub fn gpu_available() -> bool {
-    match spheresim::gpu::GpuContext::new() {
-        Ok(ctx) => {
-            eprintln!("GPU tests on {}", ctx.adapter_name());
+    match adapter() {
+        Ok((name, _)) => {
+            one_gpu_test_at_a_time();
+            eprintln!("GPU tests on {name}");
             true
         }
         Err(e) => {
