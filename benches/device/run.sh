@@ -8,6 +8,8 @@
 #   bash benches/device/run.sh --dry-run  # the same steps at 10^3-10^4 spheres (lavapipe)
 #   RUN_TESTS=0 bash benches/device/run.sh  # without the test executables
 #   RUN_BENCH=0 bash benches/device/run.sh  # without the bench matrix
+#   TEST_LIMIT_S=120 bash benches/device/run.sh  # seconds per test executable (default 60;
+#                                                # 900 with --dry-run)
 #   BUDGET_S=300 bash benches/device/run.sh  # the whole run in at most 300 s (default 420)
 #
 # Each part has its own time limit, so that one slow part cannot eat the others' time; a part
@@ -29,9 +31,10 @@ log=$OUT/run.log
 say() { printf '%s\n' "$*" | tee -a "$log"; }
 failed=0
 t0=$(date +%s)
-# The whole run's seconds (default 420): a part gets at most what is left, so that the results
+# The whole run's seconds (default 420; 7200 with --dry-run): a part gets at most what is left, so that the results
 # are packed even when the machine is slower than planned.
 budget=${BUDGET_S:-420}
+[ "$dry" -eq 1 ] && budget=${BUDGET_S:-7200}
 
 # part NAME LIMIT_S CMD...: runs CMD with a time limit, output to the log and results/NAME.txt.
 part() {
@@ -88,10 +91,15 @@ fi
 } | tee "$res/env.txt" >>"$log"
 
 # 1. Tests (the GPU tests fail, not skip, without an adapter: CI=true).
+# Seconds one test executable may take: 60 on a GPU (about 40 at most on an H200); lavapipe
+# needs minutes for some.
+test_limit=${TEST_LIMIT_S:-60}
+[ "$dry" -eq 1 ] && test_limit=${TEST_LIMIT_S:-900}
 if [ "${RUN_TESTS:-1}" = 1 ]; then
     for t in "$bin"/tests/*; do
         # The device machine has no Xvfb: the viewer's window test cannot run there.
-        part "test_$(basename "$t")" 60 "$t" --test-threads=4 --skip viewer_draws_30_frames_under_xvfb
+        part "test_$(basename "$t")" "$test_limit" "$t" --test-threads=4 \
+            --skip viewer_draws_30_frames_under_xvfb
     done
 fi
 
