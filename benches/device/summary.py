@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns a device run's results (run.sh's results.tar.gz, or its unpacked folder) into a
-RESULTS.md entry: date, GPU, driver, commit, the parts' outcomes, the test counts and the bench
+benches/RESULTS.md entry: date, GPU, driver, commit, the parts' outcomes, the test counts and the bench
 table with the work counters. Prints Markdown to stdout.
 
     python3 benches/device/summary.py /work/.device/.../results.tar.gz "what this run was"

@@ -1,4 +1,5 @@
-//! The GPU = CPU contract a test checks, by adapter class (docs/testing.md, "GPU against CPU").
+//! The GPU = CPU contract a test checks, by adapter class (docs/performance.md, "GPU against
+//! CPU on hardware").
 //!
 //! - **Bit for bit**, on a software adapter (lavapipe, WARP, SwiftShader): it rounds every
 //!   operation as the CPU twin does, so the states and every counter are equal.
