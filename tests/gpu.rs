@@ -392,8 +392,8 @@ fn several_large_spheres_agree_with_the_cpu() {
         t.step(s.sim.steps - 1);
         if contract == Contract::Hardware {
             // The tolerances below were measured on lavapipe; a hardware adapter's rounding
-            // grows through the impact by the same chaos as the f32 rounding itself (on an
-            // H200 the wall-break's kinetic energy ended 4 % off the CPU's).
+            // grows through the impact by the same chaos as the f32 rounding itself
+            // (benches/RESULTS.md, the H200 runs).
             assert!(
                 t.cpu.diagnostics().collisions > 0,
                 "{name}: nothing collided"

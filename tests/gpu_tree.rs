@@ -25,14 +25,6 @@ fn contract(test: &str) -> Option<(GpuContext, Contract)> {
     Some((GpuContext::new().expect("adapter"), c))
 }
 
-fn hardware() -> bool {
-    CONTRACT.with(|c| c.get() == Some(Contract::Hardware))
-}
-
-thread_local! {
-    static CONTRACT: std::cell::Cell<Option<Contract>> = const { std::cell::Cell::new(None) };
-}
-
 /// Roundings of a sum's scale allowed to a hardware adapter: a cell sums up to thousands of
 /// bodies, but along a tree of depth ≤ 64 in pairs, so each result carries at most one rounding
 /// per level that a contraction may change.
@@ -49,7 +41,15 @@ fn masses(n: usize) -> Vec<f32> {
 
 /// Compares every array of the GPU's tree with the CPU twin's, and the accelerations; returns
 /// the largest relative difference of an acceleration (0 when bit-identical).
-fn compare(name: &str, x: &[Vec3], m: &[f32], theta: f32, eps2: f32, gpu: &TreeReadback) -> f32 {
+fn compare(
+    name: &str,
+    (x, m): (&[Vec3], &[f32]),
+    theta: f32,
+    eps2: f32,
+    gpu: &TreeReadback,
+    contract: Contract,
+) -> f32 {
+    let hardware = contract == Contract::Hardware;
     let n = x.len();
     let mut t = Tree::<f32>::new();
     let mut a = vec![Vec3::ZERO; n];
@@ -72,7 +72,7 @@ fn compare(name: &str, x: &[Vec3], m: &[f32], theta: f32, eps2: f32, gpu: &TreeR
             [c.lo.x, c.lo.y, c.lo.z, 0.0],
             [c.hi.x, c.hi.y, c.hi.z, 0.0],
         ];
-        if hardware() {
+        if hardware {
             // Moments within f32 rounding of sums over the cell's bodies: each sum may be
             // contracted into fmas, moving it by a rounding per term at most. The terms are
             // built from coordinates as large as `x_s = |com| + extent` (the parallel-axis
@@ -118,7 +118,7 @@ fn compare(name: &str, x: &[Vec3], m: &[f32], theta: f32, eps2: f32, gpu: &TreeR
     // the other; the difference is of the size of the tree's own error there. Each body's
     // bound: twice the CPU twin's error against the direct sum (in f64), plus HARDWARE_WALK of
     // the mean acceleration.
-    let exact = hardware().then(|| {
+    let exact = hardware.then(|| {
         let xd: Vec<glam::DVec3> = x.iter().map(|v| v.as_dvec3()).collect();
         let md: Vec<f64> = m.iter().map(|&v| v as f64).collect();
         let mut ad = vec![glam::DVec3::ZERO; n];
@@ -157,14 +157,17 @@ fn every_tree_stage_matches_its_cpu_twin_bit_for_bit() {
     else {
         return;
     };
-    CONTRACT.with(|c| c.set(Some(contract)));
     for (name, x) in cases() {
         let x: Vec<Vec3> = x.iter().map(|p| p.as_vec3()).collect();
         let m = masses(x.len());
         let p: Vec<[f32; 3]> = x.iter().map(|v| v.to_array()).collect();
         let g = evaluate(&ctx, &p, &m, 0.5, 1.0, 1e-6, false);
-        let worst = compare(name, &x, &m, 0.5, 1e-6, &g);
-        let allowed = if hardware() { HARDWARE_WALK } else { 0.0 };
+        let worst = compare(name, (&x, &m), 0.5, 1e-6, &g, contract);
+        let allowed = if contract == Contract::Hardware {
+            HARDWARE_WALK
+        } else {
+            0.0
+        };
         assert!(
             worst <= allowed,
             "{name}: accelerations differ from the CPU twin's by {worst:e} (allowed {allowed:e})"
@@ -181,7 +184,6 @@ fn a_plummer_sphere_gives_the_cpu_twins_tree_and_accelerations() {
     else {
         return;
     };
-    CONTRACT.with(|c| c.set(Some(contract)));
     let n = 20_000;
     let x: Vec<Vec3> = plummer_bodies(n, 3)
         .iter()
@@ -192,8 +194,12 @@ fn a_plummer_sphere_gives_the_cpu_twins_tree_and_accelerations() {
     let p: Vec<[f32; 3]> = x.iter().map(|v| v.to_array()).collect();
     for theta in [0.5f32, 1.0] {
         let g = evaluate(&ctx, &p, &m, theta, 1.0, 1e-4, false);
-        let worst = compare("plummer", &x, &m, theta, 1e-4, &g);
-        let allowed = if hardware() { HARDWARE_WALK } else { 0.0 };
+        let worst = compare("plummer", (&x, &m), theta, 1e-4, &g, contract);
+        let allowed = if contract == Contract::Hardware {
+            HARDWARE_WALK
+        } else {
+            0.0
+        };
         assert!(
             worst <= allowed,
             "θ = {theta}: accelerations differ from the CPU twin's by {worst:e} (allowed \

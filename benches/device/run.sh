@@ -110,39 +110,37 @@ validate_limit=120
 part validate_gpu "$validate_limit" "$sim" validate --backend gpu
 
 # 3. The bench matrix.
-[ "${RUN_BENCH:-1}" = 1 ] || {
+if [ "${RUN_BENCH:-1}" != 1 ]; then
     say "== bench: not run (RUN_BENCH=0)"
-    cp "$log" "$res/run.log"
-    tar -czf "$OUT/results.tar.gz" -C "$work" results
-    exit "$failed"
-}
-if [ "$dry" -eq 1 ]; then
-    m=1e3 big=1e4 steps=(--steps 2 --repeats 1 --warmup 1)
 else
-    m=1e6 big=x steps=(--steps 5 --repeats 3 --warmup 2)
+    if [ "$dry" -eq 1 ]; then
+        m=1e3 big=1e4 steps=(--steps 2 --repeats 1 --warmup 1)
+    else
+        m=1e6 steps=(--steps 5 --repeats 3 --warmup 2)
+    fi
+    few=(--steps 3 --repeats 2 --warmup 1)
+    [ "$dry" -eq 1 ] && few=("${steps[@]}")
+    bench() { # bench NAME LIMIT_S ARGS...
+        local name=$1 limit=$2
+        shift 2
+        part "bench_$name" "$limit" "$sim" bench --json "$res/bench_$name.json" \
+            --budget-seconds "$limit" "$@"
+    }
+    bench gpu_1e6 150 --scenes box-gas,wall-break,rubble-pile --particles "$m" --backends gpu \
+        "${steps[@]}"
+    bench gpu_orbits_tree 90 --scenes orbits --particles "$m" --backends gpu \
+        --gravity-solver tree "${few[@]}"
+    if [ "$dry" -eq 1 ]; then
+        bench gpu_big 90 --scenes box-gas,wall-break --particles "$big" --backends gpu "${few[@]}"
+    else
+        bench gpu_big_box 120 --scenes box-gas --particles 16e6 --backends gpu "${few[@]}"
+        bench gpu_big_wall 120 --scenes wall-break --particles 4e6 --backends gpu "${few[@]}"
+    fi
+    bench cpu_1e6 150 --scenes box-gas,wall-break,rubble-pile --particles "$m" --backends cpu \
+        "${few[@]}"
+    bench cpu_orbits_tree 90 --scenes orbits --particles "$m" --backends cpu \
+        --gravity-solver tree "${few[@]}"
 fi
-few=(--steps 3 --repeats 2 --warmup 1)
-[ "$dry" -eq 1 ] && few=("${steps[@]}")
-bench() { # bench NAME LIMIT_S ARGS...
-    local name=$1 limit=$2
-    shift 2
-    part "bench_$name" "$limit" "$sim" bench --json "$res/bench_$name.json" \
-        --budget-seconds "$limit" "$@"
-}
-bench gpu_1e6 150 --scenes box-gas,wall-break,rubble-pile --particles "$m" --backends gpu \
-    "${steps[@]}"
-bench gpu_orbits_tree 90 --scenes orbits --particles "$m" --backends gpu \
-    --gravity-solver tree "${few[@]}"
-if [ "$dry" -eq 1 ]; then
-    bench gpu_big 90 --scenes box-gas,wall-break --particles "$big" --backends gpu "${few[@]}"
-else
-    bench gpu_big_box 120 --scenes box-gas --particles 16e6 --backends gpu "${few[@]}"
-    bench gpu_big_wall 120 --scenes wall-break --particles 4e6 --backends gpu "${few[@]}"
-fi
-bench cpu_1e6 150 --scenes box-gas,wall-break,rubble-pile --particles "$m" --backends cpu \
-    "${few[@]}"
-bench cpu_orbits_tree 90 --scenes orbits --particles "$m" --backends cpu \
-    --gravity-solver tree "${few[@]}"
 
 say "== done in $(($(date +%s) - t0)) s; $failed part(s) failed"
 cp "$log" "$res/run.log"

@@ -2,9 +2,8 @@
 
 use super::GpuError;
 
-/// Held while an instance, adapter and device are created. NVIDIA's Linux Vulkan driver races
-/// when several threads create instances at once and can crash the process (gfx-rs/wgpu#5930;
-/// seen here as segfaults of the test executables on an H200, 2026-11-27).
+/// Held while an instance, adapter and device are created: NVIDIA's Linux Vulkan driver races
+/// when several threads create instances at once and can crash the process (gfx-rs/wgpu#5930).
 static CREATION: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn creation_lock() -> std::sync::MutexGuard<'static, ()> {

@@ -10,9 +10,8 @@
 //!     steps (`ROUNDING_FACTOR` times that, plus a floor of two roundings of the state,
 //!     `2 ε (|x| + |v| dt)`), measured as the largest difference of the CPU's f32 run from three
 //!     references: its f64 run, and two f32 runs whose initial positions are moved by two ulps
-//!     either way (in a chaotic scene one sample of the divergence says little: on an H200 the
-//!     wall-break's kinetic energy after 120 steps was 6.6 times further from the CPU's than
-//!     the f64 run was);
+//!     either way (in a chaotic scene one sample of the divergence says little: benches/RESULTS.md,
+//!     the H200 runs);
 //!   - the statistics (collisions, contacts, energies, momentum) likewise, each within
 //!     `ROUNDING_FACTOR` times its own largest difference plus a stated floor.
 //!
@@ -74,22 +73,12 @@ pub fn test_gpu_options() -> GpuOptions {
 /// # Panics
 /// With `CI=true` and no adapter, or an unknown `SPHERESIM_TEST_CONTRACT`.
 pub fn gpu_contract(test: &str) -> Option<Contract> {
-    let (name, software) = match super::adapter() {
-        Ok((name, software)) => (name, *software),
-        Err(e) => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("CI=true and no GPU adapter: {e}");
-            }
-            eprintln!("SKIPPED: no GPU adapter ({e})");
-            return None;
-        }
-    };
-    super::one_gpu_test_at_a_time();
+    let (name, software) = super::usable_adapter()?;
     let contract = match std::env::var("SPHERESIM_TEST_CONTRACT").as_deref() {
         Ok("hardware") => Contract::Hardware,
         Ok("bit-for-bit") => Contract::BitForBit,
         Ok(other) => panic!("SPHERESIM_TEST_CONTRACT={other}: use hardware or bit-for-bit"),
-        Err(_) if software => Contract::BitForBit,
+        Err(_) if *software => Contract::BitForBit,
         Err(_) => Contract::Hardware,
     };
     let fused = if test_gpu_options().fused_drift {

@@ -52,7 +52,7 @@ pub fn rel(a: f64, b: f64, floor: f64) -> f64 {
 
 /// The adapter of this process's GPU tests, probed once: its name and whether it is a software
 /// one, or why none opened.
-pub fn adapter() -> &'static Result<(String, bool), String> {
+fn adapter() -> &'static Result<(String, bool), String> {
     static ADAPTER: std::sync::OnceLock<Result<(String, bool), String>> =
         std::sync::OnceLock::new();
     ADAPTER.get_or_init(|| {
@@ -63,43 +63,51 @@ pub fn adapter() -> &'static Result<(String, bool), String> {
 }
 
 /// On a hardware adapter, holds the process's GPU-test lock until this test's thread ends: the
-/// GPU tests of one executable then run one at a time. NVIDIA's Linux Vulkan driver crashed
-/// test executables running several at once (segfaults on an H200, 2026-11-27; the
-/// driver races of gfx-rs/wgpu#5930). A software adapter runs them in parallel.
-pub fn one_gpu_test_at_a_time() {
+/// GPU tests of one executable then run one at a time, since test executables running several
+/// at once crashed on NVIDIA (benches/RESULTS.md, the H200 runs). A software adapter runs them
+/// in parallel.
+fn one_gpu_test_at_a_time() {
     use std::sync::{Mutex, MutexGuard};
     static LOCK: Mutex<()> = Mutex::new(());
     thread_local! {
         static HELD: std::cell::RefCell<Option<MutexGuard<'static, ()>>> =
             const { std::cell::RefCell::new(None) };
     }
-    if matches!(adapter(), Ok((_, false))) {
-        HELD.with(|h| {
-            let mut h = h.borrow_mut();
-            if h.is_none() {
-                *h = Some(LOCK.lock().unwrap_or_else(|e| e.into_inner()));
-            }
-        });
-    }
+    HELD.with(|h| {
+        let mut h = h.borrow_mut();
+        if h.is_none() {
+            *h = Some(LOCK.lock().unwrap_or_else(|e| e.into_inner()));
+        }
+    });
 }
 
-/// True when a GPU adapter opens (Mesa's lavapipe on machines without a GPU). Without one: fails
-/// when `CI=true`, else prints why and returns `false` so that the caller skips, saying so.
-pub fn gpu_available() -> bool {
+/// The adapter's name and whether it is a software one, when a GPU adapter opens (Mesa's
+/// lavapipe on machines without a GPU), with this test holding the hardware lock
+/// (`one_gpu_test_at_a_time`). Without one: fails when `CI=true`, else prints why and returns
+/// `None` so that the caller skips, saying so.
+pub fn usable_adapter() -> Option<&'static (String, bool)> {
     match adapter() {
-        Ok((name, _)) => {
-            one_gpu_test_at_a_time();
-            eprintln!("GPU tests on {name}");
-            true
+        Ok(a) => {
+            if !a.1 {
+                one_gpu_test_at_a_time();
+            }
+            Some(a)
         }
         Err(e) => {
             if std::env::var("CI").is_ok_and(|v| v == "true") {
                 panic!("CI=true and no GPU adapter: {e}");
             }
             eprintln!("SKIPPED: no GPU adapter ({e})");
-            false
+            None
         }
     }
+}
+
+/// True when a GPU adapter opens; see [`usable_adapter`].
+pub fn gpu_available() -> bool {
+    usable_adapter()
+        .inspect(|(name, _)| eprintln!("GPU tests on {name}"))
+        .is_some()
 }
 
 /// A sphere hitting a fixed sphere head-on and another hitting a plane obliquely (e = 0.5), for
