@@ -1,6 +1,6 @@
 // Stage `cell_keys`: hashed uniform grid. Twin of src/cpu/cell_keys.rs.
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<storage, read> params: Params;
 @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> grid: Grid;
 @group(0) @binding(3) var<storage, read_write> keys: array<u32>;

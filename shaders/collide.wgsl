@@ -8,7 +8,7 @@
 // balances without float atomics, and the sums are the CPU's.
 
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<storage, read> params: Params;
 // Positions and velocities are written only by earliest_from_pairs with PENDING, each sphere
 // its own.
 @group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;   // xyz, radius
@@ -41,7 +41,7 @@
 @group(0) @binding(28) var<storage, read_write> pair_more_hi: array<vec4<u32>>;
 @group(0) @binding(21) var<storage, read_write> xi: array<vec4<f32>>;      // capacity, m
 @group(0) @binding(22) var<storage, read_write> wall_xi: array<vec4<f32>>; // n × walls, m
-@group(0) @binding(23) var<uniform> list: ListParams;
+@group(0) @binding(23) var<storage, read> list: ListParams;
 // Rotation (16-byte stand-ins without): each sphere's ω (rad/s) | inverse inertia, orientation,
 // angular acceleration | rolling friction μ_r (integrate.wgsl's `rot`, 3 per sphere); each
 // sphere's torque (N·m); each entry's friction moment n × F_t (N) | overlap (m)

@@ -4,7 +4,10 @@
 // Work-group size of every 1-D stage (src/gpu/mod.rs: WORKGROUP_SIZE).
 const WG: u32 = 256u;
 
-// Uniform parameters of a step (src/gpu/buffers.rs: Params; field order and padding matter).
+// Parameters of a step (src/gpu/buffers.rs: Params; field order and padding matter). Every
+// compute stage binds its parameter blocks as `var<storage, read>`, never `var<uniform>`:
+// lavapipe 22.3 recompiled a variant per dispatch for inlined uniforms and kept them all
+// (src/gpu/buffers.rs: uniform; tests/gpu_memory.rs checks both).
 struct Params {
     gravity: vec3<f32>,      // m/s²
     dt: f32,                 // s

@@ -3,7 +3,7 @@
 // gate), so that a step without a rebuild leaves the last binning intact. The counts start at
 // zero (a new buffer) and seed_cell_start leaves them at zero for the next binning.
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<storage, read> params: Params;
 @group(0) @binding(1) var<storage, read> keys: array<u32>;
 @group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;  // table_size + 1
 @group(0) @binding(3) var<storage, read_write> slot: array<u32>;            // arrival order in the bucket

@@ -1,7 +1,7 @@
 // Stage `diagnostics`: energies and momenta by work-group reductions (no float atomics); the
 // host adds the per-work-group partials in f64, in order. Twin of src/cpu/diagnostics.rs.
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<storage, read> params: Params;
 @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;            // xyz, radius
 @group(0) @binding(2) var<storage, read> vel: array<vec4<f32>>;            // xyz, inverse mass
 @group(0) @binding(3) var<storage, read> acc: array<vec4<f32>>;            // w: mass

@@ -1,7 +1,7 @@
 // The gather half of stage `scatter`: dst[new] = src[perm[new]] for every state array.
 // Twin of src/cpu/scatter.rs::gather.
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<storage, read> params: Params;
 @group(0) @binding(1) var<storage, read> perm: array<u32>;
 @group(0) @binding(2) var<storage, read> src_pos: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> src_vel: array<vec4<f32>>;

@@ -3,7 +3,7 @@
 // Twin of src/cpu/gravity.rs: j runs over tiles of TILE bodies in ascending order, so the terms
 // are added in the CPU's order.
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<storage, read> params: Params;
 @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;       // xyz
 @group(0) @binding(2) var<storage, read> acc: array<vec4<f32>>;       // w: gravitating mass (0 if none)
 @group(0) @binding(3) var<storage, read_write> a_mutual: array<vec4<f32>>;  // xyz m/s², w potential J

@@ -1,7 +1,7 @@
 // Stage `integrate`: kick–drift–kick leapfrog. Twin of src/cpu/integrate.rs. check.wgsl
 // (the end-of-step check and the collision tally) is appended to this file.
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<storage, read> params: Params;
 @group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;   // xyz m, w radius m
 @group(0) @binding(2) var<storage, read_write> vel: array<vec4<f32>>;   // xyz m/s, w inverse mass 1/kg
 @group(0) @binding(3) var<storage, read_write> acc: array<vec4<f32>>;   // xyz m/s², w mass kg

@@ -4,7 +4,7 @@
 // (`tree_groups`, compacted by a prefix sum). Twin of src/cpu/tree/karras.rs, integer for
 // integer. Node references: internal node k is k; the leaf of sorted position i is n − 1 + i.
 
-@group(0) @binding(0) var<uniform> tp: TreeParams;
+@group(0) @binding(0) var<storage, read> tp: TreeParams;
 @group(0) @binding(1) var<storage, read> code_hi: array<u32>;      // sorted codes, bits 32..62
 @group(0) @binding(2) var<storage, read> code_lo: array<u32>;      // bits 0..31
 @group(0) @binding(3) var<storage, read_write> left: array<u32>;   // n − 1

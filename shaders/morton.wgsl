@@ -2,7 +2,7 @@
 // has no 64-bit integer), written as the radix sort's first keys with the body index as value.
 // Twin of src/cpu/tree/morton.rs (morton_codes, morton_scale, spread_bits).
 
-@group(0) @binding(0) var<uniform> tp: TreeParams;
+@group(0) @binding(0) var<storage, read> tp: TreeParams;
 @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;         // xyz m
 @group(0) @binding(2) var<storage, read> bounds: array<vec4<f32>>;      // [0] lo, [1] hi (tree_bounds' last level)
 @group(0) @binding(3) var<storage, read_write> key_hi: array<u32>;      // code bits 32..62

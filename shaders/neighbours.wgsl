@@ -23,7 +23,7 @@
 // An entry at or past `capacity` is not written: the status reports the entries a build
 // needed, and the host stops with an error when they did not fit.
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<storage, read> params: Params;
 @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;     // xyz, radius
 @group(0) @binding(2) var<storage, read> vel: array<vec4<f32>>;     // xyz, inverse mass
 @group(0) @binding(3) var<storage, read> ids: array<u32>;
@@ -35,7 +35,7 @@
 @group(0) @binding(10) var<storage, read_write> partner: array<u32>;    // capacity
 @group(0) @binding(11) var<storage, read_write> link: array<u32>;       // capacity
 @group(0) @binding(12) var<storage, read_write> row_of: array<u32>;     // capacity
-@group(0) @binding(13) var<uniform> list: ListParams;
+@group(0) @binding(13) var<storage, read> list: ListParams;
 @group(0) @binding(14) var<storage, read_write> x_build: array<vec4<f32>>;  // n, at the last build
 // Word 0 the flag (0 keep, 1 rebuild, 2 set-up); 1 and 2 the halt words of even and odd steps.
 @group(0) @binding(15) var<storage, read_write> rebuild: array<atomic<u32>, 4>;

@@ -8,7 +8,7 @@ struct ScanParams {
     dispatch_x: u32, // threads along x (work-groups × WG)
 }
 
-@group(0) @binding(0) var<uniform> sp: ScanParams;
+@group(0) @binding(0) var<storage, read> sp: ScanParams;
 @group(0) @binding(1) var<storage, read_write> data: array<u32>;        // this level, scanned in place
 @group(0) @binding(2) var<storage, read_write> block_sums: array<u32>;  // the level above
 

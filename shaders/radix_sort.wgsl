@@ -6,7 +6,7 @@
 // the first keys are in index order, so the result is the order of src/cpu/tree/sort.rs
 // (radix_sort) exactly. No pass needs forward progress between work-groups.
 
-@group(0) @binding(0) var<uniform> tp: TreeParams;                     // shift: the pass's first bit; blocks
+@group(0) @binding(0) var<storage, read> tp: TreeParams;                     // shift: the pass's first bit; blocks
 @group(0) @binding(1) var<storage, read> in_hi: array<u32>;
 @group(0) @binding(2) var<storage, read> in_lo: array<u32>;
 @group(0) @binding(3) var<storage, read> in_value: array<u32>;

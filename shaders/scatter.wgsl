@@ -6,7 +6,7 @@
 // number of spheres of its bucket with a lower previous index), so the final order, and every
 // sum that follows, is the same on every run and equal to the CPU's.
 
-@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(0) var<storage, read> params: Params;
 @group(0) @binding(1) var<storage, read> keys: array<u32>;
 @group(0) @binding(2) var<storage, read> cell_start: array<u32>;   // table_size + 1
 @group(0) @binding(3) var<storage, read> slot: array<u32>;

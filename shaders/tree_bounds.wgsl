@@ -2,7 +2,7 @@
 // (the driver runs levels until one pair is left). Twin of src/cpu/tree/bounds.rs; min and max
 // are exact and order-free, so the box is the CPU's bit for bit.
 
-@group(0) @binding(0) var<uniform> tp: TreeParams;
+@group(0) @binding(0) var<storage, read> tp: TreeParams;
 @group(0) @binding(1) var<storage, read> src: array<vec4<f32>>;           // level 0: positions (xyz); else (lo, hi) pairs
 @group(0) @binding(2) var<storage, read_write> dst: array<vec4<f32>>;     // (lo, hi) per work-group
 

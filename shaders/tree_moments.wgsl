@@ -11,7 +11,7 @@
 // order them formally; in practice this is what GPU LBVH builds rely on. The walk reads the same
 // buffers as plain `TreeCell`s and `vec4`s, in a later dispatch.
 
-@group(0) @binding(0) var<uniform> tp: TreeParams;
+@group(0) @binding(0) var<storage, read> tp: TreeParams;
 @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;         // xyz m
 @group(0) @binding(2) var<storage, read> acc: array<vec4<f32>>;         // w: gravitating mass, kg (0: none)
 @group(0) @binding(3) var<storage, read> order: array<u32>;             // body at each sorted position

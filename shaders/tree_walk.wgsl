@@ -6,7 +6,7 @@
 // in one sum, leaves (softened pull) in another, added at the end. Twin of
 // src/cpu/tree/walk.rs (tree_walk then sum_group; sum_list for the potential).
 
-@group(0) @binding(0) var<uniform> tp: TreeParams;
+@group(0) @binding(0) var<storage, read> tp: TreeParams;
 @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;          // xyz m
 @group(0) @binding(2) var<storage, read> order: array<u32>;              // body at each sorted position
 @group(0) @binding(3) var<storage, read> left: array<u32>;

@@ -440,11 +440,19 @@ pub(crate) fn init_storage<T: Pod>(device: &wgpu::Device, label: &str, data: &[T
     })
 }
 
-/// A uniform buffer holding `data`, writable by the queue.
+/// A parameter block holding `data`, writable by the queue: bound as a read-only storage
+/// buffer by the compute stages, and usable as a uniform buffer by the renderer.
+///
+/// The compute stages declare their parameters `var<storage, read>`, not `var<uniform>`: Mesa's
+/// lavapipe 22.3 compiled a new shader variant with the uniform values inlined on about every
+/// step, and kept each until the device was dropped, so a long run's resident memory grew
+/// without bound (tests/gpu_memory.rs).
 pub(crate) fn uniform<T: Pod>(device: &wgpu::Device, label: &str, data: &T) -> wgpu::Buffer {
     device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some(label),
         contents: bytemuck::bytes_of(data),
-        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        usage: wgpu::BufferUsages::UNIFORM
+            | wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST,
     })
 }
