@@ -435,3 +435,92 @@ fn several_large_spheres_of_different_sizes_agree_with_the_cpu() {
         assert!(dv < 1e-4, "{model:?}: velocities differ by {dv} m/s");
     }
 }
+
+/// Steel, rubber and glass balls dropped on a steel plane: the time-step check sees the
+/// stiffest contact (a steel ball on the steel plane), not the lightest sphere's (issue 36,
+/// item 2), and at its suggestion the drop keeps its energy balance.
+#[test]
+fn time_step_check_sees_the_stiffest_material_pair() {
+    let text = r#"
+        [simulation]
+        dt = 1e-3
+        steps = 1
+        gravity = [0.0, -9.81, 0.0]
+        contact = "hertz"
+
+        [[particle]]
+        position = [-0.3, 0.5, 0.0]
+        radius = 0.05
+        material = "steel"
+
+        [[particle]]
+        position = [0.0, 0.5, 0.0]
+        radius = 0.05
+        material = "rubber"
+
+        [[particle]]
+        position = [0.3, 0.5, 0.0]
+        radius = 0.05
+        material = "glass"
+
+        [[plane]]
+        point = [0.0, 0.0, 0.0]
+        normal = [0.0, 1.0, 0.0]
+        material = "steel"
+    "#;
+    let s = Scene::from_toml_str(text, "mixed").unwrap();
+    let t = s.contact_time().expect("a Hertz scene has a contact time");
+    // The steel ball on the steel plane, from the law itself at the check's approach speed.
+    let steel = &s.spheres[0];
+    let plane = &s.planes[0];
+    let steel_on_steel = spheresim::physics::hertz::contact_duration(
+        steel.mass,
+        steel.radius,
+        spheresim::physics::hertz::effective_modulus(
+            steel.surface.compliance(),
+            plane.surface.compliance(),
+        ),
+        t.speed,
+    );
+    assert!(
+        t.duration <= steel_on_steel * (1.0 + 1e-12),
+        "the check's shortest contact {:e} s is longer than a steel ball on the steel plane, \
+         {steel_on_steel:e} s",
+        t.duration
+    );
+    // The rubber ball's contacts are the longest: a dt that resolves them must still warn.
+    let rubber = &s.spheres[1];
+    let rubber_on_steel = spheresim::physics::hertz::contact_duration(
+        rubber.mass,
+        rubber.radius,
+        spheresim::physics::hertz::effective_modulus(
+            rubber.surface.compliance(),
+            plane.surface.compliance(),
+        ),
+        t.speed,
+    );
+    let mut coarse = s.clone();
+    coarse.sim.dt = rubber_on_steel / 20.0;
+    let w = coarse
+        .time_step_warning()
+        .expect("dt = the rubber contact's t_c/20 must warn: the steel contact is shorter");
+    // The glass ball, lighter than the steel one and nearly as stiff, on the steel plane.
+    assert!(
+        w.contains("sphere 2 (glass") && w.contains("against a wall"),
+        "{w}"
+    );
+    // At the suggestion the drop and its bounces keep (E + dissipated) to a few per cent.
+    let mut fine = s.clone();
+    fine.sim.dt = t.suggested_dt();
+    assert!(fine.time_step_warning().is_none());
+    let mut sim = Simulation::new(&fine, Backend::Cpu, Precision::F64).unwrap();
+    let d0 = sim.diagnostics();
+    sim.step((0.6 / fine.sim.dt) as u64).unwrap();
+    let d1 = sim.diagnostics();
+    let drift = d1.energy_balance_change_relative(&d0);
+    assert!(
+        drift.abs() < 0.05,
+        "energy balance drifted by {drift:+.3e} of the energy scale at dt = {:e} s",
+        fine.sim.dt
+    );
+}
