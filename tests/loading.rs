@@ -69,14 +69,21 @@ fn a_csv_without_line_ends_is_refused_with_a_short_message() {
     let e = read_csv(&path).unwrap_err().to_string();
     assert!(e.contains("one-line.csv") && e.contains("line 1"), "{e}");
     assert!(e.contains(&MAX_LINE_BYTES.to_string()), "{e}");
-    assert!(e.len() < SHORT_MESSAGE, "{} characters: {}", e.len(), &e[..200]);
+    assert!(
+        e.len() < SHORT_MESSAGE,
+        "{} characters: {}",
+        e.len(),
+        &e[..200]
+    );
 
     // In a scene, the table, the CSV as given and the cap.
     let scene = dir.path().join("s.toml");
     std::fs::write(&scene, "[[particles_file]]\npath = \"one-line.csv\"\n").unwrap();
     let e = SceneFile::load(&scene).unwrap_err().to_string();
     assert!(
-        e.contains("[[particles_file]] #0 at line 1: one-line.csv line 1: line longer than 1048576 bytes"),
+        e.contains(
+            "[[particles_file]] #0 at line 1: one-line.csv line 1: line longer than 1048576 bytes"
+        ),
         "{}",
         &e[..e.len().min(400)]
     );
@@ -88,7 +95,9 @@ fn a_csv_without_line_ends_is_refused_with_a_short_message() {
 #[test]
 fn dev_zero_as_a_particles_file_is_refused() {
     let scene = "[[particles_file]]\npath = \"/dev/zero\"\n";
-    let e = SceneFile::from_toml_str(scene, "z").unwrap_err().to_string();
+    let e = SceneFile::from_toml_str(scene, "z")
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("/dev/zero line 1: line longer than 1048576 bytes (1 MiB)"),
         "{}",
@@ -104,14 +113,30 @@ fn csv_errors_quote_excerpts_not_whole_lines() {
     let big = "x".repeat(100_000);
     let header = "id,x,y,z,vx,vy,vz,radius,mass";
     for (name, text, quoted) in [
-        ("header.csv", format!("{big}\n0,0,0,0,0,0,0,1,1\n"), "header is \"xxx"),
-        ("field.csv", format!("{header}\n0,0,{big},0,0,0,0,1,1\n"), "y \"xxx"),
-        ("id.csv", format!("{header}\n{big},0,0,0,0,0,0,1,1\n"), "id \"xxx"),
+        (
+            "header.csv",
+            format!("{big}\n0,0,0,0,0,0,0,1,1\n"),
+            "header is \"xxx",
+        ),
+        (
+            "field.csv",
+            format!("{header}\n0,0,{big},0,0,0,0,1,1\n"),
+            "y \"xxx",
+        ),
+        (
+            "id.csv",
+            format!("{header}\n{big},0,0,0,0,0,0,1,1\n"),
+            "id \"xxx",
+        ),
     ] {
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
         let e = read_csv(&path).unwrap_err().to_string();
-        assert!(e.contains(quoted) && e.contains("(100000 bytes)"), "{name}: {}", &e[..200]);
+        assert!(
+            e.contains(quoted) && e.contains("(100000 bytes)"),
+            "{name}: {}",
+            &e[..200]
+        );
         assert!(e.len() < SHORT_MESSAGE, "{name}: {} characters", e.len());
         let x_run = e.split('"').map(|q| q.matches('x').count()).max().unwrap();
         assert!(x_run <= EXCERPT_CHARS, "{name}: {x_run} characters quoted");
@@ -129,8 +154,15 @@ fn scene_errors_quote_excerpts() {
         format!("[[particle]]\nposition = [0, 0, 0]\nradius = 1\nmaterial = \"{big}\"\n"),
         format!("{particle}[[particles_file]]\npath = \"{big}\"\n"),
     ] {
-        let e = SceneFile::from_toml_str(&text, "s").unwrap_err().to_string();
-        assert!(e.len() < SHORT_MESSAGE, "{} characters: {}", e.len(), &e[..300]);
+        let e = SceneFile::from_toml_str(&text, "s")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.len() < SHORT_MESSAGE,
+            "{} characters: {}",
+            e.len(),
+            &e[..300]
+        );
         assert!(e.contains("kkkk"), "{e}");
     }
     let e = builtin::build(&big, None).unwrap_err().to_string();
@@ -162,7 +194,14 @@ fn a_bad_dt_names_the_flag() {
     .unwrap();
     for dt in ["0", "-0.001", "inf", "NaN"] {
         let o = bin()
-            .args(["run", scene.to_str().unwrap(), "--backend", "cpu", "--dt", dt])
+            .args([
+                "run",
+                scene.to_str().unwrap(),
+                "--backend",
+                "cpu",
+                "--dt",
+                dt,
+            ])
             .output()
             .unwrap();
         let err = stderr(&o);
@@ -236,7 +275,10 @@ fn validate_prints_each_case_as_it_finishes() {
     assert!(seen.starts_with("case "), "{seen}");
     assert_eq!(seen.matches("bounce-apex  cpu").count(), 3, "{seen}");
     // The old table came in one piece after every case had run.
-    assert!(!rest.contains("tree-error") && !rest.contains("passed"), "{seen}{rest}");
+    assert!(
+        !rest.contains("tree-error") && !rest.contains("passed"),
+        "{seen}{rest}"
+    );
 }
 
 /// A CPU-only command opens no GPU instance, so the Vulkan loader (lavapipe) has nothing to say
@@ -246,7 +288,17 @@ fn cpu_only_commands_say_nothing_from_the_vulkan_loader() {
     let dir = tempfile::tempdir().unwrap();
     let cases: [&[&str]; 3] = [
         &["scenes"],
-        &["run", "box-gas", "--backend", "cpu", "--particles", "100", "--steps", "2", "-q"],
+        &[
+            "run",
+            "box-gas",
+            "--backend",
+            "cpu",
+            "--particles",
+            "100",
+            "--steps",
+            "2",
+            "-q",
+        ],
         &["validate", "--backend", "cpu", "bounce-apex"],
     ];
     for args in cases {
