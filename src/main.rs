@@ -49,6 +49,16 @@ enum Command {
     Manpage,
 }
 
+/// A flag's value that must be a positive, finite number: checked by clap, so that the error
+/// names the flag (`invalid value '0' for '--dt <DT>'`) rather than the scene it would replace.
+fn positive_finite(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Ok(_) => Err("must be positive and finite".to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// `spheresim repose FILE`: prints the heap's angle of repose and what it was fitted to.
 fn repose(file: &std::path::Path) -> Result<i32> {
     let snap = spheresim::output::csv::read_csv(file)
@@ -172,7 +182,7 @@ struct RunArgs {
     #[arg(long, value_enum)]
     backend: Option<Backend>,
     /// Time step in seconds (default: the scene's `dt`).
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_negative_numbers = true, value_parser = positive_finite)]
     dt: Option<f64>,
     /// Write the final state as CSV (`id,x,y,z,vx,vy,vz,radius,mass`, input order).
     #[arg(long = "final", value_name = "FILE.csv")]

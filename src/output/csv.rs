@@ -170,6 +170,53 @@ const READ_BATCH: usize = 8 << 20;
 /// Smallest piece of a batch one parallel task parses.
 const MIN_PIECE: usize = 64 << 10;
 
+/// Longest line, in bytes, [`read_csv`] accepts: a state CSV's rows are a few hundred bytes, and
+/// without a cap a file with no line end (`/dev/zero`, a binary file) would be read without end.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Most characters of the input an error message quotes (about; escapes and the quotes add a
+/// few): a bad field of a huge line is named, not copied.
+pub const EXCERPT_CHARS: usize = 60;
+
+/// `s` quoted (Rust's escapes) for an error message, cut after [`EXCERPT_CHARS`] characters
+/// with `…` and the full length in bytes: `"0,1,2…"… (2000000 bytes)`.
+pub(crate) fn excerpt(s: &str) -> String {
+    let mut out = String::from("\"");
+    let mut shown = 0;
+    for c in s.chars() {
+        if shown >= EXCERPT_CHARS {
+            return format!("{out}…\" ({} bytes)", s.len());
+        }
+        for e in c.escape_debug() {
+            out.push(e);
+            shown += 1;
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `s` cut after [`EXCERPT_CHARS`] characters, with `…`, for quoting in a message that puts
+/// its own quotes around it.
+pub(crate) fn shorten(s: &str) -> String {
+    match s.char_indices().nth(EXCERPT_CHARS) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// The error for a line longer than [`MAX_LINE_BYTES`].
+fn too_long(path: &Path, line: usize) -> OutputError {
+    OutputError::parse(
+        path,
+        line,
+        format!(
+            "line longer than {MAX_LINE_BYTES} bytes (1 MiB), the most a line may hold; \
+             a state CSV has one short line per sphere"
+        ),
+    )
+}
+
 /// The names of the nine required columns, in order.
 const COLUMNS: [&str; 9] = ["id", "x", "y", "z", "vx", "vy", "vz", "radius", "mass"];
 
@@ -188,7 +235,8 @@ const COLUMNS: [&str; 9] = ["id", "x", "y", "z", "vx", "vy", "vz", "radius", "ma
 ///
 /// # Errors
 /// [`OutputError::Read`] when the file cannot be opened or read, [`OutputError::Parse`] with the
-/// 1-based line number of the first problem in the file for a wrong header, a wrong field count,
+/// 1-based line number of the first problem in the file for a line longer than
+/// [`MAX_LINE_BYTES`] (so that a file without line ends is refused after 1 MiB), a wrong header, a wrong field count,
 /// an id out of order or a number that does not parse (naming the column, e.g.
 /// `vx "abc" is not a number`).
 pub fn read_csv(path: &Path) -> Result<Snapshot, OutputError> {
@@ -257,6 +305,8 @@ fn read(path: &Path, checked: bool) -> Result<Snapshot, OutputError> {
         } else {
             match buf.iter().rposition(|&b| b == b'\n') {
                 Some(i) => i + 1,
+                // The unfinished line is all of `buf`: it starts at line `lines_done + 1`.
+                None if buf.len() > MAX_LINE_BYTES => return Err(too_long(path, lines_done + 1)),
                 None => continue,
             }
         };
@@ -273,6 +323,9 @@ fn read(path: &Path, checked: bool) -> Result<Snapshot, OutputError> {
                 Some(i) => (&batch[..i], &batch[i + 1..]),
                 None => (batch, &[][..]),
             };
+            if line.len() > MAX_LINE_BYTES {
+                return Err(too_long(path, 1));
+            }
             columns = Some(header_columns(line).map_err(|r| OutputError::parse(path, 1, r))?);
             spin = header_has_spin(line);
             lines_done = 1;
@@ -333,7 +386,8 @@ fn header_columns(line: &[u8]) -> Result<usize, String> {
     let names: Vec<&str> = header.split(',').map(str::trim).collect();
     if names.len() < COLUMNS.len() || names[..COLUMNS.len()] != COLUMNS {
         return Err(format!(
-            "header is {header:?}, expected {:?} (further columns may follow)",
+            "header is {}, expected {:?} (further columns may follow)",
+            excerpt(header),
             COLUMNS.join(",")
         ));
     }
@@ -401,6 +455,17 @@ fn parse_piece(piece: &[u8], ncols: usize, spin: bool, checked: bool) -> Piece {
     };
     for (index, line) in text.lines().enumerate() {
         out.lines = index + 1;
+        if line.len() > MAX_LINE_BYTES {
+            out.error = Some((
+                index,
+                PieceError::Line(format!(
+                    "line of {} bytes, longer than {MAX_LINE_BYTES} bytes (1 MiB), the most a line \
+                 may hold; a state CSV has one short line per sphere",
+                    line.len()
+                )),
+            ));
+            return out;
+        }
         let row = match parse_row(line, ncols, spin, checked) {
             Ok(Some(row)) => row,
             Ok(None) => continue,
@@ -450,9 +515,8 @@ fn parse_row(line: &str, ncols: usize, spin: bool, checked: bool) -> Result<Opti
     let mut parts = line.split(',');
     let id = parts.next().unwrap_or_default().trim();
     let Ok(id) = id.parse::<usize>() else {
-        return Err(
-            wrong_count(line).unwrap_or_else(|| format!("id {id:?} is not a non-negative integer"))
-        );
+        return Err(wrong_count(line)
+            .unwrap_or_else(|| format!("id {} is not a non-negative integer", excerpt(id))));
     };
     let mut values = [0.0f64; 8];
     for (k, value) in values.iter_mut().enumerate() {
@@ -462,9 +526,9 @@ fn parse_row(line: &str, ncols: usize, spin: bool, checked: bool) -> Result<Opti
             _ => {
                 return Err(wrong_count(line).unwrap_or_else(|| {
                     format!(
-                        "{} {:?} is not a number",
+                        "{} {} is not a number",
                         COLUMNS[k + 1],
-                        part.unwrap_or_default()
+                        excerpt(part.unwrap_or_default())
                     )
                 }));
             }
@@ -487,9 +551,9 @@ fn parse_row(line: &str, ncols: usize, spin: bool, checked: bool) -> Result<Opti
                 _ => {
                     return Err(wrong_count(line).unwrap_or_else(|| {
                         format!(
-                            "{} {:?} is not a number",
+                            "{} {} is not a number",
                             SPIN_COLUMNS[k],
-                            part.unwrap_or_default()
+                            excerpt(part.unwrap_or_default())
                         )
                     }));
                 }

@@ -149,8 +149,10 @@ pub fn names() -> Vec<&'static str> {
 pub fn build(name: &str, particles: Option<usize>) -> Result<Scene, SceneError> {
     let Some(info) = BUILTINS.iter().find(|b| b.name == name) else {
         return Err(SceneError::Other(format!(
-            "unknown built-in scene `{name}`; known scenes: {}",
-            names().join(", ")
+            "unknown built-in scene `{}`; known scenes: {}{}",
+            crate::output::csv::shorten(name),
+            names().join(", "),
+            super::check::suggestion(name, names())
         )));
     };
     let n = particles.unwrap_or(info.default_particles);

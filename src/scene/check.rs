@@ -187,6 +187,39 @@ pub fn fmt_num(x: f64) -> String {
     }
 }
 
+/// Formats a value as given, for the `got …` of a range error: [`fmt_num`]'s short form when it
+/// reads back as the same `f64`, else the shortest digits that do (`1.0000001`, where
+/// [`fmt_num`] would print `1` and make `restitution must be in [0, 1], got 1` a riddle).
+pub fn fmt_given(x: f64) -> String {
+    let short = fmt_num(x);
+    if short
+        .parse::<f64>()
+        .is_ok_and(|y| y.to_bits() == x.to_bits())
+        || x.is_nan()
+    {
+        short
+    } else {
+        crate::output::csv::fmt_f64(x)
+    }
+}
+
+/// The known name closest to `given`, if it is close enough to be a likely typo (Jaro–Winkler
+/// similarity at least 0.8, as `strsim` computes it; clap suggests at 0.7): for a
+/// `did you mean` after an unknown name.
+pub fn did_you_mean<'a>(given: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    known
+        .into_iter()
+        .map(|k| (strsim::jaro_winkler(given, k), k))
+        .filter(|&(score, _)| score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| k)
+}
+
+/// `; did you mean `NAME`?` for [`did_you_mean`]'s answer, else empty.
+pub fn suggestion<'a>(given: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    did_you_mean(given, known).map_or(String::new(), |k| format!("; did you mean `{k}`?"))
+}
+
 /// `1.500` → `1.5`, `2.000` → `2`; integers are left alone.
 fn trim_zeros(s: String) -> String {
     if s.contains('.') {
@@ -208,7 +241,7 @@ pub(crate) fn positive(key: &str, v: f64) -> Result<(), String> {
     } else {
         Err(format!(
             "{key} must be positive and finite, got {}",
-            fmt_num(v)
+            fmt_given(v)
         ))
     }
 }
@@ -220,7 +253,7 @@ pub(crate) fn non_negative(key: &str, v: f64) -> Result<(), String> {
     } else {
         Err(format!(
             "{key} must be non-negative and finite, got {}",
-            fmt_num(v)
+            fmt_given(v)
         ))
     }
 }
@@ -230,7 +263,10 @@ pub(crate) fn restitution(v: f64) -> Result<(), String> {
     if (0.0..=1.0).contains(&v) {
         Ok(())
     } else {
-        Err(format!("restitution must be in [0, 1], got {}", fmt_num(v)))
+        Err(format!(
+            "restitution must be in [0, 1], got {}",
+            fmt_given(v)
+        ))
     }
 }
 
@@ -252,7 +288,7 @@ fn surface_problems(s: &Surface) -> Vec<String> {
     } else {
         Err(format!(
             "poisson_ratio must be in (-1, 0.5], got {}",
-            fmt_num(nu)
+            fmt_given(nu)
         ))
     };
     [
@@ -420,7 +456,7 @@ fn check_sim(p: &SimParams, out: &mut Problems) -> (bool, bool) {
             format!(
                 "theta (the tree's opening angle) must be in (0, {}], got {}",
                 fmt_num(max_theta),
-                fmt_num(p.theta)
+                fmt_given(p.theta)
             ),
         );
     }
@@ -546,7 +582,7 @@ impl Scene {
                     format!(
                         "skin must be at most the largest sphere diameter ({}), got {}",
                         fmt_num(2.0 * r_max),
-                        fmt_num(skin)
+                        fmt_given(skin)
                     ),
                 );
             }

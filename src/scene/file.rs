@@ -115,8 +115,8 @@
 //! ```
 
 use super::check::{
-    MAX_SPHERES, OVERLAP_TOLERANCE, Problem, Subject, finite3, fmt_vec, non_negative, overlap,
-    overlap_reason, positive, report, restitution,
+    MAX_SPHERES, OVERLAP_TOLERANCE, Problem, Subject, did_you_mean, finite3, fmt_vec, non_negative,
+    overlap, overlap_reason, positive, report, restitution, suggestion,
 };
 use super::{
     CheckOptions, ContactModel, Damping, GravitySolver, Material, Plane, RollingModel, Scene,
@@ -124,7 +124,7 @@ use super::{
 };
 use crate::Snapshot;
 use crate::output::OutputError;
-use crate::output::csv::read_csv_checked;
+use crate::output::csv::{excerpt, read_csv_checked, shorten};
 use glam::DVec3;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
@@ -544,47 +544,120 @@ fn read_particles_file(dir: Option<&Path>, given: &str) -> Result<Snapshot, Stri
         Some(dir) => dir.join(given),
         None => PathBuf::from(given),
     };
+    let quoted = excerpt(given);
     read_csv_checked(&path).map_err(|e| match e {
-        OutputError::Parse { line, reason, .. } => format!("{given} line {line}: {reason}"),
-        OutputError::Read { path, reason } if path.as_os_str() != given => {
-            format!("cannot read {given:?} ({}): {reason}", path.display())
+        OutputError::Parse { line, reason, .. } => {
+            format!("{} line {line}: {reason}", shorten(given))
         }
-        OutputError::Read { reason, .. } => format!("cannot read {given:?}: {reason}"),
+        OutputError::Read { path, reason } if path.as_os_str() != given => {
+            let resolved = shorten(&path.display().to_string());
+            format!("cannot read {quoted} ({resolved}): {reason}")
+        }
+        OutputError::Read { reason, .. } => format!("cannot read {quoted}: {reason}"),
         e => e.to_string(),
     })
 }
 
 fn toml_error(text: &str, file: &str, e: &toml::de::Error) -> SceneError {
     let (line, column) = match e.span() {
-        Some(span) => line_column(text, span.start),
+        Some(span) => Lines::new(text).line_column(span.start),
         None => (0, 0),
     };
     SceneError::Toml {
         file: file.to_string(),
         line,
         column,
-        message: e.message().trim().to_string(),
+        message: toml_message(e.message().trim()),
     }
 }
 
-/// 1-based line and column (in characters) of byte offset `at` in `text`.
-fn line_column(text: &str, at: usize) -> (usize, usize) {
-    let mut at = at.min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
+/// toml's message with what it quotes from the file cut to an excerpt (a key or string of
+/// megabytes is not echoed whole) and, for an unknown key, the likeliest meant one:
+/// ``unknown field `radiu`, expected one of `position`, …; did you mean `radius`?``.
+fn toml_message(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(1024));
+    // Split at the backticks and double quotes toml puts around names and values; every other
+    // piece is quoted text.
+    let mut rest = message;
+    let mut quoted: Vec<&str> = Vec::new();
+    while let Some(open) = rest.find(['`', '"']) {
+        let q = rest.as_bytes()[open];
+        out.push_str(&rest[..open]);
+        let body = &rest[open + 1..];
+        // A closing quote not escaped by a backslash (serde escapes quotes inside strings).
+        let mut close = None;
+        let mut escaped = false;
+        for (i, b) in body.bytes().enumerate() {
+            match b {
+                b'\\' if q == b'"' => escaped = !escaped,
+                _ if b == q && !escaped => {
+                    close = Some(i);
+                    break;
+                }
+                _ => escaped = false,
+            }
+        }
+        let Some(close) = close else {
+            out.push_str(&shorten(&rest[open..]));
+            rest = "";
+            break;
+        };
+        let inner = &body[..close];
+        quoted.push(inner);
+        let q = q as char;
+        out.push(q);
+        out.push_str(&shorten(inner));
+        out.push(q);
+        rest = &body[close + 1..];
     }
-    let before = &text[..at];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, before[line_start..].chars().count() + 1)
+    out.push_str(rest);
+    if message.starts_with("unknown field `") {
+        if let Some((given, known)) = quoted.split_first() {
+            out.push_str(&suggestion(given, known.iter().copied()));
+        }
+    }
+    out
 }
 
-/// The tables of one kind, each with the line of its header.
-fn with_lines<T>(text: &str, tables: Vec<Spanned<T>>) -> Vec<(usize, T)> {
-    tables
-        .into_iter()
-        .map(|t| (line_column(text, t.span().start).0, t.into_inner()))
-        .collect()
+/// Where each line of a text starts, to turn byte offsets into lines in O(log lines) each:
+/// counting newlines from the start for every table made loading quadratic in the file size.
+struct Lines<'a> {
+    text: &'a str,
+    /// Byte offset of the start of every line after the first.
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        let starts = text
+            .bytes()
+            .enumerate()
+            .filter(|&(_, b)| b == b'\n')
+            .map(|(i, _)| i + 1)
+            .collect();
+        Lines { text, starts }
+    }
+
+    /// 1-based line and column (in characters) of byte offset `at`.
+    fn line_column(&self, at: usize) -> (usize, usize) {
+        let text = self.text;
+        let mut at = at.min(text.len());
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        // Lines starting at or before `at`, after the first.
+        let k = self.starts.partition_point(|&s| s <= at);
+        let line_start = if k == 0 { 0 } else { self.starts[k - 1] };
+        (k + 1, text[line_start..at].chars().count() + 1)
+    }
+
+    /// The tables of one kind, each with the line of its header.
+    fn with_lines<T>(&self, tables: Vec<Spanned<T>>) -> Vec<(usize, T)> {
+        tables
+            .into_iter()
+            .map(|t| (self.line_column(t.span().start).0, t.into_inner()))
+            .collect()
+    }
 }
 
 fn v3(a: [f64; 3]) -> DVec3 {
@@ -698,8 +771,11 @@ impl Materials {
                 }
             }
             return Err(format!(
-                "unknown material {name:?}; known: {}",
-                known.join(", ")
+                "unknown material {}; known: {}{}",
+                excerpt(name),
+                known.join(", "),
+                did_you_mean(name, known.iter().copied())
+                    .map_or(String::new(), |k| format!("; did you mean {k:?}?"))
             ));
         };
         let i = self.list.len();
@@ -789,13 +865,14 @@ fn build(
     file: &str,
     dir: Option<&Path>,
 ) -> Result<SceneFile, SceneError> {
+    let lines = Lines::new(text);
     let mut found = Found::default();
     let mut origins = Origins {
         file: file.to_string(),
         simulation: doc
             .simulation
             .as_ref()
-            .map(|s| line_column(text, s.span().start).0),
+            .map(|s| lines.line_column(s.span().start).0),
         ..Origins::default()
     };
     let t = doc.simulation.map(Spanned::into_inner).unwrap_or_default();
@@ -823,10 +900,10 @@ fn build(
         rolling_model: t.rolling_model.or(d.rolling_model),
         damping: t.damping.unwrap_or(d.damping),
     };
-    let mut materials = Materials::new(with_lines(text, doc.material), &mut found);
-    let particles = with_lines(text, doc.particle);
-    let files = with_lines(text, doc.particles_file);
-    let blocks = with_lines(text, doc.block);
+    let mut materials = Materials::new(lines.with_lines(doc.material), &mut found);
+    let particles = lines.with_lines(doc.particle);
+    let files = lines.with_lines(doc.particles_file);
+    let blocks = lines.with_lines(doc.block);
 
     // Read the particle files first: their rows count towards the size of the scene. Each file's
     // spheres share its table's restitution, material and surface; mass comes from each row.
@@ -1047,9 +1124,9 @@ fn build(
         });
     }
 
-    let boxes = with_lines(text, doc.box_container);
+    let boxes = lines.with_lines(doc.box_container);
     let mut planes = Vec::with_capacity(doc.plane.len() + 6 * boxes.len());
-    for (k, (line, p)) in with_lines(text, doc.plane).into_iter().enumerate() {
+    for (k, (line, p)) in lines.with_lines(doc.plane).into_iter().enumerate() {
         let item = format!("[[plane]] #{k} at line {line}");
         let normal = v3(p.normal);
         let mut ok = found.check(line, &item, finite3("normal", normal));
@@ -1112,7 +1189,8 @@ fn build(
 
     // Value checks (and containment of every sphere) are Scene::check's.
     let mut containers = Vec::with_capacity(doc.sphere_container.len());
-    for (k, (line, c)) in with_lines(text, doc.sphere_container)
+    for (k, (line, c)) in lines
+        .with_lines(doc.sphere_container)
         .into_iter()
         .enumerate()
     {

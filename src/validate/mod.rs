@@ -136,8 +136,9 @@ pub fn select(names: &[String]) -> Result<Vec<&'static Case>, String> {
         .map(|n| {
             CASES.iter().find(|c| c.name == n).ok_or_else(|| {
                 format!(
-                    "unknown validation case `{n}`; known cases: {}",
-                    CASES.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
+                    "unknown validation case `{n}`; known cases: {}{}",
+                    CASES.iter().map(|c| c.name).collect::<Vec<_>>().join(", "),
+                    crate::scene::check::suggestion(n, CASES.iter().map(|c| c.name))
                 )
             })
         })
@@ -364,60 +365,94 @@ pub fn format_value(x: f64) -> String {
     }
 }
 
+/// The table's column names.
+const COLUMNS: [&str; 8] = [
+    "case",
+    "backend",
+    "quantity",
+    "expected",
+    "measured",
+    "error",
+    "tolerance",
+    "result",
+];
+
+/// The table lines of one report: one per row, or one pointing to note `notes.len() + 1`,
+/// which is added to `notes` and says why there are no rows.
+fn report_lines(rep: &Report, notes: &mut Vec<String>) -> Vec<[String; 8]> {
+    match &rep.result {
+        Ok(rows) => rows
+            .iter()
+            .map(|r| {
+                [
+                    r.case.clone(),
+                    r.backend.clone(),
+                    r.quantity.clone(),
+                    format_value(r.expected),
+                    format_value(r.measured),
+                    format!("{:.1e}", r.error),
+                    format!("{:.0e}", r.tolerance),
+                    if r.pass { "pass" } else { "FAIL" }.into(),
+                ]
+            })
+            .collect(),
+        Err(e) => {
+            let (what, why) = match e {
+                CaseError::Unavailable(w) => ("unavailable", w),
+                CaseError::Failed(w) => ("FAIL", w),
+            };
+            notes.push(format!(
+                "[{}] {} on {}: {why}",
+                notes.len() + 1,
+                rep.case,
+                rep.backend
+            ));
+            vec![[
+                rep.case.into(),
+                rep.backend.to_string(),
+                format!("(no rows: see note {})", notes.len()),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                what.into(),
+            ]]
+        }
+    }
+}
+
+/// One table line with the columns padded to `width` (a longer cell pushes the rest right):
+/// text left-aligned, numbers right-aligned.
+fn format_line(l: &[String; 8], width: &[usize; 8]) -> String {
+    let mut line = String::new();
+    for (k, (c, &w)) in l.iter().zip(width).enumerate() {
+        let pad = " ".repeat(w.saturating_sub(c.chars().count()));
+        if (3..7).contains(&k) {
+            line.push_str(&pad);
+            line.push_str(c);
+        } else {
+            line.push_str(c);
+            if k < 7 {
+                line.push_str(&pad);
+            }
+        }
+        if k < 7 {
+            line.push_str("  ");
+        }
+    }
+    let mut line = line.trim_end().to_string();
+    line.push('\n');
+    line
+}
+
 /// The reports as an aligned text table (case, backend, quantity, expected, measured, error,
 /// tolerance, result), one line per row; unavailable or failed runs get one line pointing to a
 /// numbered note below the table that says why.
 pub fn table(reports: &[Report]) -> String {
     let mut notes: Vec<String> = Vec::new();
-    let mut lines: Vec<[String; 8]> = vec![[
-        "case".into(),
-        "backend".into(),
-        "quantity".into(),
-        "expected".into(),
-        "measured".into(),
-        "error".into(),
-        "tolerance".into(),
-        "result".into(),
-    ]];
+    let mut lines: Vec<[String; 8]> = vec![COLUMNS.map(String::from)];
     for rep in reports {
-        match &rep.result {
-            Ok(rows) => {
-                for r in rows {
-                    lines.push([
-                        r.case.clone(),
-                        r.backend.clone(),
-                        r.quantity.clone(),
-                        format_value(r.expected),
-                        format_value(r.measured),
-                        format!("{:.1e}", r.error),
-                        format!("{:.0e}", r.tolerance),
-                        if r.pass { "pass" } else { "FAIL" }.into(),
-                    ]);
-                }
-            }
-            Err(e) => {
-                let (what, why) = match e {
-                    CaseError::Unavailable(w) => ("unavailable", w),
-                    CaseError::Failed(w) => ("FAIL", w),
-                };
-                notes.push(format!(
-                    "[{}] {} on {}: {why}",
-                    notes.len() + 1,
-                    rep.case,
-                    rep.backend
-                ));
-                lines.push([
-                    rep.case.into(),
-                    rep.backend.to_string(),
-                    format!("(no rows: see note {})", notes.len()),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    what.into(),
-                ]);
-            }
-        }
+        lines.extend(report_lines(rep, &mut notes));
     }
     let mut width = [0usize; 8];
     for l in &lines {
@@ -425,33 +460,53 @@ pub fn table(reports: &[Report]) -> String {
             *w = (*w).max(c.chars().count());
         }
     }
-    let mut out = String::new();
-    for l in &lines {
-        let mut line = String::new();
-        for (k, (c, w)) in l.iter().zip(width).enumerate() {
-            let pad = w - c.chars().count();
-            // Text left-aligned, numbers right-aligned.
-            if (3..7).contains(&k) {
-                line.push_str(&" ".repeat(pad));
-                line.push_str(c);
-            } else {
-                line.push_str(c);
-                if k < 7 {
-                    line.push_str(&" ".repeat(pad));
-                }
-            }
-            if k < 7 {
-                line.push_str("  ");
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
+    let mut out: String = lines.iter().map(|l| format_line(l, &width)).collect();
     for n in notes {
         out.push_str(&n);
         out.push('\n');
     }
     out
+}
+
+/// The table of [`table`] a report at a time, for printing each case's rows as soon as it
+/// finishes (a run that is killed has shown what it did). The columns have fixed widths, wide
+/// enough for the usual values; a longer cell pushes the rest of its line right. A report's
+/// note follows its line at once.
+#[derive(Clone, Debug)]
+pub struct RowPrinter {
+    width: [usize; 8],
+    notes: Vec<String>,
+}
+
+impl RowPrinter {
+    /// A printer whose case column fits the longest of `cases`.
+    pub fn new<'a>(cases: impl IntoIterator<Item = &'a str>) -> Self {
+        let case = cases.into_iter().map(str::len).max().unwrap_or(0).max(4);
+        RowPrinter {
+            // expected/measured: format_value's 7 digits with an exponent fit in 13.
+            width: [case, 7, 40, 13, 13, 7, 9, 0],
+            notes: Vec::new(),
+        }
+    }
+
+    /// The header line.
+    pub fn header(&self) -> String {
+        format_line(&COLUMNS.map(String::from), &self.width)
+    }
+
+    /// The lines of one report, with its note if it has no rows.
+    pub fn report(&mut self, rep: &Report) -> String {
+        let before = self.notes.len();
+        let mut out: String = report_lines(rep, &mut self.notes)
+            .iter()
+            .map(|l| format_line(l, &self.width))
+            .collect();
+        for n in &self.notes[before..] {
+            out.push_str(n);
+            out.push('\n');
+        }
+        out
+    }
 }
 
 /// Which backends `spheresim validate --backend` runs.
@@ -570,7 +625,8 @@ impl ValidateArgs {
 }
 
 /// `spheresim validate`: runs the selected cases on the selected backends, printing one
-/// progress line per run to standard error, then the [`table`] and a tally to standard output;
+/// progress line per run to standard error and its rows of the table to standard output as
+/// soon as it finishes ([`RowPrinter`]), then a tally;
 /// with `json`, also writes every row there (atomically). With `list`, prints the cases instead.
 ///
 /// Returns the exit status: 0 when every row passed, 1 when any failed or a backend was
@@ -604,6 +660,9 @@ pub fn run_cli(
         crate::output::check_writable_file(p).map_err(|e| e.to_string())?;
     }
     let mut reports = Vec::new();
+    let mut printer = RowPrinter::new(plan.iter().map(|(c, _)| c.name));
+    let mut stdout = std::io::stdout();
+    print!("{}", printer.header());
     for (case, backend) in plan {
         let t0 = std::time::Instant::now();
         let rep = run_case(case, backend);
@@ -618,9 +677,11 @@ pub fn run_cli(
                 _ => "FAIL",
             }
         );
+        print!("{}", printer.report(&rep));
+        // Shown now, even when standard output is a pipe and the run is killed later.
+        let _ = std::io::Write::flush(&mut stdout);
         reports.push(rep);
     }
-    print!("{}", table(&reports));
     if let Some(p) = json {
         let rows = rows(&reports);
         crate::output::write_atomic(p, |w| {
