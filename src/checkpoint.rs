@@ -613,9 +613,7 @@ impl Checkpoint {
             allow_overlap: true,
         };
         scene.check(&opts).map_err(|e| unusable(e.to_string()))?;
-        self.engine
-            .check_ids(scene.spheres.len())
-            .map_err(unusable)
+        self.engine.check_ids(scene.spheres.len()).map_err(unusable)
     }
 
     /// Writes the checkpoint to `path` atomically; returns its size, bytes.
@@ -717,7 +715,8 @@ fn lock_dir(dir: &Path) -> Result<Option<std::fs::File>, CheckpointError> {
         .truncate(false)
         .write(true)
         .open(dir.join(".spheresim.lock"));
-    let file = file.map_err(|e| OutputError::dir(dir, format!("cannot open it to lock it: {e}")))?;
+    let file =
+        file.map_err(|e| OutputError::dir(dir, format!("cannot open it to lock it: {e}")))?;
     // Called through the trait: std's File::try_lock is newer than this crate's rust-version.
     match FileExt::try_lock(&file) {
         Ok(()) => Ok(Some(file)),

@@ -426,7 +426,7 @@ fn run(args: RunArgs) -> Result<i32> {
         if resume.is_dir() {
             // The directory may hold checkpoints of other runs: say which one continues.
             eprintln!(
-                "notice: --resume {}: resuming scene {} at step {} from {}",
+                "--resume {}: resuming scene {} at step {} from {}",
                 resume.display(),
                 ckpt.scene.name,
                 ckpt.step,

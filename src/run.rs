@@ -1124,7 +1124,8 @@ pub fn stop_signal() -> Option<i32> {
 /// returned flag (for [`SimRun::execute`]) and record the signal ([`stop_signal`]). Each stops
 /// the run the same way: a checkpoint, the final state and the statistics with
 /// `"interrupted": true`; [`RunReport::exit_code`] then gives 128 + the signal. Batch schedulers
-/// send SIGTERM some time before they kill a job; a closed terminal sends SIGHUP.
+/// send SIGTERM some time before they kill a job; a closed terminal sends SIGHUP. A SIGTERM or
+/// SIGHUP this process inherited as ignored (`nohup`) stays ignored.
 ///
 /// # Errors
 /// When a handler is already installed in this process (this is called once).
@@ -1156,8 +1157,15 @@ pub fn ctrl_c_flag() -> Result<std::sync::Arc<AtomicBool>> {
         );
         for sig in [Signal::SIGTERM, Signal::SIGHUP] {
             // SAFETY: the handler touches nothing but atomics and an initialised OnceLock.
-            unsafe { sigaction(sig, &action) }
+            let old = unsafe { sigaction(sig, &action) }
                 .with_context(|| format!("installing the {sig} handler"))?;
+            // An ignored signal stays ignored: `nohup spheresim run ...` must outlive its
+            // terminal.
+            if matches!(old.handler(), SigHandler::SigIgn) {
+                // SAFETY: puts back the action that was there.
+                unsafe { sigaction(sig, &old) }
+                    .with_context(|| format!("restoring {sig}'s ignored state"))?;
+            }
         }
     }
     Ok(stop)

@@ -665,8 +665,22 @@ fn a_signal_stops_the_run_like_ctrl_c(signal: &str, code: i32) {
     let outs = Outs::new();
     let (fin, stats, ck) = (outs.s("final.csv"), outs.s("stats.json"), outs.s("ck"));
     let mut child = bin()
-        .args(["run", "two-spheres", "--particles", "200", "--backend", "cpu"])
-        .args(["--steps", "100000000", "--final", &fin, "--stats-json", &stats])
+        .args([
+            "run",
+            "two-spheres",
+            "--particles",
+            "200",
+            "--backend",
+            "cpu",
+        ])
+        .args([
+            "--steps",
+            "100000000",
+            "--final",
+            &fin,
+            "--stats-json",
+            &stats,
+        ])
         .args(["--checkpoint", &ck, "-q", "--progress-every", "1"])
         .stderr(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
@@ -691,7 +705,10 @@ fn a_signal_stops_the_run_like_ctrl_c(signal: &str, code: i32) {
     let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
     assert_eq!(v["interrupted"], true, "SIG{signal}");
     let steps = v["steps"].as_u64().unwrap();
-    assert!(steps > 0 && steps < 100_000_000, "SIG{signal}: {steps} steps");
+    assert!(
+        steps > 0 && steps < 100_000_000,
+        "SIG{signal}: {steps} steps"
+    );
     let c = spheresim::checkpoint::Checkpoint::read(
         &spheresim::checkpoint::resolve(Path::new(&ck)).unwrap(),
     )
@@ -733,7 +750,17 @@ fn a_closed_stdout_ends_quietly() {
     let outs = Outs::new();
     let fin = outs.s("final.csv");
     let o = bin()
-        .args(["run", "bounce", "--steps", "5", "--backend", "cpu", "-q", "--final", &fin])
+        .args([
+            "run",
+            "bounce",
+            "--steps",
+            "5",
+            "--backend",
+            "cpu",
+            "-q",
+            "--final",
+            &fin,
+        ])
         .stdout(closed_pipe())
         .output()
         .unwrap();

@@ -906,7 +906,12 @@ fn a_symlink_target_gets_the_output_and_the_link_stays() {
     fs::write(&real, "old\n").unwrap();
     std::os::unix::fs::symlink("real.csv", &link).unwrap();
     write_atomic(&link, |w| w.write_all(b"new\n")).unwrap();
-    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert_eq!(fs::read_link(&link).unwrap(), Path::new("real.csv"));
     assert_eq!(fs::read_to_string(&real).unwrap(), "new\n");
     // A dangling link: its target is created.
@@ -914,7 +919,12 @@ fn a_symlink_target_gets_the_output_and_the_link_stays() {
     std::os::unix::fs::symlink(d.path().join("later.csv"), &dangling).unwrap();
     check_writable_file(&dangling).unwrap();
     write_csv(&dangling, &awkward_snapshot(2)).unwrap();
-    assert!(fs::symlink_metadata(&dangling).unwrap().file_type().is_symlink());
+    assert!(
+        fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert_eq!(read_csv(&d.path().join("later.csv")).unwrap().len(), 2);
 }
 
@@ -928,13 +938,18 @@ fn a_fifo_reader_gets_the_output() {
     let fifo = d.path().join("state.csv");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
     check_writable_file(&fifo).unwrap();
-    let reader = {
+    let (tx, rx) = std::sync::mpsc::channel();
+    {
         let fifo = fifo.clone();
-        std::thread::spawn(move || fs::read_to_string(fifo).unwrap())
-    };
+        std::thread::spawn(move || tx.send(fs::read_to_string(fifo).unwrap()));
+    }
     let snap = awkward_snapshot(3);
     write_csv(&fifo, &snap).unwrap();
-    let text = reader.join().unwrap();
+    // A writer that never opened the FIFO leaves the reader waiting: a guard against a hang,
+    // not a timing.
+    let text = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the FIFO's reader got nothing");
     assert!(text.starts_with(CSV_HEADER), "{text}");
     assert_eq!(text.lines().count(), 4, "{text}");
     assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo());
@@ -980,7 +995,12 @@ fn a_full_device_is_an_enospc_error() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    assert!(
+        fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
 }
 
 /// `--final /dev/stdout` writes the CSV to the process's standard output, ahead of the summary,
@@ -989,15 +1009,32 @@ fn a_full_device_is_an_enospc_error() {
 #[test]
 fn dev_stdout_gets_the_output_in_place() {
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_spheresim"))
-        .args(["run", "two-spheres", "--steps", "5", "--backend", "cpu", "-q"])
+        .args([
+            "run",
+            "two-spheres",
+            "--steps",
+            "5",
+            "--backend",
+            "cpu",
+            "-q",
+        ])
         .args(["--final", "/dev/stdout"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.starts_with(CSV_HEADER), "{out}");
-    let rows: Vec<&str> = out.lines().skip(1).take_while(|l| !l.starts_with("ran ")).collect();
+    let rows: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("ran "))
+        .collect();
     assert_eq!(rows.len(), 2, "{out}");
     assert!(out.contains("final state: /dev/stdout"), "{out}");
-    assert!(fs::symlink_metadata("/dev/stdout").unwrap().file_type().is_symlink());
+    assert!(
+        fs::symlink_metadata("/dev/stdout")
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
 }

@@ -93,10 +93,9 @@ fn replace(
     f: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<(), OutputError> {
     let named = |e: OutputError| match e {
-        OutputError::Write { reason, .. } if real != path => OutputError::write(
-            path,
-            format!("{reason} (it links to {})", real.display()),
-        ),
+        OutputError::Write { reason, .. } if real != path => {
+            OutputError::write(path, format!("{reason} (it links to {})", real.display()))
+        }
         e => e,
     };
     let dir = check_target(real).map_err(named)?;
@@ -220,7 +219,9 @@ fn duplicate(fd: i32) -> io::Result<fs::File> {
 
 #[cfg(not(unix))]
 fn duplicate(_fd: i32) -> io::Result<fs::File> {
-    Err(io::Error::other("descriptors are named this way on Unix only"))
+    Err(io::Error::other(
+        "descriptors are named this way on Unix only",
+    ))
 }
 
 /// Whether this user may write `path` (access(2) with `W_OK`), without opening it.
@@ -385,6 +386,45 @@ fn sync_dir(dir: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn descriptor_aliases_name_open_descriptors() {
+        for (p, fd) in [
+            ("/dev/stdout", Some(1)),
+            ("/dev/stderr", Some(2)),
+            ("/dev/fd/7", Some(7)),
+            ("/proc/self/fd/1", Some(1)),
+            ("/proc/self/fd/x", None),
+            ("/dev/null", None),
+            ("stdout", None),
+        ] {
+            assert_eq!(descriptor_alias(Path::new(p)), fd, "{p}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_resolve_to_their_final_target() {
+        let d = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            d.path().join("a"),
+            d.path().join("b"),
+            d.path().join("c.csv"),
+        );
+        std::os::unix::fs::symlink("b", &a).unwrap();
+        std::os::unix::fs::symlink(&c, &b).unwrap();
+        assert_eq!(resolve(&a).unwrap(), Target::Replace(c.clone()));
+        fs::write(&c, "x").unwrap();
+        assert_eq!(resolve(&a).unwrap(), Target::Replace(c));
+        assert_eq!(
+            resolve(Path::new("/dev/null")).unwrap(),
+            Target::Through("/dev/null".into())
+        );
+        let loop_ = d.path().join("loop");
+        std::os::unix::fs::symlink("loop", &loop_).unwrap();
+        let e = resolve(&loop_).unwrap_err().to_string();
+        assert!(e.contains("levels of symbolic links"), "{e}");
+    }
 
     #[test]
     fn relative_file_name_uses_current_dir() {
