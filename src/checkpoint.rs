@@ -105,6 +105,17 @@ pub enum CheckpointError {
         /// Bytes available to this user.
         available: u64,
     },
+    /// Another process holds the checkpoint directory's lock: two runs would prune each
+    /// other's checkpoints.
+    #[error(
+        "checkpoint directory {dir} is in use by another spheresim run (it holds the \
+         directory's lock); give this run another --checkpoint directory, or wait for that run \
+         to end"
+    )]
+    Locked {
+        /// The checkpoint directory.
+        dir: PathBuf,
+    },
     /// Writing failed; the target was left untouched.
     #[error(transparent)]
     Write(#[from] OutputError),
@@ -332,6 +343,45 @@ impl EngineState {
         }
     }
 
+    /// Checks that the state's sphere ids (input index of each backend slot) are `0..n`, each
+    /// once: a restored backend indexes by them.
+    ///
+    /// # Errors
+    /// A message naming the first id out of range or repeated, or a missing id array.
+    pub fn check_ids(&self, n: usize) -> Result<(), String> {
+        let ids: Vec<u32> = match self {
+            EngineState::Cpu(c) => c.id.clone(),
+            EngineState::Gpu(g) => match g.buffer("ids") {
+                Some(b) => b
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+                    .collect(),
+                None => return Err("the GPU state lacks its ids buffer".into()),
+            },
+        };
+        if ids.len() < n {
+            return Err(format!(
+                "it holds {} sphere ids, the scene has {n} spheres",
+                ids.len()
+            ));
+        }
+        let mut seen = vec![false; n];
+        for (slot, &id) in ids[..n].iter().enumerate() {
+            match seen.get_mut(id as usize) {
+                None => {
+                    return Err(format!(
+                        "sphere id {id} (slot {slot}) is out of range: the scene has {n} spheres, \
+                         ids 0 to {}",
+                        n.saturating_sub(1)
+                    ));
+                }
+                Some(true) => return Err(format!("sphere id {id} appears twice (slot {slot})")),
+                Some(s) => *s = true,
+            }
+        }
+        Ok(())
+    }
+
     /// Positions and velocities by input id, for `n` spheres.
     ///
     /// # Errors
@@ -544,6 +594,28 @@ impl Checkpoint {
         Self::decode(path, &bytes)
     }
 
+    /// Checks that the checkpoint can be resumed as `scene` (its scene with perhaps another
+    /// `steps`): the scene passes the checks of a fresh run ([`Scene::check`]; overlaps are not
+    /// searched again, since the scene holds the run's initial positions, which were accepted
+    /// or allowed with `--allow-overlap` when it started) and the backend state's sphere ids
+    /// are `0..n`, each once ([`EngineState::check_ids`]). A file that decodes may still have
+    /// been edited or crafted: this keeps such a state out of the backends.
+    ///
+    /// # Errors
+    /// [`CheckpointError::Unusable`] naming `path` and the first problem, e.g.
+    /// `checkpoint ck.ckpt cannot be resumed: scene bounce: [simulation]: dt = 0 ...`.
+    pub fn check(&self, scene: &Scene, path: &Path) -> Result<(), CheckpointError> {
+        let unusable = |reason: String| CheckpointError::Unusable {
+            path: path.into(),
+            reason,
+        };
+        let opts = crate::scene::CheckOptions {
+            allow_overlap: true,
+        };
+        scene.check(&opts).map_err(|e| unusable(e.to_string()))?;
+        self.engine.check_ids(scene.spheres.len()).map_err(unusable)
+    }
+
     /// Writes the checkpoint to `path` atomically; returns its size, bytes.
     ///
     /// # Errors
@@ -613,23 +685,67 @@ pub fn resolve(path: &Path) -> Result<PathBuf, CheckpointError> {
 }
 
 /// Writes a run's checkpoints into one directory and keeps the newest [`KEEP`].
+///
+/// The directory belongs to one run: a `Checkpointer` holds an exclusive advisory lock on it
+/// (`flock(2)` on the directory itself, so no lock file is left behind) until it and its clones
+/// are dropped. Without the lock, two runs sharing a directory would prune each other's
+/// checkpoints, the final one named in a summary included.
 #[derive(Clone, Debug)]
 pub struct Checkpointer {
     dir: PathBuf,
     every: Option<u64>,
+    /// The open directory holding the lock; `None` where the file system cannot lock.
+    _lock: Option<std::sync::Arc<std::fs::File>>,
+}
+
+/// Takes the exclusive lock on the checkpoint directory `dir` without waiting.
+///
+/// # Errors
+/// [`CheckpointError::Locked`] when another process (or another `Checkpointer` of this one)
+/// holds it. A file system that cannot lock (some network file systems) gets a warning and no
+/// lock.
+fn lock_dir(dir: &Path) -> Result<Option<std::fs::File>, CheckpointError> {
+    use fs4::FileExt;
+    #[cfg(unix)]
+    let file = std::fs::File::open(dir);
+    // Directories cannot be opened as files elsewhere: a lock file stands in.
+    #[cfg(not(unix))]
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(".spheresim.lock"));
+    let file =
+        file.map_err(|e| OutputError::dir(dir, format!("cannot open it to lock it: {e}")))?;
+    // Called through the trait: std's File::try_lock is newer than this crate's rust-version.
+    match FileExt::try_lock(&file) {
+        Ok(()) => Ok(Some(file)),
+        Err(fs4::TryLockError::WouldBlock) => Err(CheckpointError::Locked { dir: dir.into() }),
+        Err(fs4::TryLockError::Error(e)) => {
+            log::warn!(
+                "cannot lock checkpoint directory {}: {e}; another run using it would prune \
+                 this run's checkpoints",
+                dir.display()
+            );
+            Ok(None)
+        }
+    }
 }
 
 impl Checkpointer {
-    /// Creates `dir` if needed and proves it writable; `every`: steps between periodic
-    /// checkpoints (`None`: only at the end, on Ctrl-C and at a non-finite stop).
+    /// Creates `dir` if needed, proves it writable and takes its lock; `every`: steps between
+    /// periodic checkpoints (`None`: only at the end, on Ctrl-C and at a non-finite stop).
     ///
     /// # Errors
-    /// [`CheckpointError::Write`] naming `dir` when it cannot be created or written.
+    /// [`CheckpointError::Write`] naming `dir` when it cannot be created or written;
+    /// [`CheckpointError::Locked`] when another run holds its lock.
     pub fn new(dir: &Path, every: Option<u64>) -> Result<Self, CheckpointError> {
         crate::output::prepare_output_dir(dir)?;
+        let lock = lock_dir(dir)?;
         Ok(Self {
             dir: dir.to_path_buf(),
             every,
+            _lock: lock.map(std::sync::Arc::new),
         })
     }
 

@@ -319,9 +319,34 @@ struct BenchArgs {
     json: Option<PathBuf>,
 }
 
+/// Restores SIGPIPE's default action, which Rust's runtime sets to "ignore": a command that
+/// only prints then ends quietly when its reader goes away (`spheresim scenes | head -1`),
+/// killed by SIGPIPE like `cat` (a shell reports status 141), instead of panicking on the
+/// failed write with exit 101. Not for `run` and `render`, whose pipes and FIFOs must give
+/// errors, not a silent death.
+fn die_on_sigpipe() {
+    #[cfg(unix)]
+    {
+        use nix::sys::signal::{SigHandler, Signal, signal};
+        // SAFETY: restores the default action; no handler runs.
+        let _ = unsafe { signal(Signal::SIGPIPE, SigHandler::SigDfl) };
+    }
+}
+
 fn main() {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
-    let code = match Cli::parse().command {
+    let command = Cli::parse().command;
+    if matches!(
+        command,
+        Command::Scenes
+            | Command::Validate(_)
+            | Command::Repose { .. }
+            | Command::Completions { .. }
+            | Command::Manpage
+    ) {
+        die_on_sigpipe();
+    }
+    let code = match command {
         Command::Scenes => {
             print!("{}", builtin::list_text());
             Ok(0)
@@ -408,6 +433,16 @@ fn run(args: RunArgs) -> Result<i32> {
     if let Some(resume) = &args.resume {
         let path = checkpoint::resolve(resume)?;
         let ckpt = Checkpoint::read(&path)?;
+        if resume.is_dir() {
+            // The directory may hold checkpoints of other runs: say which one continues.
+            eprintln!(
+                "--resume {}: resuming scene {} at step {} from {}",
+                resume.display(),
+                ckpt.scene.name,
+                ckpt.step,
+                path.display()
+            );
+        }
         let mut scene = ckpt.scene.clone();
         if let Some(steps) = args.steps {
             scene.sim.steps = steps;
@@ -441,7 +476,17 @@ fn execute(sim: SimRun<'_>, stop: &std::sync::atomic::AtomicBool) -> Result<i32>
     }
     eprintln!("{}", sim.header());
     let report = sim.execute(stop)?;
-    print!("{report}");
+    // The files are written: a reader of the summary that went away (`| head -1`) or a closed
+    // terminal costs the summary only, not the run's exit status.
+    {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = write!(out, "{report}").and_then(|()| out.flush())
+            && e.kind() != std::io::ErrorKind::BrokenPipe
+        {
+            let _ = writeln!(std::io::stderr(), "warning: cannot print the summary: {e}");
+        }
+    }
     for w in report.warnings() {
         eprintln!("warning: {w}");
     }

@@ -391,8 +391,9 @@ impl<'a> SimRun<'a> {
     /// and the statistics continue the checkpoint's series.
     ///
     /// # Errors
-    /// A checkpoint written at a non-finite stop, a target step before the checkpoint's, a
-    /// state that does not fit the scene, and the errors of [`SimRun::new`].
+    /// A checkpoint written at a non-finite stop, a target step at or before the checkpoint's,
+    /// a scene or state that fails [`Checkpoint::check`] or does not fit the backend, and the
+    /// errors of [`SimRun::new`].
     pub fn resume(
         scene: &'a Scene,
         ckpt: &Checkpoint,
@@ -409,15 +410,19 @@ impl<'a> SimRun<'a> {
                     .map_or(".".into(), |d| d.display().to_string())
             );
         }
-        if scene.sim.steps < ckpt.step {
+        // Not even equal: a resume to the checkpoint's own step would run nothing and rewrite
+        // the run's outputs.
+        if scene.sim.steps <= ckpt.step {
             bail!(
-                "--steps {} is before the checkpoint's step {} ({}); --steps gives the run's \
-                 total, counted from its start",
+                "--steps {} is at or before the checkpoint's step {} ({}); --steps gives the \
+                 run's total, counted from its start: give more than {}",
                 scene.sim.steps,
                 ckpt.step,
-                path.display()
+                path.display(),
+                ckpt.step
             );
         }
+        ckpt.check(scene, path)?;
         Self::start(
             scene,
             opts,
@@ -942,7 +947,7 @@ fn fmt_duration(secs: f64) -> String {
 pub struct RunReport {
     /// Spheres.
     pub particles: usize,
-    /// Stopped before the last step (Ctrl-C).
+    /// Stopped before the last step (Ctrl-C, SIGTERM, SIGHUP or the stop flag).
     pub interrupted: bool,
     /// A soft contact law (spring–dashpot or Hertz) was used.
     pub soft: bool,
@@ -964,9 +969,15 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    /// Exit status of `spheresim run`: 0, or 130 when interrupted (as after SIGINT).
+    /// Exit status of `spheresim run`: 0, or when interrupted 128 + the signal that stopped it
+    /// ([`stop_signal`]): 130 after SIGINT (also when the stop flag was set without a signal),
+    /// 143 after SIGTERM, 129 after SIGHUP, as a shell reports a process killed by it.
     pub fn exit_code(&self) -> i32 {
-        if self.interrupted { 130 } else { 0 }
+        if self.interrupted {
+            128 + stop_signal().unwrap_or(SIGINT)
+        } else {
+            0
+        }
     }
 
     /// Warnings a user should see after the summary (none at present: both backends keep
@@ -1090,14 +1101,72 @@ impl fmt::Display for RunReport {
     }
 }
 
-/// Installs a Ctrl-C handler that sets the returned flag (for [`SimRun::execute`]).
+/// The first signal that stopped the run (0: none), set by [`ctrl_c_flag`]'s handlers.
+static STOP_SIGNAL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// The flag [`ctrl_c_flag`] returned, for the SIGTERM and SIGHUP handler.
+#[cfg(unix)]
+static STOP_FLAG: std::sync::OnceLock<std::sync::Arc<AtomicBool>> = std::sync::OnceLock::new();
+
+/// SIGINT's number, on every platform (`ctrlc` reports Ctrl-C as it).
+const SIGINT: i32 = 2;
+
+/// The signal that stopped this process's run: SIGINT (2), SIGTERM (15) or SIGHUP (1); `None`
+/// before one arrives or without [`ctrl_c_flag`].
+pub fn stop_signal() -> Option<i32> {
+    match STOP_SIGNAL.load(Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
+}
+
+/// Installs handlers for Ctrl-C (SIGINT) and, on Unix, SIGTERM and SIGHUP, that set the
+/// returned flag (for [`SimRun::execute`]) and record the signal ([`stop_signal`]). Each stops
+/// the run the same way: a checkpoint, the final state and the statistics with
+/// `"interrupted": true`; [`RunReport::exit_code`] then gives 128 + the signal. Batch schedulers
+/// send SIGTERM some time before they kill a job; a closed terminal sends SIGHUP. A SIGTERM or
+/// SIGHUP this process inherited as ignored (`nohup`) stays ignored.
 ///
 /// # Errors
-/// When a handler is already installed in this process.
+/// When a handler is already installed in this process (this is called once).
 pub fn ctrl_c_flag() -> Result<std::sync::Arc<AtomicBool>> {
     let stop = std::sync::Arc::new(AtomicBool::new(false));
     let s = stop.clone();
-    ctrlc::set_handler(move || s.store(true, Ordering::SeqCst))
-        .context("installing the Ctrl-C handler")?;
+    ctrlc::set_handler(move || {
+        let _ = STOP_SIGNAL.compare_exchange(0, SIGINT, Ordering::SeqCst, Ordering::SeqCst);
+        s.store(true, Ordering::SeqCst)
+    })
+    .context("installing the Ctrl-C handler")?;
+    #[cfg(unix)]
+    {
+        use nix::sys::signal::{SaFlags, SigAction, SigHandler, SigSet, Signal, sigaction};
+        STOP_FLAG
+            .set(stop.clone())
+            .map_err(|_| anyhow::anyhow!("the stop signal handlers are already installed"))?;
+        // Async-signal-safe: the handler only stores to atomics.
+        extern "C" fn on_signal(sig: std::ffi::c_int) {
+            let _ = STOP_SIGNAL.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
+            if let Some(f) = STOP_FLAG.get() {
+                f.store(true, Ordering::SeqCst);
+            }
+        }
+        let action = SigAction::new(
+            SigHandler::Handler(on_signal),
+            SaFlags::SA_RESTART,
+            SigSet::empty(),
+        );
+        for sig in [Signal::SIGTERM, Signal::SIGHUP] {
+            // SAFETY: the handler touches nothing but atomics and an initialised OnceLock.
+            let old = unsafe { sigaction(sig, &action) }
+                .with_context(|| format!("installing the {sig} handler"))?;
+            // An ignored signal stays ignored: `nohup spheresim run ...` must outlive its
+            // terminal.
+            if matches!(old.handler(), SigHandler::SigIgn) {
+                // SAFETY: puts back the action that was there.
+                unsafe { sigaction(sig, &old) }
+                    .with_context(|| format!("restoring {sig}'s ignored state"))?;
+            }
+        }
+    }
     Ok(stop)
 }

@@ -559,3 +559,265 @@ fn an_f64_checkpoint_resumes_on_the_gpu_in_f32_with_a_notice() {
         "{e}"
     );
 }
+
+/// Two checkpointers on one directory: the second is refused while the first holds the lock
+/// (before, both wrote and each pruned the other's checkpoints), and the lock goes with the
+/// first.
+#[test]
+fn a_checkpoint_directory_belongs_to_one_checkpointer() {
+    let d = Dir::new();
+    let first = Checkpointer::new(&d.path("ck"), None).unwrap();
+    let e = Checkpointer::new(&d.path("ck"), Some(5)).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        matches!(e, spheresim::checkpoint::CheckpointError::Locked { .. }),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(&d.s("ck")) && msg.contains("in use by another spheresim run"),
+        "{msg}"
+    );
+    // A clone shares the lock; dropping every handle releases it.
+    let clone = first.clone();
+    drop(first);
+    assert!(Checkpointer::new(&d.path("ck"), None).is_err());
+    drop(clone);
+    // A process that other tests fork at this moment holds a copy of the directory's descriptor,
+    // and with it the lock, until it execs: a few tries.
+    let mut again = Checkpointer::new(&d.path("ck"), None);
+    for _ in 0..100 {
+        if again.is_ok() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        again = Checkpointer::new(&d.path("ck"), None);
+    }
+    again.unwrap();
+}
+
+/// A second `spheresim run` on the checkpoint directory of a running one is refused, names the
+/// directory, and leaves the first run's checkpoints alone.
+#[cfg(unix)]
+#[test]
+fn a_second_run_on_a_locked_checkpoint_directory_is_refused() {
+    use std::io::{BufRead, BufReader};
+    let d = Dir::new();
+    let ck = d.s("ck");
+    let mut child = bin()
+        .args([
+            "run",
+            "two-spheres",
+            "--particles",
+            "200",
+            "--backend",
+            "cpu",
+        ])
+        .args([
+            "--steps",
+            "100000000",
+            "--checkpoint",
+            &ck,
+            "--checkpoint-every",
+        ])
+        .args(["1000", "-q", "--progress-every", "1"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.starts_with("progress: step ") {
+        line.clear();
+        assert_ne!(err.read_line(&mut line).unwrap(), 0, "run ended early");
+    }
+    let o = run(&[
+        "run",
+        "bounce",
+        "--steps",
+        "10",
+        "--backend",
+        "cpu",
+        "--checkpoint",
+        &ck,
+        "-q",
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains(&format!("checkpoint directory {ck} is in use")),
+        "{e}"
+    );
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    // The first run's newest checkpoint is its own interrupted one, not bounce's.
+    let c = Checkpoint::read(&spheresim::checkpoint::resolve(&d.path("ck")).unwrap()).unwrap();
+    assert_eq!(
+        (c.scene.name.as_str(), c.reason),
+        ("two-spheres", Reason::Interrupted)
+    );
+}
+
+/// Writes a 4-sphere checkpoint at step 10 on `backend` and returns its path.
+fn small_checkpoint(d: &Dir, backend: &str) -> PathBuf {
+    let ck = d.s(&format!("ck-{backend}"));
+    ok(&[
+        "run",
+        "two-spheres",
+        "--particles",
+        "4",
+        "--steps",
+        "10",
+        "--backend",
+        backend,
+        "--checkpoint",
+        &ck,
+        "-q",
+    ]);
+    d.path(&format!("ck-{backend}/checkpoint_0000000010.ckpt"))
+}
+
+/// The sphere ids of a checkpoint's state, for either backend.
+fn set_ids(c: &mut Checkpoint, ids: &[u32]) {
+    match &mut c.engine {
+        EngineState::Cpu(s) => s.id = ids.to_vec(),
+        EngineState::Gpu(g) => {
+            let b = g.buffers.iter_mut().find(|b| b.name == "ids").unwrap();
+            b.bytes = ids.iter().flat_map(|i| i.to_le_bytes()).collect();
+        }
+    }
+}
+
+/// A crafted checkpoint (it decodes, its checksum is right) whose scene or state fails the
+/// checks of a fresh run is refused with the file and the reason, before any backend sees it.
+/// Before, dt = 0 and a negative radius ran, and the GPU panicked on a bad id.
+fn crafted_checkpoints_are_refused(backend: &str) {
+    let d = Dir::new();
+    let good_path = small_checkpoint(&d, backend);
+    let good = Checkpoint::read(&good_path).unwrap();
+    type Edit = fn(&mut Checkpoint);
+    let cases: [(&str, Edit, &str); 4] = [
+        ("dt0", |c| c.scene.sim.dt = 0.0, "dt"),
+        ("radius", |c| c.scene.spheres[1].radius = -0.1, "radius"),
+        (
+            "twice",
+            |c| set_ids(c, &[0, 1, 1, 3]),
+            "sphere id 1 appears twice",
+        ),
+        (
+            "range",
+            |c| set_ids(c, &[0, 1, 2, 4]),
+            "sphere id 4 (slot 3) is out of range",
+        ),
+    ];
+    for (name, edit, want) in cases {
+        let mut c = good.clone();
+        edit(&mut c);
+        let p = d.path(&format!("{name}.ckpt"));
+        c.write(&p).unwrap();
+        let fin = d.s(&format!("{name}.csv"));
+        let o = run(&[
+            "run",
+            "--resume",
+            p.to_str().unwrap(),
+            "--steps",
+            "20",
+            "--final",
+            &fin,
+            "-q",
+        ]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{backend} {name}: {e}");
+        assert!(
+            e.contains(&format!("checkpoint {} cannot be resumed", p.display()))
+                && e.contains(want),
+            "{backend} {name}: {e}"
+        );
+        assert!(!e.contains("panicked"), "{backend} {name}: {e}");
+        assert!(
+            !Path::new(&fin).exists(),
+            "{backend} {name}: final CSV written"
+        );
+    }
+}
+
+#[test]
+fn crafted_checkpoints_are_refused_on_the_cpu() {
+    crafted_checkpoints_are_refused("cpu");
+}
+
+#[test]
+fn crafted_checkpoints_are_refused_on_the_gpu() {
+    if common::gpu_available() {
+        crafted_checkpoints_are_refused("gpu");
+    }
+}
+
+/// `--steps` at the checkpoint's step is refused with both numbers (before, it ran 0 steps and
+/// rewrote the outputs); one step more runs.
+#[test]
+fn resume_to_the_checkpoints_own_step_is_refused() {
+    let d = Dir::new();
+    let p = small_checkpoint(&d, "cpu");
+    let fin = d.s("final.csv");
+    let o = run(&[
+        "run",
+        "--resume",
+        p.to_str().unwrap(),
+        "--steps",
+        "10",
+        "--final",
+        &fin,
+        "-q",
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("--steps 10 is at or before the checkpoint's step 10"),
+        "{e}"
+    );
+    assert!(!Path::new(&fin).exists());
+    ok(&[
+        "run",
+        "--resume",
+        p.to_str().unwrap(),
+        "--steps",
+        "11",
+        "--final",
+        &fin,
+        "-q",
+    ]);
+    assert_eq!(fs::read_to_string(&fin).unwrap().lines().count(), 5);
+}
+
+/// `--resume DIR` on a directory that two scenes' runs wrote into says which scene it resumes.
+#[test]
+fn resume_of_a_shared_directory_names_the_scene() {
+    let d = Dir::new();
+    let ck = d.s("ck");
+    for (scene, steps) in [("bounce", "30"), ("two-spheres", "20")] {
+        ok(&[
+            "run",
+            scene,
+            "--steps",
+            steps,
+            "--backend",
+            "cpu",
+            "--checkpoint",
+            &ck,
+            "-q",
+        ]);
+    }
+    // bounce's checkpoint at step 30 is the newest by step, though two-spheres ran last.
+    let o = ok(&["run", "--resume", &ck, "--steps", "40", "-q"]);
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!(
+            "--resume {ck}: resuming scene bounce at step 30 from {ck}/checkpoint_0000000030.ckpt"
+        )),
+        "{e}"
+    );
+}

@@ -655,3 +655,117 @@ fn ledger_line_names_the_uniform_field() {
         "ledger prints {printed} J, the snapshot gives {u} J"
     );
 }
+
+/// Sends `signal` (`TERM`, `HUP`) to a long run once it is stepping; it must stop as Ctrl-C
+/// does: the final state, the statistics with `"interrupted": true`, an interrupted checkpoint,
+/// and the exit status 128 + the signal. Before, SIGTERM and SIGHUP killed it with no files.
+#[cfg(unix)]
+fn a_signal_stops_the_run_like_ctrl_c(signal: &str, code: i32) {
+    use std::io::{BufRead, BufReader};
+    let outs = Outs::new();
+    let (fin, stats, ck) = (outs.s("final.csv"), outs.s("stats.json"), outs.s("ck"));
+    let mut child = bin()
+        .args([
+            "run",
+            "two-spheres",
+            "--particles",
+            "200",
+            "--backend",
+            "cpu",
+        ])
+        .args([
+            "--steps",
+            "100000000",
+            "--final",
+            &fin,
+            "--stats-json",
+            &stats,
+        ])
+        .args(["--checkpoint", &ck, "-q", "--progress-every", "1"])
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The first progress line: the handlers are installed and the run is stepping.
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.starts_with("progress: step ") {
+        line.clear();
+        assert_ne!(err.read_line(&mut line).unwrap(), 0, "run ended early");
+    }
+    let killed = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(code), "SIG{signal}: {status:?}");
+    let csv = fs::read_to_string(&fin).unwrap();
+    assert_eq!(csv.lines().count(), 201, "SIG{signal}: final CSV whole");
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&stats).unwrap()).unwrap();
+    assert_eq!(v["interrupted"], true, "SIG{signal}");
+    let steps = v["steps"].as_u64().unwrap();
+    assert!(
+        steps > 0 && steps < 100_000_000,
+        "SIG{signal}: {steps} steps"
+    );
+    let c = spheresim::checkpoint::Checkpoint::read(
+        &spheresim::checkpoint::resolve(Path::new(&ck)).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (c.reason, c.step),
+        (spheresim::checkpoint::Reason::Interrupted, steps)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_and_sighup_stop_the_run_like_ctrl_c() {
+    a_signal_stops_the_run_like_ctrl_c("TERM", 143);
+    a_signal_stops_the_run_like_ctrl_c("HUP", 129);
+}
+
+/// A pipe whose read end is already closed, as standard output: every write fails with EPIPE.
+#[cfg(unix)]
+fn closed_pipe() -> std::process::Stdio {
+    let (r, w) = nix::unistd::pipe().unwrap();
+    drop(r);
+    std::process::Stdio::from(w)
+}
+
+/// `spheresim scenes` (and `validate --list`) into a closed pipe end quietly, killed by SIGPIPE
+/// like `cat` (a shell reports 141), with nothing on standard error; before, they panicked
+/// ("failed printing to stdout") with exit 101. A run's summary into a closed pipe costs the
+/// summary only: the run's files are written and it exits 0.
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    for args in [&["scenes"][..], &["validate", "--list"]] {
+        let o = bin().args(args).stdout(closed_pipe()).output().unwrap();
+        assert_eq!(o.status.signal(), Some(13), "{args:?}: {:?}", o.status);
+        assert_eq!(stderr(&o), "", "{args:?}");
+    }
+    let outs = Outs::new();
+    let fin = outs.s("final.csv");
+    let o = bin()
+        .args([
+            "run",
+            "bounce",
+            "--steps",
+            "5",
+            "--backend",
+            "cpu",
+            "-q",
+            "--final",
+            &fin,
+        ])
+        .stdout(closed_pipe())
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(!e.contains("panicked") && !e.contains("warning"), "{e}");
+    assert_eq!(fs::read_to_string(&fin).unwrap().lines().count(), 2);
+}

@@ -894,3 +894,147 @@ fn snapshot_file_names_are_zero_padded() {
     );
     assert_eq!(output::PVD_FILE_NAME, "series.pvd");
 }
+
+/// A symbolic link is written through to its target: the target gets the new content and the
+/// link stays a link (the old rename replaced the link with a file and left the target stale).
+#[cfg(unix)]
+#[test]
+fn a_symlink_target_gets_the_output_and_the_link_stays() {
+    let d = tempfile::tempdir().unwrap();
+    let real = d.path().join("real.csv");
+    let link = d.path().join("link.csv");
+    fs::write(&real, "old\n").unwrap();
+    std::os::unix::fs::symlink("real.csv", &link).unwrap();
+    write_atomic(&link, |w| w.write_all(b"new\n")).unwrap();
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read_link(&link).unwrap(), Path::new("real.csv"));
+    assert_eq!(fs::read_to_string(&real).unwrap(), "new\n");
+    // A dangling link: its target is created.
+    let dangling = d.path().join("dangling.csv");
+    std::os::unix::fs::symlink(d.path().join("later.csv"), &dangling).unwrap();
+    check_writable_file(&dangling).unwrap();
+    write_csv(&dangling, &awkward_snapshot(2)).unwrap();
+    assert!(
+        fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(read_csv(&d.path().join("later.csv")).unwrap().len(), 2);
+}
+
+/// A FIFO is written through: a reader gets the whole file, and the FIFO stays a FIFO (the
+/// old rename replaced it with a regular file and its reader got nothing).
+#[cfg(unix)]
+#[test]
+fn a_fifo_reader_gets_the_output() {
+    use std::os::unix::fs::FileTypeExt;
+    let d = tempfile::tempdir().unwrap();
+    let fifo = d.path().join("state.csv");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    check_writable_file(&fifo).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || tx.send(fs::read_to_string(fifo).unwrap()));
+    }
+    let snap = awkward_snapshot(3);
+    write_csv(&fifo, &snap).unwrap();
+    // A writer that never opened the FIFO leaves the reader waiting: a guard against a hang,
+    // not a timing.
+    let text = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the FIFO's reader got nothing");
+    assert!(text.starts_with(CSV_HEADER), "{text}");
+    assert_eq!(text.lines().count(), 4, "{text}");
+    assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo());
+}
+
+/// A full device is an error that names the path and ENOSPC, with a non-zero exit; the device
+/// stays a device (the old rename, run as root, replaced /dev/full with a regular file and
+/// exited 0; as another user it failed on creating a temporary file in /dev).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_device_is_an_enospc_error() {
+    use std::os::unix::fs::FileTypeExt;
+    let dev = Path::new("/dev/full");
+    if !fs::metadata(dev).is_ok_and(|m| m.file_type().is_char_device()) {
+        eprintln!("SKIPPED: no /dev/full character device");
+        return;
+    }
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_spheresim"))
+        .args([
+            "run",
+            "bounce",
+            "--steps",
+            "5",
+            "--backend",
+            "cpu",
+            "-q",
+            "--final",
+            "/dev/full",
+        ])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("cannot write /dev/full: No space left on device (ENOSPC)"),
+        "{e}"
+    );
+    assert!(fs::metadata(dev).unwrap().file_type().is_char_device());
+    // /dev/null takes the same output and succeeds.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_spheresim"))
+        .args(["run", "bounce", "--steps", "5", "--backend", "cpu", "-q"])
+        .args(["--final", "/dev/null", "--stats-json", "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+}
+
+/// `--final /dev/stdout` writes the CSV to the process's standard output, ahead of the summary,
+/// and leaves /dev/stdout a link (the old rename, run as root, replaced it with a file).
+#[cfg(target_os = "linux")]
+#[test]
+fn dev_stdout_gets_the_output_in_place() {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_spheresim"))
+        .args([
+            "run",
+            "two-spheres",
+            "--steps",
+            "5",
+            "--backend",
+            "cpu",
+            "-q",
+        ])
+        .args(["--final", "/dev/stdout"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with(CSV_HEADER), "{out}");
+    let rows: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("ran "))
+        .collect();
+    assert_eq!(rows.len(), 2, "{out}");
+    assert!(out.contains("final state: /dev/stdout"), "{out}");
+    assert!(
+        fs::symlink_metadata("/dev/stdout")
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}

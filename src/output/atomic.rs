@@ -7,6 +7,11 @@
 //! it was. A process killed outright (SIGKILL, power loss) may leave the temporary file behind,
 //! never a half-written target.
 //!
+//! Only a regular file or a new path is replaced that way. A symbolic link is followed and its
+//! final target replaced (the link stays a link); a FIFO, a device such as `/dev/null` or
+//! `/dev/full`, and the standard streams `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` are written
+//! through, in place, as a shell's `>` would: these cannot be written atomically.
+//!
 //! New files get the usual permissions (`0o666` less the umask on Unix), not the owner-only mode
 //! temporary files are normally created with.
 
@@ -19,23 +24,82 @@ use super::error::{OutputError, io_reason};
 /// Size of the write buffer placed between a writer closure and the temporary file, bytes.
 const BUFFER_BYTES: usize = 1 << 20;
 
-/// Writes a file atomically: `f` writes the whole contents into a buffered temporary file in the
-/// same directory as `path`; the temporary file is flushed, synced to disk and then renamed onto
-/// `path`, replacing any file there.
+/// Symbolic links followed before giving up, as Linux's `MAXSYMLINKS`.
+const MAX_LINKS: usize = 40;
+
+/// What writing to a path means once its symbolic links are followed.
+#[derive(Debug, PartialEq)]
+enum Target {
+    /// A regular file or a new path (the link target when the given path was a link): written
+    /// atomically, by a rename onto it.
+    Replace(PathBuf),
+    /// A FIFO, a device or a socket: opened and written in place.
+    Through(PathBuf),
+    /// A standard stream or open descriptor named as `/dev/stdout`, `/dev/fd/N`,
+    /// `/proc/self/fd/N`: written to a duplicate of descriptor N, at its offset, as a shell does.
+    Descriptor(i32),
+}
+
+/// Writes a file: `f` writes the whole contents into a buffered writer; where `path` leads
+/// decides how they reach it.
 ///
-/// If `f` returns an error, or any step fails, the temporary file is removed, `path` is left
-/// untouched (an old file keeps its old contents) and the error names `path`. `f` need not
-/// buffer: it is handed a 1 MiB [`BufWriter`].
+/// * A regular file or a new path: the bytes go into a temporary file in the same directory,
+///   which is flushed, synced to disk and then renamed onto the file, replacing it. If `f`
+///   returns an error, or any step fails, the temporary file is removed and the old file keeps
+///   its old contents.
+/// * A symbolic link: the link is followed (to its final target, which may not exist yet) and
+///   the target is written as above; the link stays a link.
+/// * A FIFO or a device (`/dev/null`, `/dev/full`, a terminal): written through, in place. A
+///   reader of a FIFO gets the bytes; a full device's `ENOSPC` is an error.
+/// * `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N` (or a link to one): written
+///   to the open descriptor N at its current offset, so a redirection `>>` appends.
+///
+/// `f` need not buffer: it is handed a 1 MiB [`BufWriter`]. Written-through bytes cannot be
+/// taken back: a failure there may leave a prefix behind.
 ///
 /// # Errors
-/// [`OutputError::Write`] when the parent directory is missing or not a directory, `path` is a
-/// directory, the temporary file cannot be created, `f` fails, or the sync or rename fails.
+/// [`OutputError::Write`] naming `path` when the parent directory is missing or not a
+/// directory, `path` is a directory, the temporary file cannot be created, the target cannot be
+/// opened, `f` fails, or the write, sync or rename fails, e.g.
+/// `cannot write /dev/full: No space left on device (ENOSPC)`.
 pub fn write_atomic(
     path: &Path,
     f: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<(), OutputError> {
-    let dir = check_target(path)?;
-    let mut tmp = temp_file_in(path, &dir)?;
+    let file = match resolve(path)? {
+        Target::Replace(real) => return replace(path, &real, f),
+        Target::Through(real) => fs::OpenOptions::new()
+            .write(true)
+            .open(&real)
+            .map_err(|e| OutputError::write_io(path, &e))?,
+        Target::Descriptor(fd) => {
+            if fd == 1 {
+                // Whatever this process printed before goes first.
+                let _ = io::stdout().flush();
+            }
+            duplicate(fd).map_err(|e| OutputError::write_io(path, &e))?
+        }
+    };
+    let mut w = BufWriter::with_capacity(BUFFER_BYTES, file);
+    f(&mut w).map_err(|e| OutputError::write_io(path, &e))?;
+    w.flush().map_err(|e| OutputError::write_io(path, &e))
+}
+
+/// The atomic path of [`write_atomic`]: a temporary file beside `real`, renamed onto it.
+/// Errors name `path`, the path the caller gave.
+fn replace(
+    path: &Path,
+    real: &Path,
+    f: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), OutputError> {
+    let named = |e: OutputError| match e {
+        OutputError::Write { reason, .. } if real != path => {
+            OutputError::write(path, format!("{reason} (it links to {})", real.display()))
+        }
+        e => e,
+    };
+    let dir = check_target(real).map_err(named)?;
+    let mut tmp = temp_file_in(real, &dir).map_err(named)?;
     {
         let mut w = BufWriter::with_capacity(BUFFER_BYTES, tmp.as_file_mut());
         f(&mut w).map_err(|e| OutputError::write_io(path, &e))?;
@@ -44,7 +108,7 @@ pub fn write_atomic(
     tmp.as_file()
         .sync_all()
         .map_err(|e| OutputError::write_io(path, &e))?;
-    tmp.persist(path)
+    tmp.persist(real)
         .map_err(|e| OutputError::write_io(path, &e.error))?;
     sync_dir(&dir);
     Ok(())
@@ -52,10 +116,13 @@ pub fn write_atomic(
 
 /// Checks, without writing anything, that a file can be written at `path` later: `path` names a
 /// file (it does not end with a path separator, `.` or `..`, and is not an existing directory),
-/// its parent directory exists (it is not created), is a directory and is writable.
+/// its parent directory exists (it is not created), is a directory and is writable. For a
+/// symbolic link these hold for its final target; a FIFO or a device must be writable by this
+/// user, and a standard stream (`/dev/stdout`, `/dev/fd/N`) open.
 ///
-/// Writability is proven by creating a temporary file in the parent directory and removing it
-/// again, so nothing is left behind either way. An existing file at `path` is not touched.
+/// Writability of a directory is proven by creating a temporary file in it and removing it
+/// again, so nothing is left behind either way. An existing file at `path` is not touched, and a
+/// FIFO is not opened (that would wait for a reader).
 ///
 /// # Errors
 /// [`OutputError::Write`] naming `path` and the reason, e.g.
@@ -63,18 +130,109 @@ pub fn write_atomic(
 /// `cannot write out/: it ends with '/', so it names a directory, not a file`,
 /// `cannot write /proc/x.csv: cannot create files in directory /proc: No such file or directory`.
 pub fn check_writable_file(path: &Path) -> Result<(), OutputError> {
-    let dir = check_target(path)?;
-    let tmp = temp_file_in(path, &dir)?;
-    tmp.close().map_err(|e| {
-        OutputError::write(
-            path,
-            format!(
-                "cannot remove probe file in directory {}: {}",
-                dir.display(),
-                io_reason(&e)
-            ),
-        )
-    })
+    match resolve(path)? {
+        Target::Replace(real) => {
+            let dir = check_target(real.as_path())?;
+            let tmp = temp_file_in(&real, &dir)?;
+            tmp.close().map_err(|e| {
+                OutputError::write(
+                    path,
+                    format!(
+                        "cannot remove probe file in directory {}: {}",
+                        dir.display(),
+                        io_reason(&e)
+                    ),
+                )
+            })
+        }
+        Target::Through(real) => writable(&real).map_err(|e| OutputError::write_io(path, &e)),
+        Target::Descriptor(fd) => duplicate(fd)
+            .map(drop)
+            .map_err(|e| OutputError::write_io(path, &e)),
+    }
+}
+
+/// Follows `path`'s symbolic links and says how it is to be written. Checks the spelling
+/// ([`names_a_directory`]) first.
+fn resolve(path: &Path) -> Result<Target, OutputError> {
+    if let Some(why) = names_a_directory(path) {
+        return Err(OutputError::write(path, why));
+    }
+    let mut p = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        if let Some(fd) = descriptor_alias(&p) {
+            return Ok(Target::Descriptor(fd));
+        }
+        let m = match fs::symlink_metadata(&p) {
+            Ok(m) => m,
+            // A new path, or one check_target explains.
+            Err(_) => return Ok(Target::Replace(p)),
+        };
+        if m.file_type().is_symlink() {
+            let to = fs::read_link(&p).map_err(|e| OutputError::write_io(path, &e))?;
+            p = match p.parent() {
+                Some(dir) if to.is_relative() => dir.join(to),
+                _ => to,
+            };
+            continue;
+        }
+        return Ok(if m.is_file() || m.is_dir() {
+            // A directory is refused by check_target with its reason.
+            Target::Replace(p)
+        } else {
+            Target::Through(p)
+        });
+    }
+    Err(OutputError::write(
+        path,
+        format!("more than {MAX_LINKS} levels of symbolic links"),
+    ))
+}
+
+/// The descriptor a path names the way `bash` reads redirections: `/dev/stdin`, `/dev/stdout`,
+/// `/dev/stderr`, `/dev/fd/N`, and Linux's `/proc/self/fd/N`.
+fn descriptor_alias(p: &Path) -> Option<i32> {
+    let s = p.to_str()?;
+    match s {
+        "/dev/stdin" => Some(0),
+        "/dev/stdout" => Some(1),
+        "/dev/stderr" => Some(2),
+        _ => s
+            .strip_prefix("/dev/fd/")
+            .or_else(|| s.strip_prefix("/proc/self/fd/"))
+            .and_then(|n| n.parse().ok()),
+    }
+}
+
+/// A new handle on open descriptor `fd` (sharing its offset and flags).
+///
+/// # Errors
+/// `EBADF` when `fd` is not open.
+#[cfg(unix)]
+fn duplicate(fd: i32) -> io::Result<fs::File> {
+    use std::os::fd::BorrowedFd;
+    // SAFETY: the borrow lives only for the duplication (F_DUPFD_CLOEXEC), which reads the
+    // descriptor number; a closed one gives EBADF.
+    let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+    Ok(fs::File::from(borrowed.try_clone_to_owned()?))
+}
+
+#[cfg(not(unix))]
+fn duplicate(_fd: i32) -> io::Result<fs::File> {
+    Err(io::Error::other(
+        "descriptors are named this way on Unix only",
+    ))
+}
+
+/// Whether this user may write `path` (access(2) with `W_OK`), without opening it.
+#[cfg(unix)]
+fn writable(path: &Path) -> io::Result<()> {
+    nix::unistd::access(path, nix::unistd::AccessFlags::W_OK).map_err(io::Error::from)
+}
+
+#[cfg(not(unix))]
+fn writable(path: &Path) -> io::Result<()> {
+    fs::OpenOptions::new().write(true).open(path).map(drop)
 }
 
 /// Creates the output directory `dir` (with its parents, like `mkdir -p`) and proves it is
@@ -228,6 +386,45 @@ fn sync_dir(dir: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn descriptor_aliases_name_open_descriptors() {
+        for (p, fd) in [
+            ("/dev/stdout", Some(1)),
+            ("/dev/stderr", Some(2)),
+            ("/dev/fd/7", Some(7)),
+            ("/proc/self/fd/1", Some(1)),
+            ("/proc/self/fd/x", None),
+            ("/dev/null", None),
+            ("stdout", None),
+        ] {
+            assert_eq!(descriptor_alias(Path::new(p)), fd, "{p}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_resolve_to_their_final_target() {
+        let d = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            d.path().join("a"),
+            d.path().join("b"),
+            d.path().join("c.csv"),
+        );
+        std::os::unix::fs::symlink("b", &a).unwrap();
+        std::os::unix::fs::symlink(&c, &b).unwrap();
+        assert_eq!(resolve(&a).unwrap(), Target::Replace(c.clone()));
+        fs::write(&c, "x").unwrap();
+        assert_eq!(resolve(&a).unwrap(), Target::Replace(c));
+        assert_eq!(
+            resolve(Path::new("/dev/null")).unwrap(),
+            Target::Through("/dev/null".into())
+        );
+        let loop_ = d.path().join("loop");
+        std::os::unix::fs::symlink("loop", &loop_).unwrap();
+        let e = resolve(&loop_).unwrap_err().to_string();
+        assert!(e.contains("levels of symbolic links"), "{e}");
+    }
 
     #[test]
     fn relative_file_name_uses_current_dir() {

@@ -91,11 +91,17 @@ impl OutputError {
     }
 }
 
-/// The message of an I/O error without the "(os error N)" suffix noise kept by `Display`.
+/// The message of an I/O error without the "(os error N)" suffix noise kept by `Display`; a
+/// full disk or device also gets its errno name, `No space left on device (ENOSPC)`.
 pub(crate) fn io_reason(err: &io::Error) -> String {
     let s = err.to_string();
-    match s.find(" (os error") {
+    let s = match s.find(" (os error") {
         Some(i) => s[..i].to_string(),
         None => s,
+    };
+    if err.kind() == io::ErrorKind::StorageFull {
+        format!("{s} (ENOSPC)")
+    } else {
+        s
     }
 }

@@ -17,7 +17,8 @@
 //! Every writer goes through [`write_atomic`]: the bytes go to a temporary file in the target's
 //! directory, which is flushed, synced and renamed onto the target only when complete. A failed
 //! write, a crash or Ctrl-C therefore never leaves a half-written file at the target path (after
-//! a hard kill a stray `.NAME.XXXXXX.tmp` may remain beside it). Call [`check_writable_file`] for
+//! a hard kill a stray `.NAME.XXXXXX.tmp` may remain beside it). A symbolic link is followed to
+//! its target; FIFOs, devices and `/dev/stdout` are written through in place. Call [`check_writable_file`] for
 //! single files and [`prepare_output_dir`] (or [`SeriesWriter::new`]) for snapshot directories
 //! *before* stepping, so that a bad path fails at once with nothing written.
 //!
