@@ -105,7 +105,9 @@ struct SceneOverrides {
     /// scene's `skin` [default: a quarter of the smallest radius].
     #[arg(long, value_name = "M", allow_negative_numbers = true)]
     skin: Option<f64>,
-    /// How mutual gravity is summed, replacing the scene's `gravity_solver` [default: direct].
+    /// How mutual gravity is summed, replacing the scene's `gravity_solver` [default: the
+    /// scene's own: tree for plummer and rubble-pile, direct for the other built-in scenes and
+    /// for a scene file that sets none].
     #[arg(long, value_enum)]
     gravity_solver: Option<spheresim::scene::GravitySolver>,
     /// Opening angle θ of the gravity tree, in (0, 1.5], replacing the scene's `theta`
@@ -174,7 +176,8 @@ struct RunArgs {
     /// Time step in seconds (default: the scene's `dt`).
     #[arg(long, allow_negative_numbers = true)]
     dt: Option<f64>,
-    /// Write the final state as CSV (`id,x,y,z,vx,vy,vz,radius,mass`, input order).
+    /// Write the final state as CSV (`id,x,y,z,vx,vy,vz,radius,mass,wx,wy,wz`, input order;
+    /// wx,wy,wz: angular velocity in rad/s).
     #[arg(long = "final", value_name = "FILE.csv")]
     final_csv: Option<PathBuf>,
     /// Directory for snapshots (snapshot_{step:08}.csv/.vtp/.vtk as --format says, the ParaView
