@@ -255,7 +255,8 @@ struct ViewArgs {
 struct RenderArgs {
     #[command(flatten)]
     scene: SceneArgs,
-    /// Number of steps to cover (default: the scene's `steps`).
+    /// Number of steps to cover (default: the scene's `steps`; for wall-break, the steps that
+    /// carry the ball through the wall and half as far again).
     #[arg(long)]
     steps: Option<u64>,
     /// Output directory for frame_NNNNN.png (created if missing); --out, --video or both.
@@ -467,7 +468,10 @@ fn render(args: RenderArgs) -> Result<i32> {
     use spheresim::render::video::DEFAULT_FPS;
     let mut scene_opts = args.scene.options();
     scene_opts.steps = args.steps;
-    let scene = load(&scene_opts)?;
+    let mut scene = load(&scene_opts)?;
+    if args.steps.is_none() {
+        scene.sim.steps = spheresim::render::frames::default_steps(&scene);
+    }
     let outputs = RenderOutputs {
         frames_dir: args.out.clone(),
         video: args.video.map(|path| VideoOptions {
