@@ -1,4 +1,4 @@
-//! Criterion bench (`cargo bench --bench load`): loading a scene file of 10⁵ `[[particle]]`
+//! Criterion bench (`cargo bench --features bench --bench load`): loading a scene file of 10⁵ `[[particle]]`
 //! tables (7 MB of TOML), parsed and checked as `spheresim run` loads it. Loading must scale with
 //! the file's size: counting lines from the start for every table once made 16 000 tables take
 //! 20 s and 10⁵ more than two minutes (issue 36).

@@ -1,5 +1,5 @@
-//! Criterion benches (`cargo bench`): whole steps by backend, scene and sphere count, and mutual
-//! gravity alone (throughput in pair interactions). GPU groups run on the adapter wgpu finds
+//! Criterion benches (`cargo bench --features bench`): whole steps by backend, scene and sphere
+//! count, and mutual gravity alone (throughput in pair interactions). GPU groups run on the adapter wgpu finds
 //! (Mesa's lavapipe on a machine without a GPU: slow, so the sizes are small); without one they
 //! print why and are left out. `spheresim bench` covers larger sizes and per-stage times.
 

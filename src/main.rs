@@ -115,7 +115,9 @@ struct SceneOverrides {
     /// scene's `skin` [default: a quarter of the smallest radius].
     #[arg(long, value_name = "M", allow_negative_numbers = true)]
     skin: Option<f64>,
-    /// How mutual gravity is summed, replacing the scene's `gravity_solver` [default: direct].
+    /// How mutual gravity is summed, replacing the scene's `gravity_solver` [default: the
+    /// scene's own: tree for plummer and rubble-pile, direct for the other built-in scenes and
+    /// for a scene file that sets none].
     #[arg(long, value_enum)]
     gravity_solver: Option<spheresim::scene::GravitySolver>,
     /// Opening angle θ of the gravity tree, in (0, 1.5], replacing the scene's `theta`
@@ -184,7 +186,8 @@ struct RunArgs {
     /// Time step in seconds (default: the scene's `dt`).
     #[arg(long, allow_negative_numbers = true, value_parser = positive_finite)]
     dt: Option<f64>,
-    /// Write the final state as CSV (`id,x,y,z,vx,vy,vz,radius,mass`, input order).
+    /// Write the final state as CSV (`id,x,y,z,vx,vy,vz,radius,mass,wx,wy,wz`, input order;
+    /// wx,wy,wz: angular velocity in rad/s).
     #[arg(long = "final", value_name = "FILE.csv")]
     final_csv: Option<PathBuf>,
     /// Directory for snapshots (snapshot_{step:08}.csv/.vtp/.vtk as --format says, the ParaView
@@ -262,7 +265,8 @@ struct ViewArgs {
 struct RenderArgs {
     #[command(flatten)]
     scene: SceneArgs,
-    /// Number of steps to cover (default: the scene's `steps`).
+    /// Number of steps to cover (default: the scene's `steps`; for wall-break, the steps that
+    /// carry the ball through the wall and half as far again).
     #[arg(long)]
     steps: Option<u64>,
     /// Output directory for frame_NNNNN.png (created if missing); --out, --video or both.
@@ -519,7 +523,10 @@ fn render(args: RenderArgs) -> Result<i32> {
     use spheresim::render::video::DEFAULT_FPS;
     let mut scene_opts = args.scene.options();
     scene_opts.steps = args.steps;
-    let scene = load(&scene_opts)?;
+    let mut scene = load(&scene_opts)?;
+    if args.steps.is_none() {
+        scene.sim.steps = spheresim::render::frames::default_steps(&scene);
+    }
     let outputs = RenderOutputs {
         frames_dir: args.out.clone(),
         video: args.video.map(|path| VideoOptions {

@@ -691,13 +691,13 @@ impl<'a> SimRun<'a> {
             let d = self.sim.steps_done();
             progress.set(d);
             if let Some(s) = self.series.as_mut()
-                && (d % self.every == 0 || d == steps)
+                && (d.is_multiple_of(self.every) || d == steps)
             {
                 s.write(&self.sim.snapshot())?;
                 log.push(self.sim.diagnostics());
                 write_diagnostics_log(log_dir.as_deref().unwrap(), &log)?;
             }
-            if ckpt_every.is_some_and(|k| d % k == 0) && d < steps {
+            if ckpt_every.is_some_and(|k| d.is_multiple_of(k)) && d < steps {
                 let secs = seconds_before + self.sim.step_stats().wall_seconds;
                 let path = self.write_checkpoint(Reason::Periodic, initial, &log, secs)?;
                 checkpoints.push(path);

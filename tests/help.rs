@@ -187,3 +187,68 @@ fn possible_values_reads_both_help_layouts() {
     let short = "      --up <UP>  Up [default: y] [possible values: x, y, z]\n      --x\n";
     assert_eq!(possible_values(short, "--up"), ["x", "y", "z"]);
 }
+
+/// The text clap prints for `flag` in a long `--help`: the flag's line and the lines under it,
+/// up to the next flag.
+fn flag_text(help: &str, flag: &str) -> String {
+    let lines: Vec<&str> = help.lines().collect();
+    let start = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with(flag))
+        .unwrap_or_else(|| panic!("{flag} not in the help:\n{help}"));
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| l.trim_start().starts_with("--") || l.trim_start().starts_with("-h"))
+        .map_or(lines.len(), |k| start + 1 + k);
+    lines[start..end].join("\n")
+}
+
+#[test]
+fn run_help_names_the_final_csv_columns_the_file_has() {
+    let text = flag_text(&help(Some("run")), "--final");
+    let header = spheresim::output::CSV_HEADER;
+    assert!(
+        text.contains(header),
+        "--final's help does not name the CSV's columns `{header}`:\n{text}"
+    );
+}
+
+#[test]
+fn run_help_names_the_hertz_laws_default_damping() {
+    use clap::ValueEnum;
+    let default = spheresim::scene::Damping::default()
+        .to_possible_value()
+        .expect("the default damping is listed");
+    let name = default.get_name().to_lowercase();
+    let text = help(Some("run"));
+    let hertz = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("- hertz:"))
+        .unwrap_or_else(|| panic!("no `- hertz:` value in run --help:\n{text}"));
+    assert!(
+        hertz.to_lowercase().contains(&name),
+        "the hertz law's help does not name its default damping `{name}`: {hertz}"
+    );
+}
+
+#[test]
+fn gravity_solver_help_names_the_scenes_that_default_to_the_tree() {
+    use spheresim::scene::{GravitySolver, builtin};
+    let text = flag_text(&help(Some("run")), "--gravity-solver");
+    // Each scene at its default size (at most 10 000 spheres; building is O(N)).
+    let tree: Vec<&str> = builtin::names()
+        .into_iter()
+        .filter(|name| {
+            let scene = builtin::build(name, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+            scene.sim.gravity_solver == GravitySolver::Tree
+        })
+        .collect();
+    assert!(!tree.is_empty(), "no built-in scene uses the tree");
+    for name in tree {
+        assert!(
+            text.contains(name),
+            "`{name}` sums gravity by the tree by default, but --gravity-solver's help does not \
+             say so:\n{text}"
+        );
+    }
+}

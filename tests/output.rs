@@ -53,7 +53,7 @@ fn awkward_snapshot(n: usize) -> Snapshot {
     };
     for i in 0..n {
         let pick = |k: usize, next: &mut dyn FnMut() -> f64| {
-            if (i + k) % 3 == 0 {
+            if (i + k).is_multiple_of(3) {
                 specials[(i * 7 + k) % specials.len()]
             } else {
                 next()

@@ -838,3 +838,55 @@ fn hud_overlay_draws_text_in_the_corner() {
         assert_close(p, [grey; 3], "outside the overlay");
     }
 }
+
+/// `spheresim render wall-break` without `--steps` spends its frames on the impact: the default
+/// steps carry the freely flying ball's back face past the wall's back face (the whole passage
+/// is drawn), and at least half of the default frames come before that moment. The scene's own
+/// 1 500 steps put about a tenth of them there. Other built-in scenes keep their steps.
+#[test]
+fn render_defaults_cover_the_wall_break_impact() {
+    use spheresim::render::frames::{default_steps, frame_plan};
+    use spheresim::scene::builtin;
+    for n in [17, 400, 2_000, 8_000, 20_000] {
+        let s = builtin::build("wall-break", Some(n)).unwrap();
+        let (k, ball) = s
+            .spheres
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.radius.total_cmp(&b.1.radius))
+            .unwrap();
+        let back = s
+            .spheres
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != k)
+            .map(|(_, w)| w.position.x + w.radius)
+            .fold(f64::NEG_INFINITY, f64::max);
+        // When the ball's back face passes the wall's back face, flying freely (the wall only
+        // slows it, so this is the earliest the passage can end).
+        let exit = (back - (ball.position.x - ball.radius)) / ball.velocity.x;
+        let steps = default_steps(&s);
+        assert!(
+            steps <= s.sim.steps && steps as f64 * s.sim.dt >= exit,
+            "{n} spheres: {steps} default steps of {} s end before the ball leaves the wall at \
+             {exit} s (the scene has {} steps)",
+            s.sim.dt,
+            s.sim.steps
+        );
+        let (frames, every) = frame_plan(steps, None, None).unwrap();
+        let during = (0..frames)
+            .filter(|f| (f * every).min(steps) as f64 * s.sim.dt <= exit)
+            .count() as u64;
+        assert!(
+            2 * during >= frames,
+            "{n} spheres: only {during} of {frames} default frames before the ball leaves the \
+             wall"
+        );
+    }
+    for name in builtin::names() {
+        if name != "wall-break" {
+            let s = builtin::build(name, None).unwrap();
+            assert_eq!(default_steps(&s), s.sim.steps, "{name}");
+        }
+    }
+}

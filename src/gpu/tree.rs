@@ -22,7 +22,7 @@ use crate::cpu::tree::sort::RADIX_BITS;
 pub const SORT_PASSES: u32 = (3 * MORTON_BITS).div_ceil(RADIX_BITS);
 
 // The passes cover every code bit, and their count is even, so the sorted keys end in set 0.
-const _: () = assert!(SORT_PASSES * RADIX_BITS >= 3 * MORTON_BITS && SORT_PASSES % 2 == 0);
+const _: () = assert!(SORT_PASSES * RADIX_BITS >= 3 * MORTON_BITS && SORT_PASSES.is_multiple_of(2));
 
 /// Bytes of one cell (`TreeCell` in common.wgsl).
 pub const CELL_BYTES: u64 = 80;

@@ -132,6 +132,49 @@ impl RenderSummary {
     }
 }
 
+/// Name of the built-in scene whose render default is cut short by [`default_steps`].
+const WALL_BREAK: &str = "wall-break";
+
+/// Steps `spheresim render` covers when `--steps` is not given: the scene's own `steps`, except
+/// for the built-in `wall-break`. Its steps (at least 1 500, 0.15 s) carry the ball about 3 m,
+/// ten times through the wall and beyond, so most frames would show debris after the impact.
+/// There the default is the steps that carry the ball (its largest sphere) through the wall and
+/// half as far again, `ceil(1.5 (gap + wall thickness + ball diameter) / (v dt))`: the travel
+/// the scene's builder computes before it raises the count to 1 500. Never more than the
+/// scene's steps; a scene without a moving largest sphere or without other spheres keeps them.
+pub fn default_steps(scene: &Scene) -> u64 {
+    let steps = scene.sim.steps;
+    if scene.name != WALL_BREAK {
+        return steps;
+    }
+    let Some((k, ball)) = scene
+        .spheres
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.radius.total_cmp(&b.1.radius))
+    else {
+        return steps;
+    };
+    let speed = ball.velocity.length();
+    let dir = ball.velocity / speed;
+    let (mut front, mut back) = (f64::INFINITY, f64::NEG_INFINITY);
+    for (i, s) in scene.spheres.iter().enumerate() {
+        if i != k {
+            let along = s.position.dot(dir);
+            front = front.min(along - s.radius);
+            back = back.max(along + s.radius);
+        }
+    }
+    let gap = front - (ball.position.dot(dir) + ball.radius);
+    let travel = 1.5 * (gap.max(0.0) + (back - front) + 2.0 * ball.radius);
+    let n = (travel / (speed * scene.sim.dt)).ceil();
+    if n.is_finite() && n >= 1.0 {
+        (n as u64).min(steps)
+    } else {
+        steps
+    }
+}
+
 /// Frame count and spacing for `steps` steps: both given are kept; one given sets the other so
 /// the frames span all steps; neither gives at most [`DEFAULT_FRAMES`], as many as the spacing
 /// `ceil(steps / (DEFAULT_FRAMES − 1))` needs to reach `steps` (fewer for short scenes).

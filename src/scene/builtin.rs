@@ -1063,7 +1063,7 @@ fn bounce(n: usize) -> Scene {
 /// With `n > 2` (n must be even), n/2 copies of the pair on a square grid in the y–z plane with a
 /// 2 m pitch, centred on the x axis; pair p is spheres 2p (A) and 2p + 1 (B).
 fn two_spheres(n: usize) -> Result<Scene, SceneError> {
-    if n < 2 || n % 2 != 0 {
+    if n < 2 || !n.is_multiple_of(2) {
         return Err(SceneError::Other(format!(
             "built-in scene `two-spheres` needs an even particle count of at least 2 (pairs of \
              spheres), got {n}"

@@ -39,11 +39,12 @@ pub enum ContactModel {
     /// Linear spring–dashpot with damping set from the restitution (docs/physics.md §2.1).
     #[value(help = "Linear spring–dashpot with damping set from the restitution")]
     SpringDashpot,
-    /// Hertz elastic law with Hunt–Crossley dissipation, stiffness from the materials' Young's
-    /// moduli and Poisson ratios (docs/physics.md §2.2).
+    /// Hertz elastic law with hysteresis damping (Flores by default, Hunt–Crossley with
+    /// `damping`), stiffness from the materials' Young's moduli and Poisson ratios
+    /// (docs/physics.md §2.2).
     #[value(
-        help = "Hertz elastic law with Hunt–Crossley dissipation, stiffness from the materials' \
-                Young's moduli and Poisson ratios"
+        help = "Hertz elastic law with hysteresis damping (Flores by default, Hunt–Crossley with \
+                --damping), stiffness from the materials' Young's moduli and Poisson ratios"
     )]
     Hertz,
 }
@@ -79,9 +80,13 @@ impl std::fmt::Display for ContactModel {
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum GravitySolver {
-    /// Softened direct sum over all pairs, O(N²), exact to rounding (default).
+    /// Softened direct sum over all pairs, O(N²), exact to rounding (the default of a scene
+    /// file; `plummer` and `rubble-pile` use the tree).
     #[default]
-    #[value(help = "Softened direct sum over all pairs, O(N²), exact to rounding (default)")]
+    #[value(
+        help = "Softened direct sum over all pairs, O(N²), exact to rounding (default of a scene \
+                file)"
+    )]
     Direct,
     /// Barnes–Hut tree with quadrupole moments and opening angle `theta`, O(N log N)
     /// (docs/gravity-tree.md).
