@@ -218,6 +218,10 @@ struct RunArgs {
     /// Steps between checkpoints (with --checkpoint; default: only at the end and on Ctrl-C).
     #[arg(long, value_name = "K")]
     checkpoint_every: Option<u64>,
+    /// Run on when (E + dissipated) drifts by more than half the energy scale, which stops the
+    /// run by default (docs/physics.md §7); the summary still warns
+    #[arg(long)]
+    allow_energy_drift: bool,
     /// Continue the run of a checkpoint file, or of the newest checkpoint in a directory; its
     /// scene, outputs and cadences carry over, options given here replace them.
     #[arg(
@@ -430,6 +434,7 @@ fn run(args: RunArgs) -> Result<i32> {
         if args.checkpoint_every.is_some() {
             opts.checkpoint_every = args.checkpoint_every;
         }
+        opts.allow_energy_drift = args.allow_energy_drift;
         opts.progress = !args.quiet;
         opts.progress_every = Some(args.progress_every);
     };

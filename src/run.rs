@@ -296,7 +296,27 @@ pub struct RunOptions {
     /// Steps between checkpoints (`--checkpoint-every`; needs `checkpoint`). `None`: only at the
     /// end, on Ctrl-C and at a non-finite stop.
     pub checkpoint_every: Option<u64>,
+    /// Run on past the energy-balance guard's limit, [`ENERGY_DRIFT_LIMIT`]
+    /// (`--allow-energy-drift`; default `false`: the run stops there).
+    pub allow_energy_drift: bool,
 }
+
+/// The energy-balance guard's limit: a run whose (E + dissipated) moves from its start by more
+/// than this fraction of the energy scale `K + |U|`
+/// ([`Diagnostics::energy_balance_change_relative`]) stops, unless
+/// [`RunOptions::allow_energy_drift`] (docs/physics.md §7). The built-in scenes stay below 0.04.
+pub const ENERGY_DRIFT_LIMIT: f64 = 0.5;
+
+/// The summary warns when (E + dissipated) moved by more than this fraction of the energy scale.
+pub const ENERGY_DRIFT_WARNING: f64 = 0.05;
+
+/// The summary warns when the momentum of a scene that conserves it (no walls, fixed spheres,
+/// uniform field or drag) moved by more than this fraction of `Σ m|v|`
+/// ([`Diagnostics::momentum_change_relative`]).
+pub const MOMENTUM_DRIFT_WARNING: f64 = 1e-2;
+
+/// Wall-clock seconds between two checks of the energy balance during a run.
+const ENERGY_CHECK_SECONDS: f64 = 1.0;
 
 impl Default for RunOptions {
     fn default() -> Self {
@@ -312,6 +332,7 @@ impl Default for RunOptions {
             progress_every: None,
             checkpoint: None,
             checkpoint_every: None,
+            allow_energy_drift: false,
         }
     }
 }
@@ -338,6 +359,7 @@ impl RunOptions {
             progress_every: None,
             checkpoint: r.checkpoint.clone(),
             checkpoint_every: r.checkpoint_every,
+            allow_energy_drift: false,
         }
     }
 }
@@ -574,6 +596,57 @@ impl<'a> SimRun<'a> {
         })
     }
 
+    /// The energy-balance guard: an error when (E + dissipated) has moved from `initial` by
+    /// more than [`ENERGY_DRIFT_LIMIT`] of the energy scale (or is not a number).
+    fn check_energy(&mut self, initial: &Diagnostics) -> Result<()> {
+        let now = self.sim.diagnostics();
+        let drift = now.energy_balance_change_relative(initial);
+        if drift.abs() <= ENERGY_DRIFT_LIMIT {
+            return Ok(());
+        }
+        let f32 = self.precision == Precision::F32 && self.sim.backend() != Backend::Event;
+        bail!(
+            "the energy balance drifted at step {}: total + dissipated energy moved by {:+.1} % \
+             of the energy scale, past the limit of {:.0} % (docs/physics.md §7): from {:.4e} J \
+             to {:.4e} J, with the energy scale K + |U| at {:.3e} J; likely cause: {}; \
+             --allow-energy-drift runs on",
+            self.sim.steps_done(),
+            100.0 * drift,
+            100.0 * ENERGY_DRIFT_LIMIT,
+            initial.energy_balance(),
+            now.energy_balance(),
+            initial.energy_scale().max(now.energy_scale()),
+            crate::sim::likely_cause(self.scene, f32)
+        )
+    }
+
+    /// `err` of a run that stopped (a non-finite or runaway state, an energy drift), with the
+    /// checkpoint of the state it stopped in when checkpointing: for inspection, a later resume
+    /// refuses it.
+    fn stopped(
+        &mut self,
+        mut err: anyhow::Error,
+        initial: Diagnostics,
+        log: &[Diagnostics],
+        seconds_before: f64,
+    ) -> anyhow::Error {
+        if self.checkpointer.is_some() {
+            let secs = seconds_before + self.sim.step_stats().wall_seconds;
+            match self.write_checkpoint(Reason::NonFinite, initial, log, secs) {
+                Ok(path) => {
+                    err = err.context(format!(
+                        "the state it stopped in is in {}; earlier checkpoints are in {}",
+                        path.display(),
+                        path.parent()
+                            .map_or(String::new(), |d| d.display().to_string())
+                    ))
+                }
+                Err(w) => err = err.context(format!("no checkpoint written: {w:#}")),
+            }
+        }
+        err
+    }
+
     /// The simulation, for inspection before [`execute`](Self::execute).
     pub fn simulation(&self) -> &Simulation {
         &self.sim
@@ -650,6 +723,9 @@ impl<'a> SimRun<'a> {
         // Step in chunks sized for about ten progress updates per second.
         let mut chunk: u64 = 1;
         let mut interrupted = false;
+        // The energy-balance guard (ENERGY_DRIFT_LIMIT); drag's losses are not in the ledger.
+        let guard_energy = !self.opts.allow_energy_drift && self.scene.sim.drag == 0.0;
+        let mut last_energy_check = Instant::now();
         while self.sim.steps_done() < steps {
             if stop.load(Ordering::SeqCst) {
                 interrupted = true;
@@ -664,23 +740,7 @@ impl<'a> SimRun<'a> {
             let t0 = Instant::now();
             if let Err(e) = self.sim.step(k) {
                 progress.abandon();
-                let mut err = anyhow::Error::from(e);
-                // The non-finite state, for inspection: a later resume refuses it.
-                if self.checkpointer.is_some() {
-                    let secs = seconds_before + self.sim.step_stats().wall_seconds;
-                    match self.write_checkpoint(Reason::NonFinite, initial, &log, secs) {
-                        Ok(path) => {
-                            err = err.context(format!(
-                                "the non-finite state is in {}; earlier checkpoints are in {}",
-                                path.display(),
-                                path.parent()
-                                    .map_or(String::new(), |d| d.display().to_string())
-                            ))
-                        }
-                        Err(w) => err = err.context(format!("no checkpoint written: {w:#}")),
-                    }
-                }
-                return Err(err);
+                return Err(self.stopped(e.into(), initial, &log, seconds_before));
             }
             let dt = t0.elapsed();
             if dt < Duration::from_millis(50) {
@@ -696,6 +756,15 @@ impl<'a> SimRun<'a> {
                 s.write(&self.sim.snapshot())?;
                 log.push(self.sim.diagnostics());
                 write_diagnostics_log(log_dir.as_deref().unwrap(), &log)?;
+            }
+            if guard_energy
+                && (d == steps || last_energy_check.elapsed().as_secs_f64() >= ENERGY_CHECK_SECONDS)
+            {
+                last_energy_check = Instant::now();
+                if let Err(e) = self.check_energy(&initial) {
+                    progress.abandon();
+                    return Err(self.stopped(e, initial, &log, seconds_before));
+                }
             }
             if ckpt_every.is_some_and(|k| d.is_multiple_of(k)) && d < steps {
                 let secs = seconds_before + self.sim.step_stats().wall_seconds;
@@ -767,9 +836,16 @@ impl<'a> SimRun<'a> {
                 0.0
             },
         };
+        let sc = self.scene;
         Ok(RunReport {
             particles: n,
             interrupted,
+            balanced: sc.sim.drag == 0.0,
+            momentum_conserved: sc.planes.is_empty()
+                && sc.containers.is_empty()
+                && sc.spheres.iter().all(|s| !s.fixed)
+                && sc.sim.gravity == glam::DVec3::ZERO
+                && sc.sim.drag == 0.0,
             soft: self.scene.sim.contact.is_soft(),
             gravity: self.gravity(),
             resumed_from: resumed.map(|r| (r.path, r.step)),
@@ -949,6 +1025,11 @@ pub struct RunReport {
     pub particles: usize,
     /// Stopped before the last step (Ctrl-C, SIGTERM, SIGHUP or the stop flag).
     pub interrupted: bool,
+    /// The energy ledger balances: no drag, whose losses it does not book.
+    pub balanced: bool,
+    /// Nothing outside the spheres acts on them (no walls, fixed spheres, uniform field or
+    /// drag), so their momentum is conserved.
+    pub momentum_conserved: bool,
     /// A soft contact law (spring–dashpot or Hertz) was used.
     pub soft: bool,
     /// The mutual-gravity solver and the tree's θ; `None` when G = 0.
@@ -980,10 +1061,31 @@ impl RunReport {
         }
     }
 
-    /// Warnings a user should see after the summary (none at present: both backends keep
-    /// every contact's friction history).
+    /// Warnings a user should see after the summary: (E + dissipated) moved by more than
+    /// [`ENERGY_DRIFT_WARNING`] of the energy scale, or a conserved momentum by more than
+    /// [`MOMENTUM_DRIFT_WARNING`] of `Σ m|v|`.
     pub fn warnings(&self) -> Vec<String> {
-        Vec::new()
+        let mut w = Vec::new();
+        let drift = self.fin.energy_balance_change_relative(&self.initial);
+        if self.balanced && !(drift.abs() <= ENERGY_DRIFT_WARNING) {
+            w.push(format!(
+                "total + dissipated energy moved by {:+.2} % of the energy scale, more than the \
+                 {:.0} % a trustworthy run keeps to: shorten --dt or check the scene \
+                 (docs/physics.md §7)",
+                100.0 * drift,
+                100.0 * ENERGY_DRIFT_WARNING
+            ));
+        }
+        let moved = self.fin.momentum_change_relative(&self.initial);
+        if self.momentum_conserved && !(moved <= MOMENTUM_DRIFT_WARNING) {
+            w.push(format!(
+                "the momentum, which nothing outside the spheres changes here, moved by {:.2} % \
+                 of Σ m|v|, more than the {:.0} % allowed (docs/physics.md §7)",
+                100.0 * moved,
+                100.0 * MOMENTUM_DRIFT_WARNING
+            ));
+        }
+        w
     }
 }
 

@@ -164,6 +164,8 @@ pub struct StepParams {
     pub rotation: bool,
     /// Rolling resistance law ([`Scene::rolling_model`]; none without rotation).
     pub rolling: RollingModel,
+    /// The magnitude guard's bounds ([`crate::physics::guard`]).
+    pub guard: crate::physics::guard::Bounds,
 }
 
 /// A scene packed for the backends: per-sphere arrays in input order, walls and parameters.
@@ -299,6 +301,7 @@ impl PackedScene {
                 theta: sim.theta,
                 rotation: sim.rotation,
                 rolling: scene.rolling_model(),
+                guard: crate::physics::guard::Bounds::of_scene(scene),
             },
             radius,
         }

@@ -55,7 +55,7 @@ pub enum SimError {
     /// A sphere's position or velocity became NaN or infinite.
     #[error(
         "simulation became non-finite at step {step}: sphere {sphere} has a NaN or infinite \
-         position, velocity or angular velocity (try a smaller dt, currently {dt} s)"
+         position, velocity or angular velocity; likely cause: {cause}"
     )]
     NonFinite {
         /// Step at which it was detected (1 = after the first step).
@@ -64,6 +64,26 @@ pub enum SimError {
         sphere: u32,
         /// The time step, s.
         dt: f64,
+        /// The likely cause ([`likely_cause`]): the time step, f32 overflow or the mass range.
+        cause: String,
+    },
+    /// A sphere's speed or distance from the scene's centre passed the magnitude guard's bound
+    /// ([`crate::physics::guard`]): the run blew up, although every number may be finite.
+    #[error(
+        "the run blew up at step {step}: sphere {sphere}'s {quantity} passed the magnitude \
+         guard's bound ({value}; docs/physics.md §7); likely cause: {cause}"
+    )]
+    Runaway {
+        /// Step at which it was detected (1 = after the first step).
+        step: u64,
+        /// Input id of the sphere (lowest such id).
+        sphere: u32,
+        /// "speed" or "distance from the scene's centre".
+        quantity: &'static str,
+        /// The value and the bound, with units, e.g. "4.1e17 m/s against 212 m/s".
+        value: String,
+        /// The likely cause ([`likely_cause`]).
+        cause: String,
     },
     /// The requested backend is not available in this build or on this machine.
     #[error("backend '{backend}' is not available: {reason}")]
@@ -217,6 +237,107 @@ pub struct Simulation {
     particles: usize,
     stepping: std::time::Duration,
     notice: Option<String>,
+    /// The guard's bounds and the likely cause of a blow-up, for the stop's message.
+    trust: Trust,
+}
+
+/// What a stop needs to explain itself: the scene's guard bounds and its likely cause.
+#[derive(Clone, Debug)]
+struct Trust {
+    bounds: crate::physics::guard::Bounds,
+    cause: String,
+}
+
+impl Trust {
+    fn of(scene: &Scene, f32: bool) -> Self {
+        Self {
+            bounds: crate::physics::guard::Bounds::of_scene(scene),
+            cause: likely_cause(scene, f32),
+        }
+    }
+}
+
+/// The likely cause of a run of `scene` blowing up, computed in f32 (`f32`) or f64, for the
+/// stop's message:
+///
+/// * overflow, when the largest gravitational acceleration `G M / (2 r_min)²`, a mass or the
+///   guard's speed bound comes within about 10⁸ of the format's largest value (f32: 3.4e38),
+///   where squares and products overflow;
+/// * the mass range, when the heaviest movable sphere outweighs the lightest by more than the
+///   format resolves (`1/ε`: 8.4e6 in f32, 4.5e15 in f64), so that the light sphere's share of a
+///   pair's momentum rounds away;
+/// * else the time step, with the time-step check's suggestion for a soft contact law.
+pub fn likely_cause(scene: &Scene, f32: bool) -> String {
+    let (max, eps, name) = if f32 {
+        (f32::MAX as f64, f32::EPSILON as f64, "f32")
+    } else {
+        (f64::MAX, f64::EPSILON, "f64")
+    };
+    let near = max / 1e8;
+    let movable: Vec<f64> = scene
+        .spheres
+        .iter()
+        .filter(|s| !s.fixed)
+        .map(|s| s.mass)
+        .collect();
+    let heaviest = movable.iter().copied().fold(0.0, f64::max);
+    let lightest = movable.iter().copied().fold(f64::INFINITY, f64::min);
+    let r_min = scene
+        .spheres
+        .iter()
+        .map(|s| s.radius)
+        .fold(f64::INFINITY, f64::min);
+    let all_mass: f64 = scene
+        .spheres
+        .iter()
+        .map(|s| s.mass)
+        .filter(|m| m.is_finite())
+        .sum();
+    let accel = scene.sim.g_const * all_mass / (2.0 * r_min).powi(2);
+    let speed = crate::physics::guard::Bounds::of_scene(scene).speed;
+    if accel > near || heaviest > near || speed * speed > near {
+        return format!(
+            "{name} overflow: the scene's values reach the edge of {name}'s range ({max:.1e}): \
+             mutual gravity's largest pull G M/(2 r_min)² is {accel:.2e} m/s², the heaviest \
+             sphere {heaviest:.2e} kg{}",
+            if f32 {
+                "; run it with --backend cpu --precision f64, or rescale the units"
+            } else {
+                "; rescale the units"
+            }
+        );
+    }
+    if lightest > 0.0 && heaviest / lightest > 1.0 / eps {
+        return format!(
+            "the mass range: the heaviest movable sphere ({heaviest:.2e} kg) is {:.1e} times \
+             the lightest ({lightest:.2e} kg), more than {name} resolves ({:.1e}){}",
+            heaviest / lightest,
+            1.0 / eps,
+            if f32 {
+                "; use --backend cpu --precision f64, or fix the heavy spheres"
+            } else {
+                "; fix the heavy spheres"
+            }
+        );
+    }
+    match scene.contact_time() {
+        Some(t) => format!(
+            "the time step: dt = {:e} s against the shortest contact's t_c/20 = {:.2e} s; \
+             use a smaller --dt",
+            scene.sim.dt,
+            t.suggested_dt()
+        ),
+        None => format!(
+            "the time step: dt = {:e} s is too long for the scene's fastest encounters; use a \
+             smaller --dt{}",
+            scene.sim.dt,
+            if scene.sim.g_const > 0.0 {
+                " or a softening length"
+            } else {
+                ""
+            }
+        ),
+    }
 }
 
 impl Simulation {
@@ -314,6 +435,10 @@ impl Simulation {
             particles: scene.spheres.len(),
             stepping: std::time::Duration::ZERO,
             notice,
+            trust: Trust::of(
+                scene,
+                precision == Precision::F32 && backend != Backend::Event,
+            ),
         })
     }
 
@@ -348,7 +473,6 @@ impl Simulation {
     /// Advances `n` steps. Stops at the first non-finite state with [`SimError::NonFinite`].
     pub fn step(&mut self, n: u64) -> Result<(), SimError> {
         let t0 = std::time::Instant::now();
-        let dt = self.dt;
         let result = match &mut self.engine {
             Engine::Cpu32(b) => b.step_many(n),
             Engine::Cpu64(b) => b.step_many(n),
@@ -366,11 +490,7 @@ impl Simulation {
                     if let Some(id) = ev.step()? {
                         let step = self.base.step + ev.steps_done();
                         self.stepping += t0.elapsed();
-                        return Err(SimError::NonFinite {
-                            step,
-                            sphere: id,
-                            dt,
-                        });
+                        return Err(self.stopped(step, id));
                     }
                 }
                 Ok(())
@@ -378,11 +498,63 @@ impl Simulation {
         };
         self.stepping += t0.elapsed();
         let base = self.base.step;
-        result.map_err(|(step, sphere)| SimError::NonFinite {
-            step: base + step,
-            sphere,
+        result.map_err(|(step, sphere)| self.stopped(base + step, sphere))
+    }
+
+    /// The error of a stop at `step` on sphere `sphere`: [`SimError::NonFinite`] when its state
+    /// is not finite, else [`SimError::Runaway`] naming the quantity past its guard bound. The
+    /// values are the state's now: on the GPU a submission may have run a few steps past the
+    /// stop.
+    fn stopped(&mut self, step: u64, sphere: u32) -> SimError {
+        let dt = self.dt;
+        let cause = self.trust.cause.clone();
+        let snap = self.snapshot();
+        let i = sphere as usize;
+        let (x, v) = (
+            snap.position.get(i).copied().unwrap_or(glam::DVec3::NAN),
+            snap.velocity.get(i).copied().unwrap_or(glam::DVec3::NAN),
+        );
+        let w = snap
+            .angular_velocity
+            .get(i)
+            .copied()
+            .unwrap_or(glam::DVec3::ZERO);
+        if !(x.is_finite() && v.is_finite() && w.is_finite()) {
+            return SimError::NonFinite {
+                step,
+                sphere,
+                dt,
+                cause,
+            };
+        }
+        let b = &self.trust.bounds;
+        let (speed, distance) = crate::physics::guard::guard_bounds::<f64>(
+            step.min(u32::MAX as u64) as u32,
             dt,
-        })
+            b.speed,
+            b.accel,
+            b.distance,
+        );
+        let r = (x - b.centre).length();
+        let (quantity, value) = if v.length() > speed || r <= distance {
+            // Past the speed bound, or (moved on since the stop) past neither.
+            (
+                "speed",
+                format!("{:.3e} m/s against {speed:.3e} m/s", v.length()),
+            )
+        } else {
+            (
+                "distance from the scene's centre",
+                format!("{r:.3e} m against {distance:.3e} m"),
+            )
+        };
+        SimError::Runaway {
+            step,
+            sphere,
+            quantity,
+            value,
+            cause,
+        }
     }
 
     /// Steps completed.
@@ -525,6 +697,7 @@ impl Simulation {
                 particles: scene.spheres.len(),
                 stepping: std::time::Duration::ZERO,
                 notice: None,
+                trust: Trust::of(scene, state.precision() == Precision::F32),
             };
             return Ok((sim, notice));
         }
@@ -679,6 +852,7 @@ impl Simulation {
             particles: scene.spheres.len(),
             stepping: std::time::Duration::ZERO,
             notice: None,
+            trust: Trust::of(scene, true),
         })
     }
 

@@ -84,6 +84,10 @@ fn shared_constants_match_their_rust_twins() {
         ),
         ("EXPONENT_BITS", Value::U32(f32::INFINITY.to_bits())),
         (
+            "MAX_BOUND",
+            Value::F32(spheresim::physics::guard::MAX_BOUND as f32),
+        ),
+        (
             "SCAN_BLOCK",
             Value::U32(spheresim::setup::SCAN_BLOCK as u32),
         ),
@@ -249,5 +253,71 @@ fn every_stage_uses_the_shared_workgroup_size() {
     assert!(
         one_thread.len() <= 2,
         "one-thread passes serialise a GPU; only the dispatch gates may be: {one_thread:?}"
+    );
+}
+
+/// `buffers::Params` and the WGSL `Params` of common.wgsl agree member by member: the same
+/// names at the same byte offsets, and the same size (the host writes the Rust struct's bytes).
+#[test]
+fn params_layout_matches_the_wgsl_struct() {
+    use spheresim::gpu::buffers::Params;
+    use std::mem::{offset_of, size_of};
+    macro_rules! offsets {
+        ($($f:ident),* $(,)?) => { vec![$((stringify!($f), offset_of!(Params, $f) as u32)),*] };
+    }
+    let rust: BTreeMap<&str, u32> = offsets!(
+        gravity,
+        dt,
+        n,
+        n_small,
+        table_size,
+        n_planes,
+        small_radius_max,
+        g_const,
+        eps2,
+        drag,
+        stiffness,
+        model,
+        overlap_relaxation,
+        dispatch_x,
+        resting_speed,
+        history,
+        skin,
+        row_groups_x,
+        rotation,
+        rolling,
+        damping,
+        history_stride,
+        guard_distance,
+        guard_speed,
+        guard_accel,
+        guard_centre,
+    )
+    .into_iter()
+    .collect();
+    let src = source(STAGES[0].1);
+    let module = naga::front::wgsl::parse_str(&src).expect("parse the first stage");
+    let (members, span) = module
+        .types
+        .iter()
+        .find_map(|(_, t)| match (&t.name, &t.inner) {
+            (Some(name), naga::TypeInner::Struct { members, span }) if name == "Params" => {
+                Some((members.clone(), *span))
+            }
+            _ => None,
+        })
+        .expect("struct Params in common.wgsl");
+    let wgsl: BTreeMap<&str, u32> = members
+        .iter()
+        .map(|m| (m.name.as_deref().expect("named member"), m.offset))
+        .collect();
+    assert_eq!(
+        wgsl, rust,
+        "Params: WGSL member offsets (left) against the Rust struct's (right)"
+    );
+    assert_eq!(
+        span as usize,
+        size_of::<Params>(),
+        "Params: WGSL size against Rust size"
     );
 }

@@ -2,6 +2,7 @@
 //! Twin of `shaders/integrate.wgsl` (entry points `kick_drift`, `accelerations`, `end_of_step`).
 
 use crate::Real;
+use crate::physics::guard::within_bounds;
 use rayon::prelude::*;
 
 use super::CHUNK;
@@ -115,9 +116,11 @@ pub fn accelerations<R: Real>(
 
 /// The end of a step in one pass over the spheres, the twin of the WGSL entry of the same name:
 /// each sphere's acceleration (as [`accelerations`]), the second half kick `v += a dt/2` (for
-/// `inv_mass > 0`), and the check that its position and velocity are finite. Each part touches
-/// only its own sphere, so fusing them changes no bit. Returns the lowest input id (`id`) of a
-/// sphere whose position or velocity is not finite.
+/// `inv_mass > 0`), and the check that its position and velocity are finite and within the
+/// magnitude guard's `(speed, distance)` bounds about `centre`
+/// ([`within_bounds`](crate::physics::guard::within_bounds)). Each part touches only its own
+/// sphere, so fusing them changes no bit. Returns the lowest input id (`id`) of a sphere that
+/// fails the check.
 #[allow(clippy::too_many_arguments)]
 pub fn end_of_step<R: Real>(
     acceleration: &mut [R::V3],
@@ -130,6 +133,7 @@ pub fn end_of_step<R: Real>(
     gravity: R::V3,
     drag: R,
     dt: R,
+    (centre, speed, distance): (R::V3, R, R),
     id: &[u32],
 ) -> Option<u32> {
     let half = dt * R::of(0.5);
@@ -146,8 +150,9 @@ pub fn end_of_step<R: Real>(
             );
             let (contact, mutual) = (contact.get(span.clone()), a_mutual.get(span.clone()));
             let finite = |x: R::V3, v: R::V3| {
+                let within = within_bounds::<R>(x, v, centre, speed, distance);
                 let (x, v) = (R::comps(x), R::comps(v));
-                x.iter().chain(&v).fold(true, |f, c| f & c.is_finite())
+                x.iter().chain(&v).fold(within, |f, c| f & c.is_finite())
             };
             // The chunk's check without a branch per sphere; the ids only when it fails.
             let mut all_finite = true;

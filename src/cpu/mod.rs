@@ -20,6 +20,7 @@ pub mod scatter;
 pub mod tree;
 
 use crate::checkpoint::{CpuState, Floats};
+use crate::physics::guard::guard_bounds;
 use crate::physics::rotation::inverse_inertia;
 use crate::scene::{ContactModel, RollingModel, Scene};
 use crate::setup::PackedScene;
@@ -104,6 +105,9 @@ struct Params<R: Real> {
     rolling: bool,
     /// The rolling resistance law.
     rolling_model: RollingModel,
+    /// The magnitude guard's centre (m), speed bound at t = 0 (m/s), its growth (m/s²) and
+    /// distance bound at t = 0 (m) ([`crate::physics::guard`]).
+    guard: (R::V3, R, R, R),
 }
 
 /// The contact sums whose forces enter the accelerations: the soft laws' (`contact`); none for
@@ -231,6 +235,12 @@ impl<R: Real> CpuBackend<R> {
                 rotation: sp.rotation,
                 rolling: sp.rolling != RollingModel::None,
                 rolling_model: sp.rolling,
+                guard: (
+                    R::v3(sp.guard.centre),
+                    R::of(sp.guard.speed),
+                    R::of(sp.guard.accel),
+                    R::of(sp.guard.distance),
+                ),
             },
             gravity_f64: sp.gravity,
             planes: p
@@ -947,6 +957,10 @@ impl<R: Real> CpuBackend<R> {
         lap(3, &mut self.stage_seconds);
         // Accelerations, the second half kick and the check of x and v in one pass.
         let contact = soft_contacts(self.params.model, &self.contact);
+        let (centre, speed0, accel, distance0) = self.params.guard;
+        // The guard's bounds at the end of this step (grid.step on the GPU: steps begun).
+        let (speed, distance) =
+            guard_bounds::<R>((self.step + 1) as u32, dt, speed0, accel, distance0);
         let mut bad = integrate::end_of_step::<R>(
             &mut self.acceleration,
             &mut self.velocity,
@@ -958,6 +972,7 @@ impl<R: Real> CpuBackend<R> {
             self.params.gravity,
             self.params.drag,
             dt,
+            (centre, speed, distance),
             &self.id,
         );
         if self.params.rotation {

@@ -55,6 +55,18 @@ pub struct Params {
     pub damping: u32,
     /// `vec4<f32>`s a contact's history takes (`neighbours::history_vec4s`).
     pub history_stride: u32,
+    /// The magnitude guard's distance bound at t = 0, m ([`crate::physics::guard::Bounds`]).
+    pub guard_distance: f32,
+    /// The guard's speed bound at t = 0, m/s.
+    pub guard_speed: f32,
+    /// The guard's speed bound's growth, m/s².
+    pub guard_accel: f32,
+    /// Padding: WGSL places the `vec3<f32>` below at a 16-byte offset.
+    pub pad0: u32,
+    /// The guard's centre, m.
+    pub guard_centre: [f32; 3],
+    /// Padding to the WGSL struct's size, a multiple of 16 bytes.
+    pub pad1: u32,
 }
 
 impl Params {
@@ -95,6 +107,12 @@ impl Params {
             rolling: rolling_code(rolling),
             damping: damping_code(sp.damping),
             history_stride: super::neighbours::history_vec4s(rolling) as u32,
+            guard_distance: sp.guard.distance as f32,
+            guard_speed: sp.guard.speed as f32,
+            guard_accel: sp.guard.accel as f32,
+            pad0: 0,
+            guard_centre: sp.guard.centre.as_vec3().to_array(),
+            pad1: 0,
         }
     }
 }

@@ -7,6 +7,7 @@
 pub mod drag;
 pub mod friction;
 pub mod gravity;
+pub mod guard;
 pub mod hertz;
 pub mod impulse;
 pub mod multipole;
