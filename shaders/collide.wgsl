@@ -307,8 +307,7 @@ fn resolve_pair(a: Body, b: Body, dt: f32, resting_speed: f32, k_a: f32, k_b: f3
         }
         n = unit_or(d0 + delta * tau, fallback);
     } else {
-        // Touching at the start: the line of centres of that instant (cpu::collide::resolve_pair).
-        n = unit_or(d0, fallback);
+        n = unit_or(d1, fallback);
     }
     let dist1 = sqrt(dot3(d1, d1));
     out.contact = dist1 <= radius_sum;
@@ -598,8 +597,13 @@ fn pair_force(a: Body, b: Body, kept: vec4<f32>, dt: f32) -> PairResponse {
 
 // physics::impulse::push_velocity_change
 fn push_velocity_change(axis: vec3<f32>, dist: f32, v: vec3<f32>, push: f32) -> vec3<f32> {
-    let v_perp = v - axis * dot3(v, axis);
-    return v_perp * (-push / (dist + push));
+    let v_r = dot3(v, axis);
+    let v_perp = v - axis * v_r;
+    let f = dist / (dist + push);
+    let gain = (1.0 - f * f) * dot3(v_perp, v_perp);
+    let speed = sqrt(v_r * v_r + gain);
+    let v_r_new = select(speed, -speed, v_r < 0.0);
+    return axis * (v_r_new - v_r) + v_perp * (f - 1.0);
 }
 
 // cpu::collide::apply

@@ -10,8 +10,8 @@
 //! reaches contact while approaching (Nikulin's two inequalities, [`contact_fraction`]); the
 //! impulse acts at the contact instant τ, and the rest of the step `(1 − τ) dt` is travelled
 //! with the new velocity. A residual overlap is removed by moving the pair apart along its line
-//! of centres, split by inverse mass, and scaling its relative tangential velocity so that the
-//! pair's angular momentum stays (no kinetic energy added; [`apply`]). Soft contact, spring–dashpot (§2.1) or Hertz with
+//! of centres, split by inverse mass, and turning its relative velocity so that the pair's
+//! angular momentum and kinetic energy stay ([`apply`]). Soft contact, spring–dashpot (§2.1) or Hertz with
 //! Hunt–Crossley dissipation (§2.2), with Coulomb friction (§2.3, a tangential spring): forces at the
 //! end-of-drift positions, and the power they dissipate for the energy balance.
 //!
@@ -420,10 +420,7 @@ pub fn resolve_pair<R: Real>(
         };
         (tau, unit_or::<R>(d0 + delta * tau, fallback))
     } else {
-        // Touching at the start: the impulse acts there (τ = 0, the rest of the step travelled
-        // with the new velocity), so along the line of centres of that instant, as at any τ; the
-        // end-of-drift line d1 would give the pair a torque `J d0 × n`.
-        (R::zero(), unit_or::<R>(d0, fallback))
+        (R::zero(), unit_or::<R>(d1, fallback))
     };
     let dist1 = R::norm2(d1).sqrt();
     out.contact = dist1 <= radius_sum;
@@ -748,7 +745,7 @@ impl<R: Real> Event<R> {
 /// push moves the pair apart by `s` along its separation `d` after the impulse's travel (the
 /// line the overlap was measured on), split by inverse mass, and changes the relative velocity
 /// by `physics::impulse::push_velocity_change`, split the same way: linear and angular momentum
-/// stay (docs/physics.md §1.2). Moving positions alone at unchanged velocity changed the angular
+/// and kinetic energy stay (docs/physics.md §1.2). Moving positions alone at unchanged velocity changed the angular
 /// momentum by `μ s d̂ × v` a push: a spinning pile gained 95 % (docs/gravity-tree.md).
 #[inline(always)]
 fn apply<R: Real>(
