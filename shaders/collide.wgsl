@@ -595,15 +595,40 @@ fn pair_force(a: Body, b: Body, kept: vec4<f32>, dt: f32) -> PairResponse {
     return out;
 }
 
+// physics::impulse::push_velocity_change
+fn push_velocity_change(axis: vec3<f32>, dist: f32, v: vec3<f32>, push: f32) -> vec3<f32> {
+    let v_r = dot3(v, axis);
+    let v_perp = v - axis * v_r;
+    let f = dist / (dist + push);
+    let gain = (1.0 - f * f) * dot3(v_perp, v_perp);
+    let speed = sqrt(v_r * v_r + gain);
+    let v_r_new = select(speed, -speed, v_r < 0.0);
+    return axis * (v_r_new - v_r) + v_perp * (f - 1.0);
+}
+
 // cpu::collide::apply
-fn apply(acc: ptr<function, Acc>, p: PairResponse, me: Body, wsum: f32, me_is_a: bool) {
+fn apply(acc: ptr<function, Acc>, p: PairResponse, me: Body, other: Body, wsum: f32, me_is_a: bool) {
     let sign = select(1.0, -1.0, me_is_a);
     if p.impulse != 0.0 || p.push != 0.0 {
         let dv = p.n * (sign * p.impulse * me.w);
         (*acc).dv += dv;
-        // Two additions, in this order, on both backends (cpu::collide::apply).
+        // Separate additions, in this order, on both backends (cpu::collide::apply).
         (*acc).dx += dv * p.rest;
-        (*acc).dx += p.n * (sign * p.push * me.w / wsum);
+        if p.push != 0.0 {
+            // From a's side, as resolve_pair computed the push: the same bits on both sides.
+            var a = me;
+            var b = other;
+            if !me_is_a {
+                a = other;
+                b = me;
+            }
+            let d = (b.x - a.x) + p.n * (p.impulse * wsum * p.rest);
+            let v = (b.v - a.v) + p.n * (p.impulse * wsum);
+            let axis = unit_or(d, p.n);
+            let share = sign * me.w / wsum;
+            (*acc).dx += axis * (share * p.push);
+            (*acc).dv += push_velocity_change(axis, sqrt(dot3(d, d)), v, p.push) * share;
+        }
     }
     if p.force != 0.0 {
         (*acc).force += (p.n * p.force + p.friction) * sign;
@@ -1285,7 +1310,7 @@ fn sum_impulses_entry(acc: ptr<function, Acc>, e: u32, me: Body, mine: u32) {
         p.push = 0.0;
         p.contact = false;
     }
-    apply(acc, p, me, me.w + other.w, owned);
+    apply(acc, p, me, other, me.w + other.w, owned);
 }
 
 // Whether sphere i's row and walls take part in this round, and its event partner.

@@ -74,3 +74,32 @@ pub fn collide_velocities<R: Real>(
     let j = normal_impulse(u_n, e, w_a, w_b);
     (v_a - n * (j * w_a), v_b + n * (j * w_b))
 }
+
+/// Change of a pair's relative velocity `v = v_b − v_a` (m/s) when an overlap push moves the
+/// spheres `push` metres further apart along their line of centres, chosen so that the pair's
+/// own angular momentum `μ d × v` *and* its kinetic energy are kept (docs/physics.md §1.2,
+/// overlap removal): the relative velocity is turned, not shortened.
+///
+/// `v_⊥' = f v_⊥`,  `f = |d| / (|d| + s)`;  `v_r' = ±sqrt(v_r² + (1 − f²) |v_⊥|²)` (sign of v_r,
+/// + for 0), with `v_r = v·d̂`, `v_⊥ = v − v_r d̂`.
+///
+/// * `axis` — unit vector d̂ along the separation `d = x_b − x_a` before the push;
+/// * `dist` — |d|, m;
+/// * `push` — the distance s ≥ 0 the push adds to |d|, m (not both `dist` and `push` zero).
+///
+/// With `d' = (|d| + s) d̂`: `d' × v' = (|d| + s) d̂ × f v_⊥ = d × v`, what a central interaction
+/// does as it changes the distance, keeping `r v_⊥` (H. Goldstein, C. Poole, J. Safko, *Classical
+/// Mechanics*, 3rd ed., 2002, §§3.1–3.2); the tangential kinetic energy it takes goes into the
+/// radial motion, as a central force's centrifugal term would put it (`|v'| = |v|`). Split by
+/// inverse mass (`a` takes `−Δv w_a/(w_a + w_b)`, `b` takes `+Δv w_b/(w_a + w_b)`), as the push
+/// itself is, the pair's centre of mass and momentum stay.
+#[inline(always)]
+pub fn push_velocity_change<R: Real>(axis: R::V3, dist: R, v: R::V3, push: R) -> R::V3 {
+    let v_r = R::dot(v, axis);
+    let v_perp = v - axis * v_r;
+    let f = dist / (dist + push);
+    let gain = (R::one() - f * f) * R::dot(v_perp, v_perp);
+    let speed = (v_r * v_r + gain).sqrt();
+    let v_r_new = if v_r < R::zero() { -speed } else { speed };
+    axis * (v_r_new - v_r) + v_perp * (f - R::one())
+}
