@@ -31,6 +31,10 @@ struct Params {
     rolling: u32,            // ROLLING_* below: the rolling resistance law
     damping: u32,            // DAMPING_* below: the Hertz law's damping
     history_stride: u32,     // vec4s a contact's history takes (gpu::neighbours::history_vec4s)
+    guard_distance: f32,     // m, the magnitude guard's distance bound at t = 0 (physics::guard)
+    guard_speed: f32,        // m/s, its speed bound at t = 0
+    guard_accel: f32,        // m/s², the speed bound's growth
+    guard_centre: vec3<f32>, // m, the centre distances are measured from
 }
 
 // Grid parameters computed on the GPU each step (src/gpu/buffers.rs: Grid).
