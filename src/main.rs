@@ -218,8 +218,8 @@ struct RunArgs {
     /// Steps between checkpoints (with --checkpoint; default: only at the end and on Ctrl-C).
     #[arg(long, value_name = "K")]
     checkpoint_every: Option<u64>,
-    /// Run on when (E + dissipated) drifts by more than half the energy scale, which stops the
-    /// run by default (docs/physics.md §7); the summary still warns
+    /// Run on when total + dissipated energy drifts by more than half the energy scale, which
+    /// stops the run by default; the summary still warns
     #[arg(long)]
     allow_energy_drift: bool,
     /// Continue the run of a checkpoint file, or of the newest checkpoint in a directory; its
