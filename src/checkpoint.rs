@@ -133,7 +133,8 @@ pub enum Reason {
     Final,
     /// On Ctrl-C.
     Interrupted,
-    /// At a non-finite stop: the state holds NaN or infinity and cannot be resumed.
+    /// At a non-finite stop, or a run guard's stop (docs/physics.md §7): the state holds NaN or
+    /// infinity, or has blown up, and cannot be resumed.
     NonFinite,
 }
 
