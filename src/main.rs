@@ -471,6 +471,10 @@ fn run(args: RunArgs) -> Result<i32> {
     opts.steps = args.steps;
     opts.dt = args.dt;
     opts.digits = args.digits;
+    opts.stepped_by = Some((
+        args.backend.unwrap_or_default(),
+        args.precision.unwrap_or_default(),
+    ));
     let scene = load(&opts)?;
     let mut run_opts = RunOptions::default();
     given(&mut run_opts, &args);

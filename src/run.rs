@@ -59,6 +59,10 @@ pub struct SceneOptions {
     pub rolling_model: Option<crate::scene::RollingModel>,
     /// The Hertz law's damping (`--damping`), replacing the scene's.
     pub damping: Option<crate::scene::Damping>,
+    /// The backend and precision that will step the scene (`--backend`, `--precision`;
+    /// default: auto, f32), whose host memory [`SceneOptions::load`] adds when it checks that a
+    /// built-in scene with `--particles` fits before building it.
+    pub stepped_by: Option<(Backend, Precision)>,
 }
 
 impl SceneOptions {
@@ -173,6 +177,23 @@ impl SceneOptions {
             }
             builtin::pi_blocks(d)?
         } else {
+            if let Some(n) = self.particles {
+                // Refuse what cannot fit before anything is built, with the backend's share.
+                let (backend, precision) = self.stepped_by.unwrap_or_default();
+                let cost = |probe: &Scene, n: u64| {
+                    let mut probe = probe.clone();
+                    // A bad override is reported by the load below.
+                    let _ = self.apply(&mut probe);
+                    crate::sim::host_memory_estimate(backend, precision, &probe, n)
+                };
+                let label = format!("{backend} backend ({precision})");
+                builtin::check_size(
+                    &self.scene,
+                    n,
+                    Some((&label, &cost)),
+                    crate::sim::available_memory(),
+                )?;
+            }
             builtin::build(&self.scene, self.particles)?
         };
         if self.digits.is_some() && (is_file || self.scene != "pi-blocks") {

@@ -118,7 +118,7 @@ pub enum SimError {
 }
 
 /// Bytes the OS reports available to new allocations (Linux `MemAvailable`); `None` elsewhere.
-fn available_memory() -> Option<u64> {
+pub(crate) fn available_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -207,6 +207,47 @@ fn cpu_engine(scene: &Scene, precision: Precision) -> Result<Engine, SimError> {
         Precision::F32 => Engine::Cpu32(Box::new(CpuBackend::new(scene))),
         Precision::F64 => Engine::Cpu64(Box::new(CpuBackend::new(scene))),
     })
+}
+
+/// Host bytes `backend` needs, besides the scene itself, to set up a scene of `n` spheres like
+/// `scene` (its contact law, rotation and gravity solver; the sphere count of `scene` is not
+/// used), for refusing a built-in scene before it is built
+/// ([`builtin::check_size`](crate::scene::builtin::check_size)).
+///
+/// Every backend packs the scene first ([`PackedScene`](crate::setup::PackedScene): three
+/// `DVec3` and eight `f64` per sphere). Then the CPU adds
+/// [`CpuBackend::memory_estimate`] in `precision` (and the gravity tree's bytes per body with
+/// tree gravity); the GPU adds its upload arrays (position, velocity, acceleration and
+/// properties as `[f32; 4]`, the `u32` id, three `[f32; 4]` with rotation) twice, for wgpu's
+/// staging copies; its device buffers are checked against the adapter's limits when it starts.
+/// `Auto` counts the GPU's (a CPU fallback checks its own estimate before allocating) and the
+/// event-driven solver the packing alone (it takes at most 20 000 spheres).
+pub fn host_memory_estimate(backend: Backend, precision: Precision, scene: &Scene, n: u64) -> u64 {
+    use std::mem::size_of;
+    let packed = n * (3 * size_of::<glam::DVec3>() + 8 * size_of::<f64>()) as u64;
+    let rotation = scene.sim.rotation;
+    match backend {
+        Backend::Cpu => {
+            let tree = scene.sim.gravity_solver == crate::scene::GravitySolver::Tree;
+            let history = crate::setup::contact_history(scene);
+            let (own, per_body) = match precision {
+                Precision::F32 => (
+                    CpuBackend::<f32>::memory_estimate(n as usize, history, rotation),
+                    crate::cpu::tree::bytes_per_body::<f32>(),
+                ),
+                Precision::F64 => (
+                    CpuBackend::<f64>::memory_estimate(n as usize, history, rotation),
+                    crate::cpu::tree::bytes_per_body::<f64>(),
+                ),
+            };
+            packed + own + if tree { per_body * n } else { 0 }
+        }
+        Backend::Gpu | Backend::Auto => {
+            let upload = 4 * 16 + 4 + if rotation { 3 * 16 } else { 0 };
+            packed + 2 * upload * n
+        }
+        Backend::Event => packed,
+    }
 }
 
 /// Wall-clock accounting of stepping (excluding loading and output).

@@ -594,3 +594,85 @@ fn sixteen_million() {
         assert!(within(scene.spheres.len(), 16_000_000, 0.03));
     }
 }
+
+/// The memory estimate made before building bounds what each builder really builds: the sphere
+/// count and the bytes its vector keeps (capacity, so a vector that grows past its estimate —
+/// the `pile` carpet used to double it — fails).
+#[test]
+fn the_build_cost_bounds_every_built_scene() {
+    let sphere = std::mem::size_of::<spheresim::scene::Sphere>() as u64;
+    for name in builtin::names() {
+        if name == "pi-blocks" {
+            continue;
+        }
+        for n in [18, 100, 2_000, 20_000] {
+            let scene = builtin::build(name, Some(n)).unwrap();
+            let cost = builtin::build_cost(name, n);
+            let built = scene.spheres.len() as u64;
+            assert!(built <= cost.spheres, "{name} {n}: {built} > {cost:?}");
+            let held = scene.spheres.capacity() as u64 * sphere;
+            assert!(
+                held <= cost.kept && cost.kept <= cost.peak,
+                "{name} {n}: {held} bytes held, {cost:?}"
+            );
+        }
+    }
+}
+
+/// The refusal's "at most about N particles" is the largest count that passes the same check.
+#[test]
+fn the_size_check_names_the_largest_count_that_fits() {
+    let available = 64 << 20;
+    for name in ["box-gas", "container", "wall-stand", "pile", "plummer"] {
+        let err = builtin::check_size(name, 10_000_000, None, Some(available))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(&format!(
+                "built-in scene `{name}` with 10000000 particles does not fit in memory: \
+                 building the scene need"
+            )),
+            "{err}"
+        );
+        assert!(
+            err.contains("but 67108864 bytes (0.1 GiB) are available (MemAvailable)"),
+            "{err}"
+        );
+        let fits: usize = err
+            .split("at most about ")
+            .nth(1)
+            .and_then(|t| t.split(' ').next())
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("no count in: {err}"));
+        assert!(fits > 1000, "{name}: {fits}");
+        builtin::check_size(name, fits, None, Some(available)).unwrap();
+        assert!(builtin::check_size(name, fits + 1, None, Some(available)).is_err());
+        assert!(builtin::build_cost(name, fits).peak <= available);
+    }
+}
+
+/// A backend's bytes count on top of the scene's, for the scene's own settings.
+#[test]
+fn the_size_check_adds_the_backends_bytes() {
+    let per = |_: &Scene, n: u64| 1000 * n;
+    let backend: builtin::BackendCost<'_> = ("test backend", &per);
+    let available = 64 << 20;
+    builtin::check_size("box-gas", 100_000, None, Some(available)).unwrap();
+    let err = builtin::check_size("box-gas", 100_000, Some(backend), Some(available))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("the scene and the test backend need about"),
+        "{err}"
+    );
+    let need = 100_000 * (1000 + builtin::build_cost("box-gas", 1).kept);
+    assert!(err.contains(&format!("about {need} bytes")), "{err}");
+    // Unknown memory: only the index limit.
+    builtin::check_size("box-gas", 100_000, Some(backend), None).unwrap();
+    let err = builtin::check_size("box-gas", u32::MAX as usize + 1, None, None).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("at most 4294967295 spheres (u32 ids)"),
+        "{err}"
+    );
+}

@@ -365,3 +365,69 @@ fn the_overlap_message_names_the_flag_and_prints_clean_numbers() {
     })
     .unwrap();
 }
+
+/// A built-in scene that cannot fit in memory is refused before it is built, on both backends,
+/// with the numbers (issue 36 item 7): exit 1, not an allocation abort (134), nothing written.
+/// The refusal comes before any adapter is opened, so the GPU case needs none.
+#[test]
+fn a_built_in_scene_too_large_for_memory_is_refused_with_the_numbers() {
+    let dir = Scratch::new();
+    for backend in ["cpu", "gpu"] {
+        let o = dir.run(&[
+            "run",
+            "box-gas",
+            "--particles",
+            "2000000000",
+            "--backend",
+            backend,
+            "-q",
+            "--final",
+            "final.csv",
+            "--output",
+            "out",
+        ]);
+        let err = fails_with(
+            &o,
+            &format!(
+                "built-in scene `box-gas` with 2000000000 particles does not fit in memory: the \
+                 scene and the {backend} backend (f32) need about …"
+            ),
+        );
+        assert!(err.contains(" GiB), but "), "{err}");
+        assert!(
+            err.contains(" are available (MemAvailable); at most about "),
+            "{err}"
+        );
+        let fits: u64 = err
+            .split("at most about ")
+            .nth(1)
+            .and_then(|t| t.split(' ').next())
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("no count in: {err}"));
+        assert!(fits < 2_000_000_000, "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    assert!(dir.listing().is_empty(), "{:?}", dir.listing());
+}
+
+/// More spheres than u32 ids can index are refused before any memory estimate or build.
+#[test]
+fn a_particle_count_beyond_u32_ids_is_refused() {
+    let dir = Scratch::new();
+    for backend in ["cpu", "gpu"] {
+        let o = dir.run(&[
+            "run",
+            "box-gas",
+            "--particles",
+            "4294967296",
+            "--backend",
+            backend,
+        ]);
+        fails_with(
+            &o,
+            "built-in scene `box-gas` with 4294967296 particles: the engine indexes at most \
+             4294967295 spheres (u32 ids); choose a smaller --particles",
+        );
+    }
+    assert!(dir.listing().is_empty(), "{:?}", dir.listing());
+}

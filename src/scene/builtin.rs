@@ -161,6 +161,8 @@ pub fn build(name: &str, particles: Option<usize>) -> Result<Scene, SceneError> 
             "built-in scene `{name}`: the particle count must be at least 1, got 0"
         )));
     }
+    // The builder's vectors alone can exceed memory: refuse before allocating them.
+    check_size(name, n, None, crate::sim::available_memory())?;
     let mut scene = match name {
         "wall-break" => wall_break(n)?,
         "wall-stand" => wall_stand(n)?,
@@ -183,6 +185,153 @@ pub fn build(name: &str, particles: Option<usize>) -> Result<Scene, SceneError> 
     };
     scene.name = name.to_string();
     Ok(scene)
+}
+
+// ---------------------------------------------------------------------------------------------
+// memory before building
+
+/// Scratch bytes per sphere of the overlap check that follows a build (`Scene::check`: the
+/// radius classes, each grid's members, buckets, starts and items, `u32`s and `u16`s), rounded
+/// up.
+pub const CHECK_BYTES_PER_SPHERE: u64 = 40;
+
+/// What building a built-in scene costs in memory: spheres built and bytes held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuildCost {
+    /// Most spheres the scene holds after the build (`pile` adds its fixed carpet, `wall-break`
+    /// and `wall-stand` round to whole rows).
+    pub spheres: u64,
+    /// Bytes the builder holds at its peak: every `Vec<Sphere>` (at `size_of::<Sphere>()` each,
+    /// `wall-stand` builds five candidate walls at once) and its lattice points, sort scratch
+    /// and Plummer bodies (`DVec3` each).
+    pub peak: u64,
+    /// Bytes the built scene keeps: its spheres and [`CHECK_BYTES_PER_SPHERE`] for the check.
+    pub kept: u64,
+}
+
+/// The memory cost of building the built-in scene `name` with `n` requested spheres, computed
+/// from the builders' own sizes without allocating; the count of an unknown name is taken as
+/// `n` spheres.
+pub fn build_cost(name: &str, n: usize) -> BuildCost {
+    let sphere = std::mem::size_of::<Sphere>() as u64;
+    let point = std::mem::size_of::<DVec3>() as u64;
+    let nn = n as u64;
+    // wall-break's slab for `n` spheres: whole rows, plus the projectile.
+    let slab = |n: usize| {
+        let s = slab_shape(n.saturating_sub(1).max(16));
+        (s.layers * s.rows * s.per_row) as u64 + 1
+    };
+    // container and rubble-pile: k³ ≥ 2n lattice points, sorted (scratch up to as many).
+    let lattice = || {
+        let k = ((2 * n) as f64).cbrt().ceil() as u64 | 1;
+        2 * k * k * k * point
+    };
+    let (spheres, peak) = match name {
+        "wall-break" => {
+            let c = slab(n);
+            (c, c * sphere)
+        }
+        "wall-stand" => {
+            let cands = wall_stand_scales(n).map(slab);
+            let most = cands.into_iter().max().unwrap_or(0);
+            (most, cands.iter().sum::<u64>() * sphere)
+        }
+        "container" | "rubble-pile" => (nn, lattice() + nn * sphere),
+        "plummer" => (nn, nn * (sphere + 2 * point)),
+        "pile" => {
+            let c = nn + pile_carpet_bound(n);
+            (c, c * sphere + pile_disc_bound(n) * 2 * 8)
+        }
+        "pi-blocks" => (2, 2 * sphere),
+        _ => (nn, nn * sphere),
+    };
+    let kept = spheres * (sphere + CHECK_BYTES_PER_SPHERE);
+    BuildCost {
+        spheres,
+        peak: peak.max(kept),
+        kept,
+    }
+}
+
+/// The backend that will step a scene, for [`check_size`]: its name for the message and the
+/// host bytes it needs for a scene like `probe` (overrides applied) of the given sphere count.
+pub type BackendCost<'a> = (&'a str, &'a dyn Fn(&Scene, u64) -> u64);
+
+/// Refuses, before anything is built, a built-in scene of `n` requested spheres that the engine
+/// cannot index (more than [`MAX_SPHERES`](super::check::MAX_SPHERES), `u32` ids) or that does
+/// not fit in `available` bytes (`None`: unknown, only the index limit is checked).
+///
+/// The need is the larger of the builder's peak and what the scene keeps plus the backend's
+/// bytes ([`build_cost`]; with `backend`, its cost for a small build of the same scene, which
+/// carries the scene's contact law, rotation and gravity solver, scaled to the count).
+///
+/// # Errors
+/// [`SceneError::Other`] naming the scene, the count, the estimate and what is available in
+/// bytes and GiB, and the largest count that fits; errors of building the small probe scene
+/// (an unknown name).
+pub fn check_size(
+    name: &str,
+    n: usize,
+    backend: Option<BackendCost<'_>>,
+    available: Option<u64>,
+) -> Result<(), SceneError> {
+    let max = super::check::MAX_SPHERES;
+    if n > max {
+        return Err(SceneError::Other(format!(
+            "built-in scene `{name}` with {n} particles: the engine indexes at most {max} \
+             spheres (u32 ids); choose a smaller --particles"
+        )));
+    }
+    // pi-blocks has exactly two spheres; build() says so for any other count.
+    let Some(available) = available.filter(|_| name != "pi-blocks") else {
+        return Ok(());
+    };
+    let probe = match backend {
+        Some(_) => Some(build(name, Some(probe_count(name)))?),
+        None => None,
+    };
+    let need = |m: usize| {
+        let cost = build_cost(name, m);
+        let extra = match (backend, &probe) {
+            (Some((_, bytes)), Some(p)) => bytes(p, cost.spheres),
+            _ => 0,
+        };
+        cost.peak.max(cost.kept.saturating_add(extra))
+    };
+    let bytes = need(n);
+    if bytes <= available {
+        return Ok(());
+    }
+    // Largest count that fits: the need grows with the count.
+    let (mut lo, mut hi) = (0usize, n);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if need(mid) <= available {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+    let who = match backend {
+        Some((label, _)) => format!("the scene and the {label}"),
+        None => "building the scene".to_string(),
+    };
+    Err(SceneError::Other(format!(
+        "built-in scene `{name}` with {n} particles does not fit in memory: {who} need about \
+         {bytes} bytes ({:.1} GiB), but {available} bytes ({:.1} GiB) are available \
+         (MemAvailable); at most about {lo} particles fit; choose a smaller --particles",
+        gib(bytes),
+        gib(available)
+    )))
+}
+
+/// The smallest count every builder takes: a cheap build that carries the scene's settings.
+fn probe_count(name: &str) -> usize {
+    match name {
+        "wall-break" | "wall-stand" => 17,
+        _ => 2,
+    }
 }
 
 /// Uniform sample in `[lo, hi)`; `lo` when the interval is empty (never panics).
@@ -387,9 +536,9 @@ pub const WALL_STAND_SETTLE: f64 = 5e-3;
 fn wall_stand(n: usize) -> Result<Scene, SceneError> {
     // The cut drops 1/5 to 1/2 of the slab's layers: build a larger slab when that comes
     // closer to the requested count.
-    let mut scene = [1.0, 5.0 / 4.0, 6.0 / 4.0, 8.0 / 7.0, 2.0]
+    let mut scene = wall_stand_scales(n)
         .into_iter()
-        .map(|scale| wall_stand_slab(((n - 1) as f64 * scale) as usize + 1))
+        .map(wall_stand_slab)
         .collect::<Result<Vec<_>, _>>()?
         .into_iter()
         .min_by_key(|s| s.spheres.len().abs_diff(n))
@@ -434,6 +583,12 @@ fn wall_stand(n: usize) -> Result<Scene, SceneError> {
     scene.sim.dt = dt;
     scene.sim.steps = ((travel + 1.5 * thickness) / WALL_PROJECTILE_SPEED / dt).ceil() as u64;
     Ok(scene)
+}
+
+/// The counts of the candidate `wall-break` slabs that `wall-stand` builds for `n` spheres.
+fn wall_stand_scales(n: usize) -> [usize; 5] {
+    [1.0, 5.0 / 4.0, 6.0 / 4.0, 8.0 / 7.0, 2.0]
+        .map(|scale| (n.saturating_sub(1) as f64 * scale) as usize + 1)
 }
 
 /// The `wall-break` scene for `n` spheres with its slab cut to 3k + 1 layers (projectile last).
@@ -557,8 +712,7 @@ fn pile(n: usize) -> Scene {
     let (e, density) = (0.5, 2500.0);
     let mass = density * sphere_volume(r);
     let pitch = 2.1 * r;
-    // Radius in pitches with height ≈ diameter: π R² (2R) ≈ n pitches³.
-    let cells = ((n as f64 / (2.0 * PI)).cbrt()).max(1.0);
+    let cells = pile_cells(n);
     let cells_r = cells.ceil() as i64;
     let mut disc: Vec<(f64, f64)> = Vec::new();
     for i in -cells_r..=cells_r {
@@ -571,7 +725,8 @@ fn pile(n: usize) -> Scene {
     }
     disc.sort_by(|a, b| (a.0 * a.0 + a.1 * a.1).total_cmp(&(b.0 * b.0 + b.1 * b.1)));
     let mut rng = Pcg64::seed_from_u64(11);
-    let mut spheres = Vec::with_capacity(n);
+    // Room for the carpet too, so that it never grows the vector.
+    let mut spheres = Vec::with_capacity(n + pile_carpet_bound(n) as usize);
     // The carpet's top is at 2 r; the column's lowest layer rests just above it.
     let base = 3.0 * r + 0.5 * pitch;
     'fill: for layer in 0.. {
@@ -593,7 +748,7 @@ fn pile(n: usize) -> Scene {
     }
     let carpet_pitch = 3.0 * r;
     let reach = 3.0 * (cells + 1.0) * pitch;
-    let k = (reach / carpet_pitch).ceil() as i64;
+    let k = pile_carpet_half(n);
     for i in -k..=k {
         for j in -k..=k {
             let (x, y) = (i as f64 * carpet_pitch, j as f64 * carpet_pitch);
@@ -632,6 +787,32 @@ fn pile(n: usize) -> Scene {
     scene.sim.dt = round_down_2(t.suggested_dt());
     scene.sim.steps = (PILE_TIME / scene.sim.dt).ceil() as u64;
     scene
+}
+
+/// The `pile` column's radius in pitches for `n` grains: height ≈ diameter, π R² (2R) ≈ n
+/// pitches³.
+fn pile_cells(n: usize) -> f64 {
+    ((n as f64 / (2.0 * PI)).cbrt()).max(1.0)
+}
+
+/// Half-width in carpet pitches (3 r) of the square the `pile` carpet is cut from: it reaches
+/// 3 (cells + 1) column pitches (2.1 r).
+fn pile_carpet_half(n: usize) -> i64 {
+    let r = PILE_RADIUS;
+    let reach = 3.0 * (pile_cells(n) + 1.0) * (2.1 * r);
+    (reach / (3.0 * r)).ceil() as i64
+}
+
+/// Most fixed carpet grains `pile` adds for `n` grains (the whole square).
+fn pile_carpet_bound(n: usize) -> u64 {
+    let side = 2 * pile_carpet_half(n) as u64 + 1;
+    side * side
+}
+
+/// Most points of the `pile` column's disc for `n` grains (the whole square).
+fn pile_disc_bound(n: usize) -> u64 {
+    let side = 2 * pile_cells(n).ceil() as u64 + 1;
+    side * side
 }
 
 /// `x` rounded down to two significant digits (for a time step that reads well).
