@@ -6,6 +6,8 @@
 struct ScanParams {
     len: u32,        // entries at this level
     dispatch_x: u32, // threads along x (work-groups × WG)
+    pad0: u32,       // to src/gpu/buffers.rs ScanParams's 16 bytes
+    pad1: u32,
 }
 
 @group(0) @binding(0) var<storage, read> sp: ScanParams;

@@ -256,68 +256,105 @@ fn every_stage_uses_the_shared_workgroup_size() {
     );
 }
 
-/// `buffers::Params` and the WGSL `Params` of common.wgsl agree member by member: the same
-/// names at the same byte offsets, and the same size (the host writes the Rust struct's bytes).
-#[test]
-fn params_layout_matches_the_wgsl_struct() {
-    use spheresim::gpu::buffers::Params;
-    use std::mem::{offset_of, size_of};
-    macro_rules! offsets {
-        ($($f:ident),* $(,)?) => { vec![$((stringify!($f), offset_of!(Params, $f) as u32)),*] };
-    }
-    let rust: BTreeMap<&str, u32> = offsets!(
-        gravity,
-        dt,
-        n,
-        n_small,
-        table_size,
-        n_planes,
-        small_radius_max,
-        g_const,
-        eps2,
-        drag,
-        stiffness,
-        model,
-        overlap_relaxation,
-        dispatch_x,
-        resting_speed,
-        history,
-        skin,
-        row_groups_x,
-        rotation,
-        rolling,
-        damping,
-        history_stride,
-        guard_distance,
-        guard_speed,
-        guard_accel,
-        guard_centre,
-    )
-    .into_iter()
-    .collect();
-    let src = source(STAGES[0].1);
-    let module = naga::front::wgsl::parse_str(&src).expect("parse the first stage");
+/// The members of WGSL struct `name` in the composed source of `stage`: (name, offset) of each
+/// member not named `pad…`, and the struct's size.
+fn wgsl_layout(stage: &str, name: &str) -> (BTreeMap<String, u32>, u32) {
+    let src = STAGES
+        .iter()
+        .find(|(s, _)| *s == stage)
+        .map(|(_, src)| source(src))
+        .unwrap_or_else(|| panic!("no stage {stage}"));
+    let module = naga::front::wgsl::parse_str(&src).expect("parse the stage");
     let (members, span) = module
         .types
         .iter()
         .find_map(|(_, t)| match (&t.name, &t.inner) {
-            (Some(name), naga::TypeInner::Struct { members, span }) if name == "Params" => {
+            (Some(n), naga::TypeInner::Struct { members, span }) if n == name => {
                 Some((members.clone(), *span))
             }
             _ => None,
         })
-        .expect("struct Params in common.wgsl");
-    let wgsl: BTreeMap<&str, u32> = members
+        .unwrap_or_else(|| panic!("struct {name} in stage {stage}"));
+    let named = members
         .iter()
-        .map(|m| (m.name.as_deref().expect("named member"), m.offset))
+        .map(|m| (m.name.clone().expect("named member"), m.offset))
+        .filter(|(n, _)| !n.starts_with("pad"))
         .collect();
-    assert_eq!(
-        wgsl, rust,
-        "Params: WGSL member offsets (left) against the Rust struct's (right)"
-    );
-    assert_eq!(
-        span as usize,
-        size_of::<Params>(),
-        "Params: WGSL size against Rust size"
-    );
+    (named, span)
+}
+
+/// (name, offset) of each listed field of a Rust struct, and its size.
+macro_rules! rust_layout {
+    ($t:ty: $($f:ident),* $(,)?) => {
+        (
+            [$((stringify!($f).to_string(), std::mem::offset_of!($t, $f) as u32)),*]
+                .into_iter()
+                .collect::<BTreeMap<String, u32>>(),
+            std::mem::size_of::<$t>() as u32,
+        )
+    };
+}
+
+/// Every `#[repr(C)]` struct the host writes for the GPU agrees with its WGSL struct, member by
+/// member (padding aside): the same names at the same byte offsets, and the same size. Field
+/// order, alignment (a `vec3<f32>` starts at a multiple of 16) and trailing padding all show
+/// up as an offset or a size.
+#[test]
+fn shared_structs_match_their_wgsl_layout() {
+    use spheresim::gpu::buffers::{
+        Grid, ListParams, Params, PlaneGpu, ScanParams, Status, TreeParams,
+    };
+    let cases = [
+        (
+            "integrate",
+            "Params",
+            rust_layout!(Params: gravity, dt, n, n_small, table_size, n_planes, small_radius_max,
+                g_const, eps2, drag, stiffness, model, overlap_relaxation, dispatch_x,
+                resting_speed, history, skin, row_groups_x, rotation, rolling, damping,
+                history_stride, guard_distance, guard_speed, guard_accel, guard_centre),
+        ),
+        (
+            "integrate",
+            "Grid",
+            rust_layout!(Grid: speed_max_bits, cell_edge, inv_cell_edge, small_speed_max, step),
+        ),
+        (
+            "integrate",
+            "Status",
+            rust_layout!(Status: first_bad_step, bad_id, collisions, history_dropped, rebuilds,
+                list_needed, steps, reach),
+        ),
+        (
+            "collide",
+            "Plane",
+            rust_layout!(PlaneGpu: point, e, normal, zeta, compliance, mu, radius,
+                rolling_friction),
+        ),
+        (
+            "collide",
+            "ListParams",
+            rust_layout!(ListParams: capacity, dispatch_x, split),
+        ),
+        (
+            "prefix_sum",
+            "ScanParams",
+            rust_layout!(ScanParams: len, dispatch_x),
+        ),
+        (
+            "tree_walk",
+            "TreeParams",
+            rust_layout!(TreeParams: n, len, shift, blocks, dispatch_x, theta2, eps2, g_const),
+        ),
+    ];
+    for (stage, name, (rust, size)) in cases {
+        let (wgsl, span) = wgsl_layout(stage, name);
+        assert_eq!(
+            wgsl, rust,
+            "{name}: WGSL member offsets (left) against the Rust struct's (right)"
+        );
+        assert_eq!(
+            span, size,
+            "{name}: WGSL size against the Rust struct's size"
+        );
+    }
 }
