@@ -11,7 +11,7 @@ struct Uniforms {
     _pad: u32,
 }
 
-@group(0) @binding(0) var<storage, read> u: Uniforms;
+@group(0) @binding(0) var<uniform> u: Uniforms;
 
 struct VsOut {
     @builtin(position) clip: vec4<f32>,
