@@ -40,13 +40,13 @@ impl CellKeys {
         self.module.bind(
             device,
             &[
-                (0, &b.params),
-                (1, &s.pos),
-                (2, &b.grid),
-                (3, &b.keys),
-                (4, &s.vel),
-                (5, &b.cells),
-                (6, &b.boxes),
+                ("params", &b.params),
+                ("pos", &s.pos),
+                ("grid", &b.grid),
+                ("keys", &b.keys),
+                ("vel", &s.vel),
+                ("cells", &b.cells),
+                ("boxes", &b.boxes),
             ],
         )
     }

@@ -34,11 +34,11 @@ impl Count {
         self.module.bind(
             device,
             &[
-                (0, &b.params),
-                (1, &b.keys),
-                (2, &b.counts),
-                (3, &b.slot),
-                (4, &b.cell_start),
+                ("params", &b.params),
+                ("keys", &b.keys),
+                ("counts", &b.counts),
+                ("slot", &b.slot),
+                ("cell_start", &b.cell_start),
             ],
         )
     }

@@ -35,15 +35,15 @@ impl Diagnostics {
         self.module.bind(
             device,
             &[
-                (0, &b.params),
-                (1, &s.pos),
-                (2, &s.vel),
-                (3, &s.acc),
-                (4, &b.contact),
-                (5, &b.contact_counts),
-                (6, &b.partial_f),
-                (7, &b.partial_u),
-                (8, &b.dissipated),
+                ("params", &b.params),
+                ("pos", &s.pos),
+                ("vel", &s.vel),
+                ("acc", &s.acc),
+                ("contact", &b.contact),
+                ("contact_counts", &b.contact_counts),
+                ("partial_f", &b.partial_f),
+                ("partial_u", &b.partial_u),
+                ("dissipated", &b.dissipated),
             ],
         )
     }

@@ -37,7 +37,12 @@ impl Gravity {
     ) -> wgpu::BindGroup {
         self.module.bind(
             device,
-            &[(0, &b.params), (1, &s.pos), (2, &s.acc), (3, &b.a_mutual)],
+            &[
+                ("params", &b.params),
+                ("pos", &s.pos),
+                ("acc", &s.acc),
+                ("a_mutual", &b.a_mutual),
+            ],
         )
     }
 }

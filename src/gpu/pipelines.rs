@@ -2,9 +2,8 @@
 //!
 //! WGSL has no includes: every stage's source is `shaders/common.wgsl` followed by the stage file.
 //! Each module gets one bind group layout, derived from its declared bindings by naga reflection
-//! (uniform or storage, read-only or read-write), shared by all its entry points.
-
-use std::collections::BTreeMap;
+//! (uniform or storage, read-only or read-write), shared by all its entry points. Buffers are
+//! bound by the WGSL variable's name ([`Module::bind`]); binding numbers appear only in WGSL.
 
 /// `shaders/common.wgsl`.
 pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
@@ -64,6 +63,92 @@ pub fn validate(name: &str, src: &str) -> Result<naga::Module, String> {
     Ok(module)
 }
 
+/// One buffer a shader declares in group 0, found by naga reflection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// The WGSL variable's name: the name a stage's `bind` gives its buffer.
+    pub name: String,
+    /// `@binding(N)`, as written in the shader (never written in Rust).
+    pub binding: u32,
+    /// Uniform or storage, read-only or read-write, from the declaration.
+    pub ty: wgpu::BufferBindingType,
+}
+
+/// The group-0 buffers of `module`, by binding number; `shader` names it in panics.
+///
+/// # Panics
+/// When a variable is bound in another group or has no name (the shipped shaders use group 0
+/// only; the renderer's `impostor.wgsl` is not built through here).
+pub fn reflect(shader: &str, module: &naga::Module) -> Vec<Binding> {
+    let mut out: Vec<Binding> = module
+        .global_variables
+        .iter()
+        .filter_map(|(_, var)| {
+            let binding = var.binding.as_ref()?;
+            assert_eq!(binding.group, 0, "shader {shader}: only group 0 is used");
+            let ty = match var.space {
+                naga::AddressSpace::Uniform => wgpu::BufferBindingType::Uniform,
+                naga::AddressSpace::Storage { access } => wgpu::BufferBindingType::Storage {
+                    read_only: !access.contains(naga::StorageAccess::STORE),
+                },
+                _ => return None,
+            };
+            let name = var.name.clone().unwrap_or_else(|| {
+                panic!("shader {shader}: binding {} has no name", binding.binding)
+            });
+            Some(Binding {
+                name,
+                binding: binding.binding,
+                ty,
+            })
+        })
+        .collect();
+    out.sort_by_key(|b| b.binding);
+    out
+}
+
+/// Matches the buffer names a stage offers to the variables `shader` declares: for each of
+/// `declared`, in order, the index of its buffer in `offered`.
+///
+/// # Errors
+/// The slice must name every declared variable exactly once and nothing else: a message naming
+/// the shader and each variable left without a buffer (with the names offered), each name the
+/// shader does not declare (with the shader's variables) and each name offered twice.
+pub fn match_names(
+    shader: &str,
+    declared: &[Binding],
+    offered: &[&str],
+) -> Result<Vec<usize>, String> {
+    let mut problems = Vec::new();
+    for (i, name) in offered.iter().enumerate() {
+        if offered[..i].contains(name) {
+            problems.push(format!("`{name}` is offered twice"));
+        } else if !declared.iter().any(|d| d.name == *name) {
+            let vars: Vec<&str> = declared.iter().map(|d| d.name.as_str()).collect();
+            problems.push(format!(
+                "`{name}` is offered but not declared (its variables: {})",
+                vars.join(", ")
+            ));
+        }
+    }
+    let mut index = Vec::with_capacity(declared.len());
+    for d in declared {
+        match offered.iter().position(|o| *o == d.name) {
+            Some(i) => index.push(i),
+            None => problems.push(format!(
+                "variable `{}` has no buffer (offered: {})",
+                d.name,
+                offered.join(", ")
+            )),
+        }
+    }
+    if problems.is_empty() {
+        Ok(index)
+    } else {
+        Err(format!("shader {shader}: {}", problems.join("; ")))
+    }
+}
+
 /// A compiled shader module with its bind group layout.
 pub struct Module {
     /// Name, for labels and errors.
@@ -71,8 +156,8 @@ pub struct Module {
     module: wgpu::ShaderModule,
     layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
-    /// Binding numbers the module declares (group 0).
-    pub bindings: Vec<u32>,
+    /// The buffers the module declares (group 0), by binding number.
+    pub bindings: Vec<Binding>,
 }
 
 impl Module {
@@ -82,34 +167,20 @@ impl Module {
     /// When the shipped WGSL is invalid: the `shaders_validate` test catches that first.
     pub fn new(device: &wgpu::Device, name: &'static str, src: &str) -> Self {
         let parsed = validate(name, src).unwrap_or_else(|e| panic!("{e}"));
-        let mut entries = BTreeMap::new();
-        for (_, var) in parsed.global_variables.iter() {
-            let Some(binding) = &var.binding else {
-                continue;
-            };
-            assert_eq!(binding.group, 0, "shader {name}: only group 0 is used");
-            let ty = match var.space {
-                naga::AddressSpace::Uniform => wgpu::BufferBindingType::Uniform,
-                naga::AddressSpace::Storage { access } => wgpu::BufferBindingType::Storage {
-                    read_only: !access.contains(naga::StorageAccess::STORE),
+        let bindings = reflect(name, &parsed);
+        let layout_entries: Vec<_> = bindings
+            .iter()
+            .map(|b| wgpu::BindGroupLayoutEntry {
+                binding: b.binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: b.ty,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
                 },
-                _ => continue,
-            };
-            entries.insert(
-                binding.binding,
-                wgpu::BindGroupLayoutEntry {
-                    binding: binding.binding,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-            );
-        }
-        let layout_entries: Vec<_> = entries.values().cloned().collect();
+                count: None,
+            })
+            .collect();
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some(name),
             entries: &layout_entries,
@@ -128,7 +199,7 @@ impl Module {
             module,
             layout,
             pipeline_layout,
-            bindings: entries.keys().copied().collect(),
+            bindings,
         }
     }
 
@@ -153,24 +224,29 @@ impl Module {
         })
     }
 
-    /// A bind group giving every declared binding its buffer.
+    /// A bind group giving each declared variable the buffer offered under its WGSL name.
+    /// Binding numbers stay in the shader: a buffer may carry a different number in each.
+    /// The slice is exact for this module; there is no form that ignores extra names, so no
+    /// slice is shared between modules.
     ///
     /// # Panics
-    /// When a declared binding has no buffer (a driver bug, caught by the GPU tests).
-    pub fn bind(&self, device: &wgpu::Device, buffers: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
+    /// When the names do not match the declarations ([`match_names`]): a program error, at
+    /// set-up, naming the shader and the variables.
+    pub fn bind(
+        &self,
+        device: &wgpu::Device,
+        buffers: &[(&str, &wgpu::Buffer)],
+    ) -> wgpu::BindGroup {
+        let names: Vec<&str> = buffers.iter().map(|(n, _)| *n).collect();
+        let index =
+            match_names(self.name, &self.bindings, &names).unwrap_or_else(|e| panic!("{e}"));
         let entries: Vec<wgpu::BindGroupEntry> = self
             .bindings
             .iter()
-            .map(|b| {
-                let buf = buffers
-                    .iter()
-                    .find(|(n, _)| n == b)
-                    .unwrap_or_else(|| panic!("shader {}: no buffer for binding {b}", self.name))
-                    .1;
-                wgpu::BindGroupEntry {
-                    binding: *b,
-                    resource: buf.as_entire_binding(),
-                }
+            .zip(index)
+            .map(|(b, i)| wgpu::BindGroupEntry {
+                binding: b.binding,
+                resource: buffers[i].1.as_entire_binding(),
             })
             .collect();
         device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -178,5 +254,74 @@ impl Module {
             layout: &self.layout,
             entries: &entries,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHADER: &str = "
+        @group(0) @binding(0) var<uniform> params: vec4<f32>;
+        @group(0) @binding(3) var<storage, read> pos: array<vec4<f32>>;
+        @group(0) @binding(1) var<storage, read_write> vel: array<vec4<f32>>;
+        @compute @workgroup_size(1) fn main() { vel[0] = pos[0] + params; }
+    ";
+
+    fn declared() -> Vec<Binding> {
+        reflect("test", &validate("test", SHADER).unwrap())
+    }
+
+    #[test]
+    fn reflection_reads_names_numbers_and_access() {
+        let d = declared();
+        let got: Vec<(&str, u32)> = d.iter().map(|b| (b.name.as_str(), b.binding)).collect();
+        assert_eq!(got, [("params", 0), ("vel", 1), ("pos", 3)]);
+        assert_eq!(d[0].ty, wgpu::BufferBindingType::Uniform);
+        assert_eq!(
+            d[1].ty,
+            wgpu::BufferBindingType::Storage { read_only: false }
+        );
+        assert_eq!(
+            d[2].ty,
+            wgpu::BufferBindingType::Storage { read_only: true }
+        );
+    }
+
+    #[test]
+    fn names_match_in_any_order() {
+        let index = match_names("test", &declared(), &["pos", "vel", "params"]).unwrap();
+        assert_eq!(index, [2, 1, 0]);
+    }
+
+    #[test]
+    fn a_missing_name_is_refused_with_both_names() {
+        let e = match_names("test", &declared(), &["params", "pos"]).unwrap_err();
+        assert!(e.starts_with("shader test:"), "{e}");
+        assert!(e.contains("variable `vel` has no buffer"), "{e}");
+        assert!(e.contains("offered: params, pos"), "{e}");
+    }
+
+    #[test]
+    fn a_wrong_name_is_refused_with_both_names() {
+        let e = match_names("test", &declared(), &["params", "pos", "velocity"]).unwrap_err();
+        assert!(e.starts_with("shader test:"), "{e}");
+        assert!(e.contains("`velocity` is offered but not declared"), "{e}");
+        assert!(e.contains("its variables: params, vel, pos"), "{e}");
+        assert!(e.contains("variable `vel` has no buffer"), "{e}");
+    }
+
+    #[test]
+    fn a_name_offered_twice_is_refused() {
+        let e = match_names("test", &declared(), &["params", "pos", "vel", "pos"]).unwrap_err();
+        assert!(e.contains("`pos` is offered twice"), "{e}");
+    }
+
+    #[test]
+    fn shipped_stages_declare_named_group_zero_buffers() {
+        for (name, stage) in STAGES.iter().chain([&("diagnostics", DIAGNOSTICS)]) {
+            let d = reflect(name, &validate(name, &source(stage)).unwrap());
+            assert!(!d.is_empty(), "shader {name} declares no buffers");
+        }
     }
 }

@@ -65,7 +65,10 @@ pub fn levels(
         );
         let m = &stage.module;
         if blocks == 1 {
-            let bind_scan = m.bind(device, &[(0, &sp), (1, &level_buf), (2, &zero)]);
+            let bind_scan = m.bind(
+                device,
+                &[("sp", &sp), ("data", &level_buf), ("block_sums", &zero)],
+            );
             scan.push(ScanLevel {
                 dims,
                 bind_reduce: None,
@@ -74,7 +77,10 @@ pub fn levels(
             return scan;
         }
         let sums = storage(device, "scan block sums", 4 * blocks as u64);
-        let bind = m.bind(device, &[(0, &sp), (1, &level_buf), (2, &sums)]);
+        let bind = m.bind(
+            device,
+            &[("sp", &sp), ("data", &level_buf), ("block_sums", &sums)],
+        );
         scan.push(ScanLevel {
             dims,
             bind_reduce: Some(bind.clone()),

@@ -6,7 +6,8 @@ use super::{init_storage, storage};
 use crate::scene::RollingModel;
 use crate::setup::PackedScene;
 
-/// One set of per-sphere buffers, in sorted order (`common.wgsl`'s bindings of the state).
+/// One set of per-sphere buffers, in sorted order (their usual WGSL names: `pos`, `vel`, `acc`,
+/// `props`, `ids`, `rot`).
 pub(crate) struct StateSet {
     /// Position, m | radius, m (`vec4<f32>`).
     pub pos: wgpu::Buffer,

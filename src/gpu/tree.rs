@@ -283,7 +283,9 @@ impl GpuTree {
             let dims = dispatch_dims(len.div_ceil(wg), max_dim);
             let p = params("bounds level", len, 1, 0, dims);
             let (src, dst) = (&partials[bounds_out(k)], &partials[bounds_out(k + 1)]);
-            let bind = stages.bounds.bind(device, &[(0, &p), (1, src), (2, dst)]);
+            let bind = stages
+                .bounds
+                .bind(device, &[("tp", &p), ("src", src), ("dst", dst)]);
             bounds_levels.push((bind, dims));
             len = len.div_ceil(wg);
             k += 1;
@@ -298,51 +300,55 @@ impl GpuTree {
             .map(|inp| BodyBinds {
                 bounds0: stages.bounds.bind(
                     device,
-                    &[(0, &p0), (1, inp.pos), (2, &partials[bounds_out(0)])],
+                    &[
+                        ("tp", &p0),
+                        ("src", inp.pos),
+                        ("dst", &partials[bounds_out(0)]),
+                    ],
                 ),
                 morton: stages.morton.bind(
                     device,
                     &[
-                        (0, &body_params),
-                        (1, inp.pos),
-                        (2, bounds_final),
-                        (3, &buf.keys[0][0]),
-                        (4, &buf.keys[0][1]),
-                        (5, &buf.keys[0][2]),
+                        ("tp", &body_params),
+                        ("pos", inp.pos),
+                        ("bounds", bounds_final),
+                        ("key_hi", &buf.keys[0][0]),
+                        ("key_lo", &buf.keys[0][1]),
+                        ("value", &buf.keys[0][2]),
                     ],
                 ),
                 moments: stages.moments.bind(
                     device,
                     &[
-                        (0, &body_params),
-                        (1, inp.pos),
-                        (2, inp.acc),
-                        (3, &buf.keys[0][2]),
-                        (4, &buf.left),
-                        (5, &buf.right),
-                        (6, &buf.parent),
-                        (7, &buf.arrivals),
-                        (8, &buf.cells),
-                        (9, &buf.leaves),
+                        ("tp", &body_params),
+                        ("pos", inp.pos),
+                        ("acc", inp.acc),
+                        ("order", &buf.keys[0][2]),
+                        ("left", &buf.left),
+                        ("right", &buf.right),
+                        ("parent", &buf.parent),
+                        ("arrivals", &buf.arrivals),
+                        ("cells", &buf.cells),
+                        ("leaves", &buf.leaves),
                     ],
                 ),
                 walk: stages.walk.bind(
                     device,
                     &[
-                        (0, &body_params),
-                        (1, inp.pos),
-                        (2, &buf.keys[0][2]),
-                        (3, &buf.left),
-                        (4, &buf.first),
-                        (5, &buf.last),
-                        (6, &buf.escape),
-                        (7, &buf.cells),
-                        (8, &buf.groups),
-                        (9, &buf.group_dispatch),
-                        (10, inp.a_mutual),
-                        (11, inp.acc),
-                        (12, &buf.group_work),
-                        (13, &buf.leaves),
+                        ("tp", &body_params),
+                        ("pos", inp.pos),
+                        ("order", &buf.keys[0][2]),
+                        ("left", &buf.left),
+                        ("first", &buf.first),
+                        ("last", &buf.last),
+                        ("escape", &buf.escape),
+                        ("cells", &buf.cells),
+                        ("groups", &buf.groups),
+                        ("group_dispatch", &buf.group_dispatch),
+                        ("a_mutual", inp.a_mutual),
+                        ("acc", inp.acc),
+                        ("group_work", &buf.group_work),
+                        ("leaves", &buf.leaves),
                     ],
                 ),
             })
@@ -355,14 +361,14 @@ impl GpuTree {
                 stages.sort.bind(
                     device,
                     &[
-                        (0, &up),
-                        (1, &i[0]),
-                        (2, &i[1]),
-                        (3, &i[2]),
-                        (4, &hist),
-                        (5, &o[0]),
-                        (6, &o[1]),
-                        (7, &o[2]),
+                        ("tp", &up),
+                        ("in_hi", &i[0]),
+                        ("in_lo", &i[1]),
+                        ("in_value", &i[2]),
+                        ("hist", &hist),
+                        ("out_hi", &o[0]),
+                        ("out_lo", &o[1]),
+                        ("out_value", &o[2]),
                     ],
                 )
             })
@@ -373,20 +379,20 @@ impl GpuTree {
             stages.karras.bind(
                 device,
                 &[
-                    (0, p),
-                    (1, &buf.keys[0][0]),
-                    (2, &buf.keys[0][1]),
-                    (3, &buf.left),
-                    (4, &buf.right),
-                    (5, &buf.first),
-                    (6, &buf.last),
-                    (7, &buf.split_right),
-                    (8, &buf.parent),
-                    (9, &buf.escape),
-                    (10, &group_index),
-                    (11, &group_at),
-                    (12, &buf.groups),
-                    (13, &buf.group_dispatch),
+                    ("tp", p),
+                    ("code_hi", &buf.keys[0][0]),
+                    ("code_lo", &buf.keys[0][1]),
+                    ("left", &buf.left),
+                    ("right", &buf.right),
+                    ("first", &buf.first),
+                    ("last", &buf.last),
+                    ("split_right", &buf.split_right),
+                    ("parent", &buf.parent),
+                    ("escape", &buf.escape),
+                    ("group_index", &group_index),
+                    ("group_at", &group_at),
+                    ("groups", &buf.groups),
+                    ("group_dispatch", &buf.group_dispatch),
                 ],
             )
         };
