@@ -600,36 +600,9 @@ fn a_checkpoint_directory_belongs_to_one_checkpointer() {
 #[cfg(unix)]
 #[test]
 fn a_second_run_on_a_locked_checkpoint_directory_is_refused() {
-    use std::io::{BufRead, BufReader};
     let d = Dir::new();
     let ck = d.s("ck");
-    let mut child = bin()
-        .args([
-            "run",
-            "two-spheres",
-            "--particles",
-            "200",
-            "--backend",
-            "cpu",
-        ])
-        .args([
-            "--steps",
-            "100000000",
-            "--checkpoint",
-            &ck,
-            "--checkpoint-every",
-        ])
-        .args(["1000", "-q", "--progress-every", "1"])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.starts_with("progress: step ") {
-        line.clear();
-        assert_ne!(err.read_line(&mut line).unwrap(), 0, "run ended early");
-    }
+    let mut child = common::start_endless_run(&["--checkpoint", &ck, "--checkpoint-every", "1000"]);
     let o = run(&[
         "run",
         "bounce",

@@ -1,6 +1,8 @@
 //! The `spheresim` binary end to end: outputs, every rejected input (message, exit status, nothing
 //! written), non-finite detection and Ctrl-C.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -661,38 +663,10 @@ fn ledger_line_names_the_uniform_field() {
 /// and the exit status 128 + the signal. Before, SIGTERM and SIGHUP killed it with no files.
 #[cfg(unix)]
 fn a_signal_stops_the_run_like_ctrl_c(signal: &str, code: i32) {
-    use std::io::{BufRead, BufReader};
     let outs = Outs::new();
     let (fin, stats, ck) = (outs.s("final.csv"), outs.s("stats.json"), outs.s("ck"));
-    let mut child = bin()
-        .args([
-            "run",
-            "two-spheres",
-            "--particles",
-            "200",
-            "--backend",
-            "cpu",
-        ])
-        .args([
-            "--steps",
-            "100000000",
-            "--final",
-            &fin,
-            "--stats-json",
-            &stats,
-        ])
-        .args(["--checkpoint", &ck, "-q", "--progress-every", "1"])
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // The first progress line: the handlers are installed and the run is stepping.
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.starts_with("progress: step ") {
-        line.clear();
-        assert_ne!(err.read_line(&mut line).unwrap(), 0, "run ended early");
-    }
+    let mut child =
+        common::start_endless_run(&["--final", &fin, "--stats-json", &stats, "--checkpoint", &ck]);
     let killed = Command::new("kill")
         .args([&format!("-{signal}"), &child.id().to_string()])
         .status()

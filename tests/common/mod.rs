@@ -135,3 +135,34 @@ pub fn fixed_obstacle_scene() -> Scene {
         params(1e-3, 1000),
     )
 }
+
+/// Starts `spheresim run two-spheres` (200 spheres on the CPU for 10⁸ steps: it runs until
+/// stopped) with `extra` arguments after `-q --progress-every 1`, standard error piped, and
+/// returns once its first progress line shows it stepping, with its signal handlers installed.
+#[cfg(unix)]
+pub fn start_endless_run(extra: &[&str]) -> std::process::Child {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_spheresim"))
+        .args([
+            "run",
+            "two-spheres",
+            "--particles",
+            "200",
+            "--backend",
+            "cpu",
+        ])
+        .args(["--steps", "100000000", "-q", "--progress-every", "1"])
+        .args(extra)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("spawn spheresim");
+    let mut err = BufReader::new(child.stderr.take().expect("piped stderr"));
+    let mut line = String::new();
+    while !line.starts_with("progress: step ") {
+        line.clear();
+        assert_ne!(err.read_line(&mut line).unwrap(), 0, "run ended early");
+    }
+    child
+}
