@@ -11,7 +11,7 @@
 //! impulse acts at the contact instant τ, and the rest of the step `(1 − τ) dt` is travelled
 //! with the new velocity. A residual overlap is removed by moving the pair apart along its line
 //! of centres, split by inverse mass, and turning its relative velocity so that the pair's
-//! angular momentum and kinetic energy stay ([`apply`]). Soft contact, spring–dashpot (§2.1) or Hertz with
+//! angular momentum and kinetic energy stay (`apply`). Soft contact, spring–dashpot (§2.1) or Hertz with
 //! Hunt–Crossley dissipation (§2.2), with Coulomb friction (§2.3, a tangential spring): forces at the
 //! end-of-drift positions, and the power they dissipate for the energy balance.
 //!

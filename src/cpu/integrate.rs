@@ -118,7 +118,7 @@ pub fn accelerations<R: Real>(
 /// each sphere's acceleration (as [`accelerations`]), the second half kick `v += a dt/2` (for
 /// `inv_mass > 0`), and the check that its position and velocity are finite and within the
 /// magnitude guard's `(speed, distance)` bounds about `centre`
-/// ([`within_bounds`](crate::physics::guard::within_bounds)). Each part touches only its own
+/// ([`within_bounds`]). Each part touches only its own
 /// sphere, so fusing them changes no bit. Returns the lowest input id (`id`) of a sphere that
 /// fails the check.
 #[allow(clippy::too_many_arguments)]
