@@ -164,5 +164,7 @@ pub fn start_endless_run(extra: &[&str]) -> std::process::Child {
         line.clear();
         assert_ne!(err.read_line(&mut line).unwrap(), 0, "run ended early");
     }
+    // Keep the pipe open: the run goes on writing progress lines to it.
+    child.stderr = Some(err.into_inner());
     child
 }
