@@ -650,7 +650,7 @@ pub fn table(rows: &[BenchRow]) -> String {
             "back",
             "dispatches",
             "with work",
-            "B/sphere",
+            "B/sph-step",
             "pair visits max",
             "mean",
             "row max",

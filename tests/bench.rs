@@ -387,12 +387,14 @@ fn gpu_rows_count_the_bytes_each_step_may_move() {
     let gpu = &rows[0];
     assert!(gpu.error.is_none(), "{gpu:?}");
     let with_work = gpu.bytes_per_sphere_step.expect("GPU bytes counted");
-    let recorded = gpu.bytes_per_sphere_step_recorded.expect("GPU bytes counted");
+    let recorded = gpu
+        .bytes_per_sphere_step_recorded
+        .expect("GPU bytes counted");
     assert!(positive(with_work) && with_work >= 96.0, "{gpu:?}");
     assert!(with_work <= recorded, "{gpu:?}");
     assert_eq!(rows[1].bytes_per_sphere_step, None);
     assert_eq!(rows[1].bytes_per_sphere_step_recorded, None);
-    assert!(bench::table(&rows).contains("B/sphere"));
+    assert!(bench::table(&rows).contains("B/sph-step"));
 }
 
 /// The bytes of the binning and the list's build count only in a step that rebuilds: with a

@@ -57,9 +57,9 @@ pub fn entry_uses(
 
 // Registries keyed by the handle's hash (wgpu hashes a handle by its identity), so that they
 // keep no handle alive. A handle created later under a freed one's identity overwrites it.
-static PIPELINES: LazyLock<Mutex<HashMap<u64, Vec<Use>>>> = LazyLock::new(Default::default);
-static GROUPS: LazyLock<Mutex<HashMap<u64, Vec<(u32, u64)>>>> =
-    LazyLock::new(Default::default);
+type Registry<T> = LazyLock<Mutex<HashMap<u64, Vec<T>>>>;
+static PIPELINES: Registry<Use> = LazyLock::new(Default::default);
+static GROUPS: Registry<(u32, u64)> = LazyLock::new(Default::default);
 
 thread_local! {
     static RECORDED: Cell<u64> = const { Cell::new(0) };
@@ -92,8 +92,7 @@ pub fn register_group(group: &wgpu::BindGroup, sizes: Vec<(u32, u64)>) {
 pub fn bytes(pipeline: &wgpu::ComputePipeline, group: &wgpu::BindGroup) -> u64 {
     let pipelines = PIPELINES.lock().expect("traffic registry");
     let groups = GROUPS.lock().expect("traffic registry");
-    let (Some(uses), Some(sizes)) = (pipelines.get(&key(pipeline)), groups.get(&key(group)))
-    else {
+    let (Some(uses), Some(sizes)) = (pipelines.get(&key(pipeline)), groups.get(&key(group))) else {
         return 0;
     };
     uses.iter()
