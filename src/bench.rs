@@ -177,6 +177,14 @@ pub struct BenchRow {
     /// binning's and the list build's indirect dispatches are empty in a step that does not
     /// rebuild the list.
     pub dispatches_with_work_per_step: Option<f64>,
+    /// GPU rows: bytes per sphere per step the dispatches with work may move, over the replay:
+    /// for each dispatch, the bound size of each buffer its entry point uses (twice when it
+    /// both reads and writes it), summed over a step, divided by the spheres
+    /// (`gpu::traffic`). An upper bound on DRAM traffic; `null` for the CPU. docs/performance.md,
+    /// "Bytes per sphere-step".
+    pub bytes_per_sphere_step: Option<f64>,
+    /// GPU rows: the same over every dispatch recorded, the empty ones too.
+    pub bytes_per_sphere_step_recorded: Option<f64>,
     /// GPU rows: the row passes' busiest invocation and mean, in candidate pairs
     /// (`gpu::work::ROW_PASS`; the per-entry passes visit one pair at most).
     pub row_pass_max_pair_visits: Option<u32>,
@@ -366,6 +374,12 @@ fn measure(
         max_pair_visits_per_invocation: work.map(|w| w.max_pair_visits_per_invocation),
         mean_pair_visits_per_invocation: work.and_then(|w| w.mean_pair_visits_per_invocation()),
         dispatches_with_work_per_step: work.and_then(|w| w.dispatches_with_work_per_step),
+        bytes_per_sphere_step: work
+            .and_then(|w| w.bytes_with_work_per_step)
+            .map(|b| b / n.max(1) as f64),
+        bytes_per_sphere_step_recorded: work
+            .and_then(|w| w.bytes_per_step)
+            .map(|b| b / n.max(1) as f64),
         row_pass_max_pair_visits: work.map(|w| w.by_pass[ROW_PASS].max_pair_visits),
         row_pass_mean_pair_visits: work.and_then(|w| w.by_pass[ROW_PASS].mean()),
         pair_visits_max_over_mean: work.and_then(|w| w.max_over_mean()),
@@ -630,12 +644,13 @@ pub fn table(rows: &[BenchRow]) -> String {
         let _ = writeln!(
             out,
             "\nGPU work per step (a replay of the timed steps; docs/performance.md, \"Reading the work counters\")\n\
-             {:<11} {:>9} {:<5} {:>11} {:>10} {:>16} {:>9} {:>9} {:>9} {:>9}",
+             {:<11} {:>9} {:<5} {:>11} {:>10} {:>10} {:>16} {:>9} {:>9} {:>9} {:>9}",
             "scene",
             "N",
             "back",
             "dispatches",
             "with work",
+            "B/sph-step",
             "pair visits max",
             "mean",
             "row max",
@@ -648,12 +663,13 @@ pub fn table(rows: &[BenchRow]) -> String {
         for r in counted {
             let _ = writeln!(
                 out,
-                "{:<11} {:>9} {:<5} {:>11.1} {:>10} {:>16} {:>9} {:>9} {:>9} {:>9}",
+                "{:<11} {:>9} {:<5} {:>11.1} {:>10} {:>10} {:>16} {:>9} {:>9} {:>9} {:>9}",
                 r.scene,
                 r.particles,
                 r.backend,
                 r.dispatches_per_step.unwrap_or(0.0),
                 opt(r.dispatches_with_work_per_step, 1),
+                opt(r.bytes_per_sphere_step, 0),
                 r.max_pair_visits_per_invocation.unwrap_or(0),
                 opt(r.mean_pair_visits_per_invocation, 2),
                 r.row_pass_max_pair_visits.unwrap_or(0),

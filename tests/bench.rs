@@ -363,3 +363,76 @@ fn tree_rows_report_the_solver_and_the_walk_counts() {
     let e = rows[0].error.as_deref().unwrap();
     assert!(e.contains("theta") && e.contains('2'), "{e}");
 }
+
+/// `bytes_per_sphere_step` (gpu::traffic) on the GPU row only, and at least what the integrate
+/// passes must move: `kick_drift` reads and writes every sphere's position and velocity
+/// (`vec4<f32>`, 16 B each) and `end_of_step` its velocity, 2 × (16 + 16) + 2 × 16 = 96 B.
+#[test]
+fn gpu_rows_count_the_bytes_each_step_may_move() {
+    if !gpu_available() {
+        return;
+    }
+    let cfg = BenchConfig {
+        scenes: vec!["box-gas".into()],
+        particles: vec![500],
+        backends: vec![BenchBackend::Gpu, BenchBackend::Cpu],
+        steps: 2,
+        repeats: 1,
+        warmup: 1,
+        budget_seconds: 60.0,
+        gravity_solver: None,
+        theta: None,
+    };
+    let rows = bench::run(&cfg, |_| {});
+    let gpu = &rows[0];
+    assert!(gpu.error.is_none(), "{gpu:?}");
+    let with_work = gpu.bytes_per_sphere_step.expect("GPU bytes counted");
+    let recorded = gpu
+        .bytes_per_sphere_step_recorded
+        .expect("GPU bytes counted");
+    assert!(positive(with_work) && with_work >= 96.0, "{gpu:?}");
+    assert!(with_work <= recorded, "{gpu:?}");
+    assert_eq!(rows[1].bytes_per_sphere_step, None);
+    assert_eq!(rows[1].bytes_per_sphere_step_recorded, None);
+    assert!(bench::table(&rows).contains("B/sph-step"));
+}
+
+/// The bytes of the binning and the list's build count only in a step that rebuilds: with a
+/// zero skin every step does (all bytes recorded have work); a resting wall-stand rebuilds in
+/// none, and its binning's `cell_keys` alone reads every position (16 B) and writes every key
+/// (4 B): at least 20 B per sphere of the recorded bytes have no work, for the two steps of
+/// one halting submission, 10 B per sphere and step.
+#[test]
+fn bytes_of_a_binning_count_only_when_it_rebuilds() {
+    if !gpu_available() {
+        return;
+    }
+    let small = |name: &str, n: usize| {
+        let mut s = builtin::build(name, Some(n)).expect("built-in scene");
+        s.sim.steps = 4;
+        s
+    };
+    let mut every = small("box-gas", 1000);
+    every.sim.skin = Some(0.0);
+    let mut g = Simulation::new(&every, Backend::Gpu, Precision::F32).unwrap();
+    g.step(1).unwrap();
+    g.set_work_counting(true);
+    g.step(3).unwrap();
+    let w = g.work_counts().unwrap();
+    let all = w.bytes_per_step.unwrap();
+    assert!(all > 0.0, "{w:?}");
+    assert_eq!(w.bytes_with_work_per_step, Some(all), "{w:?}");
+
+    let mut resting = small("wall-stand", 500);
+    resting.sim.gravity = glam::DVec3::ZERO;
+    let n = resting.spheres.len() as f64;
+    let mut g = Simulation::new(&resting, Backend::Gpu, Precision::F32).unwrap();
+    g.step(1).unwrap();
+    let rebuilds = g.diagnostics().neighbour_rebuilds;
+    g.set_work_counting(true);
+    g.step(2).unwrap();
+    assert_eq!(g.diagnostics().neighbour_rebuilds, rebuilds, "no rebuild");
+    let w = g.work_counts().unwrap();
+    let idle = w.bytes_per_step.unwrap() - w.bytes_with_work_per_step.unwrap();
+    assert!(idle >= 10.0 * n, "{w:?}");
+}

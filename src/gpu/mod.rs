@@ -38,6 +38,7 @@ pub mod scatter;
 mod setup;
 pub mod stages;
 mod state;
+pub mod traffic;
 pub mod tree;
 pub mod work;
 
@@ -66,10 +67,15 @@ struct Batch {
     dispatches: u64,
     /// Of those, the ones gated by the rebuild decision.
     gated: u64,
+    /// Bytes the dispatches may move (`traffic`), and of those the gated dispatches'.
+    bytes: u64,
+    gated_bytes: u64,
     /// The binnings recorded (one per step, or one per halting submission).
     binnings: u64,
     /// Dispatches of one step's tail (contacts, gravity, end of step).
     tail: u64,
+    /// Bytes of one step's tail (`traffic`).
+    tail_bytes: u64,
     /// Timestamp queries to read back (profiling only).
     queries: u32,
     /// The current state set before the batch was recorded.
@@ -122,6 +128,11 @@ pub struct GpuBackend {
     step_dispatches: u64,
     step_with_work: u64,
     counted_steps: u64,
+    // The same for the bytes the dispatches may move (`traffic`): those of the gated
+    // dispatches recorded, in all; by `step`, submitted and with work.
+    gated_bytes: u64,
+    step_bytes: u64,
+    step_bytes_with_work: u64,
     bind_count: wgpu::BindGroup,
     bind_scatter: wgpu::BindGroup,
     scan: Vec<prefix_sum::ScanLevel>,
@@ -155,6 +166,7 @@ impl GpuBackend {
             let d = self.list.record_decide(&mut pass, &self.stages, c);
             self.dispatches.set(self.dispatches.get() + d);
         }
+        let gated_from = traffic::recorded();
         {
             let mut pass = self.pass(enc, "cell_keys + count", stage::BINNING);
             pass.push_debug_group("cell_keys");
@@ -188,6 +200,7 @@ impl GpuBackend {
             self.dispatch_gated(&mut pass, &scatter.rank, bg, SPHERES);
             pass.pop_debug_group();
         }
+        self.gated_bytes += traffic::recorded() - gated_from;
         {
             // A re-sort with a rebuild, else a copy into the other set.
             let mut pass = self.pass(enc, "gather", stage::BINNING);
@@ -197,6 +210,7 @@ impl GpuBackend {
             pass.pop_debug_group();
         }
         self.cur = 1 - c;
+        let gated_from = traffic::recorded();
         let mut pass = self.pass(enc, "cell_keys::bin_cells + neighbours", stage::BINNING);
         pass.push_debug_group("cell_keys::bin_cells");
         self.dispatch_gated(
@@ -213,6 +227,7 @@ impl GpuBackend {
         self.dispatches.set(self.dispatches.get() + d);
         self.gated.set(self.gated.get() + d);
         pass.pop_debug_group();
+        self.gated_bytes += traffic::recorded() - gated_from;
     }
 
     /// Stage integrate's first half kick and drift on the current set (at set-up, `init`, the
@@ -354,16 +369,18 @@ impl GpuBackend {
         let (parity, step_parity) = (self.cur, self.parity);
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         let (before, gated_before) = (self.dispatches.get(), self.gated.get());
-        let mut tail = 0;
+        let (bytes_before, gated_bytes_before) = (traffic::recorded(), self.gated_bytes);
+        let (mut tail, mut tail_bytes) = (0, 0);
         for j in 0..m {
             if self.halting && j > 0 {
                 self.record_drift(&mut enc, false);
             } else {
                 self.record_binning(&mut enc, false);
             }
-            let d = self.dispatches.get();
+            let (d, b) = (self.dispatches.get(), traffic::recorded());
             self.record_forces(&mut enc, false);
             tail = self.dispatches.get() - d;
+            tail_bytes = traffic::recorded() - b;
         }
         let queries = self.profiler.as_ref().map_or(0, |p| p.pending());
         if let Some(p) = self.profiler.as_ref().filter(|_| queries > 0) {
@@ -374,8 +391,11 @@ impl GpuBackend {
             steps: m,
             dispatches: self.dispatches.get() - before,
             gated: self.gated.get() - gated_before,
+            bytes: traffic::recorded() - bytes_before,
+            gated_bytes: self.gated_bytes - gated_bytes_before,
             binnings: if self.halting { 1 } else { m },
             tail,
+            tail_bytes,
             queries,
             parity,
             step_parity,
@@ -450,6 +470,11 @@ impl GpuBackend {
             let empty = batch.gated / batch.binnings * batch.binnings.saturating_sub(rebuilds)
                 + (batch.steps - completed) * batch.tail;
             self.step_with_work += batch.dispatches - empty;
+            let idle_bytes = batch.gated_bytes / batch.binnings
+                * batch.binnings.saturating_sub(rebuilds)
+                + (batch.steps - completed) * batch.tail_bytes;
+            self.step_bytes += batch.bytes;
+            self.step_bytes_with_work += batch.bytes - idle_bytes;
             if self.halting {
                 self.planner.track(batch.steps, &status);
             }

@@ -479,6 +479,7 @@ impl GpuList {
         pass.set_bind_group(0, &self.bind_decide[set], &[]);
         pass.set_pipeline(&stages.neighbours.gate_dispatches);
         pass.dispatch_workgroups(1, 1, 1);
+        super::traffic::tally(&stages.neighbours.gate_dispatches, &self.bind_decide[set]);
         pass.pop_debug_group();
         1
     }
@@ -512,6 +513,7 @@ impl GpuList {
                 };
                 pass.dispatch_workgroups(x, y, 1);
             }
+            super::traffic::tally(pipeline, &self.bind[set]);
             pass.pop_debug_group();
             dispatches += 1;
         };

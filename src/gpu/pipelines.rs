@@ -52,15 +52,23 @@ pub fn source(stage: &str) -> String {
 
 /// Parses and validates WGSL with naga; the error names the stage and the problem.
 pub fn validate(name: &str, src: &str) -> Result<naga::Module, String> {
+    analyse(name, src).map(|(module, _)| module)
+}
+
+/// [`validate`], keeping naga's analysis (which globals each entry point uses).
+///
+/// # Errors
+/// As [`validate`].
+pub fn analyse(name: &str, src: &str) -> Result<(naga::Module, naga::valid::ModuleInfo), String> {
     let module = naga::front::wgsl::parse_str(src)
         .map_err(|e| format!("shader {name}: {}", e.emit_to_string(src)))?;
-    naga::valid::Validator::new(
+    let info = naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::all(),
     )
     .validate(&module)
     .map_err(|e| format!("shader {name}: {}", e.emit_to_string(src)))?;
-    Ok(module)
+    Ok((module, info))
 }
 
 /// One buffer a shader declares in group 0, found by naga reflection.
@@ -158,6 +166,8 @@ pub struct Module {
     pipeline_layout: wgpu::PipelineLayout,
     /// The buffers the module declares (group 0), by binding number.
     pub bindings: Vec<Binding>,
+    /// The buffers each entry point uses, by entry point name (`traffic::entry_uses`).
+    uses: std::collections::HashMap<String, Vec<super::traffic::Use>>,
 }
 
 impl Module {
@@ -166,8 +176,9 @@ impl Module {
     /// # Panics
     /// When the shipped WGSL is invalid: the `shaders_validate` test catches that first.
     pub fn new(device: &wgpu::Device, name: &'static str, src: &str) -> Self {
-        let parsed = validate(name, src).unwrap_or_else(|e| panic!("{e}"));
+        let (parsed, info) = analyse(name, src).unwrap_or_else(|e| panic!("{e}"));
         let bindings = reflect(name, &parsed);
+        let uses = super::traffic::entry_uses(&parsed, &info);
         let layout_entries: Vec<_> = bindings
             .iter()
             .map(|b| wgpu::BindGroupLayoutEntry {
@@ -200,10 +211,12 @@ impl Module {
             layout,
             pipeline_layout,
             bindings,
+            uses,
         }
     }
 
-    /// The compute pipeline of entry point `entry`, with pipeline-overridable constants.
+    /// The compute pipeline of entry point `entry`, with pipeline-overridable constants;
+    /// registered with the buffers the entry point uses (`traffic`).
     pub fn pipeline(
         &self,
         device: &wgpu::Device,
@@ -211,7 +224,7 @@ impl Module {
         constants: &[(&str, f64)],
     ) -> wgpu::ComputePipeline {
         let label = format!("{}::{entry}", self.name);
-        device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(&label),
             layout: Some(&self.pipeline_layout),
             module: &self.module,
@@ -221,13 +234,16 @@ impl Module {
                 ..Default::default()
             },
             cache: None,
-        })
+        });
+        let uses = self.uses.get(entry).cloned().unwrap_or_default();
+        super::traffic::register_pipeline(&pipeline, uses);
+        pipeline
     }
 
     /// A bind group giving each declared variable the buffer offered under its WGSL name.
     /// Binding numbers stay in the shader: a buffer may carry a different number in each.
     /// The slice is exact for this module; there is no form that ignores extra names, so no
-    /// slice is shared between modules.
+    /// slice is shared between modules. Registered with each buffer's size (`traffic`).
     ///
     /// # Panics
     /// When the names do not match the declarations ([`match_names`]): a program error, at
@@ -243,17 +259,25 @@ impl Module {
         let entries: Vec<wgpu::BindGroupEntry> = self
             .bindings
             .iter()
-            .zip(index)
-            .map(|(b, i)| wgpu::BindGroupEntry {
+            .zip(&index)
+            .map(|(b, &i)| wgpu::BindGroupEntry {
                 binding: b.binding,
                 resource: buffers[i].1.as_entire_binding(),
             })
             .collect();
-        device.create_bind_group(&wgpu::BindGroupDescriptor {
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(self.name),
             layout: &self.layout,
             entries: &entries,
-        })
+        });
+        let sizes = self
+            .bindings
+            .iter()
+            .zip(&index)
+            .map(|(b, &i)| (b.binding, buffers[i].1.size()))
+            .collect();
+        super::traffic::register_group(&group, sizes);
+        group
     }
 }
 

@@ -124,6 +124,7 @@ pub fn record(
             pass.set_pipeline(&stage.reduce);
             pass.set_bind_group(0, bg, &[]);
             dispatch(pass, k, level);
+            super::traffic::tally(&stage.reduce, bg);
             dispatches += 1;
         }
     }
@@ -131,6 +132,7 @@ pub fn record(
         pass.set_pipeline(&stage.scan_blocks);
         pass.set_bind_group(0, &level.bind_scan, &[]);
         dispatch(pass, k, level);
+        super::traffic::tally(&stage.scan_blocks, &level.bind_scan);
         dispatches += 1;
     }
     dispatches

@@ -16,6 +16,7 @@ impl GpuBackend {
         pass.set_bind_group(0, bg, &[]);
         pass.dispatch_workgroups(groups.0, groups.1, 1);
         self.dispatches.set(self.dispatches.get() + 1);
+        super::traffic::tally(pipeline, bg);
     }
 
     /// Records a per-sphere dispatch: a work-group per [`WORKGROUP_SIZE`] spheres.
@@ -61,6 +62,7 @@ impl GpuBackend {
         pass.set_bind_group(0, bg, &[]);
         pass.dispatch_workgroups_indirect(args, neighbours::Gate::offset(k));
         self.dispatches.set(self.dispatches.get() + 1);
+        super::traffic::tally(pipeline, bg);
     }
 
     /// A dispatch of the step's tail (contacts, direct gravity, end of step): indirect, from

@@ -480,6 +480,7 @@ impl GpuTree {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, bind, &[]);
             pass.dispatch_workgroups(dims.0, dims.1, 1);
+            super::traffic::tally(pipeline, bind);
             dispatches += 1;
         };
         pass.push_debug_group("tree_bounds");
@@ -523,6 +524,7 @@ impl GpuTree {
         pass.set_pipeline(walk);
         pass.set_bind_group(0, &b.walk, &[]);
         pass.dispatch_workgroups_indirect(&self.buf.group_dispatch, 0);
+        super::traffic::tally(walk, &b.walk);
         pass.pop_debug_group();
         dispatches + scans + 1
     }

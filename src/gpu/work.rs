@@ -56,6 +56,13 @@ pub struct WorkCounts {
     /// binning's and the list build's indirect dispatches run only in a step that rebuilds and
     /// are empty in the others.
     pub dispatches_with_work_per_step: Option<f64>,
+    /// Bytes the dispatches recorded per step may move, on average over the counted steps: for
+    /// each dispatch, the bound size of each buffer its entry point uses, twice when it both
+    /// reads and writes it ([`super::traffic`]; an upper bound on DRAM traffic).
+    pub bytes_per_step: Option<f64>,
+    /// Of those, the bytes of the dispatches with work (as `dispatches_with_work_per_step`:
+    /// the empty binnings and halted tails move nothing).
+    pub bytes_with_work_per_step: Option<f64>,
     /// Invocations of the contact passes that reported visits (every sphere's, per pass; a
     /// large sphere's work-group counts its 256 lanes).
     pub invocations: u64,
@@ -102,6 +109,8 @@ pub fn from_words(
     WorkCounts {
         dispatches_per_step,
         dispatches_with_work_per_step,
+        bytes_per_step: None,
+        bytes_with_work_per_step: None,
         invocations: by_pass.iter().map(|p| p.invocations).sum(),
         pair_visits: by_pass.iter().map(|p| p.pair_visits).sum(),
         max_pair_visits_per_invocation: by_pass
@@ -136,10 +145,12 @@ impl super::GpuBackend {
         self.step_dispatches = 0;
         self.step_with_work = 0;
         self.counted_steps = 0;
+        self.step_bytes = 0;
+        self.step_bytes_with_work = 0;
     }
 
     /// The work counted since [`super::GpuBackend::set_work_counting`] (pair visits only while it is
-    /// on; dispatches per step always).
+    /// on; dispatches and bytes per step always).
     pub fn work_counts(&self) -> WorkCounts {
         let bytes = 4 * WORDS as u64;
         let words: Vec<u32> = self.read(&self.shared.work, bytes);
@@ -147,6 +158,11 @@ impl super::GpuBackend {
         let steps = self.counted_steps as f64;
         let per_step = (steps > 0.0).then(|| self.step_dispatches as f64 / steps);
         let with_work = (steps > 0.0).then(|| self.step_with_work as f64 / steps);
-        from_words(&words, per_step, with_work)
+        WorkCounts {
+            bytes_per_step: (steps > 0.0).then(|| self.step_bytes as f64 / steps),
+            bytes_with_work_per_step: (steps > 0.0)
+                .then(|| self.step_bytes_with_work as f64 / steps),
+            ..from_words(&words, per_step, with_work)
+        }
     }
 }
