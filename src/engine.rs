@@ -122,3 +122,68 @@ pub(crate) fn cpu_threads() -> String {
         t => format!("CPU ({t} threads)"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::CpuBackend;
+    use crate::scene::builtin;
+
+    /// A CPU engine of `scene` in precision `R`, as `Simulation` holds one.
+    fn cpu<R: crate::Real>(scene: &crate::Scene) -> Box<dyn Engine> {
+        Box::new(CpuBackend::<R>::new(scene))
+    }
+
+    #[test]
+    fn cpu_engines_continue_bit_for_bit_from_a_state_restored_through_the_trait() {
+        let scene = builtin::build("box-gas", Some(64)).unwrap();
+        for make in [cpu::<f32>, cpu::<f64>] {
+            let mut first = make(&scene);
+            first.step(15).unwrap();
+            let state = first.save_state().unwrap();
+            let mut second = make(&scene);
+            second.restore_state(&state).unwrap();
+            assert_eq!(second.steps_done(), 15);
+            first.step(15).unwrap();
+            second.step(15).unwrap();
+            assert_eq!(first.steps_done(), 30);
+            assert_eq!(first.snapshot(), second.snapshot());
+            assert_eq!(first.diagnostics(), second.diagnostics());
+        }
+    }
+
+    #[test]
+    fn an_engine_refuses_a_state_of_another_precision_and_stays_as_it_was() {
+        let scene = builtin::build("box-gas", Some(64)).unwrap();
+        let mut narrow = cpu::<f32>(&scene);
+        narrow.step(5).unwrap();
+        let mut wide = cpu::<f64>(&scene);
+        wide.step(3).unwrap();
+        let before = wide.snapshot();
+        assert!(wide.restore_state(&narrow.save_state().unwrap()).is_err());
+        assert_eq!(wide.steps_done(), 3);
+        assert_eq!(wide.snapshot(), before);
+        assert_eq!(
+            (narrow.precision(), wide.precision()),
+            (Precision::F32, Precision::F64)
+        );
+    }
+
+    #[test]
+    fn the_event_engine_writes_no_checkpoint_and_has_no_stages() {
+        let scene = builtin::build("two-spheres", None).unwrap();
+        let mut ev: Box<dyn Engine> = Box::new(crate::event::EventBackend::new(&scene).unwrap());
+        ev.step(2).unwrap();
+        assert_eq!(ev.steps_done(), 2);
+        assert!(matches!(
+            ev.save_state(),
+            Err(SimError::Unavailable {
+                backend: crate::Backend::Event,
+                ..
+            })
+        ));
+        assert!(!ev.set_profiling(true));
+        assert!(ev.stage_seconds().is_empty());
+        assert!(ev.gpu().is_none() && ev.work_counts().is_none());
+    }
+}
