@@ -472,8 +472,9 @@ impl Simulation {
         ))
     }
 
-    /// The simulation of `scene` stepped by `engine`, which is `backend` and has done
-    /// `base`'s counts' worth less than the run.
+    /// The simulation of `scene` stepped by `engine` (which is `backend`), with `base` the
+    /// counters from before a conversion of backend or precision (zero otherwise). The stop's
+    /// message computes its likely cause in the engine's precision.
     fn of_engine(
         engine: Box<dyn Engine>,
         backend: Backend,
