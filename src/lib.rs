@@ -19,6 +19,7 @@ pub mod bench;
 pub mod checkpoint;
 pub mod cpu;
 pub mod diagnostics;
+pub mod engine;
 pub mod event;
 pub mod gpu;
 pub mod output;

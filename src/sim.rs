@@ -2,6 +2,7 @@
 
 use crate::checkpoint::{EngineState, Offsets};
 use crate::cpu::CpuBackend;
+use crate::engine::{Engine, Halt};
 use crate::event::{EventBackend, EventError};
 use crate::gpu::{GpuBackend, GpuError, GpuOptions};
 use crate::{Diagnostics, Precision, Scene, Snapshot};
@@ -194,7 +195,7 @@ pub fn check_cpu_memory_with_tree(
 
 /// The CPU engine for `scene`, refused before allocation when its estimated memory exceeds what
 /// the machine has available.
-fn cpu_engine(scene: &Scene, precision: Precision) -> Result<Engine, SimError> {
+fn cpu_engine(scene: &Scene, precision: Precision) -> Result<Box<dyn Engine>, SimError> {
     check_cpu_memory_with_tree(
         scene.spheres.len(),
         crate::setup::contact_history(scene),
@@ -204,8 +205,8 @@ fn cpu_engine(scene: &Scene, precision: Precision) -> Result<Engine, SimError> {
         available_memory(),
     )?;
     Ok(match precision {
-        Precision::F32 => Engine::Cpu32(Box::new(CpuBackend::new(scene))),
-        Precision::F64 => Engine::Cpu64(Box::new(CpuBackend::new(scene))),
+        Precision::F32 => Box::new(CpuBackend::<f32>::new(scene)),
+        Precision::F64 => Box::new(CpuBackend::<f64>::new(scene)),
     })
 }
 
@@ -261,17 +262,11 @@ pub struct StepStats {
     pub particle_steps_per_second: f64,
 }
 
-enum Engine {
-    Cpu32(Box<CpuBackend<f32>>),
-    Cpu64(Box<CpuBackend<f64>>),
-    Gpu(Box<GpuBackend>),
-    Event(Box<EventBackend>),
-}
-
 /// A running simulation on one backend. Create with [`Simulation::new`] from a checked scene,
 /// or [`Simulation::resume`] from a checkpoint's state.
 pub struct Simulation {
-    engine: Engine,
+    /// The backend that steps: CPU (f32 or f64), GPU or event solver.
+    engine: Box<dyn Engine>,
     base: Offsets,
     backend: Backend,
     dt: f64,
@@ -415,7 +410,7 @@ impl Simulation {
                 });
             }
             Backend::Event => (
-                Engine::Event(Box::new(EventBackend::new(scene)?)),
+                Box::new(EventBackend::new(scene)?) as Box<dyn Engine>,
                 Backend::Event,
             ),
             Backend::Gpu if precision == Precision::F64 => {
@@ -430,7 +425,7 @@ impl Simulation {
                 if g.is_software() {
                     notice = Some(software_notice(&g.adapter_name()));
                 }
-                (Engine::Gpu(Box::new(g)), Backend::Gpu)
+                (Box::new(g) as Box<dyn Engine>, Backend::Gpu)
             }
             Backend::Auto if precision == Precision::F32 => {
                 let cpu = |notice: &mut Option<String>, why: String| {
@@ -454,7 +449,7 @@ impl Simulation {
                         )?
                     }
                     Ok(ctx) => match GpuBackend::with_context(ctx, scene, gpu) {
-                        Ok(g) => (Engine::Gpu(Box::new(g)), Backend::Gpu),
+                        Ok(g) => (Box::new(g) as Box<dyn Engine>, Backend::Gpu),
                         Err(e) => cpu(
                             &mut notice,
                             format!("GPU backend unavailable ({e}); running on the CPU"),
@@ -468,19 +463,36 @@ impl Simulation {
             }
             Backend::Auto | Backend::Cpu => (cpu_engine(scene, precision)?, Backend::Cpu),
         };
-        Ok(Self {
+        Ok(Self::of_engine(
             engine,
-            base: Offsets::default(),
+            backend,
+            scene,
+            Offsets::default(),
+            notice,
+        ))
+    }
+
+    /// The simulation of `scene` stepped by `engine` (which is `backend`), with `base` the
+    /// counters from before a conversion of backend or precision (zero otherwise). The stop's
+    /// message computes its likely cause in the engine's precision.
+    fn of_engine(
+        engine: Box<dyn Engine>,
+        backend: Backend,
+        scene: &Scene,
+        base: Offsets,
+        notice: Option<String>,
+    ) -> Self {
+        let f32 = engine.precision() == Precision::F32;
+        Self {
+            engine,
+            base,
             backend,
             dt: scene.sim.dt,
             particles: scene.spheres.len(),
             stepping: std::time::Duration::ZERO,
             notice,
-            trust: Trust::of(
-                scene,
-                precision == Precision::F32 && backend != Backend::Event,
-            ),
-        })
+            trust: Trust::of(scene, f32),
+        }
     }
 
     /// Why `Backend::Auto` did not take the GPU, if it did not; that `Backend::Gpu` runs on a
@@ -496,14 +508,7 @@ impl Simulation {
 
     /// The device the backend runs on, e.g. the CPU's core count.
     pub fn adapter(&self) -> String {
-        match &self.engine {
-            Engine::Gpu(g) => g.adapter_name(),
-            Engine::Event(_) => "CPU (1 thread, exact events, f64)".to_string(),
-            _ => match rayon::current_num_threads() {
-                1 => "CPU (1 thread)".to_string(),
-                t => format!("CPU ({t} threads)"),
-            },
-        }
+        self.engine.adapter()
     }
 
     /// Number of spheres.
@@ -514,32 +519,13 @@ impl Simulation {
     /// Advances `n` steps. Stops at the first non-finite state with [`SimError::NonFinite`].
     pub fn step(&mut self, n: u64) -> Result<(), SimError> {
         let t0 = std::time::Instant::now();
-        let result = match &mut self.engine {
-            Engine::Cpu32(b) => b.step_many(n),
-            Engine::Cpu64(b) => b.step_many(n),
-            // Many steps per submission; returns once the GPU has finished them.
-            Engine::Gpu(g) => match g.step(n) {
-                Ok(()) => Ok(()),
-                Err(crate::gpu::StepError::NonFinite(step, sphere)) => Err((step, sphere)),
-                Err(crate::gpu::StepError::Gpu(e)) => {
-                    self.stepping += t0.elapsed();
-                    return Err(SimError::Gpu(e));
-                }
-            },
-            Engine::Event(ev) => {
-                for _ in 0..n {
-                    if let Some(id) = ev.step()? {
-                        let step = self.base.step + ev.steps_done();
-                        self.stepping += t0.elapsed();
-                        return Err(self.stopped(step, id));
-                    }
-                }
-                Ok(())
-            }
-        };
+        let result = self.engine.step(n);
         self.stepping += t0.elapsed();
-        let base = self.base.step;
-        result.map_err(|(step, sphere)| self.stopped(base + step, sphere))
+        match result {
+            Ok(()) => Ok(()),
+            Err(Halt::Guard { step, sphere }) => Err(self.stopped(self.base.step + step, sphere)),
+            Err(Halt::Failed(e)) => Err(e),
+        }
     }
 
     /// The error of a stop at `step` on sphere `sphere`: [`SimError::NonFinite`] when its state
@@ -600,13 +586,7 @@ impl Simulation {
 
     /// Steps completed.
     pub fn steps_done(&self) -> u64 {
-        self.base.step
-            + match &self.engine {
-                Engine::Cpu32(b) => b.steps_done(),
-                Engine::Cpu64(b) => b.steps_done(),
-                Engine::Gpu(g) => g.steps_done(),
-                Engine::Event(ev) => ev.steps_done(),
-            }
+        self.base.step + self.engine.steps_done()
     }
 
     /// Simulated time, s.
@@ -616,12 +596,7 @@ impl Simulation {
 
     /// Diagnostics of the current state.
     pub fn diagnostics(&mut self) -> Diagnostics {
-        let mut d = match &self.engine {
-            Engine::Cpu32(b) => b.diagnostics(),
-            Engine::Cpu64(b) => b.diagnostics(),
-            Engine::Gpu(g) => g.diagnostics(),
-            Engine::Event(ev) => ev.diagnostics(),
-        };
+        let mut d = self.engine.diagnostics();
         if self.base.step > 0 {
             d.step = self.steps_done();
             d.time = self.time();
@@ -635,12 +610,7 @@ impl Simulation {
 
     /// The current state in input order.
     pub fn snapshot(&mut self) -> Snapshot {
-        let mut s = match &self.engine {
-            Engine::Cpu32(b) => b.snapshot(),
-            Engine::Cpu64(b) => b.snapshot(),
-            Engine::Gpu(g) => g.snapshot(),
-            Engine::Event(ev) => ev.snapshot(),
-        };
+        let mut s = self.engine.snapshot();
         if self.base.step > 0 {
             s.step = self.steps_done();
             s.time = self.time();
@@ -650,10 +620,7 @@ impl Simulation {
 
     /// The precision the backend computes in (the event solver: always f64).
     pub fn precision(&self) -> Precision {
-        match &self.engine {
-            Engine::Cpu32(_) | Engine::Gpu(_) => Precision::F32,
-            Engine::Cpu64(_) | Engine::Event(_) => Precision::F64,
-        }
+        self.engine.precision()
     }
 
     /// Counters carried over from before a change of backend or precision (zero otherwise);
@@ -668,19 +635,7 @@ impl Simulation {
     /// # Errors
     /// [`SimError::Unavailable`] on the event-driven solver, whose event queue is not saved.
     pub fn save_state(&self) -> Result<EngineState, SimError> {
-        Ok(match &self.engine {
-            Engine::Cpu32(b) => EngineState::Cpu(b.save_state()),
-            Engine::Cpu64(b) => EngineState::Cpu(b.save_state()),
-            Engine::Gpu(g) => EngineState::Gpu(g.save_state()),
-            Engine::Event(_) => {
-                return Err(SimError::Unavailable {
-                    backend: Backend::Event,
-                    reason: "the event-driven solver writes no checkpoints; use --backend cpu \
-                             for a run with --checkpoint"
-                        .into(),
-                });
-            }
-        })
+        self.engine.save_state()
     }
 
     /// Continues a checkpoint's run: `scene` is the checkpoint's, `state` its backend state,
@@ -705,20 +660,10 @@ impl Simulation {
         let exact = (backend == state.backend() || backend == Backend::Auto)
             && precision == state.precision();
         if exact {
-            let (engine, notice) = match state {
-                EngineState::Cpu(c) => {
-                    let mut e = cpu_engine(scene, precision)?;
-                    match &mut e {
-                        Engine::Cpu32(b) => b.restore_state(c),
-                        Engine::Cpu64(b) => b.restore_state(c),
-                        _ => unreachable!("cpu_engine makes a CPU engine"),
-                    }
-                    .map_err(unusable)?;
-                    (e, None)
-                }
+            let (mut engine, notice) = match state {
+                EngineState::Cpu(_) => (cpu_engine(scene, precision)?, None),
                 EngineState::Gpu(g) => {
-                    let mut b = GpuBackend::new(scene, gpu)?;
-                    b.restore_state(g).map_err(unusable)?;
+                    let b = GpuBackend::new(scene, gpu)?;
                     let notice = (b.adapter_name() != g.adapter).then(|| {
                         format!(
                             "the checkpoint was written on {}, this run is on {}: the \
@@ -727,19 +672,11 @@ impl Simulation {
                             b.adapter_name()
                         )
                     });
-                    (Engine::Gpu(Box::new(b)), notice)
+                    (Box::new(b) as Box<dyn Engine>, notice)
                 }
             };
-            let sim = Self {
-                engine,
-                base: offsets,
-                backend: state.backend(),
-                dt: scene.sim.dt,
-                particles: scene.spheres.len(),
-                stepping: std::time::Duration::ZERO,
-                notice: None,
-                trust: Trust::of(scene, state.precision() == Precision::F32),
-            };
+            engine.restore_state(state).map_err(unusable)?;
+            let sim = Self::of_engine(engine, state.backend(), scene, offsets, None);
             return Ok((sim, notice));
         }
         let p = state.portable(scene.spheres.len()).map_err(unusable)?;
@@ -779,85 +716,44 @@ impl Simulation {
     /// backend (always on), GPU time from timestamp queries on the GPU backend once
     /// [`Simulation::set_profiling`] turned them on; empty otherwise.
     pub fn stage_seconds(&self) -> Vec<(&'static str, f64)> {
-        let t = match &self.engine {
-            Engine::Cpu32(b) => b.stage_seconds(),
-            Engine::Cpu64(b) => b.stage_seconds(),
-            Engine::Gpu(g) => return g.stage_seconds(),
-            Engine::Event(_) => return Vec::new(),
-        };
-        crate::setup::STAGES.iter().copied().zip(t).collect()
+        self.engine.stage_seconds()
     }
 
     /// Turns per-stage timing on or off and returns whether per-stage times are available: always
     /// on the CPU backend; on the GPU backend when the adapter has timestamp queries; never on
     /// the event-driven solver (it has no stages).
     pub fn set_profiling(&mut self, on: bool) -> bool {
-        match &mut self.engine {
-            Engine::Gpu(g) => g.set_profiling(on),
-            Engine::Event(_) => false,
-            Engine::Cpu32(_) | Engine::Cpu64(_) => true,
-        }
+        self.engine.set_profiling(on)
     }
 
     /// The integer outputs of the last binning (CPU f32/f64 or GPU), for exact comparisons.
     pub fn binning_state(&self) -> crate::setup::BinningState {
-        match &self.engine {
-            Engine::Cpu32(b) => b.binning_state(),
-            Engine::Cpu64(b) => b.binning_state(),
-            Engine::Gpu(g) => g.binning_state(),
-            // No grid: the event-driven solver tests every pair.
-            Engine::Event(_) => crate::setup::BinningState {
-                keys: Vec::new(),
-                counts: Vec::new(),
-                cell_start: Vec::new(),
-                ids: Vec::new(),
-            },
-        }
+        self.engine.binning_state()
     }
 
     /// GPU only: counts work from now on (`on`), or stops counting, and restarts the counts;
     /// returns whether this backend counts work (`gpu::work`). Counting slows the contact
     /// passes: time runs without it.
     pub fn set_work_counting(&mut self, on: bool) -> bool {
-        match &mut self.engine {
-            Engine::Gpu(g) => {
-                g.set_work_counting(on);
-                true
-            }
-            _ => false,
-        }
+        self.engine.set_work_counting(on)
     }
 
     /// GPU only: dispatches per step and candidate-pair visits per invocation since
     /// [`Simulation::set_work_counting`]; `None` on other backends.
     pub fn work_counts(&self) -> Option<crate::gpu::work::WorkCounts> {
-        match &self.engine {
-            Engine::Gpu(g) => Some(g.work_counts()),
-            _ => None,
-        }
+        self.engine.work_counts()
     }
 
     /// Interaction counts of the last gravity-tree walk (one walk per body); `None` unless the
     /// backend sums gravity by the tree.
     pub fn walk_counts(&self) -> Option<crate::cpu::tree::WalkCounts> {
-        let c = match &self.engine {
-            Engine::Cpu32(b) => b.walk_counts(),
-            Engine::Cpu64(b) => b.walk_counts(),
-            Engine::Gpu(g) => g.walk_counts()?,
-            _ => return None,
-        };
-        (c.walks > 0).then_some(c)
+        self.engine.walk_counts().filter(|c| c.walks > 0)
     }
 
     /// The neighbour list in sorted order, for exact comparisons of the twins: the list as last
     /// built, on the CPU and on the GPU; empty for the event-driven solver.
     pub fn list_rows(&self) -> crate::setup::ListRows {
-        match &self.engine {
-            Engine::Cpu32(b) => b.list_rows(),
-            Engine::Cpu64(b) => b.list_rows(),
-            Engine::Gpu(g) => g.list_rows(),
-            Engine::Event(_) => crate::setup::ListRows::default(),
-        }
+        self.engine.list_rows()
     }
 
     /// Time spent in [`Simulation::step`] so far, and the throughput.
@@ -885,23 +781,18 @@ impl Simulation {
         ctx: crate::gpu::GpuContext,
         gpu: GpuOptions,
     ) -> Result<Self, SimError> {
-        Ok(Self {
-            engine: Engine::Gpu(Box::new(GpuBackend::with_context(ctx, scene, gpu)?)),
-            base: Offsets::default(),
-            backend: Backend::Gpu,
-            dt: scene.sim.dt,
-            particles: scene.spheres.len(),
-            stepping: std::time::Duration::ZERO,
-            notice: None,
-            trust: Trust::of(scene, true),
-        })
+        let engine = Box::new(GpuBackend::with_context(ctx, scene, gpu)?);
+        Ok(Self::of_engine(
+            engine,
+            Backend::Gpu,
+            scene,
+            Offsets::default(),
+            None,
+        ))
     }
 
     /// The GPU backend, when that is what runs (the renderer binds its state buffers).
     pub fn gpu_backend(&self) -> Option<&GpuBackend> {
-        match &self.engine {
-            Engine::Gpu(g) => Some(g),
-            _ => None,
-        }
+        self.engine.gpu()
     }
 }

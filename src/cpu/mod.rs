@@ -1309,3 +1309,71 @@ fn check_list(s: &CpuState, n: usize, history: bool, walls: usize) -> Result<(),
     }
     Ok(())
 }
+
+/// The CPU backend behind [`Simulation`](crate::Simulation), in either precision.
+impl<R: Real> crate::engine::Engine for CpuBackend<R> {
+    fn step(&mut self, n: u64) -> Result<(), crate::engine::Halt> {
+        self.step_many(n)
+            .map_err(|(step, sphere)| crate::engine::Halt::Guard { step, sphere })
+    }
+
+    fn steps_done(&self) -> u64 {
+        CpuBackend::steps_done(self)
+    }
+
+    fn diagnostics(&self) -> Diagnostics {
+        CpuBackend::diagnostics(self)
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        CpuBackend::snapshot(self)
+    }
+
+    fn precision(&self) -> crate::Precision {
+        R::PRECISION
+    }
+
+    fn adapter(&self) -> String {
+        crate::engine::cpu_threads()
+    }
+
+    fn save_state(&self) -> Result<crate::checkpoint::EngineState, crate::SimError> {
+        Ok(crate::checkpoint::EngineState::Cpu(CpuBackend::save_state(
+            self,
+        )))
+    }
+
+    fn restore_state(&mut self, state: &crate::checkpoint::EngineState) -> Result<(), String> {
+        match state {
+            crate::checkpoint::EngineState::Cpu(s) => CpuBackend::restore_state(self, s),
+            crate::checkpoint::EngineState::Gpu(_) => {
+                Err("the state is the GPU backend's, not the CPU backend's".into())
+            }
+        }
+    }
+
+    fn stage_seconds(&self) -> Vec<(&'static str, f64)> {
+        crate::setup::STAGES
+            .iter()
+            .copied()
+            .zip(CpuBackend::stage_seconds(self))
+            .collect()
+    }
+
+    fn set_profiling(&mut self, _on: bool) -> bool {
+        // Stages are always timed on the CPU.
+        true
+    }
+
+    fn binning_state(&self) -> BinningState {
+        CpuBackend::binning_state(self)
+    }
+
+    fn list_rows(&self) -> crate::setup::ListRows {
+        CpuBackend::list_rows(self)
+    }
+
+    fn walk_counts(&self) -> Option<tree::WalkCounts> {
+        Some(CpuBackend::walk_counts(self))
+    }
+}

@@ -603,3 +603,83 @@ impl EventBackend {
         }
     }
 }
+
+/// The event-driven solver behind [`Simulation`](crate::Simulation): no grid, no stages, no
+/// checkpoints.
+impl crate::engine::Engine for EventBackend {
+    fn step(&mut self, n: u64) -> Result<(), crate::engine::Halt> {
+        for _ in 0..n {
+            match EventBackend::step(self) {
+                Ok(None) => {}
+                Ok(Some(sphere)) => {
+                    return Err(crate::engine::Halt::Guard {
+                        step: self.steps,
+                        sphere,
+                    });
+                }
+                Err(e) => return Err(crate::engine::Halt::Failed(e.into())),
+            }
+        }
+        Ok(())
+    }
+
+    fn steps_done(&self) -> u64 {
+        EventBackend::steps_done(self)
+    }
+
+    fn diagnostics(&self) -> Diagnostics {
+        EventBackend::diagnostics(self)
+    }
+
+    fn snapshot(&self) -> Snapshot {
+        EventBackend::snapshot(self)
+    }
+
+    fn precision(&self) -> crate::Precision {
+        crate::Precision::F64
+    }
+
+    fn adapter(&self) -> String {
+        "CPU (1 thread, exact events, f64)".to_string()
+    }
+
+    fn save_state(&self) -> Result<crate::checkpoint::EngineState, crate::SimError> {
+        Err(crate::SimError::Unavailable {
+            backend: crate::Backend::Event,
+            reason: "the event-driven solver writes no checkpoints; use --backend cpu for a run \
+                     with --checkpoint"
+                .into(),
+        })
+    }
+
+    fn restore_state(&mut self, _state: &crate::checkpoint::EngineState) -> Result<(), String> {
+        Err("the event-driven solver restores no checkpoints; use --backend cpu".into())
+    }
+
+    fn stage_seconds(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+
+    fn set_profiling(&mut self, _on: bool) -> bool {
+        // No stages to time.
+        false
+    }
+
+    fn binning_state(&self) -> crate::setup::BinningState {
+        // No grid: the solver tests every pair.
+        crate::setup::BinningState {
+            keys: Vec::new(),
+            counts: Vec::new(),
+            cell_start: Vec::new(),
+            ids: Vec::new(),
+        }
+    }
+
+    fn list_rows(&self) -> crate::setup::ListRows {
+        crate::setup::ListRows::default()
+    }
+
+    fn walk_counts(&self) -> Option<crate::cpu::tree::WalkCounts> {
+        None
+    }
+}

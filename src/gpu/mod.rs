@@ -511,3 +511,83 @@ impl GpuBackend {
         Ok(())
     }
 }
+
+/// The GPU backend behind [`Simulation`](crate::Simulation): the renderer reaches it through
+/// [`Engine::gpu`](crate::engine::Engine::gpu).
+impl crate::engine::Engine for GpuBackend {
+    fn step(&mut self, n: u64) -> Result<(), crate::engine::Halt> {
+        // Many steps per submission; returns once the GPU has finished them.
+        GpuBackend::step(self, n).map_err(|e| match e {
+            StepError::NonFinite(step, sphere) => crate::engine::Halt::Guard { step, sphere },
+            StepError::Gpu(e) => crate::engine::Halt::Failed(e.into()),
+        })
+    }
+
+    fn steps_done(&self) -> u64 {
+        GpuBackend::steps_done(self)
+    }
+
+    fn diagnostics(&self) -> crate::Diagnostics {
+        GpuBackend::diagnostics(self)
+    }
+
+    fn snapshot(&self) -> crate::Snapshot {
+        GpuBackend::snapshot(self)
+    }
+
+    fn precision(&self) -> crate::Precision {
+        crate::Precision::F32
+    }
+
+    fn adapter(&self) -> String {
+        self.adapter_name()
+    }
+
+    fn save_state(&self) -> Result<crate::checkpoint::EngineState, crate::SimError> {
+        Ok(crate::checkpoint::EngineState::Gpu(GpuBackend::save_state(
+            self,
+        )))
+    }
+
+    fn restore_state(&mut self, state: &crate::checkpoint::EngineState) -> Result<(), String> {
+        match state {
+            crate::checkpoint::EngineState::Gpu(s) => GpuBackend::restore_state(self, s),
+            crate::checkpoint::EngineState::Cpu(_) => {
+                Err("the state is the CPU backend's, not the GPU backend's".into())
+            }
+        }
+    }
+
+    fn stage_seconds(&self) -> Vec<(&'static str, f64)> {
+        GpuBackend::stage_seconds(self)
+    }
+
+    fn set_profiling(&mut self, on: bool) -> bool {
+        GpuBackend::set_profiling(self, on)
+    }
+
+    fn binning_state(&self) -> crate::setup::BinningState {
+        GpuBackend::binning_state(self)
+    }
+
+    fn list_rows(&self) -> crate::setup::ListRows {
+        GpuBackend::list_rows(self)
+    }
+
+    fn walk_counts(&self) -> Option<crate::cpu::tree::WalkCounts> {
+        GpuBackend::walk_counts(self)
+    }
+
+    fn set_work_counting(&mut self, on: bool) -> bool {
+        GpuBackend::set_work_counting(self, on);
+        true
+    }
+
+    fn work_counts(&self) -> Option<work::WorkCounts> {
+        Some(GpuBackend::work_counts(self))
+    }
+
+    fn gpu(&self) -> Option<&GpuBackend> {
+        Some(self)
+    }
+}
