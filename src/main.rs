@@ -59,6 +59,25 @@ fn positive_finite(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A flag's value that must be finite and at least 0 (a friction coefficient, a skin).
+fn non_negative_finite(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        Ok(_) => Err("must be finite and at least 0".to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The tree's opening angle θ, in (0, MAX_THETA] (`scene::check`'s range).
+fn opening_angle(s: &str) -> Result<f64, String> {
+    let max = spheresim::cpu::tree::MAX_THETA;
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v <= max => Ok(v),
+        Ok(_) => Err(format!("must be in (0, {max}]")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// `spheresim repose FILE`: prints the heap's angle of repose and what it was fitted to.
 fn repose(file: &std::path::Path) -> Result<i32> {
     let snap = spheresim::output::csv::read_csv(file)
@@ -106,14 +125,14 @@ struct SceneOverrides {
     contact: Option<ContactModel>,
     /// Coulomb friction coefficient μ ≥ 0 for every sphere, plane and container (soft contact
     /// laws only).
-    #[arg(long, value_name = "MU", allow_negative_numbers = true)]
+    #[arg(long, value_name = "MU", allow_negative_numbers = true, value_parser = non_negative_finite)]
     friction: Option<f64>,
     /// Accept initial overlaps deeper than 1 % of the smaller radius.
     #[arg(long)]
     allow_overlap: bool,
     /// Neighbour-list skin in m (0: rebuild every step), replacing the
     /// scene's `skin` [default: a quarter of the smallest radius].
-    #[arg(long, value_name = "M", allow_negative_numbers = true)]
+    #[arg(long, value_name = "M", allow_negative_numbers = true, value_parser = non_negative_finite)]
     skin: Option<f64>,
     /// How mutual gravity is summed, replacing the scene's `gravity_solver` [default: the
     /// scene's own: tree for plummer and rubble-pile, direct for the other built-in scenes and
@@ -122,7 +141,7 @@ struct SceneOverrides {
     gravity_solver: Option<spheresim::scene::GravitySolver>,
     /// Opening angle θ of the gravity tree, in (0, 1.5], replacing the scene's `theta`
     /// [default: 0.5].
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_negative_numbers = true, value_parser = opening_angle)]
     theta: Option<f64>,
     /// Whether spheres rotate under friction torques, replacing the scene's `rotation`
     /// [default: false].
@@ -130,7 +149,7 @@ struct SceneOverrides {
     rotation: Option<bool>,
     /// Rolling friction coefficient μ_r ≥ 0 for every sphere, plane and container (soft contact
     /// laws with rotation).
-    #[arg(long, value_name = "MU_R", allow_negative_numbers = true)]
+    #[arg(long, value_name = "MU_R", allow_negative_numbers = true, value_parser = non_negative_finite)]
     rolling_friction: Option<f64>,
     /// Rolling resistance law, replacing the scene's `rolling_model` [default: cdt when some
     /// μ_r > 0, else none].

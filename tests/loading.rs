@@ -182,6 +182,39 @@ fn range_errors_print_the_value_as_given() {
     assert!(e.contains("got -1.234567e-7"), "{e}");
 }
 
+/// A bad `--skin`, `--friction`, `--rolling-friction` or `--theta` is the flag's error, quoting
+/// the value as given, not the scene's.
+#[test]
+fn a_bad_override_names_its_flag() {
+    for (flag, value, why) in [
+        ("--skin", "-1", "at least 0"),
+        ("--friction", "nan", "at least 0"),
+        ("--rolling-friction", "-0.5", "at least 0"),
+        ("--theta", "2", "must be in (0, "),
+        ("--theta", "0", "must be in (0, "),
+    ] {
+        let o = bin()
+            .args([
+                "run",
+                "bounce",
+                "--backend",
+                "cpu",
+                "--steps",
+                "1",
+                flag,
+                value,
+            ])
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{flag} {value} was accepted");
+        assert!(
+            err.contains(&format!("'{value}' for '{flag}")) && err.contains(why),
+            "{flag} {value}: {err}"
+        );
+    }
+}
+
 /// `--dt 0` is the flag's error, not one of the scene's `[simulation]` table.
 #[test]
 fn a_bad_dt_names_the_flag() {
