@@ -747,7 +747,7 @@ pub fn run_cli(cfg: &BenchConfig, json: Option<&std::path::Path>) -> anyhow::Res
         crate::output::check_writable_file(p)?;
     }
     let total = (cfg.scenes.len() * cfg.particles.len() * cfg.backends.len()) as u64;
-    eprintln!("{}", header(cfg));
+    crate::note!("{}", header(cfg));
     let bar = ProgressBar::new(total);
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")

@@ -15,6 +15,17 @@
 //! println!("{:?}", sim.diagnostics());
 //! ```
 
+/// `eprintln!` for messages beside the results (progress, notices, warnings, the run's
+/// header): a standard error that was closed (`spheresim run … 2>&1 | head`) drops the line
+/// instead of panicking, so the run goes on and writes its files.
+#[macro_export]
+macro_rules! note {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+
 pub mod bench;
 pub mod checkpoint;
 pub mod cpu;

@@ -401,7 +401,7 @@ fn main() {
     match code {
         Ok(c) => std::process::exit(c),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            spheresim::note!("error: {e:#}");
             std::process::exit(1);
         }
     }
@@ -411,13 +411,13 @@ fn main() {
 fn load(opts: &SceneOptions) -> Result<Scene> {
     let scene = opts.load()?;
     if let Some(w) = scene.time_step_warning() {
-        eprintln!("warning: {}: {w}", scene.name);
+        spheresim::note!("warning: {}: {w}", scene.name);
     }
     if let Some(w) = scene.gravity_solver_hint() {
-        eprintln!("warning: {}: {w}", scene.name);
+        spheresim::note!("warning: {}: {w}", scene.name);
     }
     if let Some(w) = scene.rotation_hint() {
-        eprintln!("warning: {}: {w}", scene.name);
+        spheresim::note!("warning: {}: {w}", scene.name);
     }
     Ok(scene)
 }
@@ -463,7 +463,7 @@ fn run(args: RunArgs) -> Result<i32> {
         let ckpt = Checkpoint::read(&path)?;
         if resume.is_dir() {
             // The directory may hold checkpoints of other runs: say which one continues.
-            eprintln!(
+            spheresim::note!(
                 "--resume {}: resuming scene {} at step {} from {}",
                 resume.display(),
                 ckpt.scene.name,
@@ -504,9 +504,9 @@ fn run(args: RunArgs) -> Result<i32> {
 /// Prints the notice and header, steps the run and prints its summary.
 fn execute(sim: SimRun<'_>, stop: &std::sync::atomic::AtomicBool) -> Result<i32> {
     if let Some(notice) = sim.notice() {
-        eprintln!("notice: {notice}");
+        spheresim::note!("notice: {notice}");
     }
-    eprintln!("{}", sim.header());
+    spheresim::note!("{}", sim.header());
     let report = sim.execute(stop)?;
     // The files are written: a reader of the summary that went away (`| head -1`) or a closed
     // terminal costs the summary only, not the run's exit status.
@@ -520,7 +520,7 @@ fn execute(sim: SimRun<'_>, stop: &std::sync::atomic::AtomicBool) -> Result<i32>
         }
     }
     for w in report.warnings() {
-        eprintln!("warning: {w}");
+        spheresim::note!("warning: {w}");
     }
     Ok(report.exit_code())
 }

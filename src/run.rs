@@ -981,7 +981,7 @@ impl Progress {
             && self.last_log.elapsed() >= every
         {
             self.last_log = Instant::now();
-            eprintln!(
+            crate::note!(
                 "progress: step {done}/{} ({:.1} %), t = {} s of {} s, {}, elapsed {}, eta {}",
                 self.total,
                 100.0 * done as f64 / self.total.max(1) as f64,

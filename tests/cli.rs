@@ -743,3 +743,24 @@ fn a_closed_stdout_ends_quietly() {
     assert!(!e.contains("panicked") && !e.contains("warning"), "{e}");
     assert_eq!(fs::read_to_string(&fin).unwrap().lines().count(), 2);
 }
+
+/// A run whose standard error was closed (`spheresim run … 2>&1 | head -1`) goes on: its header,
+/// progress lines and warnings are dropped, its files are written and it exits 0. Before, the
+/// first line to a closed stderr panicked (exit 101).
+#[cfg(unix)]
+#[test]
+fn a_closed_stderr_does_not_stop_the_run() {
+    let outs = Outs::new();
+    let fin = outs.s("final.csv");
+    let mut child = bin()
+        .args(["run", "bounce", "--backend", "cpu", "--steps", "3000"])
+        .args(["-q", "--progress-every", "1", "--final", &fin])
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    assert!(outs.path("final.csv").exists(), "no final state written");
+}

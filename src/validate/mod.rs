@@ -666,7 +666,7 @@ pub fn run_cli(
     for (case, backend) in plan {
         let t0 = std::time::Instant::now();
         let rep = run_case(case, backend);
-        eprintln!(
+        crate::note!(
             "{:<20} {:<6} {:>7.2} s  {}",
             case.name,
             backend.to_string(),
