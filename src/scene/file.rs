@@ -858,6 +858,9 @@ fn resolve_wall(
 /// file) is reported and stands in harmlessly (particles, containers) or is left out (particle
 /// files, blocks, planes, boxes), and the scene's value checks run on the rest. Relative particle
 /// file paths are taken relative to `dir`.
+///
+/// One [`Builder`] method per table kind, called in this order: the order of the problems
+/// reported (and of the spheres and planes) depends on it.
 fn build(
     doc: FileDoc,
     text: &str,
@@ -867,7 +870,7 @@ fn build(
 ) -> Result<SceneFile, SceneError> {
     let lines = Lines::new(text);
     let mut found = Found::default();
-    let mut origins = Origins {
+    let origins = Origins {
         file: file.to_string(),
         simulation: doc
             .simulation
@@ -875,9 +878,44 @@ fn build(
             .map(|s| lines.line_column(s.span().start).0),
         ..Origins::default()
     };
-    let t = doc.simulation.map(Spanned::into_inner).unwrap_or_default();
+    let sim = simulation(doc.simulation.map(Spanned::into_inner).unwrap_or_default());
+    let materials = Materials::new(lines.with_lines(doc.material), &mut found);
+    let mut b = Builder {
+        found,
+        origins,
+        materials,
+        sim,
+    };
+    let particles = lines.with_lines(doc.particle);
+    let files = lines.with_lines(doc.particles_file);
+    let blocks = lines.with_lines(doc.block);
+
+    // Read the particle files first: their rows count towards the size of the scene.
+    let mut total = particles.len();
+    let loaded = b.read_particles_files(&files, dir, &mut total);
+    let fits = b.count_blocks(&blocks, &mut total);
+    let mut spheres: Vec<Sphere> = Vec::new();
+    spheres.try_reserve_exact(total).map_err(|_| {
+        SceneError::Other(format!(
+            "{file}: not enough memory for the scene's {total} spheres"
+        ))
+    })?;
+    b.particles(particles, &mut spheres);
+    b.particles_files(files, loaded, &mut spheres);
+    b.blocks(blocks, &fits, &mut spheres);
+
+    let boxes = lines.with_lines(doc.box_container);
+    let mut planes = Vec::with_capacity(doc.plane.len() + 6 * boxes.len());
+    b.planes(lines.with_lines(doc.plane), &mut planes);
+    b.boxes(boxes, &mut planes);
+    let containers = b.sphere_containers(lines.with_lines(doc.sphere_container));
+    b.finish(name, spheres, planes, containers)
+}
+
+/// `[simulation]`, each key missing taken from [`SimParams::default`].
+fn simulation(t: SimTable) -> SimParams {
     let d = SimParams::default();
-    let sim = SimParams {
+    SimParams {
         dt: t.dt.unwrap_or(d.dt),
         steps: t.steps.unwrap_or(d.steps),
         gravity: t.gravity.map_or(d.gravity, v3),
@@ -899,338 +937,420 @@ fn build(
         rotation: t.rotation.unwrap_or(d.rotation),
         rolling_model: t.rolling_model.or(d.rolling_model),
         damping: t.damping.unwrap_or(d.damping),
-    };
-    let mut materials = Materials::new(lines.with_lines(doc.material), &mut found);
-    let particles = lines.with_lines(doc.particle);
-    let files = lines.with_lines(doc.particles_file);
-    let blocks = lines.with_lines(doc.block);
+    }
+}
 
-    // Read the particle files first: their rows count towards the size of the scene. Each file's
-    // spheres share its table's restitution, material and surface; mass comes from each row.
-    let mut total = particles.len();
-    let mut loaded: Vec<Option<(Snapshot, Resolved)>> = Vec::with_capacity(files.len());
-    for (k, (line, f)) in files.iter().enumerate() {
-        let line = *line;
-        let item = format!("[[particles_file]] #{k} at line {line}");
-        let mut ok = true;
-        if let Some(e) = f.restitution {
-            ok &= found.check(line, &item, restitution(e));
+/// What the table kinds share while [`build`] runs: the problems found so far, where each item
+/// came from, the materials (presets are added on first use) and `[simulation]`.
+struct Builder {
+    found: Found,
+    origins: Origins,
+    materials: Materials,
+    sim: SimParams,
+}
+
+impl Builder {
+    /// Reads every `[[particles_file]]` and resolves its table, adding its rows to `total`; `None`
+    /// for a file left out (problem reported). Each file's spheres share its table's
+    /// restitution, material and surface; mass comes from each row.
+    fn read_particles_files(
+        &mut self,
+        files: &[(usize, ParticlesFileTable)],
+        dir: Option<&Path>,
+        total: &mut usize,
+    ) -> Vec<Option<(Snapshot, Resolved)>> {
+        let mut loaded = Vec::with_capacity(files.len());
+        for (k, (line, f)) in files.iter().enumerate() {
+            let line = *line;
+            let item = format!("[[particles_file]] #{k} at line {line}");
+            let mut ok = true;
+            if let Some(e) = f.restitution {
+                ok &= self.found.check(line, &item, restitution(e));
+            }
+            let r = resolve(
+                &mut self.materials,
+                &self.sim,
+                1.0,
+                Some(1.0), // a stand-in: each row gives its own mass
+                f.material.as_deref(),
+                f.restitution,
+                false,
+            );
+            let r = match r {
+                Ok(r) => Some(r),
+                Err(reason) => {
+                    self.found.check(line, &item, Err(reason));
+                    None
+                }
+            };
+            let snap = match read_particles_file(dir, &f.path) {
+                Ok(snap) => Some(snap),
+                Err(reason) => {
+                    self.found.check(line, &item, Err(reason));
+                    None
+                }
+            };
+            let snap = snap.filter(|snap| match total.checked_add(snap.len()) {
+                Some(t) if t <= MAX_SPHERES => {
+                    *total = t;
+                    true
+                }
+                _ => self.found.check(
+                    line,
+                    &item,
+                    Err(format!(
+                        "its {} rows make the scene larger than the {MAX_SPHERES} spheres \
+                         supported",
+                        snap.len()
+                    )),
+                ),
+            });
+            loaded.push(match (snap, r) {
+                (Some(snap), Some(r)) if ok => Some((snap, r)),
+                _ => None,
+            });
         }
-        let r = resolve(
-            &mut materials,
-            &sim,
-            1.0,
-            Some(1.0), // a stand-in: each row gives its own mass
-            f.material.as_deref(),
-            f.restitution,
-            false,
-        );
-        let r = match r {
-            Ok(r) => Some(r),
-            Err(reason) => {
-                found.check(line, &item, Err(reason));
-                None
-            }
-        };
-        let snap = match read_particles_file(dir, &f.path) {
-            Ok(snap) => Some(snap),
-            Err(reason) => {
-                found.check(line, &item, Err(reason));
-                None
-            }
-        };
-        let snap = snap.filter(|snap| match total.checked_add(snap.len()) {
-            Some(t) if t <= MAX_SPHERES => {
-                total = t;
-                true
-            }
-            _ => found.check(
-                line,
-                &item,
-                Err(format!(
-                    "its {} rows make the scene larger than the {MAX_SPHERES} spheres supported",
-                    snap.len()
-                )),
-            ),
-        });
-        loaded.push(match (snap, r) {
-            (Some(snap), Some(r)) if ok => Some((snap, r)),
-            _ => None,
-        });
+        loaded
     }
 
-    // Count first, so that a huge block fails cleanly instead of exhausting memory.
-    let mut fits = vec![true; blocks.len()];
-    for (k, (line, b)) in blocks.iter().enumerate() {
-        let n = b
-            .count
-            .iter()
-            .try_fold(1usize, |acc, &c| acc.checked_mul(usize::try_from(c).ok()?));
-        match n.and_then(|n| total.checked_add(n)) {
-            Some(t) if t <= MAX_SPHERES => total = t,
-            _ => {
-                fits[k] = false;
-                found.check(
-                    *line,
-                    &format!("[[block]] #{k} at line {line}"),
+    /// Adds every `[[block]]`'s sphere count to `total`; per block, whether it fits. Counted
+    /// first, so that a huge block fails cleanly instead of exhausting memory.
+    fn count_blocks(&mut self, blocks: &[(usize, BlockTable)], total: &mut usize) -> Vec<bool> {
+        let mut fits = vec![true; blocks.len()];
+        for (k, (line, b)) in blocks.iter().enumerate() {
+            let n = b
+                .count
+                .iter()
+                .try_fold(1usize, |acc, &c| acc.checked_mul(usize::try_from(c).ok()?));
+            match n.and_then(|n| total.checked_add(n)) {
+                Some(t) if t <= MAX_SPHERES => *total = t,
+                _ => {
+                    fits[k] = false;
+                    self.found.check(
+                        *line,
+                        &format!("[[block]] #{k} at line {line}"),
+                        Err(format!(
+                            "count {:?} makes the scene larger than the {MAX_SPHERES} spheres \
+                             supported",
+                            b.count
+                        )),
+                    );
+                }
+            }
+        }
+        fits
+    }
+
+    /// One sphere per `[[particle]]`, in order (sphere `i` is table `i`).
+    fn particles(&mut self, particles: Vec<(usize, ParticleTable)>, spheres: &mut Vec<Sphere>) {
+        for (i, (line, p)) in particles.into_iter().enumerate() {
+            let item = format!("[[particle]] #{i} at line {line} (sphere {i})");
+            let r = resolve(
+                &mut self.materials,
+                &self.sim,
+                p.radius,
+                p.mass,
+                p.material.as_deref(),
+                p.restitution,
+                p.fixed,
+            )
+            .unwrap_or_else(|reason| {
+                self.found.check(line, &item, Err(reason));
+                // Harmless stand-ins for what could not be resolved; the sphere's own values
+                // are still checked.
+                Resolved {
+                    mass: p.mass.unwrap_or(1.0),
+                    restitution: p.restitution.unwrap_or(self.sim.restitution),
+                    material: None,
+                    surface: self.sim.surface,
+                }
+            });
+            self.origins.particles.push(line);
+            spheres.push(Sphere {
+                position: v3(p.position),
+                velocity: v3(p.velocity),
+                angular_velocity: v3(p.angular_velocity),
+                radius: p.radius,
+                mass: r.mass,
+                restitution: r.restitution,
+                material: r.material,
+                fixed: p.fixed,
+                surface: r.surface,
+            });
+        }
+    }
+
+    /// The rows of every particle file read by [`Builder::read_particles_files`], one run each.
+    fn particles_files(
+        &mut self,
+        files: Vec<(usize, ParticlesFileTable)>,
+        loaded: Vec<Option<(Snapshot, Resolved)>>,
+        spheres: &mut Vec<Sphere>,
+    ) {
+        for (k, ((line, f), loaded)) in files.into_iter().zip(loaded).enumerate() {
+            let Some((snap, r)) = loaded else { continue };
+            let first = spheres.len();
+            spheres.extend((0..snap.len()).map(|i| {
+                let mass = snap.mass[i];
+                Sphere {
+                    position: snap.position[i],
+                    velocity: snap.velocity[i],
+                    // Used with rotation, ignored without (PackedScene).
+                    angular_velocity: snap.angular_velocity_of(i),
+                    radius: snap.radius[i],
+                    mass,
+                    restitution: r.restitution,
+                    material: r.material,
+                    // As the CSV writes a fixed sphere without a mass.
+                    fixed: mass == f64::INFINITY,
+                    surface: r.surface,
+                }
+            }));
+            self.origins.runs.push(Run {
+                kind: "particles_file",
+                table: k,
+                line,
+                first,
+                count: snap.len(),
+                csv: Some(f.path),
+            });
+        }
+    }
+
+    /// The lattice of every `[[block]]` that fits and whose values are fine, one run each.
+    fn blocks(
+        &mut self,
+        blocks: Vec<(usize, BlockTable)>,
+        fits: &[bool],
+        spheres: &mut Vec<Sphere>,
+    ) {
+        let found = &mut self.found;
+        for (k, (line, b)) in blocks.into_iter().enumerate() {
+            let item = format!("[[block]] #{k} at line {line}");
+            let min = v3(b.min);
+            let mut ok = fits[k];
+            ok &= found.check(line, &item, finite3("min", min));
+            ok &= found.check(line, &item, finite3("velocity", v3(b.velocity)));
+            ok &= found.check(line, &item, positive("spacing", b.spacing));
+            ok &= found.check(line, &item, positive("radius", b.radius));
+            ok &= found.check(line, &item, non_negative("jitter", b.jitter));
+            if let Some(m) = b.mass {
+                ok &= found.check(line, &item, positive("mass", m));
+            }
+            if let Some(e) = b.restitution {
+                ok &= found.check(line, &item, restitution(e));
+            }
+            let r = resolve(
+                &mut self.materials,
+                &self.sim,
+                b.radius,
+                b.mass,
+                b.material.as_deref(),
+                b.restitution,
+                false,
+            );
+            let r = match r {
+                Ok(r) if ok => r,
+                Ok(_) => continue,
+                Err(reason) => {
+                    found.check(line, &item, Err(reason));
+                    continue;
+                }
+            };
+            let first = spheres.len();
+            let amplitude = b.jitter * b.spacing;
+            let mut rng = Pcg64::seed_from_u64(b.seed);
+            let [nx, ny, nz] = b.count;
+            for z in 0..nz {
+                for y in 0..ny {
+                    for x in 0..nx {
+                        let mut position =
+                            min + DVec3::new(x as f64, y as f64, z as f64) * b.spacing;
+                        if amplitude > 0.0 {
+                            position += DVec3::new(
+                                rng.random_range(-1.0..=1.0),
+                                rng.random_range(-1.0..=1.0),
+                                rng.random_range(-1.0..=1.0),
+                            ) * amplitude;
+                        }
+                        spheres.push(Sphere {
+                            position,
+                            velocity: v3(b.velocity),
+                            angular_velocity: DVec3::ZERO,
+                            radius: b.radius,
+                            mass: r.mass,
+                            restitution: r.restitution,
+                            material: r.material,
+                            fixed: false,
+                            surface: r.surface,
+                        });
+                    }
+                }
+            }
+            self.origins.runs.push(Run {
+                kind: "block",
+                table: k,
+                line,
+                first,
+                count: spheres.len() - first,
+                csv: None,
+            });
+        }
+    }
+
+    /// Every `[[plane]]` whose normal is usable, normal scaled to unit length.
+    fn planes(&mut self, tables: Vec<(usize, PlaneTable)>, planes: &mut Vec<Plane>) {
+        for (k, (line, p)) in tables.into_iter().enumerate() {
+            let item = format!("[[plane]] #{k} at line {line}");
+            let normal = v3(p.normal);
+            let mut ok = self.found.check(line, &item, finite3("normal", normal));
+            // Normalise via the largest component so that tiny but nonzero normals survive.
+            let scale = normal.abs().max_element();
+            if ok && scale == 0.0 {
+                ok = self
+                    .found
+                    .check(line, &item, Err("normal has zero length".to_string()));
+            }
+            let (restitution, surface) = resolve_wall(
+                &mut self.materials,
+                &self.sim,
+                p.material.as_deref(),
+                p.restitution,
+            )
+            .unwrap_or_else(|reason| {
+                self.found.check(line, &item, Err(reason));
+                (
+                    p.restitution.unwrap_or(self.sim.restitution),
+                    self.sim.surface,
+                )
+            });
+            if !ok {
+                // Left out, so its point is not checked with the others: check it here.
+                self.found.check(line, &item, finite3("point", v3(p.point)));
+                continue;
+            }
+            planes.push(Plane {
+                point: v3(p.point),
+                normal: (normal / scale).normalize(),
+                restitution,
+                surface,
+            });
+            self.origins.planes.push(("plane", k, line));
+        }
+    }
+
+    /// Six planes per `[[box_container]]` whose values are fine, after the `[[plane]]`s.
+    fn boxes(&mut self, boxes: Vec<(usize, BoxTable)>, planes: &mut Vec<Plane>) {
+        let found = &mut self.found;
+        for (k, (line, b)) in boxes.into_iter().enumerate() {
+            let item = format!("[[box_container]] #{k} at line {line}");
+            let (min, max) = (v3(b.min), v3(b.max));
+            let mut ok = found.check(line, &item, finite3("min", min));
+            ok &= found.check(line, &item, finite3("max", max));
+            if ok && !min.cmplt(max).all() {
+                ok = found.check(
+                    line,
+                    &item,
                     Err(format!(
-                        "count {:?} makes the scene larger than the {MAX_SPHERES} spheres supported",
-                        b.count
+                        "min must be below max on every axis, got min {}, max {}",
+                        fmt_vec(min),
+                        fmt_vec(max)
                     )),
                 );
             }
-        }
-    }
-    let mut spheres: Vec<Sphere> = Vec::new();
-    spheres.try_reserve_exact(total).map_err(|_| {
-        SceneError::Other(format!(
-            "{file}: not enough memory for the scene's {total} spheres"
-        ))
-    })?;
-
-    for (i, (line, p)) in particles.into_iter().enumerate() {
-        let item = format!("[[particle]] #{i} at line {line} (sphere {i})");
-        let r = resolve(
-            &mut materials,
-            &sim,
-            p.radius,
-            p.mass,
-            p.material.as_deref(),
-            p.restitution,
-            p.fixed,
-        )
-        .unwrap_or_else(|reason| {
-            found.check(line, &item, Err(reason));
-            // Harmless stand-ins for what could not be resolved; the sphere's own values are
-            // still checked.
-            Resolved {
-                mass: p.mass.unwrap_or(1.0),
-                restitution: p.restitution.unwrap_or(sim.restitution),
-                material: None,
-                surface: sim.surface,
+            match resolve_wall(
+                &mut self.materials,
+                &self.sim,
+                b.material.as_deref(),
+                b.restitution,
+            ) {
+                Ok((e, surface)) => {
+                    // Checked here, as the six planes no longer say which box they came from.
+                    ok &= found.check(line, &item, restitution(e));
+                    if ok {
+                        planes.extend(Scene::box_planes(min, max, e, surface));
+                        self.origins
+                            .planes
+                            .extend(std::iter::repeat_n(("box_container", k, line), 6));
+                    }
+                }
+                Err(reason) => {
+                    found.check(line, &item, Err(reason));
+                }
             }
-        });
-        origins.particles.push(line);
-        spheres.push(Sphere {
-            position: v3(p.position),
-            velocity: v3(p.velocity),
-            angular_velocity: v3(p.angular_velocity),
-            radius: p.radius,
-            mass: r.mass,
-            restitution: r.restitution,
-            material: r.material,
-            fixed: p.fixed,
-            surface: r.surface,
-        });
+        }
     }
 
-    for (k, ((line, f), loaded)) in files.into_iter().zip(loaded).enumerate() {
-        let Some((snap, r)) = loaded else { continue };
-        let first = spheres.len();
-        spheres.extend((0..snap.len()).map(|i| {
-            let mass = snap.mass[i];
-            Sphere {
-                position: snap.position[i],
-                velocity: snap.velocity[i],
-                // Used with rotation, ignored without (PackedScene).
-                angular_velocity: snap.angular_velocity_of(i),
-                radius: snap.radius[i],
-                mass,
-                restitution: r.restitution,
-                material: r.material,
-                // As the CSV writes a fixed sphere without a mass.
-                fixed: mass == f64::INFINITY,
-                surface: r.surface,
-            }
-        }));
-        origins.runs.push(Run {
-            kind: "particles_file",
-            table: k,
-            line,
-            first,
-            count: snap.len(),
-            csv: Some(f.path),
-        });
+    /// One container per `[[sphere_container]]`. Value checks (and containment of every
+    /// sphere) are [`Scene::check`]'s.
+    fn sphere_containers(
+        &mut self,
+        tables: Vec<(usize, SphereContainerTable)>,
+    ) -> Vec<SphereContainer> {
+        let mut containers = Vec::with_capacity(tables.len());
+        for (k, (line, c)) in tables.into_iter().enumerate() {
+            let item = format!("[[sphere_container]] #{k} at line {line}");
+            let (restitution, surface) = resolve_wall(
+                &mut self.materials,
+                &self.sim,
+                c.material.as_deref(),
+                c.restitution,
+            )
+            .unwrap_or_else(|reason| {
+                self.found.check(line, &item, Err(reason));
+                (
+                    c.restitution.unwrap_or(self.sim.restitution),
+                    self.sim.surface,
+                )
+            });
+            containers.push(SphereContainer {
+                center: v3(c.center),
+                radius: c.radius,
+                restitution,
+                surface,
+            });
+            self.origins.containers.push((k, line));
+        }
+        containers
     }
 
-    for (k, (line, b)) in blocks.into_iter().enumerate() {
-        let item = format!("[[block]] #{k} at line {line}");
-        let min = v3(b.min);
-        let mut ok = fits[k];
-        ok &= found.check(line, &item, finite3("min", min));
-        ok &= found.check(line, &item, finite3("velocity", v3(b.velocity)));
-        ok &= found.check(line, &item, positive("spacing", b.spacing));
-        ok &= found.check(line, &item, positive("radius", b.radius));
-        ok &= found.check(line, &item, non_negative("jitter", b.jitter));
-        if let Some(m) = b.mass {
-            ok &= found.check(line, &item, positive("mass", m));
-        }
-        if let Some(e) = b.restitution {
-            ok &= found.check(line, &item, restitution(e));
-        }
-        let r = resolve(
-            &mut materials,
-            &sim,
-            b.radius,
-            b.mass,
-            b.material.as_deref(),
-            b.restitution,
-            false,
-        );
-        let r = match r {
-            Ok(r) if ok => r,
-            Ok(_) => continue,
-            Err(reason) => {
-                found.check(line, &item, Err(reason));
+    /// The scene, after its value checks: every problem found while building and by the
+    /// checks, each located in the file, or the scene with its origins.
+    fn finish(
+        self,
+        name: &str,
+        spheres: Vec<Sphere>,
+        planes: Vec<Plane>,
+        containers: Vec<SphereContainer>,
+    ) -> Result<SceneFile, SceneError> {
+        let Builder {
+            found,
+            mut origins,
+            materials,
+            sim,
+        } = self;
+        origins.materials = materials.origins;
+        let scene = Scene {
+            name: name.to_string(),
+            sim,
+            materials: materials.list,
+            spheres,
+            planes,
+            containers,
+        };
+        let checked = scene.problems();
+        let mut items = found.0;
+        let built_ok = items.is_empty();
+        for p in checked.list {
+            // Spheres left out with a reported table do not make the scene empty.
+            if p.subject == Subject::Empty && !built_ok {
                 continue;
             }
-        };
-        let first = spheres.len();
-        let amplitude = b.jitter * b.spacing;
-        let mut rng = Pcg64::seed_from_u64(b.seed);
-        let [nx, ny, nz] = b.count;
-        for z in 0..nz {
-            for y in 0..ny {
-                for x in 0..nx {
-                    let mut position = min + DVec3::new(x as f64, y as f64, z as f64) * b.spacing;
-                    if amplitude > 0.0 {
-                        position += DVec3::new(
-                            rng.random_range(-1.0..=1.0),
-                            rng.random_range(-1.0..=1.0),
-                            rng.random_range(-1.0..=1.0),
-                        ) * amplitude;
-                    }
-                    spheres.push(Sphere {
-                        position,
-                        velocity: v3(b.velocity),
-                        angular_velocity: DVec3::ZERO,
-                        radius: b.radius,
-                        mass: r.mass,
-                        restitution: r.restitution,
-                        material: r.material,
-                        fixed: false,
-                        surface: r.surface,
-                    });
-                }
-            }
+            items.push(origins.locate(&scene, p));
         }
-        origins.runs.push(Run {
-            kind: "block",
-            table: k,
-            line,
-            first,
-            count: spheres.len() - first,
-            csv: None,
-        });
-    }
-
-    let boxes = lines.with_lines(doc.box_container);
-    let mut planes = Vec::with_capacity(doc.plane.len() + 6 * boxes.len());
-    for (k, (line, p)) in lines.with_lines(doc.plane).into_iter().enumerate() {
-        let item = format!("[[plane]] #{k} at line {line}");
-        let normal = v3(p.normal);
-        let mut ok = found.check(line, &item, finite3("normal", normal));
-        // Normalise via the largest component so that tiny but nonzero normals survive.
-        let scale = normal.abs().max_element();
-        if ok && scale == 0.0 {
-            ok = found.check(line, &item, Err("normal has zero length".to_string()));
+        if !items.is_empty() || checked.omitted > 0 {
+            return Err(report(&origins.file, true, items, checked.omitted));
         }
-        let (restitution, surface) =
-            resolve_wall(&mut materials, &sim, p.material.as_deref(), p.restitution)
-                .unwrap_or_else(|reason| {
-                    found.check(line, &item, Err(reason));
-                    (p.restitution.unwrap_or(sim.restitution), sim.surface)
-                });
-        if !ok {
-            // Left out, so its point is not checked with the others: check it here.
-            found.check(line, &item, finite3("point", v3(p.point)));
-            continue;
-        }
-        planes.push(Plane {
-            point: v3(p.point),
-            normal: (normal / scale).normalize(),
-            restitution,
-            surface,
-        });
-        origins.planes.push(("plane", k, line));
+        Ok(SceneFile { scene, origins })
     }
-    for (k, (line, b)) in boxes.into_iter().enumerate() {
-        let item = format!("[[box_container]] #{k} at line {line}");
-        let (min, max) = (v3(b.min), v3(b.max));
-        let mut ok = found.check(line, &item, finite3("min", min));
-        ok &= found.check(line, &item, finite3("max", max));
-        if ok && !min.cmplt(max).all() {
-            ok = found.check(
-                line,
-                &item,
-                Err(format!(
-                    "min must be below max on every axis, got min {}, max {}",
-                    fmt_vec(min),
-                    fmt_vec(max)
-                )),
-            );
-        }
-        match resolve_wall(&mut materials, &sim, b.material.as_deref(), b.restitution) {
-            Ok((e, surface)) => {
-                // Checked here, as the six planes no longer say which box they came from.
-                ok &= found.check(line, &item, restitution(e));
-                if ok {
-                    planes.extend(Scene::box_planes(min, max, e, surface));
-                    origins
-                        .planes
-                        .extend(std::iter::repeat_n(("box_container", k, line), 6));
-                }
-            }
-            Err(reason) => {
-                found.check(line, &item, Err(reason));
-            }
-        }
-    }
-
-    // Value checks (and containment of every sphere) are Scene::check's.
-    let mut containers = Vec::with_capacity(doc.sphere_container.len());
-    for (k, (line, c)) in lines
-        .with_lines(doc.sphere_container)
-        .into_iter()
-        .enumerate()
-    {
-        let item = format!("[[sphere_container]] #{k} at line {line}");
-        let (restitution, surface) =
-            resolve_wall(&mut materials, &sim, c.material.as_deref(), c.restitution)
-                .unwrap_or_else(|reason| {
-                    found.check(line, &item, Err(reason));
-                    (c.restitution.unwrap_or(sim.restitution), sim.surface)
-                });
-        containers.push(SphereContainer {
-            center: v3(c.center),
-            radius: c.radius,
-            restitution,
-            surface,
-        });
-        origins.containers.push((k, line));
-    }
-
-    origins.materials = materials.origins;
-    let scene = Scene {
-        name: name.to_string(),
-        sim,
-        materials: materials.list,
-        spheres,
-        planes,
-        containers,
-    };
-    let checked = scene.problems();
-    let mut items = found.0;
-    let built_ok = items.is_empty();
-    for p in checked.list {
-        // Spheres left out with a reported table do not make the scene empty.
-        if p.subject == Subject::Empty && !built_ok {
-            continue;
-        }
-        items.push(origins.locate(&scene, p));
-    }
-    if !items.is_empty() || checked.omitted > 0 {
-        return Err(report(file, true, items, checked.omitted));
-    }
-    Ok(SceneFile { scene, origins })
 }

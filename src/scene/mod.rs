@@ -8,6 +8,7 @@ pub mod builtin;
 pub mod check;
 pub mod file;
 pub mod materials;
+pub mod overlap;
 pub mod timestep;
 
 use glam::DVec3;
