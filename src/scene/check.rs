@@ -760,22 +760,10 @@ pub use super::overlap;
 
 #[cfg(test)]
 mod tests {
-    use crate::scene::{CheckOptions, Plane, Scene, Sphere, SphereContainer, Surface};
+    use crate::scene::{CheckOptions, Plane, Scene, SphereContainer, Surface};
     use glam::DVec3;
 
-    fn sphere(position: DVec3, radius: f64, fixed: bool) -> Sphere {
-        Sphere {
-            position,
-            velocity: DVec3::ZERO,
-            angular_velocity: glam::DVec3::ZERO,
-            radius,
-            mass: 1.0,
-            restitution: 1.0,
-            material: None,
-            fixed,
-            surface: Surface::default(),
-        }
-    }
+    use crate::scene::test_sphere as sphere;
 
     #[test]
     fn fmt_num_rounds_to_six_digits_in_the_shortest_form() {

@@ -491,3 +491,19 @@ impl Scene {
         Some((lo, hi))
     }
 }
+
+/// A sphere of unit mass at rest with the default surface, for the scene modules' unit tests.
+#[cfg(test)]
+pub(crate) fn test_sphere(position: DVec3, radius: f64, fixed: bool) -> Sphere {
+    Sphere {
+        position,
+        velocity: DVec3::ZERO,
+        angular_velocity: DVec3::ZERO,
+        radius,
+        mass: 1.0,
+        restitution: 1.0,
+        material: None,
+        fixed,
+        surface: Surface::default(),
+    }
+}

@@ -276,24 +276,12 @@ impl Grid {
 #[cfg(test)]
 mod tests {
     use super::first_overlap;
-    use crate::scene::{Sphere, Surface};
+    use crate::scene::Sphere;
     use glam::DVec3;
     use rand::{RngExt, SeedableRng};
     use rand_pcg::Pcg64;
 
-    fn sphere(position: DVec3, radius: f64, fixed: bool) -> Sphere {
-        Sphere {
-            position,
-            velocity: DVec3::ZERO,
-            angular_velocity: glam::DVec3::ZERO,
-            radius,
-            mass: 1.0,
-            restitution: 1.0,
-            material: None,
-            fixed,
-            surface: Surface::default(),
-        }
-    }
+    use crate::scene::test_sphere as sphere;
 
     fn brute(spheres: &[Sphere], tol: f64) -> Option<(usize, usize)> {
         for a in 0..spheres.len() {
