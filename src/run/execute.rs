@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 /// The energy-balance guard's limit: a run whose (E + dissipated) moves from its start by more
 /// than this fraction of the energy scale `K + |U|`
 /// ([`Diagnostics::energy_balance_change_relative`]) stops, unless
-/// [`RunOptions::allow_energy_drift`] (docs/physics.md §7). The built-in scenes' drift: docs/physics.md §7.2.
+/// [`RunOptions::allow_energy_drift`] (docs/physics.md §7; the built-in scenes' drift is in
+/// §7.2).
 pub const ENERGY_DRIFT_LIMIT: f64 = 0.5;
 
 /// Wall-clock seconds between two checks of the energy balance during a run, at least (a check
