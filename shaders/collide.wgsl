@@ -295,7 +295,8 @@ fn resolve_pair(a: Body, b: Body, dt: f32, resting_speed: f32, k_a: f32, k_b: f3
     let fallback = vec3<f32>(1.0, 0.0, 0.0);
     var tau = 0.0;
     var n = vec3<f32>(0.0);
-    if dot3(d0, d0) > radius_sum * radius_sum {
+    let overlapping = dot3(d0, d0) <= radius_sum * radius_sum;
+    if !overlapping {
         tau = contact_fraction(d0, delta, radius_sum);
         if tau < 0.0 {
             // Apart at the start, touching at the end: the root rounded past 1.
@@ -313,7 +314,8 @@ fn resolve_pair(a: Body, b: Body, dt: f32, resting_speed: f32, k_a: f32, k_b: f3
     out.contact = dist1 <= radius_sum;
     out.n = n;
     out.tau = tau;
-    out.rest = (1.0 - tau) * dt;
+    // Overlapping at the start: the impulse acts at the end of the drift, with no travel.
+    out.rest = select((1.0 - tau) * dt, 0.0, overlapping);
     let u_n = -dot3(dv, n);
     if u_n > 0.0 {
         let e = effective_restitution(pair_restitution(a.e, b.e), u_n, resting_speed);

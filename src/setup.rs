@@ -25,10 +25,13 @@ pub const LARGE_RADIUS_RATIO: f64 = 4.0;
 /// past it the threshold rises to the radius of the largest of the rest.
 pub const MAX_LARGE: usize = 256;
 
-/// Matching rounds of the impulse model per step, before the final round. Two: an event
-/// deferred in the first (its partner had an earlier one) is then resolved exactly in the
-/// second, and only a sphere with three or more events in one step reaches the final round.
-pub const MATCHING_ROUNDS: usize = 2;
+/// Matching rounds of the impulse model per step, before the final round (docs/physics.md
+/// §1.2). Each round resolves exactly the events that are both spheres' earliest, so a chain of
+/// events (a sphere whose earliest partner has an earlier event of its own, against a wall, say)
+/// is resolved one link a round; what is left reaches the final round, whose mass splitting is
+/// not elastic. Three, because with two an elastic gas lost kinetic energy in half of the
+/// seeds tried (`tests/dynamics.rs`).
+pub const MATCHING_ROUNDS: usize = 3;
 
 /// Fraction of a residual overlap removed per step by the position correction. Below 1 because
 /// a sphere with several overlapping neighbours gets every correction at once (Jacobi).

@@ -72,11 +72,16 @@ fn momentum_is_conserved_to_rounding_in_a_dense_wall_break() {
 }
 
 fn box_gas(n_side: usize, e: f64) -> Scene {
+    box_gas_seeded(n_side, e, 12345)
+}
+
+/// [`box_gas`] with the velocities drawn from `seed`.
+fn box_gas_seeded(n_side: usize, e: f64, seed: u64) -> Scene {
     let r = 0.01;
     let spacing = 0.04;
     let l = n_side as f64 * spacing;
     let mut spheres = Vec::new();
-    let mut seed = 12345u64;
+    let mut seed = seed;
     let mut rnd = || {
         seed = seed
             .wrapping_mul(6364136223846793005)
@@ -97,28 +102,39 @@ fn box_gas(n_side: usize, e: f64) -> Scene {
     scene(spheres, planes, params(1e-3, 3000))
 }
 
+/// An elastic gas keeps its kinetic energy to rounding, whatever its seed: every collision is
+/// resolved binary in a matching round and none reaches the final round's mass splitting,
+/// which is not elastic (docs/physics.md §1.2). With two matching rounds (commit cc8cd7b and
+/// earlier) seeds 2, 3, 4 and 6 lost 3e-4 to 7e-3 of it.
 #[test]
 fn elastic_gas_keeps_kinetic_energy_over_thousands_of_collisions() {
-    let s = box_gas(8, 1.0);
-    let mut sim = spheresim::Simulation::new(&s, spheresim::Backend::Cpu, Precision::F64).unwrap();
-    let d0 = sim.diagnostics();
-    sim.step(s.sim.steps).unwrap();
-    let d1 = sim.diagnostics();
-    assert!(d1.collisions > 2000, "only {} collisions", d1.collisions);
-    let drift = rel(d1.kinetic, d0.kinetic, 1e-30);
-    assert!(
-        drift < 1e-12,
-        "kinetic energy drift {drift:e} over {} collisions",
-        d1.collisions
-    );
-    // Nobody escaped the box.
-    let l = 8.0 * 0.04;
-    assert!(
-        sim.snapshot()
-            .position
-            .iter()
-            .all(|p| p.min_element() > 0.0 && p.max_element() < l)
-    );
+    let mut failures = Vec::new();
+    for seed in [12345, 1, 2, 3, 4, 5, 6, 7] {
+        let s = box_gas_seeded(8, 1.0, seed);
+        let mut sim =
+            spheresim::Simulation::new(&s, spheresim::Backend::Cpu, Precision::F64).unwrap();
+        let d0 = sim.diagnostics();
+        sim.step(s.sim.steps).unwrap();
+        let d1 = sim.diagnostics();
+        assert!(d1.collisions > 2000, "only {} collisions", d1.collisions);
+        let drift = rel(d1.kinetic, d0.kinetic, 1e-30);
+        if drift >= 1e-12 {
+            failures.push(format!(
+                "seed {seed}: kinetic energy drift {drift:e} over {} collisions",
+                d1.collisions
+            ));
+        }
+        // Nobody escaped the box.
+        let l = 8.0 * 0.04;
+        assert!(
+            sim.snapshot()
+                .position
+                .iter()
+                .all(|p| p.min_element() > 0.0 && p.max_element() < l),
+            "seed {seed}: a sphere left the box"
+        );
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 #[test]

@@ -258,10 +258,13 @@ fn halting_submissions_agree_with_the_cpu() {
     );
 }
 
-/// Issue 13's dispatch target: box-gas (impulses, its skin of 0.6 r) submits at most 16 compute
-/// dispatches per step, the binning once per submission and halted steps counted.
+/// Dispatches per step of box-gas (impulses, its skin of 0.6 r): the drift and the impulse
+/// tail in every step, `3 MATCHING_ROUNDS + 6` (a binary pair pass, three passes a matching
+/// round, the final round's three, the end of the step), and the binning once per submission,
+/// at most four more a step on average. Issue 13's target was 16 with two matching rounds; the
+/// third, which keeps an elastic gas's energy (docs/physics.md §1.2), costs three more: 19.
 #[test]
-fn box_gas_submits_at_most_16_dispatches_per_step() {
+fn box_gas_submits_its_tail_and_at_most_four_binning_dispatches_per_step() {
     if !gpu_available() {
         return;
     }
@@ -273,9 +276,10 @@ fn box_gas_submits_at_most_16_dispatches_per_step() {
     let w = g.work_counts().unwrap();
     eprintln!("box-gas 5000: {w:?}");
     let d = w.dispatches_per_step.unwrap();
-    assert!(d <= 16.0, "{w:?}");
-    // The floor: a drift and the impulse tail (11 dispatches) in every step.
-    assert!(d >= 12.0, "{w:?}");
+    let tail = (3 * spheresim::setup::MATCHING_ROUNDS + 6) as f64;
+    assert!(d <= tail + 4.0, "{w:?}");
+    // The floor: the drift and the tail in every step, and some binning.
+    assert!(d > tail, "{w:?}");
 }
 
 /// Bounding box `(lo, hi)` of the spheres, m.
@@ -651,8 +655,10 @@ fn work_counters_count_the_contact_passes() {
             "{name}: counting changed the step"
         );
     }
-    // Impulses: four pair passes (binary, after each matching round, the final round), three
-    // earliest-event passes and three round sums.
+    // Impulses: a binary pair pass, one after each matching round and the final round's; an
+    // earliest-event pass and a sum per matching round, and the final round's two.
+    let rounds = spheresim::setup::MATCHING_ROUNDS as u64;
+    let (entry_passes, row_passes) = (rounds + 2, 2 * rounds + 2);
     let s = small("wall-break", 2000, 2);
     let (mut g, mut c) = (gpu(&s), cpu(&s));
     g.step(1).unwrap();
@@ -667,11 +673,19 @@ fn work_counters_count_the_contact_passes() {
     let n_large = large_spheres(&s);
     assert!(n_large > 0, "the wall-break has its projectile");
     let (row_invocations, most) = row_pass_counts(&list, n_large);
-    assert_eq!(w.invocations, 4 * entries + 6 * row_invocations, "{w:?}");
-    assert_eq!(w.by_pass[ENTRY_PASS].invocations, 4 * entries, "{w:?}");
+    assert_eq!(
+        w.invocations,
+        entry_passes * entries + row_passes * row_invocations,
+        "{w:?}"
+    );
+    assert_eq!(
+        w.by_pass[ENTRY_PASS].invocations,
+        entry_passes * entries,
+        "{w:?}"
+    );
     assert_eq!(
         w.by_pass[ROW_PASS].invocations,
-        6 * row_invocations,
+        row_passes * row_invocations,
         "{w:?}"
     );
     assert_eq!(w.by_pass[ENTRY_PASS].max_pair_visits, 1, "{w:?}");

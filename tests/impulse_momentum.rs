@@ -163,8 +163,10 @@ fn nearest_neighbours(x: &[DVec3], r: f64) -> (f64, f64) {
 
 /// The built-in `rubble-pile` with the impulse model: a slowly turning cloud collapses under
 /// its own gravity into a pile that spins up as it shrinks. Its angular momentum is kept to
-/// 2 % (measured 1.5 %; the impulses of pairs already touching at the start of a step still act
-/// along the end-of-drift line of centres, docs/gravity-tree.md), and the pile stands on its contacts instead of sinking into itself: no two spheres end
+/// 1 % (at commit cc8cd7b and earlier the impulse of a pair already touching at the start of a step acted
+/// along the end-of-drift line of centres but moved the pair the whole step, a torque, and the
+/// pile changed it by 1.46 %: docs/gravity-tree.md), and the pile stands on its contacts
+/// instead of sinking into itself: no two spheres end
 /// closer than 0.9 of the contact distance 2r, and the mean distance to the nearest neighbour
 /// is at least 0.98 of it. (Without the overlap pushes the pile sinks: nearest neighbours at
 /// 0.02 of 2r at the closest and 0.31 on the mean; with pushes at unchanged velocities, at
@@ -195,7 +197,7 @@ fn the_impulse_rubble_pile_keeps_its_angular_momentum_and_does_not_sink() {
     // It collapsed into a colliding pile.
     assert!(g1 < 0.7 * g0, "collapsed: {g0} -> {g1}");
     assert!(d1.collisions > 1000 && d1.contacts > 500, "colliding");
-    assert!(dl <= 0.02, "angular momentum changed by {dl:e} of itself");
+    assert!(dl <= 0.01, "angular momentum changed by {dl:e} of itself");
     assert!(
         near_min >= 0.9,
         "spheres sank into each other: {near_min} of 2r"

@@ -197,9 +197,12 @@ fn impulses_on_the_list_collide_the_same_with_any_skin() {
 
 /// The impulse model's dense case: a 2 000-sphere wall-break through the impact. With the
 /// default skin the list is binned in wider cells and its rows are summed in another order than
-/// the grid search (skin 0), and the impact amplifies rounding; the runs agree within 1 % in
-/// collisions and contacts, 1e-4 of the energy scale in total energy and dissipation, and
-/// 1e-6 of Σ m|v| in momentum, and both conserve momentum to 1e-6 of Σ m|v|.
+/// the grid search (skin 0), and the impact amplifies rounding: these are statistics of a
+/// chaotic run. Measured spread after 150 steps (2026-11-27, f32 on the CPU) over the skins 0,
+/// 0.05 r, r/4 and r: 0.19 J of the 822 J energy scale in total energy (2.3e-4), contacts
+/// 2963 to 2996 (1.1 %), collisions 0.3 %. The runs must agree within 2 % in collisions and
+/// contacts and 5e-4 of the energy scale in total energy and dissipation; both conserve
+/// momentum to 1e-6 of Σ m|v|.
 #[test]
 fn the_wall_break_with_a_skin_agrees_with_the_grid_search() {
     use spheresim::scene::builtin;
@@ -218,14 +221,14 @@ fn the_wall_break_with_a_skin_agrees_with_the_grid_search() {
     eprintln!("grid search: {grid:?}\nlist: {list:?}");
     assert_eq!(grid.neighbour_rebuilds, s.sim.steps);
     assert!(grid.collisions > 1000, "{} collisions", grid.collisions);
-    let close = |a: u64, b: u64| (a as f64 - b as f64).abs() <= 0.01 * b as f64;
+    let close = |a: u64, b: u64| (a as f64 - b as f64).abs() <= 0.02 * b as f64;
     assert!(close(list.collisions, grid.collisions), "collisions");
     assert!(close(list.contacts, grid.contacts), "contacts");
     let scale = start.kinetic;
     let total = |d: &spheresim::Diagnostics| d.kinetic + d.potential_uniform;
-    assert!((total(&list) - total(&grid)).abs() < 1e-4 * scale, "energy");
+    assert!((total(&list) - total(&grid)).abs() < 5e-4 * scale, "energy");
     assert!(
-        (list.dissipated - grid.dissipated).abs() < 1e-4 * scale,
+        (list.dissipated - grid.dissipated).abs() < 5e-4 * scale,
         "dissipation"
     );
     let p_scale = start.momentum_magnitude_sum;

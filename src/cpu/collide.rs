@@ -411,7 +411,8 @@ pub fn resolve_pair<R: Real>(
     let delta = dv * dt;
     let d0 = d1 - delta;
     let fallback = R::vec(R::one(), R::zero(), R::zero());
-    let (tau, n) = if R::norm2(d0) > radius_sum * radius_sum {
+    let overlapping = R::norm2(d0) <= radius_sum * radius_sum;
+    let (tau, n) = if !overlapping {
         let tau = match contact_fraction::<R>(d0, delta, radius_sum) {
             Some(tau) => tau,
             // Apart at the start, touching at the end: the root is in [0, 1] but rounded past it.
@@ -426,7 +427,14 @@ pub fn resolve_pair<R: Real>(
     out.contact = dist1 <= radius_sum;
     out.n = n;
     out.tau = tau;
-    out.rest = (R::one() - tau) * dt;
+    // A pair that overlaps at the start meets at the end of the drift, along d1, with no travel
+    // left: the impulse then acts on the line it points along, and so exerts no torque on the
+    // pair (docs/physics.md §1.2). Travel from the start would act on d0 = d1 − Δv dt.
+    out.rest = if overlapping {
+        R::zero()
+    } else {
+        (R::one() - tau) * dt
+    };
     let u_n = -R::dot(dv, n);
     if u_n > R::zero() {
         let e = effective_restitution(pair_restitution(a.e, b.e), u_n, resting_speed);
