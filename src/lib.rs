@@ -36,6 +36,7 @@ pub mod gpu;
 pub mod output;
 pub mod physics;
 pub mod real;
+pub mod recipe;
 pub mod render;
 pub mod repose;
 pub mod run;

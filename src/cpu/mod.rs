@@ -22,6 +22,7 @@ pub mod tree;
 use crate::checkpoint::{CpuState, Floats};
 use crate::physics::guard::guard_bounds;
 use crate::physics::rotation::inverse_inertia;
+use crate::recipe::{self, Kind, Pairs, Pass};
 use crate::scene::{ContactModel, RollingModel, Scene};
 use crate::setup::PackedScene;
 use crate::{Diagnostics, Real, Snapshot};
@@ -77,6 +78,53 @@ struct ContactSums {
     collisions: u64,
     /// Energy the impulse rounds took out of the step, J (see [`CpuBackend::apply_contacts`]).
     impulse_loss: f64,
+}
+
+/// What one step's passes hand each other on the CPU ([`CpuBackend::run_pass`]).
+struct StepRun<R: Real> {
+    /// Set-up's evaluation (nothing applied, no rebuild counted).
+    init: bool,
+    /// Largest small-sphere speed after the first half kick, m/s.
+    vmax: R,
+    /// The list is rebuilt this step.
+    rebuild: bool,
+    /// The contact stage's sums (the final round's, or the soft laws').
+    sums: ContactSums,
+    /// Collisions of the matching rounds.
+    collisions: u64,
+    /// Energy the impulse rounds took out of the step, J.
+    impulse_loss: f64,
+    /// The final round's impulses are not yet applied.
+    unapplied: bool,
+    /// Input id of the first sphere the check stopped.
+    bad: Option<u32>,
+}
+
+impl<R: Real> StepRun<R> {
+    fn new(init: bool) -> Self {
+        Self {
+            init,
+            vmax: R::zero(),
+            rebuild: true,
+            sums: ContactSums::default(),
+            collisions: 0,
+            impulse_loss: 0.0,
+            unapplied: false,
+            bad: None,
+        }
+    }
+}
+
+/// The profiler's stage (`CpuBackend::stage_seconds`) of a pass: integrate, binning,
+/// contacts, gravity, forces.
+fn stage_of(kind: Kind) -> usize {
+    match kind {
+        Kind::MeasureSpeed | Kind::KickDrift => 0,
+        Kind::Binning => 1,
+        Kind::Gravity => 3,
+        Kind::EndOfStep | Kind::Accelerations => 4,
+        _ => 2,
+    }
 }
 
 /// Uniform parameters of a scene, in the backend's precision.
@@ -201,6 +249,8 @@ pub struct CpuBackend<R: Real> {
     dissipated: f64,
     cell_edge: R,
     stage_seconds: [f64; 6],
+    /// The passes of a step ([`crate::recipe::step`]).
+    recipe: Vec<Pass>,
 }
 
 impl<R: Real> CpuBackend<R> {
@@ -340,20 +390,15 @@ impl<R: Real> CpuBackend<R> {
             dissipated: 0.0,
             cell_edge: R::one(),
             stage_seconds: [0.0; 6],
+            recipe: Vec::new(),
         };
-        let vmax = b
-            .velocity
-            .par_iter()
-            .zip(b.radius.par_iter())
-            .filter(|&(_, &r)| r <= b.small_radius_max)
-            .map(|(&v, _)| R::norm2(v))
-            .reduce(R::zero, |a, b| a.max(b))
-            .sqrt();
-        b.bin(vmax);
-        let cout = b.contacts(vmax, true, true);
-        b.contacts = cout.contacts;
-        b.spring_energy = cout.energy;
-        b.forces();
+        let mut run = StepRun::new(true);
+        b.run_recipe(&recipe::step(b.recipe_config(), true), &mut run);
+        b.contacts = run.sums.contacts;
+        b.spring_energy = run.sums.energy;
+        // The stage timers count steps, not set-up.
+        b.stage_seconds = [0.0; 6];
+        b.recipe = recipe::step(b.recipe_config(), false);
         b
     }
 
@@ -578,6 +623,15 @@ impl<R: Real> CpuBackend<R> {
         );
     }
 
+    /// What decides this scene's recipe.
+    fn recipe_config(&self) -> recipe::Config {
+        recipe::Config {
+            impulse: self.params.model == ContactModel::Impulse,
+            gravity: self.params.g_const > R::zero(),
+            rounds: collide::MATCHING_ROUNDS,
+        }
+    }
+
     /// The contact stage's uniform parameters for this step.
     fn collide_params(&self, small_speed_max: R) -> CollideParams<R> {
         CollideParams {
@@ -597,19 +651,16 @@ impl<R: Real> CpuBackend<R> {
         }
     }
 
-    /// Stage `collide` (both rounds for impulses, applied to the state unless `init`; soft
-    /// laws from the neighbour list, rebuilt first when `rebuild`, which needs a binning just
-    /// before); returns its sums, with the collisions of every round. At set-up (`init`) only
-    /// the final round runs, for the contact counts and soft-contact forces, and nothing is
-    /// applied.
-    fn contacts(&mut self, small_speed_max: R, init: bool, rebuild: bool) -> ContactSums {
-        let params = self.collide_params(small_speed_max);
+    /// The recipe's `BuildList` twin: the contact stage's view of this step (the large spheres'
+    /// boxes, the bodies), and on a `rebuild` the list's build from the binning just before. At
+    /// set-up (`init`) the build is not counted as a rebuild.
+    fn build_list(&mut self, params: &CollideParams<R>, init: bool, rebuild: bool) {
         let impulse = self.params.model == ContactModel::Impulse;
         let n_small = self.n_small as usize;
         if impulse || rebuild {
             self.boxes.clear();
             self.boxes.extend((n_small..self.len()).map(|i| {
-                collide::large_box(self.position[i], self.velocity[i], self.radius[i], &params)
+                collide::large_box(self.position[i], self.velocity[i], self.radius[i], params)
             }));
         }
         self.load_bodies();
@@ -631,7 +682,7 @@ impl<R: Real> CpuBackend<R> {
                 &self.boxes,
                 &self.cell_start,
                 &self.counts,
-                &params,
+                params,
                 &self.sweep,
                 self.params.history,
                 self.planes.len(),
@@ -639,87 +690,122 @@ impl<R: Real> CpuBackend<R> {
             );
             self.list.rebuilds += u64::from(!init);
         }
-        if !impulse {
-            let spin = Spins {
-                omega: &self.spin,
-                inv_inertia: &self.inv_inertia,
-                rolling_friction: &self.rolling_friction,
-            };
-            if self.params.rolling {
-                soft_pairs(
-                    &self.bodies,
-                    spin,
-                    &self.balls,
-                    &mut self.list,
-                    &self.planes,
-                    &params,
-                    &mut self.roll_pairs,
-                    &mut self.contact,
-                );
-            } else if self.params.rotation {
-                soft_pairs(
-                    &self.bodies,
-                    spin,
-                    &self.balls,
-                    &mut self.list,
-                    &self.planes,
-                    &params,
-                    &mut self.spin_pairs,
-                    &mut self.contact,
-                );
-            } else {
-                soft_pairs(
-                    &self.bodies,
-                    spin,
-                    &self.balls,
-                    &mut self.list,
-                    &self.planes,
-                    &params,
-                    &mut self.pairs,
-                    &mut self.contact,
-                );
-            }
-            let list = &mut self.list;
-            if init {
-                // No time has passed: set-up starts no friction history.
-                list.kept.fill(Default::default());
-                list.wall_kept.fill(Default::default());
-            }
-            return self.sum_contacts();
-        }
-        neighbours::resize_with_headroom(
-            &mut self.impulses,
-            self.list.owned.len(),
-            Default::default(),
+    }
+
+    /// The recipe's `CollidePairs` (`sum` false) or `SumPairs` (`sum`) twin: the soft laws'
+    /// pair forces from the list, or each sphere's sum of its row and walls into `self.contact`.
+    fn soft_pass(&mut self, params: &CollideParams<R>, sum: bool) {
+        let spin = Spins {
+            omega: &self.spin,
+            inv_inertia: &self.inv_inertia,
+            rolling_friction: &self.rolling_friction,
+        };
+        let (bodies, balls, list, planes, contact) = (
+            &self.bodies,
+            &self.balls,
+            &mut self.list,
+            &self.planes,
+            &mut self.contact,
         );
-        let mut collisions = 0;
-        let mut impulse_loss = 0.0;
-        let rounds = if init { 0 } else { collide::MATCHING_ROUNDS };
-        // Each pair is evaluated in full once per step; then only where a round moved one of
-        // its spheres (`collide::impulse_pairs`).
-        self.moved.clear();
-        self.impulse_pairs(&params, false);
-        for _ in 0..rounds {
-            self.earliest_events(&params);
-            self.collide(Round::Matching, &params);
-            collisions += self.sum_contacts().collisions;
-            impulse_loss += self.apply_contacts();
-            self.load_bodies();
-            self.impulse_pairs(&params, false);
+        if self.params.rolling {
+            let pairs = &mut self.roll_pairs;
+            soft_pass(
+                bodies, spin, balls, list, planes, params, pairs, contact, sum,
+            );
+        } else if self.params.rotation {
+            let pairs = &mut self.spin_pairs;
+            soft_pass(
+                bodies, spin, balls, list, planes, params, pairs, contact, sum,
+            );
+        } else {
+            let pairs = &mut self.pairs;
+            soft_pass(
+                bodies, spin, balls, list, planes, params, pairs, contact, sum,
+            );
         }
-        if !init {
-            // Pending collisions per sphere: the mass-splitting factors of the final round.
-            self.earliest_events(&params);
+    }
+
+    /// Runs the passes of `recipe` (`crate::recipe::step`) in order, each by its CPU twin;
+    /// `run` carries what they hand each other.
+    fn run_recipe(&mut self, recipe: &[Pass], run: &mut StepRun<R>) {
+        let mut clock = std::time::Instant::now();
+        for pass in recipe {
+            self.run_pass(pass, run);
+            let now = std::time::Instant::now();
+            self.stage_seconds[stage_of(pass.kind)] += (now - clock).as_secs_f64();
+            clock = now;
         }
-        self.impulse_pairs(&params, true);
-        self.collide(Round::Final, &params);
-        let mut sums = self.sum_contacts();
-        if !init {
-            impulse_loss += self.apply_contacts();
+    }
+
+    /// The CPU twin of one pass of the recipe. The CPU applies a matching round's impulses at
+    /// once (the GPU defers them to the next pass that reads the state), and the final round's
+    /// at `ApplyContacts` or the end of the step, as the GPU does.
+    fn run_pass(&mut self, pass: &Pass, run: &mut StepRun<R>) {
+        let params = |b: &Self, run: &StepRun<R>| b.collide_params(run.vmax);
+        match pass.kind {
+            Kind::MeasureSpeed => {
+                run.vmax = self
+                    .velocity
+                    .par_iter()
+                    .zip(self.radius.par_iter())
+                    .filter(|&(_, &r)| r <= self.small_radius_max)
+                    .map(|(&v, _)| R::norm2(v))
+                    .reduce(R::zero, |a, b| a.max(b))
+                    .sqrt();
+            }
+            Kind::KickDrift => self.kick_drift(run),
+            Kind::Binning => {
+                if run.rebuild {
+                    self.bin(run.vmax);
+                }
+            }
+            Kind::BuildList => {
+                let params = params(self, run);
+                self.build_list(&params, run.init, run.rebuild);
+            }
+            Kind::ImpulsePairs(Pairs::Binary) => {
+                neighbours::resize_with_headroom(
+                    &mut self.impulses,
+                    self.list.owned.len(),
+                    Default::default(),
+                );
+                // Each pair is evaluated in full once per step; then only where a round moved
+                // one of its spheres (`collide::impulse_pairs`).
+                self.moved.clear();
+                self.impulse_pairs(&params(self, run), false);
+            }
+            Kind::ImpulsePairs(Pairs::Pending) => self.impulse_pairs(&params(self, run), false),
+            Kind::ImpulsePairs(Pairs::Final) => self.impulse_pairs(&params(self, run), true),
+            Kind::EarliestEvents { .. } => self.earliest_events(&params(self, run)),
+            Kind::SumImpulses(Round::Matching) => {
+                self.collide(Round::Matching, &params(self, run));
+                run.collisions += self.sum_contacts().collisions;
+                run.impulse_loss += self.apply_contacts();
+                self.load_bodies();
+            }
+            Kind::SumImpulses(Round::Final) => {
+                self.collide(Round::Final, &params(self, run));
+                run.sums = self.sum_contacts();
+                run.unapplied = !run.init;
+            }
+            Kind::ApplyContacts => {
+                run.impulse_loss += self.apply_contacts();
+                run.unapplied = false;
+            }
+            Kind::CollidePairs => self.soft_pass(&params(self, run), false),
+            Kind::SumPairs => {
+                self.soft_pass(&params(self, run), true);
+                if run.init {
+                    // No time has passed: set-up starts no friction history.
+                    self.list.kept.fill(Default::default());
+                    self.list.wall_kept.fill(Default::default());
+                }
+                run.sums = self.sum_contacts();
+            }
+            Kind::Gravity => self.mutual_gravity(),
+            Kind::Accelerations => self.accelerations(),
+            Kind::EndOfStep => self.end_of_step(run),
         }
-        sums.collisions += collisions;
-        sums.impulse_loss = impulse_loss;
-        sums
     }
 
     /// Stage `collide`, impulse model: the listed pairs' responses, binary (those with a sphere
@@ -826,12 +912,6 @@ impl<R: Real> CpuBackend<R> {
             })
     }
 
-    /// Stages `gravity` and the force sum: fills `acceleration` from the current state.
-    fn forces(&mut self) {
-        self.mutual_gravity();
-        self.accelerations();
-    }
-
     /// Stage gravity (when G > 0): mutual accelerations into `a_mutual`.
     fn mutual_gravity(&mut self) {
         let n = self.len();
@@ -907,16 +987,22 @@ impl<R: Real> CpuBackend<R> {
         }
     }
 
-    /// Advances one step. On a non-finite position or velocity, returns the input id of the
-    /// first such sphere (lowest id).
+    /// Advances one step: the passes of [`crate::recipe::step`]. On a non-finite position or
+    /// velocity, returns the input id of the first such sphere (lowest id).
     pub fn step(&mut self) -> Result<(), u32> {
-        let dt = self.params.dt;
-        let mut clock = std::time::Instant::now();
-        let mut lap = |stage: usize, times: &mut [f64; 6]| {
-            let now = std::time::Instant::now();
-            times[stage] += (now - clock).as_secs_f64();
-            clock = now;
-        };
+        let mut run = StepRun::new(false);
+        let recipe = std::mem::take(&mut self.recipe);
+        self.run_recipe(&recipe, &mut run);
+        self.recipe = recipe;
+        match run.bad {
+            Some(id) => Err(id),
+            None => Ok(()),
+        }
+    }
+
+    /// The recipe's `KickDrift` twin: the first half kick and the drift (and the rotation's),
+    /// with the list's rebuild decision.
+    fn kick_drift(&mut self, run: &mut StepRun<R>) {
         // The impulse model's reach includes the step's travel (`neighbours::needs_rebuild`).
         let travel = self.params.model == ContactModel::Impulse;
         let decide = neighbours::Decide::of(&self.list, self.len(), self.params.skin, travel);
@@ -928,34 +1014,37 @@ impl<R: Real> CpuBackend<R> {
             &self.inv_mass,
             &self.radius,
             self.small_radius_max,
-            dt,
+            self.params.dt,
             decide,
         );
-        let rebuild = always || moved;
+        run.vmax = vmax;
+        run.rebuild = always || moved;
         if self.params.rotation {
             integrate::kick_drift_rotation::<R>(
                 &mut self.spin,
                 &mut self.orientation,
                 &self.angular_acceleration,
-                dt,
+                self.params.dt,
             );
         }
-        lap(0, &mut self.stage_seconds);
-        if rebuild {
-            self.bin(vmax);
+    }
+
+    /// The recipe's `EndOfStep` twin: books the contact stage's sums, applies the impulses'
+    /// last round where no pass did, then the accelerations, the second half kick and the check
+    /// of x and v in one pass (and the rotation's).
+    fn end_of_step(&mut self, run: &mut StepRun<R>) {
+        let dt = self.params.dt;
+        if run.unapplied {
+            run.impulse_loss += self.apply_contacts();
+            run.unapplied = false;
         }
-        lap(1, &mut self.stage_seconds);
-        let sums = self.contacts(vmax, false, rebuild);
+        let sums = run.sums;
         self.contacts = sums.contacts;
         self.spring_energy = sums.energy;
-        self.collisions += sums.collisions;
+        self.collisions += sums.collisions + run.collisions;
         // The forces of this step's contacts act for one step (the two half kicks); impulses
         // book what their rounds took out of the step.
-        self.dissipated += sums.power * self.dt_f64 + sums.impulse_loss;
-        lap(2, &mut self.stage_seconds);
-        self.mutual_gravity();
-        lap(3, &mut self.stage_seconds);
-        // Accelerations, the second half kick and the check of x and v in one pass.
+        self.dissipated += sums.power * self.dt_f64 + run.impulse_loss;
         let contact = soft_contacts(self.params.model, &self.contact);
         let (centre, speed0, accel, distance0) = self.params.guard;
         // The guard's bounds at the end of this step (grid.step on the GPU: steps begun).
@@ -988,11 +1077,7 @@ impl<R: Real> CpuBackend<R> {
             bad = bad.into_iter().chain(spin_bad).min();
         }
         self.step += 1;
-        lap(4, &mut self.stage_seconds);
-        match bad {
-            Some(id) => Err(id),
-            None => Ok(()),
-        }
+        run.bad = bad;
     }
 
     /// Simulated time, s.
@@ -1246,10 +1331,10 @@ impl<R: Real> CpuBackend<R> {
 }
 
 /// Stage `collide` of the soft laws from the neighbour list: `collide_pairs` into `pairs` (sized
-/// to the list first), then `sum_pairs` into `contact`; `P` is the record with or without
+/// to the list first), or (`sum`) `sum_pairs` into `contact`; `P` is the record with or without
 /// rotation.
 #[allow(clippy::too_many_arguments)]
-fn soft_pairs<R: Real, P: collide::PairRecord<R>>(
+fn soft_pass<R: Real, P: collide::PairRecord<R>>(
     bodies: &[Body<R>],
     spin: Spins<R>,
     balls: &[Ball<R>],
@@ -1258,13 +1343,19 @@ fn soft_pairs<R: Real, P: collide::PairRecord<R>>(
     params: &CollideParams<R>,
     pairs: &mut Vec<P>,
     contact: &mut [ContactOut<R>],
+    sum: bool,
 ) {
-    neighbours::resize_with_headroom(pairs, list.owned.len(), Default::default());
+    if !sum {
+        neighbours::resize_with_headroom(pairs, list.owned.len(), Default::default());
+    }
     let (rows, kept, wall_kept) = list.rows_and_history();
-    collide::collide_pairs(bodies, spin, balls, &rows, params, pairs, kept);
-    collide::sum_pairs(
-        bodies, spin, &rows, pairs, planes, params, contact, wall_kept,
-    );
+    if sum {
+        collide::sum_pairs(
+            bodies, spin, &rows, pairs, planes, params, contact, wall_kept,
+        );
+    } else {
+        collide::collide_pairs(bodies, spin, balls, &rows, params, pairs, kept);
+    }
 }
 
 /// Checks a saved neighbour list against the scene: `n + 1` non-decreasing rows ending at the

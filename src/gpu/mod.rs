@@ -10,9 +10,10 @@
 //! submission, and data comes back only for snapshots, diagnostics, and a 32-byte status per
 //! submission (collisions, rebuilds, list entries needed, non-finite states).
 //!
-//! This file holds the step's recipe, top to bottom: [`GpuBackend::step`] submits batches,
-//! `record_batch` records steps, each `record_binning` (or, after a halting submission's
-//! first step, `record_drift`) then `record_forces`. The rest lives
+//! This file records the step's recipe (`crate::recipe`, the order both backends follow):
+//! [`GpuBackend::step`] submits batches, `record_batch` records steps, each the recipe's passes
+//! by `record_pass` (after a halting submission's first step, only those of every step). The
+//! rest lives
 //! beside it: set-up and options in `setup.rs`, errors in `error.rs`, buffer layouts and
 //! allocation in `buffers.rs`, the state sets and shared buffers in `state.rs`, what is read
 //! back in `readback.rs`, the work counters in `work.rs`, how long a halting submission is in
@@ -42,6 +43,8 @@ pub mod traffic;
 pub mod tree;
 pub mod work;
 
+use crate::cpu::collide::Round;
+use crate::recipe::{self, Gate, Kind, Pairs, Pass};
 use crate::scene::ContactModel;
 use crate::setup::MATCHING_ROUNDS;
 pub(crate) use buffers::{init_storage, read_buffer, storage, uniform};
@@ -148,19 +151,144 @@ pub struct GpuBackend {
 }
 
 impl GpuBackend {
-    /// The first half of a step that may bin (of set-up with `init`): the drift
-    /// ([`GpuBackend::record_drift`]), the list's rebuild decision (`neighbours`), and, in a
-    /// step that rebuilds, stages cell_keys, count, prefix_sum, scatter and the list's build.
-    /// Sorts the state from set `cur` into the other set (copies it, without a rebuild), which
-    /// becomes current. Mirrors the first half of `CpuBackend::step` and `contacts`.
-    fn record_binning(&mut self, enc: &mut wgpu::CommandEncoder, init: bool) {
+    /// What decides this scene's recipe.
+    fn recipe_config(&self) -> recipe::Config {
+        recipe::Config {
+            impulse: self.model == ContactModel::Impulse,
+            gravity: self.g_on,
+            rounds: MATCHING_ROUNDS,
+        }
+    }
+
+    /// Records the passes of one step of the recipe ([`crate::recipe::step`]; set-up's with
+    /// `init`), the head's (the drift, the binning, the list's build: [`Pass::head`]) or the
+    /// tail's, each by [`GpuBackend::record_pass`]. `binning`: this step bins; a halting
+    /// submission's later steps record only the passes of every step ([`Gate::Always`]).
+    fn record_step(
+        &mut self,
+        enc: &mut wgpu::CommandEncoder,
+        init: bool,
+        binning: bool,
+        head: bool,
+    ) {
+        for pass in recipe::step(self.recipe_config(), init) {
+            if pass.head() == head && (binning || pass.gate == Gate::Always) {
+                self.record_pass(enc, &pass, init, binning);
+            }
+        }
+    }
+
+    /// Records one pass of the recipe as its dispatches, each in a compute pass of its stage
+    /// group (timed when profiling) under the pass's debug label. Mirrors
+    /// `CpuBackend::run_pass`.
+    fn record_pass(&mut self, enc: &mut wgpu::CommandEncoder, p: &Pass, init: bool, binning: bool) {
+        use neighbours::slot::{ENTRIES, ROWS, SPHERES};
+        match p.kind {
+            Kind::MeasureSpeed | Kind::KickDrift => {
+                if binning && !init {
+                    // Set-up's flag (2: build, not counted) is written by `initialise`.
+                    enc.clear_buffer(&self.gate.rebuild, 0, Some(4));
+                }
+                self.record_drift(enc, init);
+            }
+            Kind::Binning => self.record_binning(enc),
+            Kind::BuildList => {
+                let gated_from = traffic::recorded();
+                let mut pass = self.pass(enc, "neighbours", stage::BINNING);
+                pass.push_debug_group("neighbours");
+                let d = self
+                    .list
+                    .record_build(&mut pass, &self.stages, self.cur, &self.gate, true);
+                self.dispatches.set(self.dispatches.get() + d);
+                self.gated.set(self.gated.get() + d);
+                pass.pop_debug_group();
+                drop(pass);
+                self.gated_bytes += traffic::recorded() - gated_from;
+            }
+            Kind::Gravity => self.record_gravity(enc, 1),
+            _ => {
+                let b = &self.binds[self.cur];
+                let ig = &self.stages.integrate;
+                let c = self.collide_passes();
+                let (pipeline, bg, k, stage) = match p.kind {
+                    Kind::ImpulsePairs(Pairs::Binary) => (
+                        &c.impulse_pairs_binary,
+                        &b.collide,
+                        ENTRIES,
+                        stage::CONTACTS,
+                    ),
+                    Kind::ImpulsePairs(Pairs::Pending) => (
+                        &c.impulse_pairs_pending,
+                        &b.collide,
+                        ENTRIES,
+                        stage::CONTACTS,
+                    ),
+                    Kind::ImpulsePairs(Pairs::Final) => {
+                        (&c.impulse_pairs_final, &b.collide, ENTRIES, stage::CONTACTS)
+                    }
+                    // After a matching round, first applies its pending impulses.
+                    Kind::EarliestEvents { after_round } => {
+                        let pipeline = if after_round {
+                            &c.earliest_apply
+                        } else {
+                            &c.earliest_from_pairs
+                        };
+                        (pipeline, &b.collide, ROWS, stage::CONTACTS)
+                    }
+                    Kind::SumImpulses(Round::Matching) => {
+                        (&c.sum_impulses_matching, &b.collide, ROWS, stage::CONTACTS)
+                    }
+                    Kind::SumImpulses(Round::Final) => {
+                        (&c.sum_impulses_final, &b.collide, ROWS, stage::CONTACTS)
+                    }
+                    // Gravity reads the applied positions: applied before it.
+                    Kind::ApplyContacts => {
+                        (&ig.apply_contacts, &b.integrate, SPHERES, stage::CONTACTS)
+                    }
+                    Kind::CollidePairs => (&c.collide_pairs, &b.collide, ENTRIES, stage::CONTACTS),
+                    Kind::SumPairs => (&c.sum_pairs, &b.collide, ROWS, stage::CONTACTS),
+                    Kind::Accelerations => {
+                        (&ig.accelerations, &b.integrate, SPHERES, stage::FORCES)
+                    }
+                    // Accelerations, the second kick and the check, which also tallies (and,
+                    // for impulses without a gravity pass between, applies) the last round.
+                    Kind::EndOfStep => {
+                        let variant = integrate::EndOfStep::of(
+                            self.model == ContactModel::Impulse,
+                            self.g_on,
+                        );
+                        let pipeline = &ig.end_of_step[variant as usize];
+                        (pipeline, &b.integrate, SPHERES, stage::FORCES)
+                    }
+                    Kind::MeasureSpeed
+                    | Kind::KickDrift
+                    | Kind::Binning
+                    | Kind::BuildList
+                    | Kind::Gravity => unreachable!("recorded above"),
+                };
+                let mut pass = self.pass(enc, p.name, stage);
+                pass.push_debug_group(p.name);
+                self.dispatch_tail(&mut pass, pipeline, bg, k);
+                pass.pop_debug_group();
+                drop(pass);
+                if init && p.kind == Kind::SumPairs && self.history {
+                    // No time has passed: set-up starts no friction history (CpuBackend's
+                    // `SumPairs`).
+                    enc.clear_buffer(&self.list.xi, 0, None);
+                    enc.clear_buffer(&self.list.wall_xi, 0, None);
+                }
+            }
+        }
+    }
+
+    /// The recipe's `Binning`: the list's rebuild decision turned into work-group counts
+    /// (`neighbours::gate_dispatches`), then, gated by it, stages cell_keys, count, prefix_sum
+    /// and scatter; the gather sorts the state from set `cur` into the other set (copies it,
+    /// without a rebuild), which becomes current; and the cells of the sorted state
+    /// (`cell_keys::bin_cells`). Mirrors `CpuBackend::bin`.
+    fn record_binning(&mut self, enc: &mut wgpu::CommandEncoder) {
         use neighbours::slot::*;
         let c = self.cur;
-        if !init {
-            // Set-up's flag (2: build, not counted) is written by `initialise`.
-            enc.clear_buffer(&self.gate.rebuild, 0, Some(4));
-        }
-        self.record_drift(enc, init);
         {
             let mut pass = self.pass(enc, "neighbours::gate_dispatches", stage::BINNING);
             let d = self.list.record_decide(&mut pass, &self.stages, c);
@@ -211,7 +339,7 @@ impl GpuBackend {
         }
         self.cur = 1 - c;
         let gated_from = traffic::recorded();
-        let mut pass = self.pass(enc, "cell_keys::bin_cells + neighbours", stage::BINNING);
+        let mut pass = self.pass(enc, "cell_keys::bin_cells", stage::BINNING);
         pass.push_debug_group("cell_keys::bin_cells");
         self.dispatch_gated(
             &mut pass,
@@ -220,13 +348,7 @@ impl GpuBackend {
             SPHERES,
         );
         pass.pop_debug_group();
-        pass.push_debug_group("neighbours");
-        let d = self
-            .list
-            .record_build(&mut pass, &self.stages, self.cur, &self.gate, true);
-        self.dispatches.set(self.dispatches.get() + d);
-        self.gated.set(self.gated.get() + d);
-        pass.pop_debug_group();
+        drop(pass);
         self.gated_bytes += traffic::recorded() - gated_from;
     }
 
@@ -251,90 +373,6 @@ impl GpuBackend {
         let mut pass = self.pass(enc, "integrate", stage::INTEGRATE);
         pass.push_debug_group(label);
         self.dispatch_spheres(&mut pass, pipeline, &self.binds[self.cur].integrate_head);
-        pass.pop_debug_group();
-    }
-
-    /// Stages collide (impulses: [`MATCHING_ROUNDS`] matching rounds and the final round,
-    /// applied unless `init`; the soft laws: `collide_pairs` and `sum_pairs` from the list),
-    /// gravity, and the end of the step: accelerations alone at set-up (`init`), otherwise one
-    /// pass of accelerations, the second kick and the check, which also tallies (and, for
-    /// impulses without a gravity pass between, applies) the last round. Mirrors
-    /// `CpuBackend::contacts` and `forces`. One compute pass per stage group, so that each can
-    /// be timed.
-    fn record_forces(&self, enc: &mut wgpu::CommandEncoder, init: bool) {
-        use neighbours::slot::{ENTRIES, ROWS, SPHERES};
-        let b = &self.binds[self.cur];
-        let impulse = self.model == ContactModel::Impulse;
-        let ig = &self.stages.integrate;
-        // Every dispatch of the tail reads its work-group counts from the gate's running ones.
-        let tail = |pass: &mut wgpu::ComputePass,
-                    pipeline: &wgpu::ComputePipeline,
-                    bg: &wgpu::BindGroup,
-                    k: usize| { self.dispatch_tail(pass, pipeline, bg, k) };
-        {
-            let mut pass = self.pass(enc, "collide", stage::CONTACTS);
-            pass.push_debug_group("collide");
-            let c = self.collide_passes();
-            if impulse {
-                let pairs = |pass: &mut wgpu::ComputePass, pipeline: &wgpu::ComputePipeline| {
-                    tail(pass, pipeline, &b.collide, ENTRIES)
-                };
-                let spheres = |pass: &mut wgpu::ComputePass, pipeline: &wgpu::ComputePipeline| {
-                    tail(pass, pipeline, &b.collide, ROWS)
-                };
-                let rounds = if init { 0 } else { MATCHING_ROUNDS };
-                pairs(&mut pass, &c.impulse_pairs_binary);
-                // A matching round's impulses are applied (CpuBackend::apply_contacts) by the
-                // next round's first row pass; until then the pair pass adds them as it reads.
-                for r in 0..rounds {
-                    let earliest = if r == 0 {
-                        &c.earliest_from_pairs
-                    } else {
-                        &c.earliest_apply
-                    };
-                    spheres(&mut pass, earliest);
-                    spheres(&mut pass, &c.sum_impulses_matching);
-                    pairs(&mut pass, &c.impulse_pairs_pending);
-                }
-                if !init {
-                    // Pending collisions per sphere: the final round's mass-splitting factors.
-                    let earliest = if rounds == 0 {
-                        &c.earliest_from_pairs
-                    } else {
-                        &c.earliest_apply
-                    };
-                    spheres(&mut pass, earliest);
-                }
-                pairs(&mut pass, &c.impulse_pairs_final);
-                spheres(&mut pass, &c.sum_impulses_final);
-                if !init && self.g_on {
-                    // Gravity reads the applied positions: apply before it.
-                    tail(&mut pass, &ig.apply_contacts, &b.integrate, SPHERES);
-                }
-            } else {
-                tail(&mut pass, &c.collide_pairs, &b.collide, ENTRIES);
-                tail(&mut pass, &c.sum_pairs, &b.collide, ROWS);
-            }
-            pass.pop_debug_group();
-        }
-        if init && self.history {
-            // No time has passed: set-up starts no friction history (CpuBackend::contacts).
-            enc.clear_buffer(&self.list.xi, 0, None);
-            enc.clear_buffer(&self.list.wall_xi, 0, None);
-        }
-        if self.g_on {
-            self.record_gravity(enc, 1);
-        }
-        let mut pass = self.pass(enc, "integrate::end_of_step", stage::FORCES);
-        if init {
-            pass.push_debug_group("integrate::accelerations");
-            tail(&mut pass, &ig.accelerations, &b.integrate, SPHERES);
-        } else {
-            pass.push_debug_group("integrate::end_of_step");
-            let variant = integrate::EndOfStep::of(impulse, self.g_on);
-            let pipeline = &ig.end_of_step[variant as usize];
-            tail(&mut pass, pipeline, &b.integrate, SPHERES);
-        }
         pass.pop_debug_group();
     }
 
@@ -372,13 +410,10 @@ impl GpuBackend {
         let (bytes_before, gated_bytes_before) = (traffic::recorded(), self.gated_bytes);
         let (mut tail, mut tail_bytes) = (0, 0);
         for j in 0..m {
-            if self.halting && j > 0 {
-                self.record_drift(&mut enc, false);
-            } else {
-                self.record_binning(&mut enc, false);
-            }
+            let binning = !(self.halting && j > 0);
+            self.record_step(&mut enc, false, binning, true);
             let (d, b) = (self.dispatches.get(), traffic::recorded());
-            self.record_forces(&mut enc, false);
+            self.record_step(&mut enc, false, binning, false);
             tail = self.dispatches.get() - d;
             tail_bytes = traffic::recorded() - b;
         }

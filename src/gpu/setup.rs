@@ -286,8 +286,8 @@ impl GpuBackend {
             .queue
             .write_buffer(&self.gate.rebuild, 0, bytemuck::bytes_of(&2u32));
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        self.record_binning(&mut enc, true);
-        self.record_forces(&mut enc, true);
+        self.record_step(&mut enc, true, true, true);
+        self.record_step(&mut enc, true, true, false);
         self.ctx.queue.submit([enc.finish()]);
         loop {
             let status = self.take_status();
@@ -313,7 +313,7 @@ impl GpuBackend {
                         .record_build(&mut pass, &self.stages, self.cur, &self.gate, false);
                 self.dispatches.set(self.dispatches.get() + d);
             }
-            self.record_forces(&mut enc, true);
+            self.record_step(&mut enc, true, true, false);
             self.ctx.queue.submit([enc.finish()]);
         }
     }

@@ -1,0 +1,378 @@
+//! The step as data: one ordered list of named passes that both backends follow
+//! (docs/architecture.md, "The step's recipe").
+//!
+//! [`step`] writes the order of a step once. The GPU backend records each pass as its
+//! dispatches (`gpu::GpuBackend::record_pass`); the CPU backend runs each pass's twin
+//! (`cpu::CpuBackend::run_pass`). A pass names the stage it belongs to (its shader in
+//! `shaders/`, its twins in `src/gpu/` and `src/cpu/`), what one invocation covers, when it runs,
+//! and the resources it reads and writes by their WGSL names.
+//!
+//! The model is vello's recording of a frame as a list of commands, each with a CPU and a GPU
+//! implementation (linebender/vello, `vello_encoding` and `vello_shaders`' cpu module).
+
+use crate::cpu::collide::Round;
+
+/// What one invocation of a pass covers, hence its dispatch size (`div_ceil` by the work-group
+/// size).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    /// One invocation per sphere.
+    Spheres,
+    /// One invocation per listed pair entry.
+    Entries,
+    /// One invocation per small sphere's row, a work-group per large sphere's.
+    Rows,
+    /// Several dispatches of their own sizes (the binning: keys, counts, prefix sum, scatter).
+    Stages,
+    /// The gravity solver's own passes: one (direct sum) or the tree's build and walk.
+    Solver,
+}
+
+/// When a pass runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gate {
+    /// In every step.
+    Always,
+    /// Only in a step that rebuilds the neighbour list. The GPU decides on the device and records
+    /// such passes as indirect dispatches whose work-group counts the decision sets; a halting
+    /// submission records them in its first step only (`gpu::plan`).
+    Rebuild,
+}
+
+/// Which pair responses an `impulse_pairs` pass computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pairs {
+    /// Every listed pair, binary (mass-splitting factors 1).
+    Binary,
+    /// The pairs of which a matching round moved a sphere, binary; that round's impulses are
+    /// still pending on the GPU and read as applied.
+    Pending,
+    /// The colliding pairs again, with the final round's mass-splitting factors.
+    Final,
+}
+
+/// A pass of the step: what it computes. The names are the stages' (`shaders/<stage>.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// integrate, set-up: the largest small-sphere speed, which sizes the grid's cells.
+    MeasureSpeed,
+    /// integrate: the first half kick and the drift, with the list's rebuild decision.
+    KickDrift,
+    /// cell_keys → count → prefix_sum → scatter → gather: the state sorted by cell. On the GPU
+    /// without a rebuild the gather copies the state into the other set instead.
+    Binning,
+    /// neighbours: the list's build from the binning. The CPU also loads its contact bodies here.
+    BuildList,
+    /// collide, impulses: pair responses (`impulse_pairs`).
+    ImpulsePairs(Pairs),
+    /// collide, impulses: each sphere's earliest event and pending count from its row
+    /// (`earliest_from_pairs`); `after_round`: a matching round's impulses are pending (the GPU
+    /// applies them here).
+    EarliestEvents {
+        /// A matching round ran before this pass.
+        after_round: bool,
+    },
+    /// collide, impulses: each sphere's sum of a round's impulses (`sum_impulses`).
+    SumImpulses(Round),
+    /// integrate: the final round's changes added to the state, before gravity reads it
+    /// (`apply_contacts`). Without a gravity pass the end of the step applies them.
+    ApplyContacts,
+    /// collide, soft laws: each listed pair's force (`collide_pairs`).
+    CollidePairs,
+    /// collide, soft laws: each sphere's sum of its row and its walls (`sum_pairs`).
+    SumPairs,
+    /// gravity: mutual accelerations (direct sum or tree).
+    Gravity,
+    /// integrate: accelerations only (set-up, no time passes).
+    Accelerations,
+    /// integrate + check: accelerations, the second half kick, the impulses' last round applied
+    /// and tallied (impulses without a gravity pass), and the check of every sphere.
+    EndOfStep,
+}
+
+/// One pass of the recipe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pass {
+    /// The label of its debug group and its profiler stage: `stage::entry`.
+    pub name: &'static str,
+    /// What it computes.
+    pub kind: Kind,
+    /// What one invocation covers.
+    pub size: Size,
+    /// When it runs.
+    pub gate: Gate,
+    /// Resources it reads, by their WGSL names.
+    pub reads: &'static [&'static str],
+    /// Resources it writes, by their WGSL names.
+    pub writes: &'static [&'static str],
+}
+
+impl Pass {
+    /// Whether the pass belongs to the step's head (the drift, the binning and the list's
+    /// build), before the contact stage.
+    pub fn head(&self) -> bool {
+        matches!(
+            self.kind,
+            Kind::MeasureSpeed | Kind::KickDrift | Kind::Binning | Kind::BuildList
+        )
+    }
+}
+
+/// What decides a step's passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// The impulse model (else a soft law).
+    pub impulse: bool,
+    /// Mutual gravity is on (direct sum or tree).
+    pub gravity: bool,
+    /// Matching rounds of the impulse model ([`crate::setup::MATCHING_ROUNDS`]).
+    pub rounds: usize,
+}
+
+const STATE: &[&str] = &["pos", "vel"];
+
+fn pass(
+    name: &'static str,
+    kind: Kind,
+    size: Size,
+    gate: Gate,
+    reads: &'static [&'static str],
+    writes: &'static [&'static str],
+) -> Pass {
+    Pass {
+        name,
+        kind,
+        size,
+        gate,
+        reads,
+        writes,
+    }
+}
+
+/// The passes of one step, in order; `init`: set-up's evaluation at time 0 (no kick, no drift,
+/// no matching rounds, nothing applied: contact counts, soft forces and accelerations only).
+pub fn step(c: Config, init: bool) -> Vec<Pass> {
+    use Gate::*;
+    use Size::*;
+    let mut p = Vec::with_capacity(24);
+    if init {
+        p.push(pass(
+            "integrate::measure_speed",
+            Kind::MeasureSpeed,
+            Spheres,
+            Always,
+            &["pos", "vel"],
+            &["grid"],
+        ));
+    } else {
+        p.push(pass(
+            "integrate::kick_drift",
+            Kind::KickDrift,
+            Spheres,
+            Always,
+            &["pos", "vel", "acc", "x_build", "sweep"],
+            &["pos", "vel", "rebuild"],
+        ));
+    }
+    p.push(pass(
+        "cell_keys..gather",
+        Kind::Binning,
+        Stages,
+        Rebuild,
+        STATE,
+        &["pos", "vel", "cell_start", "ids"],
+    ));
+    p.push(pass(
+        "neighbours::build",
+        Kind::BuildList,
+        Stages,
+        Rebuild,
+        &["pos", "vel", "cell_start", "sweep", "xi"],
+        &["list_start", "partner", "link", "row_of", "x_build", "xi"],
+    ));
+    let rows = &["list_start", "partner", "link", "pair_out", "pair_more"];
+    if c.impulse {
+        p.push(pass(
+            "collide::impulse_pairs",
+            Kind::ImpulsePairs(Pairs::Binary),
+            Entries,
+            Always,
+            &["pos", "vel", "props", "partner", "row_of"],
+            &["pair_out", "pair_more"],
+        ));
+        let rounds = if init { 0 } else { c.rounds };
+        for r in 0..rounds {
+            p.push(pass(
+                "collide::earliest_from_pairs",
+                Kind::EarliestEvents { after_round: r > 0 },
+                Rows,
+                Always,
+                rows,
+                &["earliest", "pos", "vel"],
+            ));
+            p.push(pass(
+                "collide::sum_impulses",
+                Kind::SumImpulses(Round::Matching),
+                Rows,
+                Always,
+                &["pos", "vel", "earliest", "pair_out", "pair_more", "planes"],
+                &["contact", "contact_counts"],
+            ));
+            p.push(pass(
+                "collide::impulse_pairs",
+                Kind::ImpulsePairs(Pairs::Pending),
+                Entries,
+                Always,
+                &["pos", "vel", "contact", "partner", "row_of"],
+                &["pair_out", "pair_more"],
+            ));
+        }
+        if !init {
+            p.push(pass(
+                "collide::earliest_from_pairs",
+                Kind::EarliestEvents {
+                    after_round: rounds > 0,
+                },
+                Rows,
+                Always,
+                rows,
+                &["earliest", "pos", "vel"],
+            ));
+        }
+        p.push(pass(
+            "collide::impulse_pairs",
+            Kind::ImpulsePairs(Pairs::Final),
+            Entries,
+            Always,
+            &["pos", "vel", "earliest", "pair_out", "pair_more"],
+            &["pair_out", "pair_more"],
+        ));
+        p.push(pass(
+            "collide::sum_impulses",
+            Kind::SumImpulses(Round::Final),
+            Rows,
+            Always,
+            &["pos", "vel", "earliest", "pair_out", "pair_more", "planes"],
+            &["contact", "contact_counts"],
+        ));
+        if !init && c.gravity {
+            p.push(pass(
+                "integrate::apply_contacts",
+                Kind::ApplyContacts,
+                Spheres,
+                Always,
+                &["contact", "acc"],
+                &["pos", "vel", "dissipated"],
+            ));
+        }
+    } else {
+        p.push(pass(
+            "collide::collide_pairs",
+            Kind::CollidePairs,
+            Entries,
+            Always,
+            &["pos", "vel", "props", "rot", "partner", "row_of", "xi"],
+            &["pair_out", "pair_more", "pair_spin", "xi"],
+        ));
+        p.push(pass(
+            "collide::sum_pairs",
+            Kind::SumPairs,
+            Rows,
+            Always,
+            &["pair_out", "pair_more", "pair_spin", "planes", "wall_xi"],
+            &["contact", "contact_counts", "torque", "wall_xi"],
+        ));
+    }
+    if c.gravity {
+        p.push(pass(
+            "gravity",
+            Kind::Gravity,
+            Solver,
+            Always,
+            &["pos", "acc"],
+            &["a_mutual"],
+        ));
+    }
+    if init {
+        p.push(pass(
+            "integrate::accelerations",
+            Kind::Accelerations,
+            Spheres,
+            Always,
+            &["vel", "contact", "a_mutual", "torque"],
+            &["acc"],
+        ));
+    } else {
+        p.push(pass(
+            "integrate::end_of_step",
+            Kind::EndOfStep,
+            Spheres,
+            Always,
+            &["pos", "vel", "contact", "a_mutual", "torque", "acc"],
+            &["acc", "vel", "pos", "rot", "dissipated", "status"],
+        ));
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(c: Config, init: bool) -> Vec<&'static str> {
+        step(c, init).iter().map(|p| p.name).collect()
+    }
+
+    #[test]
+    fn an_impulse_step_has_three_passes_a_matching_round() {
+        let c = Config {
+            impulse: true,
+            gravity: false,
+            rounds: 3,
+        };
+        let n = step(c, false).len();
+        let two = step(Config { rounds: 2, ..c }, false).len();
+        assert_eq!(n - two, 3);
+        // kick_drift, binning, build, binary pairs, 3 × 3, earliest, final pairs, final sum, end.
+        assert_eq!(n, 3 + 1 + 9 + 3 + 1);
+        let with_gravity = names(Config { gravity: true, ..c }, false);
+        let apply = with_gravity
+            .iter()
+            .position(|&n| n == "integrate::apply_contacts")
+            .expect("applied before gravity");
+        assert_eq!(with_gravity[apply + 1], "gravity");
+    }
+
+    #[test]
+    fn set_up_has_no_kick_no_rounds_and_ends_with_accelerations() {
+        let c = Config {
+            impulse: true,
+            gravity: true,
+            rounds: 3,
+        };
+        let p = step(c, true);
+        assert_eq!(p[0].kind, Kind::MeasureSpeed);
+        assert!(p.iter().all(|p| !matches!(
+            p.kind,
+            Kind::KickDrift | Kind::EarliestEvents { .. } | Kind::ApplyContacts | Kind::EndOfStep
+        )));
+        assert_eq!(p.last().unwrap().kind, Kind::Accelerations);
+    }
+
+    #[test]
+    fn only_the_binning_and_the_build_wait_for_a_rebuild() {
+        for impulse in [false, true] {
+            let c = Config {
+                impulse,
+                gravity: true,
+                rounds: 3,
+            };
+            let gated: Vec<Kind> = step(c, false)
+                .iter()
+                .filter(|p| p.gate == Gate::Rebuild)
+                .map(|p| p.kind)
+                .collect();
+            assert_eq!(gated, [Kind::Binning, Kind::BuildList]);
+        }
+    }
+}
