@@ -591,15 +591,16 @@ impl EventBackend {
 
     /// The state now, in input order.
     pub fn snapshot(&self) -> Snapshot {
-        let (position, velocity) = (0..self.len()).map(|i| self.state_at(i, self.time)).unzip();
-        Snapshot {
-            step: self.steps,
-            time: self.time,
-            position,
-            velocity,
-            radius: self.radius.clone(),
-            mass: self.mass.clone(),
-            ..Default::default()
+        let mut snap = Snapshot::default();
+        self.snapshot_into(&mut snap);
+        snap
+    }
+
+    /// [`EventBackend::snapshot`] written into `snap`, reusing its allocations.
+    pub fn snapshot_into(&self, snap: &mut Snapshot) {
+        snap.reset(self.steps, self.time, &self.radius, &self.mass, false);
+        for i in 0..self.len() {
+            (snap.position[i], snap.velocity[i]) = self.state_at(i, self.time);
         }
     }
 }
@@ -633,6 +634,10 @@ impl crate::engine::Engine for EventBackend {
 
     fn snapshot(&self) -> Snapshot {
         EventBackend::snapshot(self)
+    }
+
+    fn snapshot_into(&self, out: &mut Snapshot) {
+        EventBackend::snapshot_into(self, out)
     }
 
     fn precision(&self) -> crate::Precision {

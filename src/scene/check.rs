@@ -16,6 +16,7 @@
 
 use super::{GravitySolver, Scene, SimParams, Surface};
 use glam::DVec3;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -103,6 +104,81 @@ pub enum SceneError {
     /// Any other reason (for scene builders).
     #[error("{0}")]
     Other(String),
+}
+
+/// A scene that passed [`Scene::check`] (which alone makes one): what
+/// [`Simulation::new`](crate::Simulation::new) steps. It borrows the scene ([`Scene::check`]) or
+/// owns it ([`Scene::into_checked`], [`SceneBuilder::check`](super::SceneBuilder::check)), and
+/// reads as the [`Scene`] it holds; there is no way to change the scene through it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckedScene<'a>(Cow<'a, Scene>);
+
+impl CheckedScene<'_> {
+    /// The scene.
+    pub fn scene(&self) -> &Scene {
+        &self.0
+    }
+
+    /// The scene, cloned if borrowed: to edit it (and check it again).
+    pub fn into_scene(self) -> Scene {
+        self.0.into_owned()
+    }
+
+    /// A checked scene that owns its scene (a clone, if borrowed).
+    pub fn into_owned(self) -> CheckedScene<'static> {
+        CheckedScene(Cow::Owned(self.0.into_owned()))
+    }
+
+    /// This checked scene, borrowed.
+    pub fn borrowed(&self) -> CheckedScene<'_> {
+        CheckedScene(Cow::Borrowed(&self.0))
+    }
+}
+
+impl std::ops::Deref for CheckedScene<'_> {
+    type Target = Scene;
+    fn deref(&self) -> &Scene {
+        &self.0
+    }
+}
+
+/// What [`Simulation::new`](crate::Simulation::new) and its siblings accept: a
+/// [`CheckedScene`] (or a reference to one) as it is, or a plain `&Scene`, which they check
+/// first with [`CheckOptions`] `{ allow_overlap: true }` (the values the backends rely on; call
+/// [`Scene::check`] yourself to have deep initial overlaps refused). Sealed.
+pub trait SceneInput<'a>: sealed::Sealed {
+    /// The checked scene.
+    ///
+    /// # Errors
+    /// For a `&Scene`, what [`Scene::check`] finds.
+    fn into_checked_scene(self) -> Result<CheckedScene<'a>, SceneError>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::CheckedScene<'_> {}
+    impl Sealed for &super::CheckedScene<'_> {}
+    impl Sealed for &super::Scene {}
+}
+
+impl<'a> SceneInput<'a> for CheckedScene<'a> {
+    fn into_checked_scene(self) -> Result<CheckedScene<'a>, SceneError> {
+        Ok(self)
+    }
+}
+
+impl<'a> SceneInput<'a> for &'a CheckedScene<'_> {
+    fn into_checked_scene(self) -> Result<CheckedScene<'a>, SceneError> {
+        Ok(self.borrowed())
+    }
+}
+
+impl<'a> SceneInput<'a> for &'a Scene {
+    fn into_checked_scene(self) -> Result<CheckedScene<'a>, SceneError> {
+        self.check(&CheckOptions {
+            allow_overlap: true,
+        })
+    }
 }
 
 fn location(line: usize, column: usize) -> String {
@@ -504,7 +580,24 @@ impl Scene {
     /// Cost: O(N) for the values, O(N × containers) for containment; the overlap search bins the
     /// spheres into hashed uniform grids (one per radius class) and runs in parallel, about O(N)
     /// for scenes whose radii vary little.
-    pub fn check(&self, opts: &CheckOptions) -> Result<(), SceneError> {
+    ///
+    /// On success, the [`CheckedScene`] that [`Simulation::new`](crate::Simulation::new) takes:
+    /// the only way to make one.
+    pub fn check(&self, opts: &CheckOptions) -> Result<CheckedScene<'_>, SceneError> {
+        self.check_values(opts)?;
+        Ok(CheckedScene(Cow::Borrowed(self)))
+    }
+
+    /// [`Scene::check`], keeping the scene: a [`CheckedScene`] that owns it.
+    ///
+    /// # Errors
+    /// As [`Scene::check`].
+    pub fn into_checked(self, opts: &CheckOptions) -> Result<CheckedScene<'static>, SceneError> {
+        self.check(opts)?;
+        Ok(CheckedScene(Cow::Owned(self)))
+    }
+
+    fn check_values(&self, opts: &CheckOptions) -> Result<(), SceneError> {
         let problems = self.problems();
         if !problems.is_empty() {
             let items = problems

@@ -4,6 +4,7 @@
 //! in docs/scene-files.md) or by a named built-in builder ([`builtin`]). Every scene is
 //! checked by [`Scene::check`] before a backend sees it.
 
+pub mod builder;
 pub mod builtin;
 pub mod check;
 pub mod file;
@@ -13,7 +14,8 @@ pub mod timestep;
 
 use glam::DVec3;
 
-pub use check::{CheckOptions, SceneError, fmt_num};
+pub use builder::{BoxContainer, ContainerBuilder, PlaneBuilder, SceneBuilder, SphereBuilder};
+pub use check::{CheckOptions, CheckedScene, SceneError, SceneInput, fmt_num};
 pub use file::{Origins, SceneFile};
 pub use materials::{Material, sphere_volume};
 
