@@ -9,17 +9,8 @@ use crate::scene::{SceneError, SceneInput};
 use crate::{Diagnostics, Precision, Scene, Snapshot};
 
 /// Which engine steps the scene (`--backend`).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    clap::ValueEnum,
-    serde::Serialize,
-    serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
     /// The GPU when a hardware adapter exists, else the CPU with a notice (default). A software
@@ -33,9 +24,12 @@ pub enum Backend {
     /// The exact event-driven solver, f64, for small scenes without mutual gravity, drag or
     /// soft contact (see [`crate::event`]).
     // `spheresim --help` shows this plain text rather than the rustdoc link above.
-    #[value(
-        help = "The exact event-driven solver, f64, for small scenes without mutual gravity, \
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            help = "The exact event-driven solver, f64, for small scenes without mutual gravity, \
                 drag or soft contact"
+        )
     )]
     Event,
 }
