@@ -40,6 +40,7 @@ pub mod diagnostics;
 pub mod engine;
 pub mod event;
 pub mod gpu;
+pub mod naming;
 pub mod output;
 pub mod physics;
 pub mod real;

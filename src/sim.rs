@@ -5,6 +5,7 @@ use crate::cpu::CpuBackend;
 use crate::engine::{Engine, Halt};
 use crate::event::{EventBackend, EventError};
 use crate::gpu::{GpuBackend, GpuError, GpuOptions};
+use crate::naming::Setting;
 use crate::scene::{SceneError, SceneInput};
 use crate::{Diagnostics, Precision, Scene, Snapshot};
 
@@ -129,7 +130,8 @@ pub(crate) fn available_memory() -> Option<u64> {
 pub fn software_notice(adapter: &str) -> String {
     format!(
         "the GPU backend runs on a software adapter, {adapter}: the shaders execute on the CPU, \
-         many times slower than --backend cpu; use it to check the GPU path without a GPU"
+         many times slower than {}; use it to check the GPU path without a GPU",
+        Setting::BackendCpu
     )
 }
 
@@ -335,9 +337,9 @@ pub fn likely_cause(scene: &Scene, f32: bool) -> String {
              mutual gravity's largest pull G M/(2 r_min)² is {accel:.2e} m/s², the heaviest \
              sphere {heaviest:.2e} kg{}",
             if f32 {
-                "; run it with --backend cpu --precision f64, or rescale the units"
+                format!("; run it with {}, or rescale the units", Setting::CpuF64)
             } else {
-                "; rescale the units"
+                "; rescale the units".to_string()
             }
         );
     }
@@ -348,23 +350,25 @@ pub fn likely_cause(scene: &Scene, f32: bool) -> String {
             heaviest / lightest,
             1.0 / eps,
             if f32 {
-                "; use --backend cpu --precision f64, or fix the heavy spheres"
+                format!("; use {}, or fix the heavy spheres", Setting::CpuF64)
             } else {
-                "; fix the heavy spheres"
+                "; fix the heavy spheres".to_string()
             }
         );
     }
     match scene.contact_time() {
         Some(t) => format!(
             "the time step: dt = {:e} s against the shortest contact's t_c/20 = {:.2e} s; \
-             use a smaller --dt",
+             use a smaller {}",
             scene.sim.dt,
-            t.suggested_dt()
+            t.suggested_dt(),
+            Setting::Dt
         ),
         None => format!(
             "the time step: dt = {:e} s is too long for the scene's fastest encounters; use a \
-             smaller --dt{}",
+             smaller {}{}",
             scene.sim.dt,
+            Setting::Dt,
             if scene.sim.g_const > 0.0 {
                 " or a softening length"
             } else {
@@ -420,9 +424,10 @@ impl Simulation {
             Backend::Event if scene.sim.rotation => {
                 return Err(SimError::Unavailable {
                     backend,
-                    reason: "the event-driven solver has no rotation (`rotation = true`); use \
-                             --backend cpu or gpu"
-                        .into(),
+                    reason: format!(
+                        "the event-driven solver has no rotation (`rotation = true`); use {}",
+                        Setting::BackendCpuOrGpu
+                    ),
                 });
             }
             Backend::Event => (
@@ -432,8 +437,11 @@ impl Simulation {
             Backend::Gpu if precision == Precision::F64 => {
                 return Err(SimError::Unavailable {
                     backend,
-                    reason: "the GPU backend computes in f32; use --precision f32 or --backend cpu"
-                        .into(),
+                    reason: format!(
+                        "the GPU backend computes in f32; use {} or {}",
+                        Setting::PrecisionF32,
+                        Setting::BackendCpu
+                    ),
                 });
             }
             Backend::Gpu => {
@@ -459,8 +467,9 @@ impl Simulation {
                             &mut notice,
                             format!(
                                 "the only GPU adapter is a software one ({}); running on the CPU \
-                                 backend (--backend gpu runs on it anyway)",
-                                ctx.adapter_name()
+                                 backend ({} runs on it anyway)",
+                                ctx.adapter_name(),
+                                Setting::BackendGpu
                             ),
                         )?
                     }

@@ -292,3 +292,36 @@ fn snapshot_into_reuses_the_allocations() {
         assert_eq!(out.angular_velocity.len(), scene.spheres.len());
     }
 }
+
+#[test]
+fn library_errors_name_the_library_settings_not_the_cli_flags() {
+    let scene = built();
+    let e = Simulation::new(&scene, Backend::Gpu, Precision::F64)
+        .err()
+        .expect("the GPU refuses f64")
+        .to_string();
+    assert!(
+        e.contains("`Precision::F32` or `Backend::Cpu`") && !e.contains("--"),
+        "{e}"
+    );
+    let mut gravity = scene.clone();
+    gravity.sim.g_const = 1e-3;
+    gravity.sim.contact = ContactModel::Impulse;
+    gravity.sim.rotation = false;
+    gravity.containers.clear();
+    let e = Simulation::new(&gravity, Backend::Event, Precision::F64)
+        .err()
+        .expect("the event solver refuses mutual gravity")
+        .to_string();
+    assert!(
+        e.contains("use `Backend::Cpu` or `Backend::Gpu`") && !e.contains("--"),
+        "{e}"
+    );
+    let mut coarse = scene;
+    coarse.sim.dt = 1.0;
+    let w = coarse.time_step_warning().expect("dt = 1 s is too long");
+    assert!(
+        w.contains("use `Scene.sim.dt` = ") && !w.contains("--"),
+        "{w}"
+    );
+}

@@ -193,10 +193,11 @@ fn location(line: usize, column: usize) -> String {
 pub(crate) fn overlap_reason(depth: f64, min_radius: f64) -> String {
     format!(
         "overlap by {} m, more than {}% of the smaller radius ({} m); move them apart \
-         (or pass --allow-overlap to accept initial overlaps)",
+         (or {} to accept initial overlaps)",
         fmt_num(depth),
         fmt_num(OVERLAP_TOLERANCE * 100.0),
-        fmt_num(min_radius)
+        fmt_num(min_radius),
+        crate::naming::Setting::AllowOverlap
     )
 }
 

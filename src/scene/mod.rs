@@ -383,9 +383,10 @@ impl Scene {
             .then(|| {
                 format!(
                     "mutual gravity by direct sum costs O(N²) = {:.1e} pair terms a step for {n} \
-                     spheres; gravity_solver = \"tree\" (--gravity-solver tree) costs \
-                     O(N log N) at a controlled error (docs/gravity-tree.md)",
-                    n as f64 * n as f64
+                     spheres; gravity_solver = \"tree\"{} costs O(N log N) at a controlled \
+                     error (docs/gravity-tree.md)",
+                    n as f64 * n as f64,
+                    crate::naming::Setting::GravitySolverTreeFlag
                 )
             })
     }
@@ -395,11 +396,10 @@ impl Scene {
     /// its spin).
     pub fn rotation_hint(&self) -> Option<String> {
         if !self.sim.rotation && self.max_rolling_friction() > 0.0 {
-            return Some(
-                "rolling_friction is ignored without rotation (rotation = true in [simulation], \
-                 or --rotation true)"
-                    .to_string(),
-            );
+            return Some(format!(
+                "rolling_friction is ignored without rotation (rotation = true in [simulation]{})",
+                crate::naming::Setting::RotationFlag
+            ));
         }
         let spinning = self
             .spheres
@@ -409,13 +409,16 @@ impl Scene {
         if !self.sim.rotation && spinning > 0 {
             return Some(format!(
                 "{spinning} spheres have an angular velocity, which is ignored without rotation \
-                 (rotation = true in [simulation], or --rotation true)"
+                 (rotation = true in [simulation]{})",
+                crate::naming::Setting::RotationFlag
             ));
         }
         (self.sim.rotation && self.sim.contact == ContactModel::Impulse).then(|| {
-            "rotation with the impulse contact law: impulses carry no friction, so every sphere \
-             keeps its spin; choose a soft law (--contact hertz or spring-dashpot) for rolling"
-                .to_string()
+            format!(
+                "rotation with the impulse contact law: impulses carry no friction, so every \
+                 sphere keeps its spin; choose a soft law ({}) for rolling",
+                crate::naming::Setting::SoftContact
+            )
         })
     }
 
