@@ -53,6 +53,8 @@ impl Sphere {
     /// [`SceneBuilder::sphere`]. It needs a [`mass`](SphereBuilder::mass), a
     /// [`material`](SphereBuilder::material) with a density, or to be
     /// [`fixed`](SphereBuilder::fixed).
+    // `Sphere::new(x, r).material("steel")` reads as the thing it builds; `build` makes it.
+    #[allow(clippy::new_ret_no_self)]
     pub fn new(position: DVec3, radius: f64) -> SphereBuilder {
         SphereBuilder {
             position,
@@ -149,6 +151,8 @@ pub struct PlaneBuilder {
 impl Plane {
     /// The plane through `point` (m) with `normal` pointing into the domain (any nonzero
     /// length; normalised by [`SceneBuilder::build`]), to be given to [`SceneBuilder::plane`].
+    // `Sphere::new(x, r).material("steel")` reads as the thing it builds; `build` makes it.
+    #[allow(clippy::new_ret_no_self)]
     pub fn new(point: DVec3, normal: DVec3) -> PlaneBuilder {
         PlaneBuilder {
             point,
@@ -194,6 +198,8 @@ pub struct ContainerBuilder {
 impl SphereContainer {
     /// The hollow sphere of inner radius `radius` (m, > 0) centred at `center` (m), to be given
     /// to [`SceneBuilder::sphere_container`].
+    // `Sphere::new(x, r).material("steel")` reads as the thing it builds; `build` makes it.
+    #[allow(clippy::new_ret_no_self)]
     pub fn new(center: DVec3, radius: f64) -> ContainerBuilder {
         ContainerBuilder {
             center,
