@@ -325,3 +325,13 @@ fn library_errors_name_the_library_settings_not_the_cli_flags() {
         "{w}"
     );
 }
+
+/// `steps` is a run's length: a simulation stepped by hand may have 0 (tests/dynamics.rs does).
+#[test]
+fn a_plain_scene_may_leave_steps_at_zero() {
+    let mut scene = built();
+    scene.sim.steps = 0;
+    assert!(scene.check(&CheckOptions::default()).is_err());
+    let mut sim = Simulation::new(&scene, Backend::Cpu, Precision::F64).unwrap();
+    sim.step(3).unwrap();
+}

@@ -144,8 +144,9 @@ impl std::ops::Deref for CheckedScene<'_> {
 
 /// What [`Simulation::new`](crate::Simulation::new) and its siblings accept: a
 /// [`CheckedScene`] (or a reference to one) as it is, or a plain `&Scene`, which they check
-/// first with [`CheckOptions`] `{ allow_overlap: true }` (the values the backends rely on; call
-/// [`Scene::check`] yourself to have deep initial overlaps refused). Sealed.
+/// first with [`CheckOptions`] `{ allow_overlap: true }` and without the rule `steps ≥ 1` (the
+/// values the backends rely on; call [`Scene::check`] yourself to have deep initial overlaps
+/// refused). Sealed.
 pub trait SceneInput<'a>: sealed::Sealed {
     /// The checked scene.
     ///
@@ -175,7 +176,7 @@ impl<'a> SceneInput<'a> for &'a CheckedScene<'_> {
 
 impl<'a> SceneInput<'a> for &'a Scene {
     fn into_checked_scene(self) -> Result<CheckedScene<'a>, SceneError> {
-        self.check(&CheckOptions {
+        self.check_for_backend(&CheckOptions {
             allow_overlap: true,
         })
     }
@@ -512,10 +513,10 @@ pub(crate) fn report(
 }
 
 /// The `[simulation]` checks; whether its restitution and its surface were fine.
-fn check_sim(p: &SimParams, out: &mut Problems) -> (bool, bool) {
+fn check_sim(p: &SimParams, run: bool, out: &mut Problems) -> (bool, bool) {
     let s = Subject::Simulation;
     out.check(s, positive("dt", p.dt));
-    if p.steps == 0 {
+    if run && p.steps == 0 {
         out.push(s, "steps must be at least 1, got 0".to_string());
     }
     out.check(s, finite3("gravity", p.gravity));
@@ -585,7 +586,17 @@ impl Scene {
     /// On success, the [`CheckedScene`] that [`Simulation::new`](crate::Simulation::new) takes:
     /// the only way to make one.
     pub fn check(&self, opts: &CheckOptions) -> Result<CheckedScene<'_>, SceneError> {
-        self.check_values(opts)?;
+        self.check_values(opts, true)?;
+        Ok(CheckedScene(Cow::Borrowed(self)))
+    }
+
+    /// [`Scene::check`] for [`Simulation::new`](crate::Simulation::new) given a plain `&Scene`:
+    /// `steps` may be 0 there, since the caller says how many steps to take.
+    pub(crate) fn check_for_backend(
+        &self,
+        opts: &CheckOptions,
+    ) -> Result<CheckedScene<'_>, SceneError> {
+        self.check_values(opts, false)?;
         Ok(CheckedScene(Cow::Borrowed(self)))
     }
 
@@ -598,8 +609,8 @@ impl Scene {
         Ok(CheckedScene(Cow::Owned(self)))
     }
 
-    fn check_values(&self, opts: &CheckOptions) -> Result<(), SceneError> {
-        let problems = self.problems();
+    fn check_values(&self, opts: &CheckOptions, run: bool) -> Result<(), SceneError> {
+        let problems = self.problems_of(run);
         if !problems.is_empty() {
             let items = problems
                 .list
@@ -661,11 +672,17 @@ impl Scene {
 
     /// Every value problem of the scene, containment included (see [`Scene::check`]).
     pub(crate) fn problems(&self) -> Problems {
+        self.problems_of(true)
+    }
+
+    /// [`Scene::problems`]; `steps` (the length of a run, not read by a backend) only when
+    /// `run`.
+    fn problems_of(&self, run: bool) -> Problems {
         let mut out = Problems::default();
         // Values already reported where they come from: not reported again on each body.
         let mut bad_surfaces: Vec<Surface> = Vec::new();
         let mut bad_restitutions: Vec<f64> = Vec::new();
-        let (restitution_ok, surface_ok) = check_sim(&self.sim, &mut out);
+        let (restitution_ok, surface_ok) = check_sim(&self.sim, run, &mut out);
         // A skin beyond the largest diameter lists far more pairs than can ever touch (its
         // list grows as the cube of the skin).
         let r_max = self.spheres.iter().map(|p| p.radius).fold(0.0, f64::max);
