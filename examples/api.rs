@@ -2,10 +2,11 @@
 //!
 //! Five balls of the built-in material presets (glass, ivory, rubber, steel, wood), 2 cm in
 //! radius, are dropped side by side from 0.2 m onto a floor under gravity, with the impulse
-//! contact law (Newton's restitution, see docs/physics.md). The scene is put together from the
-//! `spheresim::scene` types (`Scene`, `SimParams`, `Sphere`, `Plane`, `Material`, `Surface`),
-//! checked as `spheresim run` checks scene files, and stepped on the CPU backend in f64 with
-//! `Simulation`. Energy and momentum are printed at a few points, and at the end each ball's
+//! contact law (Newton's restitution, see docs/physics.md). The scene is put together with the
+//! builders (`Scene::builder`, `Sphere::new`, `Plane::new`), which resolve the materials as a
+//! scene file does, checked as `spheresim run` checks scene files (`Scene::check` gives the
+//! `CheckedScene` that `Simulation::new` takes), and stepped on the CPU backend in f64, read
+//! back each step with `Simulation::snapshot_into`, which reuses one `Snapshot`. Energy and momentum are printed at a few points, and at the end each ball's
 //! rebound: a ball that hits the floor at speed v leaves it at e v, so it climbs back to e² times
 //! its drop height, and `sqrt(rebound / drop)` gives back the restitution e of its material.
 //!
@@ -20,10 +21,8 @@
 
 use anyhow::{Context, Result, ensure};
 use glam::DVec3;
-use spheresim::scene::{
-    CheckOptions, ContactModel, Material, Plane, Scene, SimParams, Sphere, Surface, sphere_volume,
-};
-use spheresim::{Backend, Diagnostics, Precision, Simulation};
+use spheresim::scene::{CheckOptions, ContactModel, Material, Plane, Scene, Sphere};
+use spheresim::{Backend, Diagnostics, Precision, Simulation, Snapshot};
 
 /// Gap between a ball's lowest point and the floor at the start, m.
 pub const DROP_HEIGHT: f64 = 0.2;
@@ -70,44 +69,30 @@ pub struct Summary {
 
 /// The scene: one ball per material preset in a row along x, and a steel floor at y = 0.
 pub fn scene() -> Scene {
-    let materials = Material::presets();
-    let spheres = materials
-        .iter()
-        .enumerate()
-        .map(|(i, m)| Sphere {
-            position: DVec3::new(0.1 * i as f64, RADIUS + DROP_HEIGHT, 0.0),
-            velocity: DVec3::ZERO,
-            angular_velocity: glam::DVec3::ZERO,
-            radius: RADIUS,
-            mass: m.density * sphere_volume(RADIUS),
-            restitution: m.restitution,
-            material: Some(i),
-            fixed: false,
-            surface: Surface::of(m),
-        })
-        .collect();
-    // The floor's restitution is 1, so that each ball keeps its own material's e (a pair takes
-    // the smaller of the two).
-    let floor = Plane {
-        point: DVec3::ZERO,
-        normal: DVec3::Y,
-        restitution: 1.0,
-        surface: Surface::of(&Material::steel()),
-    };
-    Scene {
-        name: "api-drop".to_string(),
-        sim: SimParams {
-            dt: DT,
-            steps: DEFAULT_STEPS,
-            gravity: DVec3::new(0.0, -G, 0.0),
-            contact: ContactModel::Impulse,
-            ..SimParams::default()
-        },
-        materials,
-        spheres,
-        planes: vec![floor],
-        containers: Vec::new(),
-    }
+    // Each ball takes its mass (density × 4/3 π r³), restitution and surface from its material.
+    let balls = Material::presets().into_iter().enumerate().map(|(i, m)| {
+        Sphere::new(
+            DVec3::new(0.1 * i as f64, RADIUS + DROP_HEIGHT, 0.0),
+            RADIUS,
+        )
+        .material(m.name)
+    });
+    Scene::builder()
+        .name("api-drop")
+        .dt(DT)
+        .steps(DEFAULT_STEPS)
+        .gravity(DVec3::new(0.0, -G, 0.0))
+        .contact(ContactModel::Impulse)
+        .spheres(balls)
+        // The floor's restitution is 1, so that each ball keeps its own material's e (a pair
+        // takes the smaller of the two).
+        .plane(
+            Plane::new(DVec3::ZERO, DVec3::Y)
+                .material("steel")
+                .restitution(1.0),
+        )
+        .build()
+        .expect("the example's scene is valid")
 }
 
 /// Builds [`scene`], runs it for `steps` steps on the CPU backend in f64, prints diagnostics at
@@ -120,13 +105,14 @@ pub fn run(steps: u64) -> Result<Summary> {
     let mut scene = scene();
     scene.sim.steps = steps;
     // The checks `spheresim run` makes on every scene: values in range, no initial overlaps.
-    scene
+    // Only a checked scene starts a simulation.
+    let checked = scene
         .check(&CheckOptions::default())
         .context("checking the scene")?;
-    if let Some(w) = scene.time_step_warning() {
+    if let Some(w) = checked.time_step_warning() {
         eprintln!("warning: {w}");
     }
-    let mut sim = Simulation::new(&scene, Backend::Cpu, Precision::F64)?;
+    let mut sim = Simulation::new(&checked, Backend::Cpu, Precision::F64)?;
 
     let mut rebounds: Vec<Rebound> = scene
         .spheres
@@ -161,9 +147,10 @@ pub fn run(steps: u64) -> Result<Summary> {
     let mut samples = vec![sim.diagnostics()];
     print(&samples[0]);
     let every = (steps / 5).max(1);
+    let mut snap = Snapshot::default();
     for _ in 0..steps {
         sim.step(1)?;
-        let snap = sim.snapshot();
+        sim.snapshot_into(&mut snap);
         for (i, s) in scene.spheres.iter().enumerate() {
             let gap = snap.position[i].y - s.radius;
             let vy = snap.velocity[i].y;

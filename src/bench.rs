@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// A backend as `spheresim bench` runs it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum BenchBackend {
     /// The GPU backend (wgpu compute shaders, f32).

@@ -59,6 +59,9 @@ pub trait Engine: Send {
     /// The current state in input order, widened to f64 (m, m/s, rad/s).
     fn snapshot(&self) -> Snapshot;
 
+    /// [`Engine::snapshot`] written into `out`, reusing its allocations.
+    fn snapshot_into(&self, out: &mut Snapshot);
+
     /// The precision the engine computes in.
     fn precision(&self) -> Precision;
 

@@ -7,6 +7,12 @@
 //! The CPU reference backend ([`cpu`]) runs the step stage by stage, one module per stage, with
 //! the names the GPU shaders use. Laws live once, in [`physics`]. SI units throughout.
 //!
+//! Cargo features (all on by default): `cli` (the `spheresim` binary and the modules behind its
+//! subcommands: `run`, `bench`, `validate`, `render::frames`; clap, indicatif, ctrlc),
+//! `viewer` (the interactive window, `render::app`; winit) and `gpu` (documented in
+//! docs/architecture.md). A library user can build without `cli` and `viewer`:
+//! `default-features = false, features = ["gpu"]`.
+//!
 //! ```no_run
 //! use spheresim::{scene::builtin, Backend, Precision, Simulation};
 //! let scene = builtin::build("bounce", None).unwrap();
@@ -26,6 +32,7 @@ macro_rules! note {
     }};
 }
 
+#[cfg(feature = "cli")]
 pub mod bench;
 pub mod checkpoint;
 pub mod cpu;
@@ -33,17 +40,20 @@ pub mod diagnostics;
 pub mod engine;
 pub mod event;
 pub mod gpu;
+pub mod naming;
 pub mod output;
 pub mod physics;
 pub mod real;
 pub mod recipe;
 pub mod render;
 pub mod repose;
+#[cfg(feature = "cli")]
 pub mod run;
 pub mod scene;
 pub mod setup;
 pub mod sim;
 pub mod state;
+#[cfg(feature = "cli")]
 pub mod validate;
 
 pub use diagnostics::Diagnostics;

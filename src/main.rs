@@ -361,6 +361,8 @@ fn die_on_sigpipe() {
 }
 
 fn main() {
+    // Library messages name this binary's flags (`--dt`) instead of the library's fields.
+    spheresim::naming::use_cli_flags();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     let command = Cli::parse().command;
     if matches!(

@@ -5,20 +5,13 @@ use crate::cpu::CpuBackend;
 use crate::engine::{Engine, Halt};
 use crate::event::{EventBackend, EventError};
 use crate::gpu::{GpuBackend, GpuError, GpuOptions};
+use crate::naming::Setting;
+use crate::scene::{SceneError, SceneInput};
 use crate::{Diagnostics, Precision, Scene, Snapshot};
 
 /// Which engine steps the scene (`--backend`).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    clap::ValueEnum,
-    serde::Serialize,
-    serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
     /// The GPU when a hardware adapter exists, else the CPU with a notice (default). A software
@@ -32,9 +25,12 @@ pub enum Backend {
     /// The exact event-driven solver, f64, for small scenes without mutual gravity, drag or
     /// soft contact (see [`crate::event`]).
     // `spheresim --help` shows this plain text rather than the rustdoc link above.
-    #[value(
-        help = "The exact event-driven solver, f64, for small scenes without mutual gravity, \
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            help = "The exact event-driven solver, f64, for small scenes without mutual gravity, \
                 drag or soft contact"
+        )
     )]
     Event,
 }
@@ -116,6 +112,9 @@ pub enum SimError {
     /// The event-driven solver refused the scene or hit an inelastic collapse.
     #[error(transparent)]
     Event(#[from] EventError),
+    /// A plain `&Scene` given to [`Simulation::new`] (or a sibling) failed [`Scene::check`].
+    #[error(transparent)]
+    Scene(#[from] SceneError),
 }
 
 /// Bytes the OS reports available to new allocations (Linux `MemAvailable`); `None` elsewhere.
@@ -131,7 +130,8 @@ pub(crate) fn available_memory() -> Option<u64> {
 pub fn software_notice(adapter: &str) -> String {
     format!(
         "the GPU backend runs on a software adapter, {adapter}: the shaders execute on the CPU, \
-         many times slower than --backend cpu; use it to check the GPU path without a GPU"
+         many times slower than {}; use it to check the GPU path without a GPU",
+        Setting::BackendCpu
     )
 }
 
@@ -337,9 +337,9 @@ pub fn likely_cause(scene: &Scene, f32: bool) -> String {
              mutual gravity's largest pull G M/(2 r_min)² is {accel:.2e} m/s², the heaviest \
              sphere {heaviest:.2e} kg{}",
             if f32 {
-                "; run it with --backend cpu --precision f64, or rescale the units"
+                format!("; run it with {}, or rescale the units", Setting::CpuF64)
             } else {
-                "; rescale the units"
+                "; rescale the units".to_string()
             }
         );
     }
@@ -350,23 +350,25 @@ pub fn likely_cause(scene: &Scene, f32: bool) -> String {
             heaviest / lightest,
             1.0 / eps,
             if f32 {
-                "; use --backend cpu --precision f64, or fix the heavy spheres"
+                format!("; use {}, or fix the heavy spheres", Setting::CpuF64)
             } else {
-                "; fix the heavy spheres"
+                "; fix the heavy spheres".to_string()
             }
         );
     }
     match scene.contact_time() {
         Some(t) => format!(
             "the time step: dt = {:e} s against the shortest contact's t_c/20 = {:.2e} s; \
-             use a smaller --dt",
+             use a smaller {}",
             scene.sim.dt,
-            t.suggested_dt()
+            t.suggested_dt(),
+            Setting::Dt
         ),
         None => format!(
             "the time step: dt = {:e} s is too long for the scene's fastest encounters; use a \
-             smaller --dt{}",
+             smaller {}{}",
             scene.sim.dt,
+            Setting::Dt,
             if scene.sim.g_const > 0.0 {
                 " or a softening length"
             } else {
@@ -377,7 +379,9 @@ pub fn likely_cause(scene: &Scene, f32: bool) -> String {
 }
 
 impl Simulation {
-    /// Sets up `scene` (which must have passed [`Scene::check`]) on `backend` in `precision`.
+    /// Sets up `scene` on `backend` in `precision`. `scene` is a
+    /// [`CheckedScene`](crate::scene::CheckedScene) (from [`Scene::check`]), or a plain `&Scene`
+    /// that is checked here first ([`SceneInput`]: overlaps allowed).
     ///
     /// `Backend::Auto` takes the GPU when an adapter opens (and the precision is f32), else the
     /// CPU, and leaves a [`Simulation::notice`] saying so.
@@ -386,14 +390,30 @@ impl Simulation {
     /// [`SimError::Gpu`] when the GPU backend was asked for and cannot run the scene (no adapter,
     /// too large); [`SimError::Unavailable`] for f64 on the GPU; [`SimError::Event`] when the
     /// event-driven solver refuses the scene (mutual gravity, drag, soft contact, too many
-    /// spheres). The event backend always computes in f64, whatever `precision` says.
-    pub fn new(scene: &Scene, backend: Backend, precision: Precision) -> Result<Self, SimError> {
+    /// spheres); [`SimError::Scene`] when a plain `&Scene` fails its check. The event backend
+    /// always computes in f64, whatever `precision` says.
+    pub fn new<'a>(
+        scene: impl SceneInput<'a>,
+        backend: Backend,
+        precision: Precision,
+    ) -> Result<Self, SimError> {
         Self::with_gpu_options(scene, backend, precision, GpuOptions::default())
     }
 
     /// As [`Simulation::new`], with options for the GPU backend. `--backend gpu` on a software
     /// adapter leaves a [`Simulation::notice`] saying that it runs on the CPU.
-    pub fn with_gpu_options(
+    pub fn with_gpu_options<'a>(
+        scene: impl SceneInput<'a>,
+        backend: Backend,
+        precision: Precision,
+        gpu: GpuOptions,
+    ) -> Result<Self, SimError> {
+        Self::start(&*scene.into_checked_scene()?, backend, precision, gpu)
+    }
+
+    /// [`Simulation::with_gpu_options`] on a scene that passed [`Scene::check`] (or a checked
+    /// scene whose positions and velocities a checkpoint replaced with finite values).
+    fn start(
         scene: &Scene,
         backend: Backend,
         precision: Precision,
@@ -404,9 +424,10 @@ impl Simulation {
             Backend::Event if scene.sim.rotation => {
                 return Err(SimError::Unavailable {
                     backend,
-                    reason: "the event-driven solver has no rotation (`rotation = true`); use \
-                             --backend cpu or gpu"
-                        .into(),
+                    reason: format!(
+                        "the event-driven solver has no rotation (`rotation = true`); use {}",
+                        Setting::BackendCpuOrGpu
+                    ),
                 });
             }
             Backend::Event => (
@@ -416,8 +437,11 @@ impl Simulation {
             Backend::Gpu if precision == Precision::F64 => {
                 return Err(SimError::Unavailable {
                     backend,
-                    reason: "the GPU backend computes in f32; use --precision f32 or --backend cpu"
-                        .into(),
+                    reason: format!(
+                        "the GPU backend computes in f32; use {} or {}",
+                        Setting::PrecisionF32,
+                        Setting::BackendCpu
+                    ),
                 });
             }
             Backend::Gpu => {
@@ -443,8 +467,9 @@ impl Simulation {
                             &mut notice,
                             format!(
                                 "the only GPU adapter is a software one ({}); running on the CPU \
-                                 backend (--backend gpu runs on it anyway)",
-                                ctx.adapter_name()
+                                 backend ({} runs on it anyway)",
+                                ctx.adapter_name(),
+                                Setting::BackendGpu
                             ),
                         )?
                     }
@@ -610,12 +635,20 @@ impl Simulation {
 
     /// The current state in input order.
     pub fn snapshot(&mut self) -> Snapshot {
-        let mut s = self.engine.snapshot();
-        if self.base.step > 0 {
-            s.step = self.steps_done();
-            s.time = self.time();
-        }
+        let mut s = Snapshot::default();
+        self.snapshot_into(&mut s);
         s
+    }
+
+    /// [`Simulation::snapshot`] written into `out`, reusing its vectors: once `out` has held a
+    /// snapshot of this simulation, the CPU and event backends allocate nothing (the GPU backend
+    /// still allocates the buffers it reads back from the device).
+    pub fn snapshot_into(&mut self, out: &mut Snapshot) {
+        self.engine.snapshot_into(out);
+        if self.base.step > 0 {
+            out.step = self.steps_done();
+            out.time = self.time();
+        }
     }
 
     /// The precision the backend computes in (the event solver: always f64).
@@ -644,11 +677,15 @@ impl Simulation {
     /// backend or precision the spheres start from the saved positions and velocities (rounded
     /// to the new precision), friction history starts empty, and the returned notice says so.
     ///
+    /// `scene` as for [`Simulation::new`]: a [`CheckedScene`](crate::scene::CheckedScene), or a
+    /// `&Scene` checked here (overlaps allowed: they were accepted when the run started).
+    ///
     /// # Errors
     /// As [`Simulation::with_gpu_options`], and [`SimError::Unavailable`] when the state does not
     /// fit the scene.
-    pub fn resume(
-        scene: &Scene,
+    #[allow(clippy::too_many_arguments)]
+    pub fn resume<'a>(
+        scene: impl SceneInput<'a>,
         state: &EngineState,
         offsets: Offsets,
         at: &Diagnostics,
@@ -656,6 +693,8 @@ impl Simulation {
         precision: Precision,
         gpu: GpuOptions,
     ) -> Result<(Self, Option<String>), SimError> {
+        let checked = scene.into_checked_scene()?;
+        let scene: &Scene = &checked;
         let unusable = |reason: String| SimError::Unavailable { backend, reason };
         let exact = (backend == state.backend() || backend == Backend::Auto)
             && precision == state.precision();
@@ -689,7 +728,9 @@ impl Simulation {
             s.position = *x;
             s.velocity = *v;
         }
-        let mut sim = Self::with_gpu_options(&moved, backend, precision, gpu)?;
+        // Not checked again: only positions and velocities changed, to the checkpoint's finite
+        // values (a sphere pressed into a container's wall may be deeper than the check allows).
+        let mut sim = Self::start(&moved, backend, precision, gpu)?;
         sim.base = Offsets {
             step: at.step,
             collisions: at.collisions,
@@ -776,11 +817,13 @@ impl Simulation {
     ///
     /// # Errors
     /// [`SimError::Gpu`] when the scene does not fit the adapter.
-    pub fn on_gpu_context(
-        scene: &Scene,
+    pub fn on_gpu_context<'a>(
+        scene: impl SceneInput<'a>,
         ctx: crate::gpu::GpuContext,
         gpu: GpuOptions,
     ) -> Result<Self, SimError> {
+        let checked = scene.into_checked_scene()?;
+        let scene: &Scene = &checked;
         let engine = Box::new(GpuBackend::with_context(ctx, scene, gpu)?);
         Ok(Self::of_engine(
             engine,

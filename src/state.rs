@@ -28,6 +28,40 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// Makes this snapshot one of `n` spheres at `step` and `time` with these radii and masses,
+    /// keeping its allocations: positions and velocities are zeroed, angular velocities and
+    /// orientations zeroed (identity) when `rotation`, else emptied. For the backends'
+    /// `snapshot_into`, which then write the state in place.
+    pub(crate) fn reset(
+        &mut self,
+        step: u64,
+        time: f64,
+        radius: &[f64],
+        mass: &[f64],
+        rotation: bool,
+    ) {
+        let n = radius.len();
+        self.step = step;
+        self.time = time;
+        fn fill<T: Copy>(v: &mut Vec<T>, n: usize, x: T) {
+            v.clear();
+            v.resize(n, x);
+        }
+        fill(&mut self.position, n, DVec3::ZERO);
+        fill(&mut self.velocity, n, DVec3::ZERO);
+        self.radius.clear();
+        self.radius.extend_from_slice(radius);
+        self.mass.clear();
+        self.mass.extend_from_slice(mass);
+        if rotation {
+            fill(&mut self.angular_velocity, n, DVec3::ZERO);
+            fill(&mut self.orientation, n, DQuat::IDENTITY);
+        } else {
+            self.angular_velocity.clear();
+            self.orientation.clear();
+        }
+    }
+
     /// Number of spheres.
     pub fn len(&self) -> usize {
         self.position.len()

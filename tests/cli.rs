@@ -585,8 +585,10 @@ fn contact_and_friction_flags_override_the_scene() {
         "{out}"
     );
     assert!(stderr(&o).contains("hertz contact"), "{}", stderr(&o));
-    // The box's default dt is far above the Hertz contact time of its spheres: warned.
+    // The box's default dt is far above the Hertz contact time of its spheres: warned, naming
+    // the flag (the library's message names `Scene.sim.dt`).
     assert!(stderr(&o).contains("exceeds t_c/20"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("; use --dt "), "{}", stderr(&o));
 }
 
 #[test]

@@ -84,7 +84,11 @@ fn time_step_warning_names_the_contact_time() {
     let mut coarse = s.clone();
     coarse.sim.dt = t.duration / 5.0;
     let w = coarse.time_step_warning().expect("dt = t_c/5 must warn");
-    assert!(w.contains("exceeds t_c/20") && w.contains("--dt"), "{w}");
+    // The library names its field; the CLI, which maps it, names `--dt` (tests/cli.rs).
+    assert!(
+        w.contains("exceeds t_c/20") && w.contains("`Scene.sim.dt` ="),
+        "{w}"
+    );
     // The impulse model has no contact time.
     let mut imp = s;
     imp.sim.contact = ContactModel::Impulse;

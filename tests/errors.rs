@@ -332,8 +332,10 @@ fn the_overlap_message_names_the_flag_and_prints_clean_numbers() {
         panic!("{e}")
     };
     assert_ne!(depth, 0.05, "the test needs a depth with float noise");
+    // The library names its option; the command line below, its flag.
     let want = "spheres 0 and 1 overlap by 0.05 m, more than 1% of the smaller radius (0.1 m); \
-                move them apart (or pass --allow-overlap to accept initial overlaps)";
+                move them apart (or set `CheckOptions::allow_overlap` to accept initial \
+                overlaps)";
     assert_eq!(e.to_string(), want);
 
     let dir = Scratch::new();
@@ -357,8 +359,8 @@ fn the_overlap_message_names_the_flag_and_prints_clean_numbers() {
     assert_eq!(
         f.check(&CheckOptions::default()).unwrap_err().to_string(),
         "o: spheres 0 ([[particle]] #0 at line 4) and 1 ([[particle]] #1 at line 8) overlap by \
-         0.05 m, more than 1% of the smaller radius (0.1 m); move them apart (or pass \
-         --allow-overlap to accept initial overlaps)"
+         0.05 m, more than 1% of the smaller radius (0.1 m); move them apart (or set \
+         `CheckOptions::allow_overlap` to accept initial overlaps)"
     );
     f.check(&CheckOptions {
         allow_overlap: true,

@@ -265,7 +265,7 @@ fn collapse_between_spheres_stops_with_a_clear_error() {
     let mut sim = event(&s);
     let err = sim.step(3000).expect_err("collapse").to_string();
     assert!(
-        err.contains("inelastic collapse") && err.contains("--backend cpu"),
+        err.contains("inelastic collapse") && err.contains("`Backend::Cpu`"),
         "{err}"
     );
     // Up to the collapse, nothing sank.

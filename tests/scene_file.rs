@@ -294,7 +294,7 @@ fn with_particle(extra: &str) -> String {
 fn rejects(text: &str, parts: &[&str]) {
     let msg = match Scene::from_toml_str(text, "bad") {
         Ok(s) => match s.check(&CheckOptions::default()) {
-            Ok(()) => panic!("accepted:\n{text}"),
+            Ok(_) => panic!("accepted:\n{text}"),
             Err(e) => e.to_string(),
         },
         Err(e) => e.to_string(),

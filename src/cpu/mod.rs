@@ -1301,32 +1301,33 @@ impl<R: Real> CpuBackend<R> {
 
     /// The state in input order, widened to f64.
     pub fn snapshot(&self) -> Snapshot {
+        let mut snap = Snapshot::default();
+        self.snapshot_into(&mut snap);
+        snap
+    }
+
+    /// [`CpuBackend::snapshot`] written into `snap`, reusing its allocations: no allocation once
+    /// its vectors hold this many spheres.
+    pub fn snapshot_into(&self, snap: &mut Snapshot) {
         let n = self.len();
-        let mut snap = Snapshot {
-            step: self.step,
-            time: self.time(),
-            position: vec![DVec3::ZERO; n],
-            velocity: vec![DVec3::ZERO; n],
-            radius: self.radius_input.clone(),
-            mass: self.mass_input.clone(),
-            ..Default::default()
-        };
+        let rotation = self.params.rotation;
+        snap.reset(
+            self.step,
+            self.time(),
+            &self.radius_input,
+            &self.mass_input,
+            rotation,
+        );
         for i in 0..n {
             let id = self.id[i] as usize;
             snap.position[id] = R::v3_f64(self.position[i]);
             snap.velocity[id] = R::v3_f64(self.velocity[i]);
-        }
-        if self.params.rotation {
-            snap.angular_velocity = vec![DVec3::ZERO; n];
-            snap.orientation = vec![glam::DQuat::IDENTITY; n];
-            for i in 0..n {
-                let id = self.id[i] as usize;
+            if rotation {
                 snap.angular_velocity[id] = R::v3_f64(self.spin[i]);
                 let [x, y, z, w] = self.orientation[i].map(|c| c.f64());
                 snap.orientation[id] = glam::DQuat::from_xyzw(x, y, z, w);
             }
         }
-        snap
     }
 }
 
@@ -1418,6 +1419,10 @@ impl<R: Real> crate::engine::Engine for CpuBackend<R> {
 
     fn snapshot(&self) -> Snapshot {
         CpuBackend::snapshot(self)
+    }
+
+    fn snapshot_into(&self, out: &mut Snapshot) {
+        CpuBackend::snapshot_into(self, out)
     }
 
     fn precision(&self) -> crate::Precision {

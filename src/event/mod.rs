@@ -93,7 +93,8 @@ pub enum EventError {
     #[error(
         "event-driven solver: more than {limit} events {what}, at t = {time} s: an inelastic collapse (spheres \
          with e < 1 pressed together by the field) that the event-driven solver does not \
-         resolve; use --backend cpu"
+         resolve; use {}",
+        crate::naming::Setting::BackendCpu
     )]
     TooManyEvents {
         /// "within one step" or "at one instant".
@@ -195,43 +196,48 @@ impl EventBackend {
     /// [`MAX_SPHERES`] spheres;
     /// the message names the setting and its value.
     pub fn new(scene: &Scene) -> Result<Self, EventError> {
+        use crate::naming::Setting;
         let sim = &scene.sim;
         let refuse = |why: String| Err(EventError::Unsupported(why));
         if sim.g_const != 0.0 {
             return refuse(format!(
                 "the scene has mutual gravity (G = {:e} m³ kg⁻¹ s⁻²): motion between events is not \
-                 ballistic, so the event-driven solver cannot predict contact times; use --backend \
-                 cpu or gpu",
-                sim.g_const
+                 ballistic, so the event-driven solver cannot predict contact times; use {}",
+                sim.g_const,
+                Setting::BackendCpuOrGpu
             ));
         }
         if sim.contact != ContactModel::Impulse {
             return refuse(format!(
                 "the scene uses contact = \"{}\": the event-driven solver resolves instantaneous \
-                 impulse collisions only (contact = \"impulse\"); use --backend cpu or gpu",
-                sim.contact
+                 impulse collisions only (contact = \"impulse\"); use {}",
+                sim.contact,
+                Setting::BackendCpuOrGpu
             ));
         }
         if let Some(c) = scene.containers.first() {
             return refuse(format!(
                 "the scene has {} spherical container(s) (the first of radius {} m): the \
-                 event-driven solver predicts contacts with planes only; use --backend cpu or gpu",
+                 event-driven solver predicts contacts with planes only; use {}",
                 scene.containers.len(),
-                c.radius
+                c.radius,
+                Setting::BackendCpuOrGpu
             ));
         }
         if sim.drag != 0.0 {
             return refuse(format!(
                 "the scene has Stokes drag (drag = {} N·s/m²): motion between events is not \
-                 ballistic; use --backend cpu or gpu",
-                sim.drag
+                 ballistic; use {}",
+                sim.drag,
+                Setting::BackendCpuOrGpu
             ));
         }
         let n = scene.spheres.len();
         if n > MAX_SPHERES {
             return refuse(format!(
                 "the scene has {n} spheres, more than the {MAX_SPHERES} the event-driven solver \
-                 takes (each event costs O(N)); use --backend cpu or gpu"
+                 takes (each event costs O(N)); use {}",
+                Setting::BackendCpuOrGpu
             ));
         }
         let p = PackedScene::new(scene);
@@ -591,15 +597,16 @@ impl EventBackend {
 
     /// The state now, in input order.
     pub fn snapshot(&self) -> Snapshot {
-        let (position, velocity) = (0..self.len()).map(|i| self.state_at(i, self.time)).unzip();
-        Snapshot {
-            step: self.steps,
-            time: self.time,
-            position,
-            velocity,
-            radius: self.radius.clone(),
-            mass: self.mass.clone(),
-            ..Default::default()
+        let mut snap = Snapshot::default();
+        self.snapshot_into(&mut snap);
+        snap
+    }
+
+    /// [`EventBackend::snapshot`] written into `snap`, reusing its allocations.
+    pub fn snapshot_into(&self, snap: &mut Snapshot) {
+        snap.reset(self.steps, self.time, &self.radius, &self.mass, false);
+        for i in 0..self.len() {
+            (snap.position[i], snap.velocity[i]) = self.state_at(i, self.time);
         }
     }
 }
@@ -633,6 +640,10 @@ impl crate::engine::Engine for EventBackend {
 
     fn snapshot(&self) -> Snapshot {
         EventBackend::snapshot(self)
+    }
+
+    fn snapshot_into(&self, out: &mut Snapshot) {
+        EventBackend::snapshot_into(self, out)
     }
 
     fn precision(&self) -> crate::Precision {

@@ -7,7 +7,8 @@ pub enum GpuError {
     /// No adapter could be opened.
     #[error(
         "no GPU adapter found ({0}); on a machine without a GPU install Mesa's lavapipe \
-         (Debian: mesa-vulkan-drivers) or use --backend cpu"
+         (Debian: mesa-vulkan-drivers) or use {cpu}",
+        cpu = crate::naming::Setting::BackendCpu
     )]
     NoAdapter(String),
     /// The device could not be created.
@@ -55,7 +56,8 @@ pub enum GpuError {
         "the GPU neighbour list overflowed by step {step}: a rebuild needed {needed} entries, \
          over the {capacity} it holds (it grows between submissions when three quarters full; \
          the scene compacted faster than that); rerun from a checkpoint before that step, or \
-         with --backend cpu"
+         with {}",
+        crate::naming::Setting::BackendCpu
     )]
     ListOverflow {
         /// Steps done when it was noticed (the end of the submission).
@@ -68,7 +70,9 @@ pub enum GpuError {
     /// A submission reported no completed step (its first step always completes): the device
     /// stopped running the work it was given.
     #[error(
-        "the GPU completed none of the {recorded} steps submitted after step {step}: the device          stopped running its work; rerun with --backend cpu"
+        "the GPU completed none of the {recorded} steps submitted after step {step}: the device \
+         stopped running its work; rerun with {}",
+        crate::naming::Setting::BackendCpu
     )]
     Stalled {
         /// Steps done before the submission.

@@ -570,6 +570,10 @@ impl crate::engine::Engine for GpuBackend {
         GpuBackend::snapshot(self)
     }
 
+    fn snapshot_into(&self, out: &mut crate::Snapshot) {
+        GpuBackend::snapshot_into(self, out)
+    }
+
     fn precision(&self) -> crate::Precision {
         crate::Precision::F32
     }

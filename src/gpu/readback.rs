@@ -152,6 +152,14 @@ impl GpuBackend {
 
     /// The state in input order, widened to f64.
     pub fn snapshot(&self) -> Snapshot {
+        let mut snap = Snapshot::default();
+        self.snapshot_into(&mut snap);
+        snap
+    }
+
+    /// [`GpuBackend::snapshot`] written into `snap`, reusing its vectors (the buffers read back
+    /// from the device are still allocated per call).
+    pub fn snapshot_into(&self, snap: &mut Snapshot) {
         let n = self.n as usize;
         let s = &self.state[self.cur];
         let pos: Vec<[f32; 4]> = self.read(&s.pos, 16 * n as u64);
@@ -162,32 +170,25 @@ impl GpuBackend {
         } else {
             Vec::new()
         };
-        let mut snap = Snapshot {
-            step: self.steps_done,
-            time: self.steps_done as f64 * self.dt,
-            position: vec![DVec3::ZERO; n],
-            velocity: vec![DVec3::ZERO; n],
-            radius: self.radius_input.clone(),
-            mass: self.mass_input.clone(),
-            ..Default::default()
-        };
+        snap.reset(
+            self.steps_done,
+            self.steps_done as f64 * self.dt,
+            &self.radius_input,
+            &self.mass_input,
+            self.rotation,
+        );
+        let v = |a: [f32; 4]| DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64);
         for i in 0..n {
             let id = ids[i] as usize;
-            snap.position[id] = DVec3::new(pos[i][0] as f64, pos[i][1] as f64, pos[i][2] as f64);
-            snap.velocity[id] = DVec3::new(vel[i][0] as f64, vel[i][1] as f64, vel[i][2] as f64);
-        }
-        if self.rotation {
-            snap.angular_velocity = vec![DVec3::ZERO; n];
-            snap.orientation = vec![glam::DQuat::IDENTITY; n];
-            for i in 0..n {
-                let id = ids[i] as usize;
+            snap.position[id] = v(pos[i]);
+            snap.velocity[id] = v(vel[i]);
+            if self.rotation {
                 let (w, q) = (rot[3 * i], rot[3 * i + 1]);
-                snap.angular_velocity[id] = DVec3::new(w[0] as f64, w[1] as f64, w[2] as f64);
+                snap.angular_velocity[id] = v(w);
                 snap.orientation[id] =
                     glam::DQuat::from_xyzw(q[0] as f64, q[1] as f64, q[2] as f64, q[3] as f64);
             }
         }
-        snap
     }
 
     /// Diagnostics of the current state: work-group partial sums, added here in f64 in order.

@@ -361,9 +361,8 @@ pub struct SeriesWriter {
 }
 
 /// A snapshot file format of [`SeriesWriter`] (`spheresim run --format`).
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum SnapshotFormat {
     /// The state CSV, `snapshot_{step:08}.csv` (the `--final` format).

@@ -15,26 +15,27 @@ pub const DEFAULT_FOV_DEG: f32 = 45.0;
 
 /// The world axis that appears up on screen (`--up`; default +y, against the built-in scenes'
 /// gravity). Command-line names `x`, `y`, `z`, `-x`, `-y`, `-z`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Up {
     /// +x up.
-    #[value(name = "x")]
+    #[cfg_attr(feature = "cli", value(name = "x"))]
     X,
     /// +y up (default).
     #[default]
-    #[value(name = "y")]
+    #[cfg_attr(feature = "cli", value(name = "y"))]
     Y,
     /// +z up.
-    #[value(name = "z")]
+    #[cfg_attr(feature = "cli", value(name = "z"))]
     Z,
     /// −x up.
-    #[value(name = "-x")]
+    #[cfg_attr(feature = "cli", value(name = "-x"))]
     NegX,
     /// −y up.
-    #[value(name = "-y")]
+    #[cfg_attr(feature = "cli", value(name = "-y"))]
     NegY,
     /// −z up.
-    #[value(name = "-z")]
+    #[cfg_attr(feature = "cli", value(name = "-z"))]
     NegZ,
 }
 

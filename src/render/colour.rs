@@ -6,7 +6,8 @@ use crate::Scene;
 pub const BACKGROUND: [f64; 3] = [0.012, 0.014, 0.02];
 
 /// What the spheres are coloured by (the viewer's C key cycles through them).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ColourMode {
     /// By material: steel grey-blue, wood brown, others from a palette (default).
     #[default]

@@ -8,9 +8,11 @@
 //! shader reads the simulation's storage buffers directly (no copy back to the CPU per frame);
 //! with the CPU backend positions are uploaded each frame.
 
+#[cfg(feature = "viewer")]
 pub mod app;
 pub mod camera;
 pub mod colour;
+#[cfg(feature = "cli")]
 pub mod frames;
 pub mod framing;
 pub mod hud;
@@ -86,7 +88,8 @@ pub fn open_simulation(
 
 /// Backends that can draw (`spheresim view` and `render`): the event solver cannot, since it
 /// keeps no GPU buffers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum DrawBackend {
     /// The GPU unless it is a software one, else the CPU.
     Auto,

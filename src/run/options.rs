@@ -193,7 +193,9 @@ impl SceneOptions {
         };
         match origins {
             Some(o) => o.check(&scene, &check)?,
-            None => scene.check(&check)?,
+            None => {
+                scene.check(&check)?;
+            }
         }
         Ok(scene)
     }

@@ -279,7 +279,8 @@ pub fn check_size(
     if n > max {
         return Err(SceneError::Other(format!(
             "built-in scene `{name}` with {n} particles: the engine indexes at most {max} \
-             spheres (u32 ids); choose a smaller --particles"
+             spheres (u32 ids); choose a smaller {}",
+            crate::naming::Setting::Particles
         )));
     }
     // pi-blocks has exactly two spheres; build() says so for any other count.
@@ -320,9 +321,10 @@ pub fn check_size(
     Err(SceneError::Other(format!(
         "built-in scene `{name}` with {n} particles does not fit in memory: {who} need about \
          {bytes} bytes ({:.1} GiB), but {available} bytes ({:.1} GiB) are available \
-         (MemAvailable); at most about {lo} particles fit; choose a smaller --particles",
+         (MemAvailable); at most about {lo} particles fit; choose a smaller {}",
         gib(bytes),
-        gib(available)
+        gib(available),
+        crate::naming::Setting::Particles
     )))
 }
 

@@ -16,6 +16,7 @@
 
 use super::{GravitySolver, Scene, SimParams, Surface};
 use glam::DVec3;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -105,6 +106,82 @@ pub enum SceneError {
     Other(String),
 }
 
+/// A scene that passed [`Scene::check`] (which alone makes one): what
+/// [`Simulation::new`](crate::Simulation::new) steps. It borrows the scene ([`Scene::check`]) or
+/// owns it ([`Scene::into_checked`], [`SceneBuilder::check`](super::SceneBuilder::check)), and
+/// reads as the [`Scene`] it holds; there is no way to change the scene through it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckedScene<'a>(Cow<'a, Scene>);
+
+impl CheckedScene<'_> {
+    /// The scene.
+    pub fn scene(&self) -> &Scene {
+        &self.0
+    }
+
+    /// The scene, cloned if borrowed: to edit it (and check it again).
+    pub fn into_scene(self) -> Scene {
+        self.0.into_owned()
+    }
+
+    /// A checked scene that owns its scene (a clone, if borrowed).
+    pub fn into_owned(self) -> CheckedScene<'static> {
+        CheckedScene(Cow::Owned(self.0.into_owned()))
+    }
+
+    /// This checked scene, borrowed.
+    pub fn borrowed(&self) -> CheckedScene<'_> {
+        CheckedScene(Cow::Borrowed(&self.0))
+    }
+}
+
+impl std::ops::Deref for CheckedScene<'_> {
+    type Target = Scene;
+    fn deref(&self) -> &Scene {
+        &self.0
+    }
+}
+
+/// What [`Simulation::new`](crate::Simulation::new) and its siblings accept: a
+/// [`CheckedScene`] (or a reference to one) as it is, or a plain `&Scene`, which they check
+/// first with [`CheckOptions`] `{ allow_overlap: true }` and without the rule `steps ≥ 1` (the
+/// values the backends rely on; call [`Scene::check`] yourself to have deep initial overlaps
+/// refused). Sealed.
+pub trait SceneInput<'a>: sealed::Sealed {
+    /// The checked scene.
+    ///
+    /// # Errors
+    /// For a `&Scene`, what [`Scene::check`] finds.
+    fn into_checked_scene(self) -> Result<CheckedScene<'a>, SceneError>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::CheckedScene<'_> {}
+    impl Sealed for &super::CheckedScene<'_> {}
+    impl Sealed for &super::Scene {}
+}
+
+impl<'a> SceneInput<'a> for CheckedScene<'a> {
+    fn into_checked_scene(self) -> Result<CheckedScene<'a>, SceneError> {
+        Ok(self)
+    }
+}
+
+impl<'a> SceneInput<'a> for &'a CheckedScene<'_> {
+    fn into_checked_scene(self) -> Result<CheckedScene<'a>, SceneError> {
+        Ok(self.borrowed())
+    }
+}
+
+impl<'a> SceneInput<'a> for &'a Scene {
+    fn into_checked_scene(self) -> Result<CheckedScene<'a>, SceneError> {
+        self.check_for_backend(&CheckOptions {
+            allow_overlap: true,
+        })
+    }
+}
+
 fn location(line: usize, column: usize) -> String {
     if line == 0 {
         String::new()
@@ -117,10 +194,11 @@ fn location(line: usize, column: usize) -> String {
 pub(crate) fn overlap_reason(depth: f64, min_radius: f64) -> String {
     format!(
         "overlap by {} m, more than {}% of the smaller radius ({} m); move them apart \
-         (or pass --allow-overlap to accept initial overlaps)",
+         (or {} to accept initial overlaps)",
         fmt_num(depth),
         fmt_num(OVERLAP_TOLERANCE * 100.0),
-        fmt_num(min_radius)
+        fmt_num(min_radius),
+        crate::naming::Setting::AllowOverlap
     )
 }
 
@@ -435,10 +513,10 @@ pub(crate) fn report(
 }
 
 /// The `[simulation]` checks; whether its restitution and its surface were fine.
-fn check_sim(p: &SimParams, out: &mut Problems) -> (bool, bool) {
+fn check_sim(p: &SimParams, run: bool, out: &mut Problems) -> (bool, bool) {
     let s = Subject::Simulation;
     out.check(s, positive("dt", p.dt));
-    if p.steps == 0 {
+    if run && p.steps == 0 {
         out.push(s, "steps must be at least 1, got 0".to_string());
     }
     out.check(s, finite3("gravity", p.gravity));
@@ -504,8 +582,35 @@ impl Scene {
     /// Cost: O(N) for the values, O(N × containers) for containment; the overlap search bins the
     /// spheres into hashed uniform grids (one per radius class) and runs in parallel, about O(N)
     /// for scenes whose radii vary little.
-    pub fn check(&self, opts: &CheckOptions) -> Result<(), SceneError> {
-        let problems = self.problems();
+    ///
+    /// On success, the [`CheckedScene`] that [`Simulation::new`](crate::Simulation::new) takes:
+    /// the only way to make one.
+    pub fn check(&self, opts: &CheckOptions) -> Result<CheckedScene<'_>, SceneError> {
+        self.check_values(opts, true)?;
+        Ok(CheckedScene(Cow::Borrowed(self)))
+    }
+
+    /// [`Scene::check`] for [`Simulation::new`](crate::Simulation::new) given a plain `&Scene`:
+    /// `steps` may be 0 there, since the caller says how many steps to take.
+    pub(crate) fn check_for_backend(
+        &self,
+        opts: &CheckOptions,
+    ) -> Result<CheckedScene<'_>, SceneError> {
+        self.check_values(opts, false)?;
+        Ok(CheckedScene(Cow::Borrowed(self)))
+    }
+
+    /// [`Scene::check`], keeping the scene: a [`CheckedScene`] that owns it.
+    ///
+    /// # Errors
+    /// As [`Scene::check`].
+    pub fn into_checked(self, opts: &CheckOptions) -> Result<CheckedScene<'static>, SceneError> {
+        self.check(opts)?;
+        Ok(CheckedScene(Cow::Owned(self)))
+    }
+
+    fn check_values(&self, opts: &CheckOptions, run: bool) -> Result<(), SceneError> {
+        let problems = self.problems_of(run);
         if !problems.is_empty() {
             let items = problems
                 .list
@@ -567,11 +672,17 @@ impl Scene {
 
     /// Every value problem of the scene, containment included (see [`Scene::check`]).
     pub(crate) fn problems(&self) -> Problems {
+        self.problems_of(true)
+    }
+
+    /// [`Scene::problems`]; `steps` (the length of a run, not read by a backend) only when
+    /// `run`.
+    fn problems_of(&self, run: bool) -> Problems {
         let mut out = Problems::default();
         // Values already reported where they come from: not reported again on each body.
         let mut bad_surfaces: Vec<Surface> = Vec::new();
         let mut bad_restitutions: Vec<f64> = Vec::new();
-        let (restitution_ok, surface_ok) = check_sim(&self.sim, &mut out);
+        let (restitution_ok, surface_ok) = check_sim(&self.sim, run, &mut out);
         // A skin beyond the largest diameter lists far more pairs than can ever touch (its
         // list grows as the cube of the skin).
         let r_max = self.spheres.iter().map(|p| p.radius).fold(0.0, f64::max);

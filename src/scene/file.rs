@@ -682,7 +682,7 @@ impl Found {
 }
 
 /// Materials of a scene being loaded: the user's tables, then presets on first use.
-struct Materials {
+pub(super) struct Materials {
     list: Vec<Material>,
     index: HashMap<String, usize>,
     /// Per material: its table and line (`None`: a preset without a table).
@@ -756,6 +756,27 @@ impl Materials {
         m
     }
 
+    /// The materials `list` (their names distinct), then presets on first use: the materials of
+    /// a [`SceneBuilder`](super::SceneBuilder).
+    pub(super) fn of(list: Vec<Material>) -> Self {
+        let index = list
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.name.clone(), i))
+            .collect();
+        let origins = vec![None; list.len()];
+        Materials {
+            list,
+            index,
+            origins,
+        }
+    }
+
+    /// The materials, presets used included, in the order spheres index them.
+    pub(super) fn into_list(self) -> Vec<Material> {
+        self.list
+    }
+
     /// Index of the material called `name`, adding the preset of that name on first use; the
     /// reason when there is no such material.
     fn resolve(&mut self, name: &str) -> Result<usize, String> {
@@ -795,17 +816,17 @@ fn preset_names() -> String {
 }
 
 /// Sphere properties shared by particles, particle files and blocks.
-struct Resolved {
-    mass: f64,
-    restitution: f64,
-    material: Option<usize>,
-    surface: Surface,
+pub(super) struct Resolved {
+    pub(super) mass: f64,
+    pub(super) restitution: f64,
+    pub(super) material: Option<usize>,
+    pub(super) surface: Surface,
 }
 
 /// Mass, restitution and surface of a sphere of `radius` from its own keys, its material, or the
 /// simulation defaults; the reason when its material is unknown or it has no mass.
 #[allow(clippy::too_many_arguments)]
-fn resolve(
+pub(super) fn resolve(
     materials: &mut Materials,
     sim: &SimParams,
     radius: f64,
@@ -837,7 +858,7 @@ fn resolve(
 /// Restitution and surface of a wall (plane, box or sphere container): restitution from its own
 /// key, else its material's, else `[simulation]`'s; surface from its material, else
 /// `[simulation]`'s. The reason when the material is unknown.
-fn resolve_wall(
+pub(super) fn resolve_wall(
     materials: &mut Materials,
     sim: &SimParams,
     material: Option<&str>,

@@ -4,6 +4,7 @@
 //! in docs/scene-files.md) or by a named built-in builder ([`builtin`]). Every scene is
 //! checked by [`Scene::check`] before a backend sees it.
 
+pub mod builder;
 pub mod builtin;
 pub mod check;
 pub mod file;
@@ -13,39 +14,40 @@ pub mod timestep;
 
 use glam::DVec3;
 
-pub use check::{CheckOptions, SceneError, fmt_num};
+pub use builder::{BoxContainer, ContainerBuilder, PlaneBuilder, SceneBuilder, SphereBuilder};
+pub use check::{CheckOptions, CheckedScene, SceneError, SceneInput, fmt_num};
 pub use file::{Origins, SceneFile};
 pub use materials::{Material, sphere_volume};
 
 /// Normal contact law between touching bodies (`contact` key).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Deserialize,
-    serde::Serialize,
-    clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum ContactModel {
     /// Instantaneous impulses with Newton's restitution (docs/physics.md §1) (default).
-    // The `#[value(help)]` texts are what `spheresim --help` shows: plain, without the
+    // The `#[cfg_attr(feature = "cli", value(help))]` texts are what `spheresim --help` shows: plain, without the
     // document citations meant for rustdoc readers.
     #[default]
-    #[value(help = "Instantaneous impulses with Newton's restitution (default)")]
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "Instantaneous impulses with Newton's restitution (default)")
+    )]
     Impulse,
     /// Linear spring–dashpot with damping set from the restitution (docs/physics.md §2.1).
-    #[value(help = "Linear spring–dashpot with damping set from the restitution")]
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "Linear spring–dashpot with damping set from the restitution")
+    )]
     SpringDashpot,
     /// Hertz elastic law with hysteresis damping (Flores by default, Hunt–Crossley with
     /// `damping`), stiffness from the materials' Young's moduli and Poisson ratios
     /// (docs/physics.md §2.2).
-    #[value(
-        help = "Hertz elastic law with hysteresis damping (Flores by default, Hunt–Crossley with \
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            help = "Hertz elastic law with hysteresis damping (Flores by default, Hunt–Crossley with \
                 --damping), stiffness from the materials' Young's moduli and Poisson ratios"
+        )
     )]
     Hertz,
 }
@@ -68,30 +70,29 @@ impl std::fmt::Display for ContactModel {
 }
 
 /// How mutual gravity is summed (`gravity_solver` in `[simulation]`, `--gravity-solver`).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Deserialize,
-    serde::Serialize,
-    clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum GravitySolver {
     /// Softened direct sum over all pairs, O(N²), exact to rounding (the default of a scene
     /// file; `plummer` and `rubble-pile` use the tree).
     #[default]
-    #[value(
-        help = "Softened direct sum over all pairs, O(N²), exact to rounding (default of a scene \
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            help = "Softened direct sum over all pairs, O(N²), exact to rounding (default of a scene \
                 file)"
+        )
     )]
     Direct,
     /// Barnes–Hut tree with quadrupole moments and opening angle `theta`, O(N log N)
     /// (docs/gravity-tree.md).
-    #[value(help = "Barnes–Hut tree with quadrupole moments and opening angle --theta, O(N log N)")]
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            help = "Barnes–Hut tree with quadrupole moments and opening angle --theta, O(N log N)"
+        )
+    )]
     Tree,
 }
 
@@ -163,51 +164,53 @@ pub struct SimParams {
 /// Hysteresis damping of the Hertz law (scene key `damping`, `--damping`): the normal force is
 /// `k₀ δ^{3/2} [1 + f(e) δ̇/δ̇⁻]` with the approach speed δ̇⁻ stored per contact at first touch
 /// (docs/physics.md §2.2, `physics::hertz::hysteresis_factor`).
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Deserialize,
-    serde::Serialize,
-    clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Damping {
     /// K. H. Hunt and F. R. E. Crossley, J. Appl. Mech. 42 (1975) 440: `f = (3/2)(1 − e)`,
     /// accurate near e = 1 only (the exit restitution is above e).
-    #[value(help = "Hunt–Crossley, f = (3/2)(1 − e): exit restitution above e away from e = 1")]
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "Hunt–Crossley, f = (3/2)(1 − e): exit restitution above e away from e = 1")
+    )]
     HuntCrossley,
     /// P. Flores, M. Machado, M. T. Silva and J. M. Martins, Multibody Syst. Dyn. 25 (2011) 357:
     /// `f = 8(1 − e)/(5e)` (default: closer to e over the whole range).
     #[default]
-    #[value(help = "Flores et al. 2011, f = 8(1 − e)/(5e) (default): exit restitution near e")]
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "Flores et al. 2011, f = 8(1 − e)/(5e) (default): exit restitution near e")
+    )]
     Flores,
 }
 
 /// Rolling resistance law (scene key `rolling_model`, `--rolling-model`): the torque a contact
 /// puts against the relative rolling of its two bodies (docs/physics.md §2.7). The types are
 /// those of J. Ai, J.-F. Chen, J. M. Rotter and J. Y. Ooi, Powder Technol. 206 (2011) 269.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum RollingModel {
     /// No rolling resistance: a rolling sphere rolls on for ever on a level plane.
-    #[value(help = "No rolling resistance")]
+    #[cfg_attr(feature = "cli", value(help = "No rolling resistance"))]
     None,
     /// Constant directional torque (Ai et al. 2011, model type A; LIGGGHTS' `cdt`):
     /// `M_r = −μ_r R* F_n ω̂_roll`.
-    #[value(help = "Constant directional torque −μ_r R* F_n ω_roll/|ω_roll| (Ai et al. type A)")]
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "Constant directional torque −μ_r R* F_n ω_roll/|ω_roll| (Ai et al. type A)")
+    )]
     Cdt,
     /// Elastic–plastic spring–dashpot (Ai et al. 2011, model type C): a rolling spring of
     /// stiffness `2.25 k_n μ_r² R*²` per contact, capped at `μ_r R* F_n`, with a dashpot while
     /// it holds (`physics::rotation::rolling_spring`).
-    #[value(
-        help = "Elastic–plastic spring–dashpot: a rolling spring per contact, capped at μ_r R* F_n \
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            help = "Elastic–plastic spring–dashpot: a rolling spring per contact, capped at μ_r R* F_n \
                 (Ai et al. type C)"
+        )
     )]
     Epsd,
 }
@@ -380,9 +383,10 @@ impl Scene {
             .then(|| {
                 format!(
                     "mutual gravity by direct sum costs O(N²) = {:.1e} pair terms a step for {n} \
-                     spheres; gravity_solver = \"tree\" (--gravity-solver tree) costs \
-                     O(N log N) at a controlled error (docs/gravity-tree.md)",
-                    n as f64 * n as f64
+                     spheres; gravity_solver = \"tree\"{} costs O(N log N) at a controlled \
+                     error (docs/gravity-tree.md)",
+                    n as f64 * n as f64,
+                    crate::naming::Setting::GravitySolverTreeFlag
                 )
             })
     }
@@ -392,11 +396,10 @@ impl Scene {
     /// its spin).
     pub fn rotation_hint(&self) -> Option<String> {
         if !self.sim.rotation && self.max_rolling_friction() > 0.0 {
-            return Some(
-                "rolling_friction is ignored without rotation (rotation = true in [simulation], \
-                 or --rotation true)"
-                    .to_string(),
-            );
+            return Some(format!(
+                "rolling_friction is ignored without rotation (rotation = true in [simulation]{})",
+                crate::naming::Setting::RotationFlag
+            ));
         }
         let spinning = self
             .spheres
@@ -406,13 +409,16 @@ impl Scene {
         if !self.sim.rotation && spinning > 0 {
             return Some(format!(
                 "{spinning} spheres have an angular velocity, which is ignored without rotation \
-                 (rotation = true in [simulation], or --rotation true)"
+                 (rotation = true in [simulation]{})",
+                crate::naming::Setting::RotationFlag
             ));
         }
         (self.sim.rotation && self.sim.contact == ContactModel::Impulse).then(|| {
-            "rotation with the impulse contact law: impulses carry no friction, so every sphere \
-             keeps its spin; choose a soft law (--contact hertz or spring-dashpot) for rolling"
-                .to_string()
+            format!(
+                "rotation with the impulse contact law: impulses carry no friction, so every \
+                 sphere keeps its spin; choose a soft law ({}) for rolling",
+                crate::naming::Setting::SoftContact
+            )
         })
     }
 

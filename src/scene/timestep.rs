@@ -190,12 +190,13 @@ impl Scene {
             format!(
                 "dt = {:e} s exceeds t_c/20 = {:.3e} s: the shortest {} contact, {}, lasts \
                  about {:.3e} s{at}, so contacts are resolved in fewer than 20 steps and may \
-                 gain energy or pass through; use --dt {:.2e} or smaller",
+                 gain energy or pass through; use {} {:.2e} or smaller",
                 self.sim.dt,
                 dt_max,
                 self.sim.contact,
                 self.describe_pair(t.pair),
                 t.duration,
+                crate::naming::Setting::DtValue,
                 dt_max
             )
         })

@@ -510,7 +510,8 @@ impl RowPrinter {
 }
 
 /// Which backends `spheresim validate --backend` runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Which {
     /// The CPU reference backend (f64).
     Cpu,

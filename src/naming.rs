@@ -1,0 +1,86 @@
+//! How messages name the settings they suggest. The library speaks of its own fields and types
+//! (`Scene.sim.dt`, `Backend::Cpu`, `CheckOptions::allow_overlap`); the `spheresim` binary calls
+//! [`use_cli_flags`] before anything else, and the same messages then name its flags (`--dt`,
+//! `--backend cpu`, `--allow-overlap`), as its users type them.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static CLI_FLAGS: AtomicBool = AtomicBool::new(false);
+
+/// Makes every later message of this process name the CLI's flags instead of the library's
+/// fields. For the `spheresim` binary; a library user has no reason to call it.
+pub fn use_cli_flags() {
+    CLI_FLAGS.store(true, Ordering::Relaxed);
+}
+
+/// Whether messages name the CLI's flags ([`use_cli_flags`]).
+pub fn cli_flags() -> bool {
+    CLI_FLAGS.load(Ordering::Relaxed)
+}
+
+/// A setting a message suggests; its [`Display`](std::fmt::Display) is the library's name, or
+/// the CLI's flag after [`use_cli_flags`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setting {
+    /// The time step: `Scene.sim.dt`, `--dt`.
+    Dt,
+    /// The time step before its value: `Scene.sim.dt =`, `--dt`.
+    DtValue,
+    /// The CPU backend: `Backend::Cpu`, `--backend cpu`.
+    BackendCpu,
+    /// The GPU backend: `Backend::Gpu`, `--backend gpu`.
+    BackendGpu,
+    /// Either stepping backend: `Backend::Cpu` or `Backend::Gpu`, `--backend cpu or gpu`.
+    BackendCpuOrGpu,
+    /// The CPU backend in f64.
+    CpuF64,
+    /// f32 arithmetic: `Precision::F32`, `--precision f32`.
+    PrecisionF32,
+    /// Accepting initial overlaps (with its verb): set `CheckOptions::allow_overlap`, pass
+    /// `--allow-overlap`.
+    AllowOverlap,
+    /// The sphere count of a built-in scene: `particles` of `builtin::build`, `--particles`.
+    Particles,
+    /// The parenthesised flag after `gravity_solver = "tree"` (nothing in the library).
+    GravitySolverTreeFlag,
+    /// The flag after `rotation = true in [simulation]` (nothing in the library).
+    RotationFlag,
+    /// The soft contact laws: `ContactModel::Hertz` or `SpringDashpot`, `--contact hertz or
+    /// spring-dashpot`.
+    SoftContact,
+}
+
+impl Setting {
+    /// The library's name and the CLI's.
+    fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Setting::Dt => ("`Scene.sim.dt`", "--dt"),
+            Setting::DtValue => ("`Scene.sim.dt` =", "--dt"),
+            Setting::BackendCpu => ("`Backend::Cpu`", "--backend cpu"),
+            Setting::BackendGpu => ("`Backend::Gpu`", "--backend gpu"),
+            Setting::BackendCpuOrGpu => {
+                ("`Backend::Cpu` or `Backend::Gpu`", "--backend cpu or gpu")
+            }
+            Setting::CpuF64 => (
+                "`Backend::Cpu` with `Precision::F64`",
+                "--backend cpu --precision f64",
+            ),
+            Setting::PrecisionF32 => ("`Precision::F32`", "--precision f32"),
+            Setting::AllowOverlap => ("set `CheckOptions::allow_overlap`", "pass --allow-overlap"),
+            Setting::Particles => ("`particles` count", "--particles"),
+            Setting::GravitySolverTreeFlag => ("", " (--gravity-solver tree)"),
+            Setting::RotationFlag => ("", ", or --rotation true"),
+            Setting::SoftContact => (
+                "`ContactModel::Hertz` or `ContactModel::SpringDashpot`",
+                "--contact hertz or spring-dashpot",
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for Setting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (library, cli) = self.names();
+        f.write_str(if cli_flags() { cli } else { library })
+    }
+}
