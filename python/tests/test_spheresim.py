@@ -283,3 +283,22 @@ def test_resume_errors(tmp_path):
     sim = spheresim.Simulation(small_scene(), backend="cpu")
     with pytest.raises(spheresim.CheckpointError, match="no/such/dir"):
         sim.checkpoint(tmp_path / "no" / "such" / "dir" / "x.ckpt")
+
+
+def test_the_cli_resumes_a_python_checkpoint_bit_for_bit(tmp_path):
+    """Contract: `Simulation.checkpoint` writes the file format of `spheresim run --checkpoint`,
+    so `spheresim run --resume FILE --steps N` continues it on the same backend and precision
+    bit for bit (docs/long-runs.md); its final CSV is the state Python reaches after as many
+    steps."""
+    sim = spheresim.Simulation(spheresim.Scene.builtin("wall-break", particles=120), backend="cpu")
+    sim.step(20)
+    path = tmp_path / "py.ckpt"
+    sim.checkpoint(path)
+    final = tmp_path / "final.csv"
+    cmd = [str(cli_binary()), "run", "--resume", str(path), "--steps", "50", "--final", str(final), "-q"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    x_cli, v_cli = read_state_csv(final)
+    sim.step(30)
+    assert np.array_equal(sim.positions.astype(np.float64), x_cli)
+    assert np.array_equal(sim.velocities.astype(np.float64), v_cli)
