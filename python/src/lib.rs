@@ -171,6 +171,9 @@ fn shape_text(shape: &[usize]) -> String {
 // ---------------------------------------------------------------------------------------------
 // Scene
 
+/// A vector (x, y, z) as Python passes it.
+type Vec3 = (f64, f64, f64);
+
 /// A scene: spheres, walls, materials and simulation settings, in SI units (m, kg, s).
 ///
 /// Build one with `Scene.from_file`, `Scene.builtin` or `Scene.from_arrays`; `Simulation(scene)`
@@ -240,13 +243,13 @@ impl PyScene {
         materials: Option<&Bound<'_, PyAny>>,
         dt: f64,
         steps: u64,
-        gravity: (f64, f64, f64),
+        gravity: Vec3,
         restitution: f64,
         contact: &str,
         stiffness: f64,
         g_const: f64,
         softening: f64,
-        walls: Option<((f64, f64, f64), (f64, f64, f64))>,
+        walls: Option<(Vec3, Vec3)>,
         name: &str,
     ) -> PyResult<Self> {
         let x = read_vec3("positions", positions, None)?;
