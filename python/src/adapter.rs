@@ -41,7 +41,7 @@ pub fn check(
     let opts = CheckOptions { allow_overlap };
     match origins {
         Some(o) => o.check(scene, &opts),
-        None => scene.check(&opts),
+        None => scene.check(&opts).map(drop),
     }
 }
 
