@@ -1,0 +1,199 @@
+//! Set-up of the CPU backend: a checked scene into the sorted state, the first binning,
+//! list and forces (the recipe's set-up passes), and the memory estimate checked before it.
+
+use super::*;
+
+impl<R: Real> CpuBackend<R> {
+    /// Sets up a checked scene: converts to precision `R`, splits small and large spheres, sorts
+    /// by bucket and evaluates the initial forces.
+    pub fn new(scene: &Scene) -> Self {
+        Self::from_packed(&PackedScene::new(scene))
+    }
+
+    /// Sets up a packed scene (see [`PackedScene`]).
+    pub fn from_packed(p: &PackedScene) -> Self {
+        let n = p.len();
+        let sp = &p.params;
+        let n_large = p.large_count(R::of);
+        let ts = sp.table_size;
+        let of = |v: &[f64]| -> Vec<R> { v.iter().map(|&x| R::of(x)).collect() };
+        let mut b = Self {
+            params: Params {
+                dt: R::of(sp.dt),
+                resting_speed: R::of(sp.resting_speed),
+                gravity: R::v3(sp.gravity),
+                g_const: R::of(sp.g_const),
+                eps2: R::of(sp.eps2),
+                drag: R::of(sp.drag),
+                stiffness: R::of(sp.stiffness),
+                model: sp.contact,
+                damping: sp.damping,
+                skin: R::of(sp.skin),
+                history: sp.history,
+                tree: sp.gravity_solver == crate::scene::GravitySolver::Tree,
+                theta: R::of(sp.theta),
+                rotation: sp.rotation,
+                rolling: sp.rolling != RollingModel::None,
+                rolling_model: sp.rolling,
+                guard: (
+                    R::v3(sp.guard.centre),
+                    R::of(sp.guard.speed),
+                    R::of(sp.guard.accel),
+                    R::of(sp.guard.distance),
+                ),
+            },
+            gravity_f64: sp.gravity,
+            planes: p
+                .walls
+                .iter()
+                .map(|w| PlaneBody {
+                    point: R::v3(w.point),
+                    normal: R::v3(w.normal),
+                    e: R::of(w.restitution),
+                    zeta: R::of(w.zeta),
+                    compliance: R::of(w.compliance),
+                    mu: R::of(w.friction),
+                    rolling_friction: R::of(w.rolling_friction),
+                    radius: R::of(w.radius),
+                })
+                .collect(),
+            small_radius_max: R::of(sp.small_radius_max),
+            n_small: (n - n_large) as u32,
+            table_size: ts,
+            position: p.position.iter().map(|&x| R::v3(x)).collect(),
+            velocity: p.velocity.iter().map(|&v| R::v3(v)).collect(),
+            acceleration: vec![R::zero3(); n],
+            spin: if sp.rotation {
+                p.angular_velocity.iter().map(|&w| R::v3(w)).collect()
+            } else {
+                Vec::new()
+            },
+            orientation: if sp.rotation {
+                vec![[R::zero(), R::zero(), R::zero(), R::one()]; n]
+            } else {
+                Vec::new()
+            },
+            angular_acceleration: if sp.rotation {
+                vec![R::zero3(); n]
+            } else {
+                Vec::new()
+            },
+            inv_inertia: if sp.rotation {
+                p.inv_mass
+                    .iter()
+                    .zip(&p.radius)
+                    .map(|(&w, &r)| R::of(inverse_inertia(w, r)))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            rolling_friction: if sp.rolling != RollingModel::None {
+                of(&p.rolling_friction)
+            } else {
+                Vec::new()
+            },
+            radius: of(&p.radius),
+            mass: of(&p.mass),
+            inv_mass: of(&p.inv_mass),
+            restitution: of(&p.restitution),
+            zeta: of(&p.zeta),
+            compliance: of(&p.compliance),
+            mu: of(&p.friction),
+            id: (0..n as u32).collect(),
+            radius_input: p.radius.clone(),
+            mass_input: p.mass.clone(),
+            keys: vec![0; n],
+            counts: vec![0; ts as usize + 1],
+            cell_start: vec![0; ts as usize + 1],
+            perm: vec![0; n],
+            bodies: Vec::with_capacity(n),
+            balls: Vec::with_capacity(n),
+            bodies_stale: true,
+            pairs: Vec::new(),
+            spin_pairs: Vec::new(),
+            roll_pairs: Vec::new(),
+            impulses: Vec::new(),
+            moved: Vec::with_capacity(n),
+            sweep: Vec::with_capacity(n),
+            cells: Vec::with_capacity(n),
+            boxes: Vec::new(),
+            contact: vec![ContactOut::default(); n],
+            earliest: vec![Event::default(); n],
+            list: NeighbourList::default(),
+            a_mutual: Vec::new(),
+            tree: tree::Tree::new(),
+            walk_counts: tree::WalkCounts::default(),
+            spare_v3: Vec::with_capacity(n),
+            spare_r: Vec::with_capacity(n),
+            spare_u32: Vec::with_capacity(n),
+            spare_q: Vec::new(),
+            block_sums: Vec::new(),
+            next_slot: Vec::with_capacity(ts as usize + 1),
+            contact_blocks: Vec::new(),
+            loss_blocks: Vec::new(),
+            step: 0,
+            dt_f64: sp.dt,
+            collisions: 0,
+            history_dropped: 0,
+            contacts: 0,
+            spring_energy: 0.0,
+            dissipated: 0.0,
+            cell_edge: R::one(),
+            stage_seconds: [0.0; 6],
+            recipe: Vec::new(),
+        };
+        let mut run = StepRun::new(true);
+        b.run_recipe(&recipe::step(b.recipe_config(), true), &mut run);
+        b.contacts = run.sums.contacts;
+        b.spring_energy = run.sums.energy;
+        // The stage timers count steps, not set-up.
+        b.stage_seconds = [0.0; 6];
+        b.recipe = recipe::step(b.recipe_config(), false);
+        b
+    }
+
+    /// Estimated heap memory of the backend for `n` spheres, bytes: every per-sphere array at
+    /// its element size (with the reordering's spare arrays), the neighbour list at
+    /// [`LIST_ENTRIES_ESTIMATE`] entries per sphere (partner, link, build scratch, pair result;
+    /// with the friction history's ξ and partner id per entry, both copies during a rebuild,
+    /// when `history`, [`contact_history`]; counted for every law),
+    /// rotation's state and pair records when `rotation` (with rolling resistance's: a bound),
+    /// and the hash table (`table_size(n) + 1` counts and starts). Large-sphere boxes and walls
+    /// are not counted (at most 256 boxes).
+    pub fn memory_estimate(n: usize, history: bool, rotation: bool) -> u64 {
+        use std::mem::size_of;
+        let per_entry = if history {
+            2 * (size_of::<u32>() + size_of::<collide::ContactHistory<R>>())
+        } else {
+            0
+        };
+        // Partner, link, the build's scratch row and the pair result (one law's).
+        let pair = if rotation {
+            size_of::<collide::RollPairOut<R>>()
+        } else {
+            size_of::<collide::PairOut<R>>()
+        }
+        .max(size_of::<collide::PairImpulse<R>>());
+        let per_entry = per_entry + 3 * size_of::<u32>() + pair;
+        let per_sphere = 7 * size_of::<R::V3>() // position, velocity, acceleration, force, a_mutual, spare, x_build
+            + 10 * size_of::<R>() // radius, mass, inverse mass, restitution, ζ, compliance, μ, spare, two sweeps
+            + size_of::<bool>() // moved (impulses)
+            + 7 * size_of::<u32>() // id, keys, permutation, spare, list counts, rows and old rows
+            + 2 * size_of::<f64>() // radius and mass as given
+            + size_of::<collide::Body<R>>()
+            + size_of::<collide::Ball<R>>()
+            + size_of::<[i32; 3]>()
+            + size_of::<collide::ContactOut<R>>()
+            + size_of::<collide::Event<R>>()
+            // Rotation: ω, orientation and its spare, angular acceleration, inverse inertia, μ_r.
+            + if rotation {
+                2 * size_of::<R::V3>() + 2 * size_of::<[R; 4]>() + 2 * size_of::<R>()
+            } else {
+                0
+            }
+            + LIST_ENTRIES_ESTIMATE * per_entry;
+        // Counts, starts and the scatter's next free slots.
+        let table = 3 * 4 * (cell_keys::table_size(n) as u64 + 1);
+        per_sphere as u64 * n as u64 + table
+    }
+}
