@@ -59,8 +59,8 @@
 //! import nothing of it; `passes` reads the list (`neighbours::Rows`), and `boxes` its skin
 //! (`neighbours::sphere_skin`), and nothing in `neighbours` imports either. Within the stage,
 //! `bodies` imports no other file; `candidates`, `boxes`, `pair_laws` import `bodies`;
-//! `pair_records` and `walls` import `pair_laws`; `passes` imports them all. Every public item
-//! is re-exported here, so its path stays `cpu::collide::NAME`.
+//! `pair_records` and `walls` import `pair_laws`; `passes` imports all but `boxes`. Every public
+//! item is re-exported here, so its path stays `cpu::collide::NAME`.
 //!
 //! [`contact_fraction`]: crate::physics::toi::contact_fraction
 
