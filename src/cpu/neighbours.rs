@@ -26,9 +26,10 @@ use crate::Real;
 use rayon::prelude::*;
 
 use super::CHUNK;
-use super::collide::{
-    Ball, Body, CellBox, CollideParams, ContactHistory, for_each_candidate, for_each_large_over,
-    for_each_neighbour_bucket, in_reach,
+// The candidate walk and the bodies, never the passes: `collide::passes` imports this file.
+use super::collide::bodies::{Ball, Body, CellBox, CollideParams, ContactHistory};
+use super::collide::candidates::{
+    for_each_candidate, for_each_large_over, for_each_neighbour_bucket, in_reach,
 };
 use super::prefix_sum::prefix_sum;
 use super::scatter::gather_rows;
