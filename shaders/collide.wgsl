@@ -129,8 +129,6 @@ fn report_visits(kind: u32) {
 const PLANE_EVENT: u32 = 0x80000000u;  // cpu::collide::PLANE_EVENT
 const NO_EVENT: u32 = 0xffffffffu;     // cpu::collide::NO_EVENT
 const TAU_NONE: f32 = 3.0e38;          // stands for the CPU's infinity (never a valid τ)
-const TANGENTIAL_STIFFNESS_RATIO: f32 = 0.2857142857;  // physics::friction::TANGENTIAL_STIFFNESS_RATIO (2/7)
-const ROLLING_DAMPING_RATIO: f32 = 0.3;  // physics::rotation::ROLLING_DAMPING_RATIO
 const PAIR_CONTACT: u32 = 1u;    // cpu::collide::PAIR_CONTACT
 const PAIR_COLLISION: u32 = 2u;  // cpu::collide::PAIR_COLLISION
 const PAIR_FORCE: u32 = 4u;      // cpu::collide::PAIR_FORCE
@@ -207,70 +205,6 @@ struct Acc {
     ev_count: u32,
 }
 
-// physics::impulse::pair_restitution
-fn pair_restitution(e_a: f32, e_b: f32) -> f32 {
-    return min(e_a, e_b);
-}
-
-// physics::impulse::normal_impulse
-fn normal_impulse(u_n: f32, e: f32, w_a: f32, w_b: f32) -> f32 {
-    return (1.0 + e) * u_n / (w_a + w_b);
-}
-
-// physics::impulse::effective_restitution
-fn effective_restitution(e: f32, u_n: f32, resting_speed: f32) -> f32 {
-    if u_n < resting_speed {
-        return 0.0;
-    }
-    return e;
-}
-
-// physics::impulse::plane_velocity_change
-fn plane_velocity_change(v: vec3<f32>, n: vec3<f32>, e: f32) -> vec3<f32> {
-    let vn = dot3(v, n);
-    if vn < 0.0 {
-        return n * (-(1.0 + e) * vn);
-    }
-    return vec3<f32>(0.0);
-}
-
-// physics::toi::contact_fraction; returns -1 for None.
-fn contact_fraction(d0: vec3<f32>, delta: vec3<f32>, radius_sum: f32) -> f32 {
-    let c = dot3(d0, d0) - radius_sum * radius_sum;
-    let b = dot3(d0, delta);
-    let a = dot3(delta, delta);
-    if c <= 0.0 || b >= 0.0 || a == 0.0 {
-        return -1.0;
-    }
-    let disc = b * b - a * c;
-    if disc < 0.0 {
-        return -1.0;
-    }
-    let tau = c / (-b + sqrt(disc));
-    if tau <= 1.0 {
-        return tau;
-    }
-    return -1.0;
-}
-
-// physics::toi::plane_contact_fraction
-fn plane_contact_fraction(s0: f32, s1: f32) -> f32 {
-    return min(s0 / (s0 - s1), 1.0);
-}
-
-// physics::spring_dashpot::dashpot_coefficient
-fn dashpot_coefficient(zeta: f32, k_n: f32, inverse_mass_sum: f32) -> f32 {
-    return 2.0 * zeta * sqrt(k_n / inverse_mass_sum);
-}
-
-// physics::spring_dashpot::normal_force
-fn normal_force(k_n: f32, c_n: f32, overlap: f32, u_n: f32) -> f32 {
-    if overlap <= 0.0 {
-        return 0.0;
-    }
-    return max(k_n * overlap + c_n * u_n, 0.0);
-}
-
 // cpu::collide::unit_or
 fn unit_or(d: vec3<f32>, fallback: vec3<f32>) -> vec3<f32> {
     let l2 = dot3(d, d);
@@ -327,88 +261,6 @@ fn resolve_pair(a: Body, b: Body, dt: f32, resting_speed: f32, k_a: f32, k_b: f3
     return out;
 }
 
-// physics::hertz::effective_modulus
-fn effective_modulus(compliance_a: f32, compliance_b: f32) -> f32 {
-    return 1.0 / (compliance_a + compliance_b);
-}
-
-// physics::hertz::effective_radius
-fn effective_radius(curvature_a: f32, curvature_b: f32) -> f32 {
-    return 1.0 / (curvature_a + curvature_b);
-}
-
-// physics::hertz::hertz_stiffness
-fn hertz_stiffness(e_star: f32, r_star: f32) -> f32 {
-    return (4.0 / 3.0) * e_star * sqrt(r_star);
-}
-
-// physics::hertz::impact_speed
-fn impact_speed(u_n: f32, k0: f32, inverse_mass_sum: f32, overlap: f32) -> f32 {
-    let d52 = overlap * overlap * sqrt(overlap);
-    return sqrt(u_n * u_n + 0.8 * k0 * inverse_mass_sum * d52);
-}
-
-// physics::hertz::hysteresis_factor
-fn hysteresis_factor(damping: u32, e: f32) -> f32 {
-    if damping == DAMPING_HUNT_CROSSLEY {
-        return 1.5 * (1.0 - e);
-    }
-    return 8.0 * (1.0 - e) / (5.0 * e);
-}
-
-// physics::hertz::hysteresis_force
-fn hysteresis_force(k0: f32, overlap: f32, u_n: f32, factor: f32, impact: f32,
-                    inverse_mass_sum: f32, dt: f32) -> f32 {
-    if overlap <= 0.0 {
-        return 0.0;
-    }
-    let elastic = k0 * overlap * sqrt(overlap);
-    let c = min(factor * elastic / impact, 1.0 / (inverse_mass_sum * dt));
-    return max(elastic + c * u_n, 0.0);
-}
-
-// physics::hertz::elastic_energy
-fn elastic_energy(k0: f32, overlap: f32) -> f32 {
-    if overlap <= 0.0 {
-        return 0.0;
-    }
-    return 0.4 * k0 * overlap * overlap * sqrt(overlap);
-}
-
-// physics::friction::pair_friction
-fn pair_friction(mu_a: f32, mu_b: f32) -> f32 {
-    return min(mu_a, mu_b);
-}
-
-// physics::friction::Tangential
-struct Tangential {
-    force: vec3<f32>,
-    xi: vec3<f32>,
-    energy: f32,
-    power: f32,
-}
-
-// physics::friction::tangential_spring
-fn tangential_spring(xi_old: vec3<f32>, n: vec3<f32>, v_t: vec3<f32>, k_t: f32, k_t_old: f32,
-                     c_t: f32, f_n: f32, mu: f32, dt: f32) -> Tangential {
-    let cap = mu * f_n;
-    if cap <= 0.0 || k_t <= 0.0 {
-        return Tangential(vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0);
-    }
-    let xi_tangent = xi_old - n * dot3(xi_old, n);
-    let energy_old = 0.5 * k_t_old * dot3(xi_tangent, xi_tangent);
-    var xi = xi_tangent + v_t * dt;
-    var force = -(xi * k_t) - v_t * c_t;
-    let f2 = dot3(force, force);
-    if f2 > cap * cap {
-        force = force * (cap / sqrt(f2));
-        xi = -(force + v_t * c_t) / k_t;
-    }
-    let energy = 0.5 * k_t * dot3(xi, xi);
-    let power = -dot3(force, v_t) - (energy - energy_old) / dt;
-    return Tangential(force, xi, energy, power);
-}
-
 // cpu::collide::NormalForce
 struct Normal {
     force: f32,
@@ -452,90 +304,10 @@ struct Soft {
     stiffness: f32,
 }
 
-// physics::rotation::spin_lever
-fn spin_lever(arm_a: f32, omega_a: vec3<f32>, arm_b: f32, omega_b: vec3<f32>) -> vec3<f32> {
-    return omega_a * arm_a + omega_b * arm_b;
-}
-
-// physics::rotation::add_spin_slip: v + n × s, each component a chain from the left.
-fn add_spin_slip(v: vec3<f32>, n: vec3<f32>, s: vec3<f32>) -> vec3<f32> {
-    return vec3<f32>(v.x + n.y * s.z - n.z * s.y,
-                     v.y + n.z * s.x - n.x * s.z,
-                     v.z + n.x * s.y - n.y * s.x);
-}
-
-// physics::rotation::friction_torque
-fn friction_torque(arm: f32, moment: vec3<f32>) -> vec3<f32> {
-    return -(moment * arm);
-}
-
 // vec4s an entry of pair_spin takes: 1, 2 with rolling resistance
 // (gpu::neighbours::pair_spin_vec4s).
 fn spin_stride() -> u32 {
     return select(1u, 2u, params.rolling != ROLLING_NONE);
-}
-
-// physics::rotation::rolling_spring's result.
-struct RollingSpring {
-    torque: vec3<f32>,
-    spring: vec3<f32>,
-    power: f32,
-}
-
-// physics::rotation::rolling_spring
-fn rolling_spring(n: vec3<f32>, omega_a: vec3<f32>, omega_b: vec3<f32>, spring_old: vec3<f32>,
-                  mu_r: f32, r_star: f32, normal_force: f32, normal_stiffness: f32,
-                  inv_rolling_inertia: f32, dt: f32) -> RollingSpring {
-    let relative = omega_a - omega_b;
-    let roll = relative - n * dot3(n, relative);
-    let k_r = 2.25 * normal_stiffness * mu_r * mu_r * r_star * r_star;
-    let limit = mu_r * r_star * normal_force;
-    let held = spring_old - n * dot3(n, spring_old);
-    var spring = held - roll * (k_r * dt);
-    let size2 = dot3(spring, spring);
-    var torque = spring;
-    if size2 > limit * limit {
-        spring = spring * (limit / sqrt(size2));
-        torque = spring;
-    } else {
-        let c_r = (2.0 * ROLLING_DAMPING_RATIO) * sqrt(k_r / inv_rolling_inertia);
-        torque = spring - roll * c_r;
-    }
-    return RollingSpring(torque, spring, -dot3(torque, roll));
-}
-
-// physics::rotation::rolling_resistance (never called with ROLLING_NONE).
-fn rolling_resistance(n: vec3<f32>, omega_a: vec3<f32>, omega_b: vec3<f32>, spring_old: vec3<f32>,
-                      mu_r: f32, r_star: f32, normal_force: f32, normal_stiffness: f32,
-                      inv_inertia_sum: f32, inv_rolling_inertia: f32, dt: f32) -> RollingSpring {
-    if params.rolling == ROLLING_EPSD {
-        return rolling_spring(n, omega_a, omega_b, spring_old, mu_r, r_star, normal_force,
-                              normal_stiffness, inv_rolling_inertia, dt);
-    }
-    let t = rolling_torque(n, omega_a, omega_b, mu_r, r_star, normal_force, inv_inertia_sum, dt);
-    return RollingSpring(t.xyz, vec3<f32>(0.0), t.w);
-}
-
-// physics::rotation::inverse_rolling_inertia
-fn inverse_rolling_inertia(inv_inertia: f32, w: f32, r: f32) -> f32 {
-    if w == 0.0 {
-        return 0.0;
-    }
-    return 1.0 / (1.0 / inv_inertia + r * r / w);
-}
-
-// physics::rotation::rolling_torque: the torque on body a (N·m) | the power taken out (W).
-fn rolling_torque(n: vec3<f32>, omega_a: vec3<f32>, omega_b: vec3<f32>, mu_r: f32, r_star: f32,
-                  normal_force: f32, inv_inertia_sum: f32, dt: f32) -> vec4<f32> {
-    let relative = omega_a - omega_b;
-    let roll = relative - n * dot3(n, relative);
-    let speed = sqrt(dot3(roll, roll));
-    if speed == 0.0 {
-        return vec4<f32>(0.0);
-    }
-    let limit = speed / (inv_inertia_sum * dt);
-    let moment = min(mu_r * r_star * normal_force, limit);
-    return vec4<f32>(roll * -(moment / speed), moment * speed);
 }
 
 // cpu::collide::soft_contact; `kept` is cpu::collide::ContactHistory: ξ (m) | δ̇⁻ (m/s).
@@ -595,17 +367,6 @@ fn pair_force(a: Body, b: Body, kept: vec4<f32>, dt: f32) -> PairResponse {
     let d0 = d1 - dv * dt;
     out.collision = dot3(d0, d0) > radius_sum * radius_sum;
     return out;
-}
-
-// physics::impulse::push_velocity_change
-fn push_velocity_change(axis: vec3<f32>, dist: f32, v: vec3<f32>, push: f32) -> vec3<f32> {
-    let v_r = dot3(v, axis);
-    let v_perp = v - axis * v_r;
-    let f = dist / (dist + push);
-    let gain = (1.0 - f * f) * dot3(v_perp, v_perp);
-    let speed = sqrt(v_r * v_r + gain);
-    let v_r_new = select(speed, -speed, v_r < 0.0);
-    return axis * (v_r_new - v_r) + v_perp * (f - 1.0);
 }
 
 // cpu::collide::apply

@@ -66,3 +66,96 @@ fn a_broken_shader_is_reported_with_its_name() {
     let err = validate("broken", &source("fn f() -> u32 { return 1.5; }")).unwrap_err();
     assert!(err.contains("broken"), "{err}");
 }
+
+/// `shaders/physics/<module>.wgsl` (sorted) with its text.
+fn physics_files() -> Vec<(String, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/physics");
+    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "wgsl"))
+        .map(|p| {
+            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (stem, std::fs::read_to_string(&p).expect("read shader"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Each `shaders/physics/<module>.wgsl` is the twin of `src/physics/<module>.rs`: every
+/// `// physics::…` comment in it names its own module and an item the Rust module declares, and
+/// the file is part of some stage's source.
+#[test]
+fn physics_files_twin_their_rust_modules() {
+    let files = physics_files();
+    assert!(files.len() >= 6, "too few shaders/physics files: {files:?}");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (module, text) in &files {
+        let rust_path = root.join(format!("src/physics/{module}.rs"));
+        let rust = std::fs::read_to_string(&rust_path).unwrap_or_else(|e| {
+            panic!(
+                "shaders/physics/{module}.wgsl: {}: {e}",
+                rust_path.display()
+            )
+        });
+        assert!(
+            STAGES.iter().any(|(_, src)| src.contains(text.as_str())),
+            "shaders/physics/{module}.wgsl is appended to no stage (pipelines::PHYSICS)"
+        );
+        let mut twins = 0;
+        for (k, line) in text.lines().enumerate() {
+            let Some(at) = line.find("// physics::") else {
+                continue;
+            };
+            let path = &line[at + "// physics::".len()..];
+            let (m, rest) = path.split_once("::").unwrap_or((path, ""));
+            let item: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let at = format!("shaders/physics/{module}.wgsl:{}", k + 1);
+            assert_eq!(m, module, "{at}: a twin of another module's item");
+            assert!(
+                ["fn", "const", "struct"]
+                    .iter()
+                    .any(|kw| rust.contains(&format!("pub {kw} {item}"))),
+                "{at}: src/physics/{module}.rs declares no `{item}`"
+            );
+            twins += 1;
+        }
+        assert!(
+            twins > 0,
+            "shaders/physics/{module}.wgsl names no Rust twin"
+        );
+    }
+}
+
+/// A function of `shaders/physics/` is defined there only: no stage file keeps its own copy.
+#[test]
+fn stage_files_keep_no_copy_of_a_physics_function() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let mut stages = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("read shaders/") {
+        let path = entry.expect("directory entry").path();
+        if path.extension().is_some_and(|x| x == "wgsl") {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            stages.push((name, std::fs::read_to_string(&path).expect("read shader")));
+        }
+    }
+    assert!(stages.len() >= 10, "too few shaders found");
+    for (module, text) in physics_files() {
+        for line in text.lines() {
+            let Some(rest) = line.strip_prefix("fn ") else {
+                continue;
+            };
+            let name = rest.split('(').next().unwrap();
+            for (stage, src) in &stages {
+                assert!(
+                    !src.lines().any(|l| l.starts_with(&format!("fn {name}("))),
+                    "shaders/{stage} defines {name}, which shaders/physics/{module}.wgsl has"
+                );
+            }
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! Shader modules, their bind group layouts and compute pipelines.
 //!
-//! WGSL has no includes: every stage's source is `shaders/common.wgsl` followed by the stage file.
+//! WGSL has no includes: every stage's source is `shaders/common.wgsl` followed by the stage file,
+//! and for `collide` the physics files of `shaders/physics/` ([`PHYSICS`]) after it.
 //! Each module gets one bind group layout, derived from its declared bindings by naga reflection
 //! (uniform or storage, read-only or read-write), shared by all its entry points. Buffers are
 //! bound by the WGSL variable's name ([`Module::bind`]); binding numbers appear only in WGSL.
@@ -8,9 +9,33 @@
 /// `shaders/common.wgsl`.
 pub const COMMON: &str = include_str!("../../shaders/common.wgsl");
 
+/// The WGSL twins of `src/physics/` (`shaders/physics/<module>.wgsl`, one per Rust module), as one
+/// text; a macro so that `concat!` can append it to the stages that call them (WGSL declarations
+/// may come in any order).
+macro_rules! physics_wgsl {
+    () => {
+        concat!(
+            include_str!("../../shaders/physics/impulse.wgsl"),
+            "\n",
+            include_str!("../../shaders/physics/toi.wgsl"),
+            "\n",
+            include_str!("../../shaders/physics/spring_dashpot.wgsl"),
+            "\n",
+            include_str!("../../shaders/physics/hertz.wgsl"),
+            "\n",
+            include_str!("../../shaders/physics/friction.wgsl"),
+            "\n",
+            include_str!("../../shaders/physics/rotation.wgsl")
+        )
+    };
+}
+
+/// `shaders/physics/*.wgsl`, as appended to `collide.wgsl` in [`STAGES`].
+pub const PHYSICS: &str = physics_wgsl!();
+
 /// Every stage file, by name (the names of `src/cpu/` and `src/gpu/` modules).
 /// `integrate` is `integrate.wgsl` followed by `check.wgsl`, whose check and collision tally run
-/// inside the integrate stage's fused passes.
+/// inside the integrate stage's fused passes; `collide` is `collide.wgsl` followed by [`PHYSICS`].
 pub const STAGES: [(&str, &str); 15] = [
     (
         "integrate",
@@ -26,7 +51,14 @@ pub const STAGES: [(&str, &str); 15] = [
     ("scatter", include_str!("../../shaders/scatter.wgsl")),
     ("gather", include_str!("../../shaders/gather.wgsl")),
     ("neighbours", include_str!("../../shaders/neighbours.wgsl")),
-    ("collide", include_str!("../../shaders/collide.wgsl")),
+    (
+        "collide",
+        concat!(
+            include_str!("../../shaders/collide.wgsl"),
+            "\n",
+            physics_wgsl!()
+        ),
+    ),
     ("gravity", include_str!("../../shaders/gravity.wgsl")),
     (
         "tree_bounds",

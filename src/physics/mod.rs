@@ -1,7 +1,7 @@
 //! Backend-free physical laws as small pure functions (docs/physics.md).
 //!
-//! Each law lives here once. The CPU stages call these functions; the WGSL copies in `shaders/`
-//! name the function they mirror. Functions generic over [`Real`](crate::Real) run in the
+//! Each law lives here once. The CPU stages call these functions; the WGSL copies, in
+//! `shaders/physics/<module>.wgsl` (and a few in the stage files), name the function they mirror. Functions generic over [`Real`](crate::Real) run in the
 //! backend's precision; set-up helpers work in `f64`.
 
 pub mod drag;
