@@ -1,5 +1,5 @@
 // Stage `collide`: narrow phase over the neighbour list (stage neighbours) and the walls (planes
-// and spherical containers). Twin of src/cpu/collide.rs, functions with the Rust names:
+// and spherical containers). Twin of src/cpu/collide/, functions with the Rust names:
 // - soft laws: `collide_pairs` (one entry each) and `sum_pairs` (one sphere each);
 // - impulses: `impulse_pairs`, `earliest_from_pairs` and `sum_impulses` (the round is the
 //   override FINAL: false = Round::Matching, true = Round::Final).

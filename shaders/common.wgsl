@@ -122,7 +122,7 @@ const ROLLING_CDT: u32 = 1u;
 const ROLLING_EPSD: u32 = 2u;
 
 // A wall: a plane, or the inside of a spherical container when radius > 0
-// (src/cpu/collide.rs: PlaneBody).
+// (src/cpu/collide/bodies.rs: PlaneBody).
 struct Plane {
     point: vec3<f32>,   // m; the container's centre
     e: f32,

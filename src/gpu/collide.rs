@@ -4,7 +4,7 @@
 //! `earliest_from_pairs` and `sum_impulses` (row passes; a matching round or the final one:
 //! override FINAL). A row pass runs one invocation per small sphere and a work-group per large
 //! sphere, whose lanes share its row (`cpu::collide::sum_row`).
-//! Shader `shaders/collide.wgsl`; CPU twin `src/cpu/collide.rs`.
+//! Shader `shaders/collide.wgsl`; CPU twin `src/cpu/collide/`.
 
 use super::pipelines::Module;
 use super::stages::module;
