@@ -200,24 +200,30 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             &["pos", "vel", "props", "partner", "row_of"],
             &["pair_out", "pair_more"],
         ));
-        let rounds = if init { 0 } else { c.rounds };
-        for r in 0..rounds {
-            p.push(pass(
+        let earliest = |after_round: bool| {
+            pass(
                 "collide::earliest_from_pairs",
-                Kind::EarliestEvents { after_round: r > 0 },
+                Kind::EarliestEvents { after_round },
                 Rows,
                 Always,
                 rows,
                 &["earliest", "pos", "vel"],
-            ));
-            p.push(pass(
+            )
+        };
+        let sum_impulses = |round: Round| {
+            pass(
                 "collide::sum_impulses",
-                Kind::SumImpulses(Round::Matching),
+                Kind::SumImpulses(round),
                 Rows,
                 Always,
                 &["pos", "vel", "earliest", "pair_out", "pair_more", "planes"],
                 &["contact", "contact_counts"],
-            ));
+            )
+        };
+        let rounds = if init { 0 } else { c.rounds };
+        for r in 0..rounds {
+            p.push(earliest(r > 0));
+            p.push(sum_impulses(Round::Matching));
             p.push(pass(
                 "collide::impulse_pairs",
                 Kind::ImpulsePairs(Pairs::Pending),
@@ -228,16 +234,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             ));
         }
         if !init {
-            p.push(pass(
-                "collide::earliest_from_pairs",
-                Kind::EarliestEvents {
-                    after_round: rounds > 0,
-                },
-                Rows,
-                Always,
-                rows,
-                &["earliest", "pos", "vel"],
-            ));
+            p.push(earliest(rounds > 0));
         }
         p.push(pass(
             "collide::impulse_pairs",
@@ -247,14 +244,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             &["pos", "vel", "earliest", "pair_out", "pair_more"],
             &["pair_out", "pair_more"],
         ));
-        p.push(pass(
-            "collide::sum_impulses",
-            Kind::SumImpulses(Round::Final),
-            Rows,
-            Always,
-            &["pos", "vel", "earliest", "pair_out", "pair_more", "planes"],
-            &["contact", "contact_counts"],
-        ));
+        p.push(sum_impulses(Round::Final));
         if !init && c.gravity {
             p.push(pass(
                 "integrate::apply_contacts",
