@@ -71,3 +71,70 @@ fn approach_event<R: Real>(s1: R, vn: R, dt: R) -> Option<R> {
         Some(R::zero())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::DVec3;
+
+    fn wall(kind: WallKind, point: DVec3, normal: DVec3, radius: f64) -> PlaneBody<f64> {
+        PlaneBody {
+            kind,
+            point,
+            normal,
+            e: 1.0,
+            zeta: 0.0,
+            compliance: 0.0,
+            mu: 0.0,
+            rolling_friction: 0.0,
+            radius,
+        }
+    }
+
+    fn ball(x: DVec3, v: DVec3, w: f64) -> Body<f64> {
+        Body {
+            x,
+            v,
+            r: 0.5,
+            w,
+            e: 1.0,
+            zeta: 0.0,
+            compliance: 0.0,
+            mu: 0.0,
+            id: 0,
+            cell: [0; 3],
+        }
+    }
+
+    /// The kind, not the radius, decides the geometry: a plane record whose radius field
+    /// holds a number is still a plane.
+    #[test]
+    fn the_kind_chooses_the_geometry() {
+        let x = DVec3::new(0.0, 0.0, 2.0);
+        let plane = wall(WallKind::Plane, DVec3::ZERO, DVec3::Z, 4.0);
+        assert_eq!(wall_gap(x, 0.5, &plane), (1.5, DVec3::Z));
+        assert_eq!(wall_curvature(&plane), 0.0);
+        let inside = wall(WallKind::SphereInside, DVec3::ZERO, DVec3::X, 4.0);
+        assert_eq!(wall_gap(x, 0.5, &inside), (1.5, -DVec3::Z));
+        assert_eq!(wall_curvature(&inside), -0.25);
+        // At the container's centre the record's normal stands in.
+        assert_eq!(wall_gap(DVec3::ZERO, 0.5, &inside), (3.5, DVec3::X));
+    }
+
+    /// Each kind's event: the fraction of the step at which the approaching sphere touches.
+    #[test]
+    fn events_by_kind() {
+        let dt = 1.0;
+        let plane = wall(WallKind::Plane, DVec3::ZERO, DVec3::Z, 0.0);
+        // Ends 0.25 m past contact after moving 1 m down: touched at 3/4 of the step.
+        let me = ball(DVec3::new(0.0, 0.0, 0.25), -DVec3::Z, 1.0);
+        assert_eq!(wall_event(&me, &plane, dt), Some(0.75));
+        assert_eq!(wall_event(&ball(me.x, DVec3::Z, 1.0), &plane, dt), None);
+        assert_eq!(wall_event(&ball(me.x, -DVec3::Z, 0.0), &plane, dt), None);
+        let inside = wall(WallKind::SphereInside, DVec3::ZERO, DVec3::X, 2.0);
+        // Moving out along +z, ends at |x| = 1.75: 0.25 m past contact, touched at 3/4.
+        let out = ball(DVec3::new(0.0, 0.0, 1.75), DVec3::Z, 1.0);
+        assert_eq!(wall_event(&out, &inside, dt), Some(0.75));
+        assert_eq!(wall_event(&ball(out.x, -DVec3::Z, 1.0), &inside, dt), None);
+    }
+}
