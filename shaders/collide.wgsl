@@ -423,72 +423,27 @@ fn keep_earliest(acc: ptr<function, Acc>, tau: f32, partner: u32) {
 // Sorted index of the sphere this invocation handles (for its mass-splitting count).
 var<private> me_index: u32;
 
-// cpu::collide::wall_gap's result: gap s (m) and the wall's normal n into the domain.
-struct Gap {
-    s: f32,
-    n: vec3<f32>,
-}
-
-// cpu::collide::wall_gap
-fn wall_gap(x: vec3<f32>, r: f32, wall: Plane) -> Gap {
-    if wall.radius > 0.0 {
-        let d = x - wall.point;
-        let n = unit_or(-d, wall.normal);
-        return Gap(wall.radius - sqrt(dot3(d, d)) - r, n);
-    }
-    return Gap(dot3(x - wall.point, wall.normal) - r, wall.normal);
-}
-
-// cpu::collide::wall_curvature
-fn wall_curvature(wall: Plane) -> f32 {
-    if wall.radius > 0.0 {
-        return -1.0 / wall.radius;
-    }
-    return 0.0;
-}
-
-// cpu::collide::plane_gap: (s, v·n) and the normal.
-struct PlaneGap {
+// cpu::collide::walls::contact::approach: (s, v·n) and the normal.
+struct Approach {
     s: f32,
     vn: f32,
     n: vec3<f32>,
 }
 
-fn plane_gap(me: Body, plane: Plane) -> PlaneGap {
-    let g = wall_gap(me.x, me.r, plane);
-    return PlaneGap(g.s, dot3(me.v, g.n), g.n);
+fn approach(me: Body, wall: Plane) -> Approach {
+    let g = wall_gap(me.x, me.r, wall);
+    return Approach(g.s, dot3(me.v, g.n), g.n);
 }
 
-// cpu::collide::plane_event; returns -1 for None.
-fn plane_event(me: Body, plane: Plane, dt: f32) -> f32 {
-    if me.w == 0.0 {
-        return -1.0;
-    }
-    let g = plane_gap(me, plane);
-    let s1 = g.s;
-    let vn = g.vn;
-    if vn >= 0.0 {
-        return -1.0;
-    }
-    let s0 = s1 - vn * dt;
-    if s0 > 0.0 {
-        if s1 <= 0.0 {
-            return plane_contact_fraction(s0, s1);
-        }
-        return -1.0;
-    }
-    return 0.0;
-}
-
-// The wall contact's ξ | δ̇⁻ plane_contact read before clearing it.
+// The wall contact's ξ | δ̇⁻ wall_contact read before clearing it.
 var<private> wall_xi_old: vec4<f32>;
-// The wall contact's rolling spring plane_contact read before clearing it (ROLLING_EPSD).
+// The wall contact's rolling spring wall_contact read before clearing it (ROLLING_EPSD).
 var<private> wall_spring_old: vec3<f32>;
 
-// cpu::collide::plane_contact, for wall k. Soft contact with friction history reads and
+// cpu::collide::wall_contact, for wall k. Soft contact with friction history reads and
 // writes the sphere's ξ against the wall, wall_xi[me_index × walls + k] (zero when apart:
 // sum_pairs' `kept.unwrap_or(zero)`).
-fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_earliest: bool, k_me: f32) {
+fn wall_contact(acc: ptr<function, Acc>, me: Body, wall: Plane, k: u32, is_earliest: bool, k_me: f32) {
     let soft_history = params.model != MODEL_IMPULSE && params.history != 0u;
     let hs = params.history_stride;
     let w = hs * (me_index * params.n_planes + k);
@@ -504,19 +459,19 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_ear
     if me.w == 0.0 {
         return;
     }
-    let g = plane_gap(me, plane);
+    let g = approach(me, wall);
     let s1 = g.s;
     let vn = g.vn;
     let n = g.n;
     if params.model == MODEL_IMPULSE {
-        let event = plane_event(me, plane, params.dt);
+        let event = wall_event(me, wall, params.dt);
         var act = is_earliest;
         if FINAL {
             act = event >= 0.0;
         }
         if act {
             let tau = max(event, 0.0);
-            let e = effective_restitution(pair_restitution(me.e, plane.e), -vn, params.resting_speed);
+            let e = effective_restitution(pair_restitution(me.e, wall.e), -vn, params.resting_speed);
             let dv = plane_velocity_change(me.v, n, e) / k_me;
             (*acc).dv += dv;
             (*acc).dx += dv * ((1.0 - tau) * params.dt);
@@ -536,10 +491,10 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_ear
         }
         let arm = contact_arm(me.r, -s1);
         let spin = spin_lever(0.0, vec3<f32>(0.0), arm, me.omega);
-        let soft = soft_contact(n, -s1, me.v, spin, xi_old, pair_restitution(me.e, plane.e),
-                                max(me.zeta, plane.zeta), pair_friction(me.mu, plane.mu),
-                                me.compliance + plane.compliance,
-                                1.0 / me.r + wall_curvature(plane), me.w);
+        let soft = soft_contact(n, -s1, me.v, spin, xi_old, pair_restitution(me.e, wall.e),
+                                max(me.zeta, wall.zeta), pair_friction(me.mu, wall.mu),
+                                me.compliance + wall.compliance,
+                                1.0 / me.r + wall_curvature(wall), me.w);
         // The sphere is body a of its rolling resistance: the torque is the sphere's.
         var rolling = vec4<f32>(0.0);
         var spring = vec3<f32>(0.0);
@@ -549,8 +504,8 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_ear
                 inv_rolling = inverse_rolling_inertia(me.inv_inertia, me.w, me.r);
             }
             let rs = rolling_resistance(n, me.omega, vec3<f32>(0.0), wall_spring_old,
-                                        pair_friction(me.mu_r, plane.rolling_friction),
-                                        effective_radius(1.0 / me.r, wall_curvature(plane)),
+                                        pair_friction(me.mu_r, wall.rolling_friction),
+                                        effective_radius(1.0 / me.r, wall_curvature(wall)),
                                         soft.force, soft.stiffness, me.inv_inertia, inv_rolling,
                                         params.dt);
             rolling = vec4<f32>(rs.torque, rs.power);
@@ -575,20 +530,20 @@ fn plane_contact(acc: ptr<function, Acc>, me: Body, plane: Plane, k: u32, is_ear
     }
 }
 
-// cpu::collide::project_onto_planes
-fn project_onto_planes(acc: ptr<function, Acc>, me: Body) {
+// cpu::collide::project_onto_walls
+fn project_onto_walls(acc: ptr<function, Acc>, me: Body) {
     if me.w == 0.0 {
         return;
     }
     for (var k = 0u; k < params.n_planes; k++) {
-        let plane = planes[k];
-        let g = wall_gap(me.x + (*acc).dx, me.r, plane);
+        let wall = planes[k];
+        let g = wall_gap(me.x + (*acc).dx, me.r, wall);
         let n = g.n;
         let s = g.s;
         if s < 0.0 {
             (*acc).dx -= n * s;
             let v = me.v + (*acc).dv;
-            let e = effective_restitution(pair_restitution(me.e, plane.e), -dot3(v, n), params.resting_speed);
+            let e = effective_restitution(pair_restitution(me.e, wall.e), -dot3(v, n), params.resting_speed);
             (*acc).dv += plane_velocity_change(v, n, e);
         }
     }
@@ -863,7 +818,7 @@ fn sum_pairs_finish(i: u32, row: Acc) {
     var acc = row;
     let me = load_body(i);
     for (var k = 0u; k < params.n_planes; k++) {
-        plane_contact(&acc, me, planes[k], k, false, 1.0);
+        wall_contact(&acc, me, planes[k], k, false, 1.0);
     }
     contact[2u * i] = vec4<f32>(acc.force, acc.energy);
     contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
@@ -1005,7 +960,7 @@ fn earliest_finish(i: u32, row: Acc) {
         acc = new_acc();
     } else {
         for (var k = 0u; k < params.n_planes; k++) {
-            let tau = plane_event(me, planes[k], params.dt);
+            let tau = wall_event(me, planes[k], params.dt);
             if tau >= 0.0 {
                 keep_earliest(&acc, tau, PLANE_EVENT | k);
             }
@@ -1101,10 +1056,10 @@ fn sum_impulses_finish(i: u32, row: Acc, me: Body, mine: u32) {
         k_me = f32(max(earliest[i].z, 1u));
     }
     for (var k = 0u; k < params.n_planes; k++) {
-        plane_contact(&acc, me, planes[k], k, mine == (PLANE_EVENT | k), k_me);
+        wall_contact(&acc, me, planes[k], k, mine == (PLANE_EVENT | k), k_me);
     }
     if FINAL {
-        project_onto_planes(&acc, me);
+        project_onto_walls(&acc, me);
     }
     contact[2u * i] = vec4<f32>(acc.dv, acc.energy);
     contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);

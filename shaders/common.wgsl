@@ -121,19 +121,6 @@ const ROLLING_NONE: u32 = 0u;  // src/gpu/buffers.rs: rolling_code
 const ROLLING_CDT: u32 = 1u;
 const ROLLING_EPSD: u32 = 2u;
 
-// A wall: a plane, or the inside of a spherical container when radius > 0
-// (src/cpu/collide/bodies.rs: PlaneBody).
-struct Plane {
-    point: vec3<f32>,   // m; the container's centre
-    e: f32,
-    normal: vec3<f32>,  // into the domain (planes)
-    zeta: f32,
-    compliance: f32,    // (1 − ν²)/E, 1/Pa
-    mu: f32,            // friction coefficient
-    radius: f32,        // 0 plane; container's inner radius, m
-    rolling_friction: f32, // μ_r
-}
-
 // Linear thread index of a possibly 2-D dispatch (docs/architecture.md: 2-D dispatch when one dimension
 // would exceed the adapter's limit).
 fn linear_index(gid: vec3<u32>, dispatch_x: u32) -> u32 {

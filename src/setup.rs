@@ -107,10 +107,35 @@ pub struct ListRows {
     pub link: Vec<u32>,
 }
 
-/// A wall as the backends see it: a plane (`radius == 0`) or the inside of a spherical
-/// container (`radius > 0`, `point` its centre).
+/// What a wall is: which geometry meets a sphere, and so what its [`Wall`]'s `point`, `normal`
+/// and `radius` mean. Each kind's geometry (gap and normal at a sphere, curvature, event
+/// fraction) lives in its own module, `cpu::collide::walls::<kind>` with its WGSL twin
+/// `shaders/walls/<kind>.wgsl`; docs/architecture.md ("How to add a wall kind") lists the rest.
+/// The discriminant is the kind's code in the GPU's wall record (`WALL_*` in
+/// `shaders/walls.wgsl`, checked by `tests/shader_constants.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u32)]
+pub enum WallKind {
+    /// An infinite plane: `point` on it, `normal` into the domain; `radius` unused (0).
+    #[default]
+    Plane = 0,
+    /// The inside of a spherical container: `point` its centre, `radius` its inner radius R_W;
+    /// `normal` only stands in for the direction at the very centre (`+x`).
+    SphereInside = 1,
+}
+
+impl WallKind {
+    /// The kind's code in the GPU's wall record (`WALL_PLANE`, `WALL_SPHERE_INSIDE`).
+    pub const fn code(self) -> u32 {
+        self as u32
+    }
+}
+
+/// A wall as the backends see it: a [`WallKind`] and its geometry, with its surface.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Wall {
+    /// Which geometry the wall has, and so what `point`, `normal` and `radius` mean.
+    pub kind: WallKind,
     /// A point on the plane, or the container's centre, m.
     pub point: DVec3,
     /// Unit normal into the domain (planes; `+x` for containers, unused).
@@ -125,7 +150,7 @@ pub struct Wall {
     pub friction: f64,
     /// Rolling friction coefficient μ_r.
     pub rolling_friction: f64,
-    /// Container radius, m; 0 for a plane.
+    /// Inner radius R_W of a [`WallKind::SphereInside`], m; 0 for a plane.
     pub radius: f64,
 }
 
@@ -240,6 +265,7 @@ impl PackedScene {
             .planes
             .iter()
             .map(|p| Wall {
+                kind: WallKind::Plane,
                 point: p.point,
                 normal: p.normal,
                 restitution: p.restitution,
@@ -250,6 +276,7 @@ impl PackedScene {
                 radius: 0.0,
             })
             .chain(scene.containers.iter().map(|c| Wall {
+                kind: WallKind::SphereInside,
                 point: c.center,
                 normal: DVec3::X,
                 restitution: c.restitution,
@@ -345,6 +372,7 @@ mod tests {
         assert_eq!(p.walls.len(), scene.planes.len() + scene.containers.len());
         assert_eq!(p.n_planes, scene.planes.len());
         for (w, c) in p.walls[p.n_planes..].iter().zip(&scene.containers) {
+            assert_eq!(w.kind, WallKind::SphereInside);
             assert_eq!(w.radius, c.radius);
             assert_eq!(w.point, c.center);
         }

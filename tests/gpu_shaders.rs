@@ -159,3 +159,82 @@ fn stage_files_keep_no_copy_of_a_physics_function() {
         }
     }
 }
+
+/// `shaders/walls/<kind>.wgsl` (sorted) with its text.
+fn wall_kind_files() -> Vec<(String, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/walls");
+    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "wgsl"))
+        .map(|p| {
+            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+            (stem, std::fs::read_to_string(&p).expect("read shader"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every wall kind has its geometry once on each backend: `src/cpu/collide/walls/<kind>.rs`
+/// and `shaders/walls/<kind>.wgsl` come in pairs, each WGSL file is appended to some stage, and
+/// each `// cpu::collide::walls::<kind>::<item>` comment in it names its own kind and a function
+/// the Rust module declares; the per-operation dispatch (`shaders/walls.wgsl`) has an arm for
+/// every kind's `WALL_*` code.
+#[test]
+fn wall_kind_files_twin_their_rust_modules() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = wall_kind_files();
+    let rust_dir = root.join("src/cpu/collide/walls");
+    let mut rust_kinds: Vec<String> = std::fs::read_dir(&rust_dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", rust_dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter_map(|p| Some(p.file_stem()?.to_string_lossy().into_owned()))
+        .filter(|k| k != "mod" && k != "contact")
+        .collect();
+    rust_kinds.sort();
+    let wgsl_kinds: Vec<&String> = files.iter().map(|(k, _)| k).collect();
+    assert_eq!(
+        wgsl_kinds,
+        rust_kinds.iter().collect::<Vec<_>>(),
+        "shaders/walls/*.wgsl (left) against src/cpu/collide/walls/<kind>.rs (right)"
+    );
+    let dispatch =
+        std::fs::read_to_string(root.join("shaders/walls.wgsl")).expect("read shaders/walls.wgsl");
+    for (kind, text) in &files {
+        let rust = std::fs::read_to_string(rust_dir.join(format!("{kind}.rs"))).unwrap();
+        assert!(
+            STAGES.iter().any(|(_, src)| src.contains(text.as_str())),
+            "shaders/walls/{kind}.wgsl is appended to no stage (pipelines::WALLS)"
+        );
+        let code = format!("WALL_{}", kind.to_uppercase());
+        assert!(
+            dispatch.contains(&format!("const {code}: u32"))
+                && dispatch.contains(&format!("case {code}")),
+            "shaders/walls.wgsl lacks the constant {code} or a `case {code}` arm"
+        );
+        let mut twins = 0;
+        for (k, line) in text.lines().enumerate() {
+            let Some(at) = line.find("// cpu::collide::walls::") else {
+                continue;
+            };
+            let path = &line[at + "// cpu::collide::walls::".len()..];
+            let (m, rest) = path.split_once("::").unwrap_or((path, ""));
+            let item: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let at = format!("shaders/walls/{kind}.wgsl:{}", k + 1);
+            assert_eq!(m, kind, "{at}: a twin of another kind's item");
+            assert!(
+                rust.contains(&format!("pub fn {item}<")),
+                "{at}: src/cpu/collide/walls/{kind}.rs declares no `{item}`"
+            );
+            twins += 1;
+        }
+        assert!(
+            twins >= 3,
+            "shaders/walls/{kind}.wgsl twins fewer than gap, curvature and event"
+        );
+    }
+}

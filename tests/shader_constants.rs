@@ -67,6 +67,7 @@ fn shared_constants_match_their_rust_twins() {
     use spheresim::cpu::collide::{NO_EVENT, PLANE_EVENT};
     use spheresim::gpu::buffers::{damping_code, model_code, rolling_code};
     use spheresim::scene::{ContactModel, Damping, RollingModel};
+    use spheresim::setup::WallKind;
     let c = all_constants();
     let expect: Vec<(&str, Value)> = vec![
         ("WG", Value::U32(spheresim::gpu::WORKGROUP_SIZE)),
@@ -93,6 +94,11 @@ fn shared_constants_match_their_rust_twins() {
         ),
         ("TILE", Value::U32(spheresim::cpu::gravity::TILE as u32)),
         ("PLANE_EVENT", Value::U32(PLANE_EVENT)),
+        ("WALL_PLANE", Value::U32(WallKind::Plane.code())),
+        (
+            "WALL_SPHERE_INSIDE",
+            Value::U32(WallKind::SphereInside.code()),
+        ),
         ("NO_EVENT", Value::U32(NO_EVENT)),
         (
             "TANGENTIAL_STIFFNESS_RATIO",
@@ -328,7 +334,7 @@ fn shared_structs_match_their_wgsl_layout() {
             "collide",
             "Plane",
             rust_layout!(PlaneGpu: point, e, normal, zeta, compliance, mu, radius,
-                rolling_friction),
+                rolling_friction, kind),
         ),
         (
             "collide",

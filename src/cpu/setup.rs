@@ -47,6 +47,7 @@ impl<R: Real> CpuBackend<R> {
                 .walls
                 .iter()
                 .map(|w| PlaneBody {
+                    kind: w.kind,
                     point: R::v3(w.point),
                     normal: R::v3(w.normal),
                     e: R::of(w.restitution),

@@ -203,8 +203,8 @@ pub fn damping_code(damping: crate::scene::Damping) -> u32 {
     }
 }
 
-/// A wall: a plane or the inside of a spherical container (`Plane` in common.wgsl; mirrors
-/// `cpu::collide::PlaneBody`).
+/// A wall record (`Plane` in shaders/walls.wgsl; mirrors `cpu::collide::PlaneBody`): its kind's
+/// code (`setup::WallKind::code`) says what `point`, `normal` and `radius` mean.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 pub struct PlaneGpu {
@@ -220,10 +220,14 @@ pub struct PlaneGpu {
     pub compliance: f32,
     /// Friction coefficient μ.
     pub mu: f32,
-    /// 0 for a plane; the container's inner radius, m.
+    /// The container's inner radius, m; 0 for a plane.
     pub radius: f32,
     /// Rolling friction coefficient μ_r.
     pub rolling_friction: f32,
+    /// The wall's kind, `setup::WallKind::code` (`WALL_*` in shaders/walls.wgsl).
+    pub kind: u32,
+    /// Padding to 16 bytes.
+    pub pad: [u32; 3],
 }
 
 /// Uniforms of the neighbour list's build (`ListParams` in neighbours.wgsl).

@@ -1,7 +1,8 @@
 //! Shader modules, their bind group layouts and compute pipelines.
 //!
 //! WGSL has no includes: every stage's source is `shaders/common.wgsl` followed by the stage file,
-//! and for `collide` the physics files of `shaders/physics/` ([`PHYSICS`]) after it.
+//! and for `collide` the physics files of `shaders/physics/` ([`PHYSICS`]) and the walls'
+//! ([`WALLS`]) after it.
 //! Each module gets one bind group layout, derived from its declared bindings by naga reflection
 //! (uniform or storage, read-only or read-write), shared by all its entry points. Buffers are
 //! bound by the WGSL variable's name ([`Module::bind`]); binding numbers appear only in WGSL.
@@ -33,9 +34,27 @@ macro_rules! physics_wgsl {
 /// `shaders/physics/*.wgsl`, as appended to `collide.wgsl` in [`STAGES`].
 pub const PHYSICS: &str = physics_wgsl!();
 
+/// The walls' WGSL (twin of `src/cpu/collide/walls/`): `shaders/walls.wgsl` (the record, the
+/// kind codes and the per-operation dispatch), then one `shaders/walls/<kind>.wgsl` per wall
+/// kind; a macro for `concat!`, as [`PHYSICS`].
+macro_rules! walls_wgsl {
+    () => {
+        concat!(
+            include_str!("../../shaders/walls.wgsl"),
+            "\n",
+            include_str!("../../shaders/walls/plane.wgsl"),
+            "\n",
+            include_str!("../../shaders/walls/sphere_inside.wgsl")
+        )
+    };
+}
+
+/// `shaders/walls.wgsl` and `shaders/walls/*.wgsl`, as appended to `collide.wgsl` in [`STAGES`].
+pub const WALLS: &str = walls_wgsl!();
+
 /// Every stage file, by name (the names of `src/cpu/` and `src/gpu/` modules).
 /// `integrate` is `integrate.wgsl` followed by `check.wgsl`, whose check and collision tally run
-/// inside the integrate stage's fused passes; `collide` is `collide.wgsl` followed by [`PHYSICS`].
+/// inside the integrate stage's fused passes; `collide` is `collide.wgsl` followed by [`PHYSICS`] and [`WALLS`].
 pub const STAGES: [(&str, &str); 15] = [
     (
         "integrate",
@@ -56,7 +75,9 @@ pub const STAGES: [(&str, &str); 15] = [
         concat!(
             include_str!("../../shaders/collide.wgsl"),
             "\n",
-            physics_wgsl!()
+            physics_wgsl!(),
+            "\n",
+            walls_wgsl!()
         ),
     ),
     ("gravity", include_str!("../../shaders/gravity.wgsl")),

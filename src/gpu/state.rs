@@ -107,8 +107,8 @@ impl StateSet {
     }
 }
 
-/// The walls' records: planes, then spherical containers; one zeroed stand-in when there are
-/// none (a binding cannot be empty).
+/// The walls' records: planes, then spherical containers; one zeroed stand-in (a plane) when
+/// there are none (a binding cannot be empty).
 pub(crate) fn wall_records(p: &PackedScene) -> Vec<PlaneGpu> {
     let mut planes: Vec<PlaneGpu> = p
         .walls
@@ -122,6 +122,8 @@ pub(crate) fn wall_records(p: &PackedScene) -> Vec<PlaneGpu> {
             mu: w.friction as f32,
             radius: w.radius as f32,
             rolling_friction: w.rolling_friction as f32,
+            kind: w.kind.code(),
+            pad: [0; 3],
         })
         .collect();
     if planes.is_empty() {

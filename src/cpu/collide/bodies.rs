@@ -7,6 +7,7 @@
 
 use crate::Real;
 use crate::scene::{ContactModel, Damping, RollingModel};
+use crate::setup::WallKind;
 
 /// A sphere's centre (m) and radius (m) alone: 16 bytes in f32, so that the loops that only
 /// test distances (the neighbour-list build, the list's contact pre-test) read a quarter of
@@ -54,9 +55,13 @@ pub struct Body<R: Real> {
 /// [`large_box`]: super::large_box
 pub type CellBox = ([i32; 3], [i32; 3]);
 
-/// A wall as the contact stage sees it: a plane, or the inside of a spherical container.
+/// A wall as the contact stage sees it: its [`WallKind`] (a plane, the inside of a spherical
+/// container), whose module in `walls/` reads `point`, `normal` and `radius`, and its surface.
 #[derive(Clone, Copy, Debug)]
 pub struct PlaneBody<R: Real> {
+    /// Which geometry the wall has (`walls::wall_gap` and the other per-kind operations
+    /// dispatch on it).
+    pub kind: WallKind,
     /// A point on the plane, or the container's centre, m.
     pub point: R::V3,
     /// Unit normal into the domain (planes only).
@@ -71,7 +76,7 @@ pub struct PlaneBody<R: Real> {
     pub mu: R,
     /// Rolling friction coefficient μ_r.
     pub rolling_friction: R,
-    /// `0` for a plane; the inner radius R_W of a spherical container, m.
+    /// The inner radius R_W of a spherical container, m; `0` for a plane.
     pub radius: R,
 }
 

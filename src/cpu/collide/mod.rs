@@ -20,8 +20,11 @@
 //! sphere and wall, and [`collide_pairs`] and [`sum_pairs`] read and rewrite it (the GPU's twins
 //! likewise, on its own list).
 //!
-//! Walls are planes and the insides of spherical containers ([`PlaneBody::radius`] > 0); both
-//! meet a sphere along the wall's normal at the sphere's nearest point ([`wall_gap`]).
+//! Walls are planes and the insides of spherical containers, by [`PlaneBody::kind`] (a
+//! [`WallKind`]); every kind meets a sphere along the wall's normal at the sphere's nearest point
+//! ([`wall_gap`]), and the passes see a wall only through the per-kind operations of `walls`.
+//!
+//! [`WallKind`]: crate::setup::WallKind
 //!
 //! Summing several impulses computed from the same pre-collision velocities (Jacobi) does not
 //! conserve energy when a sphere meets two movable bodies in one step. So the impulse model
@@ -50,8 +53,9 @@
 //! * `pair_laws`: the laws of one sphere pair ([`resolve_pair`], [`soft_normal_force`],
 //!   [`soft_contact`], [`pair_force`]) and [`impulse_energy_change`];
 //! * `pair_records`: what the passes store per pair ([`PairRecord`], [`PairImpulse`]);
-//! * `walls`: a sphere against a wall ([`wall_gap`], [`plane_event`], [`plane_contact`],
-//!   [`project_onto_planes`]);
+//! * `walls`: a sphere against a wall: one module per wall kind (`walls::plane`,
+//!   `walls::sphere_inside`), the per-operation dispatch ([`wall_gap`], [`wall_curvature`],
+//!   [`wall_event`]) and the response through it ([`wall_contact`], [`project_onto_walls`]);
 //! * `passes`: the passes over the neighbour list ([`collide_pairs`], [`sum_pairs`],
 //!   [`impulse_pairs`], [`earliest_from_pairs`], [`sum_impulses`]).
 //!
@@ -92,4 +96,4 @@ pub use passes::{
     Event, NO_EVENT, PLANE_EVENT, ROW_LANES, collide_pairs, earliest_from_pairs, impulse_pairs,
     sum_impulses, sum_pairs, sum_row,
 };
-pub use walls::{plane_contact, plane_event, project_onto_planes, wall_curvature, wall_gap};
+pub use walls::{project_onto_walls, wall_contact, wall_curvature, wall_event, wall_gap};

@@ -27,7 +27,7 @@ use super::pair_laws::{PairResponse, pair_force, resolve_pair, unit_or};
 use super::pair_records::{
     PAIR_COLLISION, PAIR_CONTACT, PAIR_FORCE, PairImpulse, PairOut, PairRecord,
 };
-use super::walls::{plane_contact, plane_event, project_onto_planes};
+use super::walls::{project_onto_walls, wall_contact, wall_event};
 
 /// The earliest collision of a sphere within the step: fraction τ and partner.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -61,7 +61,7 @@ impl<R: Real> Event<R> {
     #[inline(always)]
     fn keep_plane_events(&mut self, me: &Body<R>, planes: &[PlaneBody<R>], dt: R) {
         for (k, plane) in planes.iter().enumerate() {
-            if let Some(tau) = plane_event(me, plane, dt) {
+            if let Some(tau) = wall_event(me, plane, dt) {
                 self.keep_earliest(tau, PLANE_EVENT | k as u32);
             }
         }
@@ -510,7 +510,7 @@ pub fn sum_impulses<R: Real>(
         *acc = sum_row(i, start, params, add);
         for (k, plane) in planes.iter().enumerate() {
             let earliest = mine == PLANE_EVENT | k as u32;
-            plane_contact(
+            wall_contact(
                 acc,
                 me,
                 plane,
@@ -523,7 +523,7 @@ pub fn sum_impulses<R: Real>(
             );
         }
         if round == Round::Final {
-            project_onto_planes(acc, me, planes, params.resting_speed);
+            project_onto_walls(acc, me, planes, params.resting_speed);
         }
     });
 }
@@ -646,7 +646,7 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
                 } else {
                     ContactHistory::default()
                 };
-                let kept = plane_contact(
+                let kept = wall_contact(
                     acc,
                     me,
                     plane,

@@ -1,8 +1,7 @@
-//! A sphere against a wall (a plane or the inside of a spherical container): the gap along the
-//! wall's normal at the sphere's nearest point ([`wall_gap`]), the impulse model's event and
-//! response and the soft contact's force ([`plane_event`], [`plane_contact`]), the Hertz law's
-//! wall curvature ([`wall_curvature`]) and the final round's projection
-//! ([`project_onto_planes`]).
+//! The sphere–wall response, the same for every wall kind: the impulse model's event and
+//! response and the soft contact's force ([`wall_contact`]) and the final round's projection
+//! ([`project_onto_walls`]). They see a wall only through `walls`' per-kind operations
+//! ([`wall_gap`], [`wall_event`], [`wall_curvature`]).
 
 use crate::Real;
 use crate::physics::friction::pair_friction;
@@ -12,69 +11,37 @@ use crate::physics::rotation::{
     contact_arm, friction_moment, friction_torque, inverse_rolling_inertia, rolling_resistance,
     spin_lever,
 };
-use crate::physics::toi::plane_contact_fraction;
 use crate::scene::{ContactModel, RollingModel};
 
-use super::bodies::{
+use super::super::bodies::{
     Body, CollideParams, ContactHistory, ContactOut, PlaneBody, Round, SphereSpin,
 };
-use super::pair_laws::{soft_contact, unit_or};
-
-/// Signed gap `s` (m) of a sphere of radius `r` centred at `x` to a wall, and the wall's unit
-/// normal `n` into the domain at the sphere's nearest point. Plane: `s = (x − o)·n − r`.
-/// Spherical container of radius R_W about c: `s = R_W − |x − c| − r`, `n = −(x − c)/|x − c|`.
-#[inline(always)]
-pub fn wall_gap<R: Real>(x: R::V3, r: R, wall: &PlaneBody<R>) -> (R, R::V3) {
-    if wall.radius > R::zero() {
-        let d = x - wall.point;
-        let n = unit_or::<R>(-d, wall.normal);
-        (wall.radius - R::norm2(d).sqrt() - r, n)
-    } else {
-        (R::dot(x - wall.point, wall.normal) - r, wall.normal)
-    }
-}
+use super::super::pair_laws::soft_contact;
+use super::{wall_curvature, wall_event, wall_gap};
 
 /// Gap of a sphere to a wall at the end of the drift (m), `v·n` (m/s) and the normal `n`
 /// ([`wall_gap`]).
 #[inline(always)]
-fn plane_gap<R: Real>(me: &Body<R>, plane: &PlaneBody<R>) -> (R, R, R::V3) {
-    let (s, n) = wall_gap(me.x, me.r, plane);
+fn approach<R: Real>(me: &Body<R>, wall: &PlaneBody<R>) -> (R, R, R::V3) {
+    let (s, n) = wall_gap(me.x, me.r, wall);
     (s, R::dot(me.v, n), n)
 }
 
-/// Fraction of the step at which a sphere meets a plane while approaching it, if it does.
-#[inline(always)]
-pub fn plane_event<R: Real>(me: &Body<R>, plane: &PlaneBody<R>, dt: R) -> Option<R> {
-    if me.w == R::zero() {
-        return None;
-    }
-    let (s1, vn, _) = plane_gap(me, plane);
-    if vn >= R::zero() {
-        return None;
-    }
-    let s0 = s1 - vn * dt;
-    if s0 > R::zero() {
-        (s1 <= R::zero()).then(|| plane_contact_fraction(s0, s1))
-    } else {
-        Some(R::zero())
-    }
-}
-
 /// Sphere–wall response (docs/physics.md §1 for impulses, §2 for soft contact), added to
-/// `acc`. Planes are immovable. Impulse model: in the matching round the impulse acts when the
-/// plane is the sphere's `earliest` event, in the final round whenever the sphere reaches the
-/// plane approaching it; it acts at the contact instant and the sphere travels the rest of the
-/// step with its new velocity. Projection onto the plane is [`project_onto_planes`].
-#[inline(always)]
+/// `acc`. Walls are immovable. Impulse model: in the matching round the impulse acts when the
+/// wall is the sphere's `earliest` event, in the final round whenever the sphere reaches the
+/// wall approaching it; it acts at the contact instant and the sphere travels the rest of the
+/// step with its new velocity. Projection onto the wall is [`project_onto_walls`].
 /// `k_me` is the sphere's mass-splitting factor in the final round (1 otherwise); `kept` what
 /// the contact kept from the last step (soft contact); `spin` the sphere's rotation (`None` without):
 /// the wall's friction and rolling resistance ([`rolling_resistance`], the wall's rolling friction
 /// with the sphere's as for μ) turn it. Returns the ξ to keep when a soft contact is on.
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn plane_contact<R: Real>(
+pub fn wall_contact<R: Real>(
     acc: &mut ContactOut<R>,
     me: &Body<R>,
-    plane: &PlaneBody<R>,
+    wall: &PlaneBody<R>,
     round: Round,
     earliest: bool,
     k_me: R,
@@ -85,10 +52,10 @@ pub fn plane_contact<R: Real>(
     if me.w == R::zero() {
         return None;
     }
-    let (s1, vn, n) = plane_gap(me, plane);
+    let (s1, vn, n) = approach(me, wall);
     match params.model {
         ContactModel::Impulse => {
-            let event = plane_event(me, plane, params.dt);
+            let event = wall_event(me, wall, params.dt);
             let act = match round {
                 Round::Matching => earliest,
                 Round::Final => event.is_some(),
@@ -96,7 +63,7 @@ pub fn plane_contact<R: Real>(
             if act {
                 let tau = event.unwrap_or(R::zero());
                 let e = effective_restitution(
-                    pair_restitution(me.e, plane.e),
+                    pair_restitution(me.e, wall.e),
                     -vn,
                     params.resting_speed,
                 );
@@ -126,12 +93,12 @@ pub fn plane_contact<R: Real>(
                 me.v,
                 lever,
                 kept,
-                pair_restitution(me.e, plane.e),
-                me.zeta.max(plane.zeta),
-                pair_friction(me.mu, plane.mu),
+                pair_restitution(me.e, wall.e),
+                me.zeta.max(wall.zeta),
+                pair_friction(me.mu, wall.mu),
                 params.stiffness,
-                me.compliance + plane.compliance,
-                me.r.recip() + wall_curvature(plane),
+                me.compliance + wall.compliance,
+                me.r.recip() + wall_curvature(wall),
                 me.w,
                 params.dt,
             );
@@ -149,8 +116,8 @@ pub fn plane_contact<R: Real>(
                         omega,
                         R::zero3(),
                         kept.rolling,
-                        pair_friction(mu_r, plane.rolling_friction),
-                        effective_radius(me.r.recip(), wall_curvature(plane)),
+                        pair_friction(mu_r, wall.rolling_friction),
+                        effective_radius(me.r.recip(), wall_curvature(wall)),
                         soft.force,
                         soft.stiffness,
                         inv_inertia,
@@ -180,41 +147,27 @@ pub fn plane_contact<R: Real>(
     }
 }
 
-/// Curvature of a wall as the Hertz law sees it, m⁻¹: `0` for a plane, `−1/R_W` for the inside
-/// of a spherical container (docs/physics.md §2.2).
-#[inline(always)]
-pub fn wall_curvature<R: Real>(wall: &PlaneBody<R>) -> R {
-    if wall.radius > R::zero() {
-        -wall.radius.recip()
-    } else {
-        R::zero()
-    }
-}
-
-/// Last act of the impulse model's final round: a sphere that would end below a plane is put
-/// back on it (Nikulin eq. 9), and a velocity still pointing into the plane gets the plane's
+/// Last act of the impulse model's final round: a sphere that would end below a wall is put
+/// back on it (Nikulin eq. 9), and a velocity still pointing into the wall gets the wall's
 /// impulse law (with e = 0 that is the projection of eq. 9: it slides instead of sinking).
 /// Applied to the sphere's accumulated position and velocity changes, after every pair push.
 #[inline(always)]
-pub fn project_onto_planes<R: Real>(
+pub fn project_onto_walls<R: Real>(
     acc: &mut ContactOut<R>,
     me: &Body<R>,
-    planes: &[PlaneBody<R>],
+    walls: &[PlaneBody<R>],
     resting_speed: R,
 ) {
     if me.w == R::zero() {
         return;
     }
-    for plane in planes {
-        let (s, n) = wall_gap(me.x + acc.dx, me.r, plane);
+    for wall in walls {
+        let (s, n) = wall_gap(me.x + acc.dx, me.r, wall);
         if s < R::zero() {
             acc.dx -= n * s;
             let v = me.v + acc.dv;
-            let e = effective_restitution(
-                pair_restitution(me.e, plane.e),
-                -R::dot(v, n),
-                resting_speed,
-            );
+            let e =
+                effective_restitution(pair_restitution(me.e, wall.e), -R::dot(v, n), resting_speed);
             acc.dv += plane_velocity_change::<R>(v, n, e);
         }
     }
