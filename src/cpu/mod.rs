@@ -239,4 +239,8 @@ impl<R: Real> crate::engine::Engine for CpuBackend<R> {
     fn walk_counts(&self) -> Option<tree::WalkCounts> {
         Some(CpuBackend::walk_counts(self))
     }
+
+    fn step_params(&self) -> &crate::params::StepParams {
+        &self.params.host
+    }
 }

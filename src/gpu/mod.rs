@@ -611,6 +611,10 @@ impl crate::engine::Engine for GpuBackend {
         GpuBackend::walk_counts(self)
     }
 
+    fn step_params(&self) -> &crate::params::StepParams {
+        &self.params
+    }
+
     fn set_work_counting(&mut self, on: bool) -> bool {
         GpuBackend::set_work_counting(self, on);
         true
