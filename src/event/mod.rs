@@ -430,8 +430,14 @@ impl EventBackend {
     /// sphere or a plane). Fixed spheres (infinite mass) never change.
     fn book(&mut self, i: usize, dv: DVec3, dx: DVec3) {
         if self.inv_mass[i] != 0.0 {
-            let gain =
-                impulse_energy_change::<f64>(self.mass[i], self.v[i], dv, dx, self.params.gravity, 0.0);
+            let gain = impulse_energy_change::<f64>(
+                self.mass[i],
+                self.v[i],
+                dv,
+                dx,
+                self.params.gravity,
+                0.0,
+            );
             self.dissipated -= gain;
         }
     }
