@@ -211,3 +211,52 @@ impl<R: Real> CpuParams<R> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::builtin;
+    use crate::setup::PackedScene;
+
+    /// The CPU's f32 view and the GPU's block are rounded from the same f64 values, once each,
+    /// so every constant they share is the same f32 (a view that rounded twice, or computed a
+    /// derived value such as ε² in f32, would differ in the last bit for some scene).
+    #[test]
+    fn cpu_and_gpu_views_round_the_same_f64_values() {
+        for name in ["wall-break", "orbits", "rubble-pile"] {
+            let scene = builtin::build(name, Some(300)).unwrap();
+            let p = PackedScene::new(&scene);
+            let sp = &p.params;
+            let cpu = CpuParams::<f32>::of(sp);
+            let gpu = crate::gpu::buffers::Params::of(sp, p.len(), 0, p.walls.len(), 256, 1);
+            let bits = |x: f32| x.to_bits();
+            assert_eq!(cpu.host, *sp, "{name}");
+            assert_eq!(bits(cpu.dt), bits(gpu.dt), "{name}: dt");
+            assert_eq!(bits(cpu.dt), bits(sp.dt as f32), "{name}: dt");
+            assert_eq!(cpu.gravity.to_array(), gpu.gravity, "{name}: gravity");
+            for (what, c, g) in [
+                ("G", cpu.g_const, gpu.g_const),
+                ("eps2", cpu.eps2, gpu.eps2),
+                ("drag", cpu.drag, gpu.drag),
+                ("stiffness", cpu.stiffness, gpu.stiffness),
+                ("resting speed", cpu.resting_speed, gpu.resting_speed),
+                ("skin", cpu.skin, gpu.skin),
+                ("small radius", cpu.small_radius_max, gpu.small_radius_max),
+                ("guard speed", cpu.guard.1, gpu.guard_speed),
+                ("guard accel", cpu.guard.2, gpu.guard_accel),
+                ("guard distance", cpu.guard.3, gpu.guard_distance),
+            ] {
+                assert_eq!(bits(c), bits(g), "{name}: {what}");
+            }
+            assert_eq!(
+                cpu.guard.0.to_array(),
+                gpu.guard_centre,
+                "{name}: guard centre"
+            );
+            assert_eq!(cpu.table_size, gpu.table_size, "{name}");
+            let c = cpu.collide(7, 0.3, 2.0);
+            assert_eq!((bits(c.dt), bits(c.skin)), (bits(cpu.dt), bits(cpu.skin)));
+            assert_eq!(bits(c.inv_cell_edge), bits(0.3f32.recip()));
+        }
+    }
+}
