@@ -100,6 +100,10 @@ pub trait Engine: Send {
     /// (a CPU engine without tree gravity may return zero walks).
     fn walk_counts(&self) -> Option<WalkCounts>;
 
+    /// The step's parameters the engine was set up with ([`crate::params`]): `dt`, the guard's
+    /// bounds and the rest, in f64.
+    fn step_params(&self) -> &crate::params::StepParams;
+
     /// Counts work from now on (`on`), or stops counting, and restarts the counts; returns
     /// whether this engine counts work. Only the GPU does ([`crate::gpu::work`]).
     fn set_work_counting(&mut self, _on: bool) -> bool {

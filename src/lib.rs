@@ -42,6 +42,7 @@ pub mod event;
 pub mod gpu;
 pub mod naming;
 pub mod output;
+pub mod params;
 pub mod physics;
 pub mod real;
 pub mod recipe;

@@ -1,7 +1,8 @@
 //! Host-side set-up: the one place that turns a [`Scene`] into what the backends consume.
 //!
 //! [`PackedScene::new`] packs a checked scene into per-sphere arrays (input order, f64), the
-//! walls (planes, then spherical containers) and the uniform parameters of the step. The CPU
+//! walls (planes, then spherical containers) and the step's parameters ([`StepParams`], built in
+//! [`crate::params`]). The CPU
 //! backend ([`crate::cpu`]), the GPU backend ([`crate::gpu`]) and the event-driven solver
 //! ([`crate::event`]) each convert these to their own precision and layout; none of them reads
 //! the scene's spheres, materials or walls itself, so a property is derived once (a damping ratio
@@ -11,9 +12,8 @@
 //! rounds, prefix-sum block, hash-table size, stage names) live here too: `src/cpu` and
 //! `src/gpu` import them from this module, and `tests/shader_constants.rs` checks the WGSL copies.
 
-use crate::physics::impulse::resting_speed;
 use crate::physics::spring_dashpot::damping_ratio;
-use crate::scene::{ContactModel, Damping, GravitySolver, RollingModel, Scene};
+use crate::scene::{ContactModel, RollingModel, Scene};
 use glam::DVec3;
 use rayon::prelude::*;
 
@@ -154,47 +154,7 @@ pub struct Wall {
     pub radius: f64,
 }
 
-/// Uniform parameters of the step, in f64 (each backend rounds them to its precision).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StepParams {
-    /// Time step, s.
-    pub dt: f64,
-    /// Uniform gravitational field, m/s².
-    pub gravity: DVec3,
-    /// Gravitational constant G, m³ kg⁻¹ s⁻² (0: no mutual gravity).
-    pub g_const: f64,
-    /// Squared Plummer softening ε², m².
-    pub eps2: f64,
-    /// Stokes drag coefficient, N·s/m².
-    pub drag: f64,
-    /// Normal stiffness of the spring–dashpot law, N/m.
-    pub stiffness: f64,
-    /// Contact law.
-    pub contact: ContactModel,
-    /// Damping of the Hertz law.
-    pub damping: Damping,
-    /// Approach speed below which an impulse contact rests, m/s
-    /// ([`crate::physics::impulse::resting_speed`]).
-    pub resting_speed: f64,
-    /// Largest radius of a small sphere, m ([`small_radius_max`]).
-    pub small_radius_max: f64,
-    /// Hash-table buckets ([`table_size`]).
-    pub table_size: u32,
-    /// Whether friction history is kept ([`contact_history`]).
-    pub history: bool,
-    /// Neighbour-list skin, m ([`Scene::skin`]).
-    pub skin: f64,
-    /// How mutual gravity is summed.
-    pub gravity_solver: GravitySolver,
-    /// The tree's opening angle θ.
-    pub theta: f64,
-    /// Whether spheres rotate under friction torques ([`crate::scene::SimParams::rotation`]).
-    pub rotation: bool,
-    /// Rolling resistance law ([`Scene::rolling_model`]; none without rotation).
-    pub rolling: RollingModel,
-    /// The magnitude guard's bounds ([`crate::physics::guard`]).
-    pub guard: crate::physics::guard::Bounds,
-}
+pub use crate::params::StepParams;
 
 /// A scene packed for the backends: per-sphere arrays in input order, walls and parameters.
 ///
@@ -229,7 +189,8 @@ pub struct PackedScene {
     pub walls: Vec<Wall>,
     /// Number of planes at the front of `walls`.
     pub n_planes: usize,
-    /// Uniform parameters.
+    /// The step's parameters ([`crate::params`]: the one block every backend derives its
+    /// view from).
     pub params: StepParams,
 }
 
@@ -313,26 +274,7 @@ impl PackedScene {
             rolling_friction: spheres.iter().map(|s| s.surface.rolling_friction).collect(),
             walls,
             n_planes: scene.planes.len(),
-            params: StepParams {
-                dt: sim.dt,
-                gravity: sim.gravity,
-                g_const: sim.g_const,
-                eps2: sim.softening * sim.softening,
-                drag: sim.drag,
-                stiffness: sim.stiffness,
-                contact: sim.contact,
-                damping: sim.damping,
-                resting_speed: resting_speed(sim.gravity, sim.dt),
-                small_radius_max: small_max,
-                table_size: table_size(spheres.len()),
-                history: contact_history(scene),
-                skin: scene.skin(),
-                gravity_solver: sim.gravity_solver,
-                theta: sim.theta,
-                rotation: sim.rotation,
-                rolling: scene.rolling_model(),
-                guard: crate::physics::guard::Bounds::of_scene(scene),
-            },
+            params: StepParams::of_scene(scene, small_max),
             radius,
         }
     }

@@ -269,28 +269,12 @@ pub struct Simulation {
     engine: Box<dyn Engine>,
     base: Offsets,
     backend: Backend,
-    dt: f64,
     particles: usize,
     stepping: std::time::Duration,
     notice: Option<String>,
-    /// The guard's bounds and the likely cause of a blow-up, for the stop's message.
-    trust: Trust,
-}
-
-/// What a stop needs to explain itself: the scene's guard bounds and its likely cause.
-#[derive(Clone, Debug)]
-struct Trust {
-    bounds: crate::physics::guard::Bounds,
+    /// The likely cause of a blow-up, for the stop's message (`dt` and the guard's bounds are
+    /// the engine's [`Engine::step_params`]).
     cause: String,
-}
-
-impl Trust {
-    fn of(scene: &Scene, f32: bool) -> Self {
-        Self {
-            bounds: crate::physics::guard::Bounds::of_scene(scene),
-            cause: likely_cause(scene, f32),
-        }
-    }
 }
 
 /// The likely cause of a run of `scene` blowing up, computed in f32 (`f32`) or f64, for the
@@ -512,11 +496,10 @@ impl Simulation {
             engine,
             base,
             backend,
-            dt: scene.sim.dt,
             particles: scene.spheres.len(),
             stepping: std::time::Duration::ZERO,
             notice,
-            trust: Trust::of(scene, f32),
+            cause: likely_cause(scene, f32),
         }
     }
 
@@ -558,8 +541,8 @@ impl Simulation {
     /// values are the state's now: on the GPU a submission may have run a few steps past the
     /// stop.
     fn stopped(&mut self, step: u64, sphere: u32) -> SimError {
-        let dt = self.dt;
-        let cause = self.trust.cause.clone();
+        let dt = self.engine.step_params().dt;
+        let cause = self.cause.clone();
         let snap = self.snapshot();
         let i = sphere as usize;
         let (x, v) = (
@@ -579,7 +562,7 @@ impl Simulation {
                 cause,
             };
         }
-        let b = &self.trust.bounds;
+        let b = &self.engine.step_params().guard;
         let (speed, distance) = crate::physics::guard::guard_bounds::<f64>(
             step.min(u32::MAX as u64) as u32,
             dt,
@@ -616,7 +599,7 @@ impl Simulation {
 
     /// Simulated time, s.
     pub fn time(&self) -> f64 {
-        self.steps_done() as f64 * self.dt
+        self.steps_done() as f64 * self.engine.step_params().dt
     }
 
     /// Diagnostics of the current state.

@@ -75,36 +75,8 @@ fn floats<R: Real>(values: impl Iterator<Item = f64>) -> Floats {
 /// radius adds few more.
 pub const LIST_ENTRIES_ESTIMATE: usize = 16;
 
-/// Uniform parameters of a scene, in the backend's precision.
-#[derive(Clone, Debug)]
-struct Params<R: Real> {
-    dt: R,
-    resting_speed: R,
-    gravity: R::V3,
-    g_const: R,
-    eps2: R,
-    drag: R,
-    stiffness: R,
-    model: ContactModel,
-    damping: crate::scene::Damping,
-    /// Neighbour-list skin s, m.
-    skin: R,
-    /// Whether friction history is kept.
-    history: bool,
-    /// Mutual gravity by the tree rather than the direct sum.
-    tree: bool,
-    /// The tree's opening angle θ.
-    theta: R,
-    /// Spheres rotate under friction torques.
-    rotation: bool,
-    /// Contacts resist rolling (a [`RollingModel`] other than none).
-    rolling: bool,
-    /// The rolling resistance law.
-    rolling_model: RollingModel,
-    /// The magnitude guard's centre (m), speed bound at t = 0 (m/s), its growth (m/s²) and
-    /// distance bound at t = 0 (m) ([`crate::physics::guard`]).
-    guard: (R::V3, R, R, R),
-}
+/// The step's parameters in the backend's precision ([`crate::params`]).
+type Params<R> = crate::params::CpuParams<R>;
 
 /// The contact sums whose forces enter the accelerations: the soft laws' (`contact`); none for
 /// impulses, which change velocities directly.
@@ -115,11 +87,8 @@ fn soft_contacts<R: Real>(model: ContactModel, contact: &[ContactOut<R>]) -> &[C
 /// The CPU reference backend in precision `R` (`f32` or `f64`).
 pub struct CpuBackend<R: Real> {
     params: Params<R>,
-    gravity_f64: DVec3,
     planes: Vec<PlaneBody<R>>,
-    small_radius_max: R,
     n_small: u32,
-    table_size: u32,
     // Sphere state, sorted by bucket.
     position: Vec<R::V3>,
     velocity: Vec<R::V3>,
@@ -189,7 +158,6 @@ pub struct CpuBackend<R: Real> {
     loss_blocks: Vec<f64>,
     // Counters.
     step: u64,
-    dt_f64: f64,
     collisions: u64,
     history_dropped: u64,
     contacts: u64,
@@ -270,5 +238,9 @@ impl<R: Real> crate::engine::Engine for CpuBackend<R> {
 
     fn walk_counts(&self) -> Option<tree::WalkCounts> {
         Some(CpuBackend::walk_counts(self))
+    }
+
+    fn step_params(&self) -> &crate::params::StepParams {
+        &self.params.host
     }
 }

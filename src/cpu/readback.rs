@@ -83,7 +83,7 @@ impl<R: Real> CpuBackend<R> {
 
     /// Simulated time, s.
     pub fn time(&self) -> f64 {
-        self.step as f64 * self.dt_f64
+        self.step as f64 * self.params.host.dt
     }
 
     /// Interaction counts of the last tree walk (zero unless `gravity_solver = "tree"`).
@@ -99,7 +99,7 @@ impl<R: Real> CpuBackend<R> {
             &self.velocity,
             &self.mass,
             &self.inv_mass,
-            self.gravity_f64,
+            self.params.host.gravity,
         );
         let g = self.params.g_const.f64();
         let potential_gravity = if g > 0.0 && self.params.tree {

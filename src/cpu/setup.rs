@@ -18,31 +18,7 @@ impl<R: Real> CpuBackend<R> {
         let ts = sp.table_size;
         let of = |v: &[f64]| -> Vec<R> { v.iter().map(|&x| R::of(x)).collect() };
         let mut b = Self {
-            params: Params {
-                dt: R::of(sp.dt),
-                resting_speed: R::of(sp.resting_speed),
-                gravity: R::v3(sp.gravity),
-                g_const: R::of(sp.g_const),
-                eps2: R::of(sp.eps2),
-                drag: R::of(sp.drag),
-                stiffness: R::of(sp.stiffness),
-                model: sp.contact,
-                damping: sp.damping,
-                skin: R::of(sp.skin),
-                history: sp.history,
-                tree: sp.gravity_solver == crate::scene::GravitySolver::Tree,
-                theta: R::of(sp.theta),
-                rotation: sp.rotation,
-                rolling: sp.rolling != RollingModel::None,
-                rolling_model: sp.rolling,
-                guard: (
-                    R::v3(sp.guard.centre),
-                    R::of(sp.guard.speed),
-                    R::of(sp.guard.accel),
-                    R::of(sp.guard.distance),
-                ),
-            },
-            gravity_f64: sp.gravity,
+            params: Params::of(sp),
             planes: p
                 .walls
                 .iter()
@@ -58,9 +34,7 @@ impl<R: Real> CpuBackend<R> {
                     radius: R::of(w.radius),
                 })
                 .collect(),
-            small_radius_max: R::of(sp.small_radius_max),
             n_small: (n - n_large) as u32,
-            table_size: ts,
             position: p.position.iter().map(|&x| R::v3(x)).collect(),
             velocity: p.velocity.iter().map(|&v| R::v3(v)).collect(),
             acceleration: vec![R::zero3(); n],
@@ -133,7 +107,6 @@ impl<R: Real> CpuBackend<R> {
             contact_blocks: Vec::new(),
             loss_blocks: Vec::new(),
             step: 0,
-            dt_f64: sp.dt,
             collisions: 0,
             history_dropped: 0,
             contacts: 0,

@@ -67,15 +67,15 @@ impl<R: Real> CpuBackend<R> {
     /// Stages `cell_keys`, `count`, `prefix_sum`, `scatter`: sorts the state by bucket, in
     /// cells widened by the neighbour-list skin (half on each side).
     pub(super) fn bin(&mut self, small_speed_max: R) {
-        let reach = self.small_radius_max + self.params.skin * R::of(0.5);
+        let reach = self.params.small_radius_max + self.params.skin * R::of(0.5);
         self.cell_edge = cell_keys::cell_edge(reach, small_speed_max, self.params.dt);
         let inv_h = self.cell_edge.recip();
         cell_keys::cell_keys::<R>(
             &self.position,
             &self.radius,
-            self.small_radius_max,
+            self.params.small_radius_max,
             inv_h,
-            self.table_size,
+            self.params.table_size,
             &mut self.keys,
         );
         count::count(&self.keys, &mut self.counts);
@@ -172,23 +172,10 @@ impl<R: Real> CpuBackend<R> {
         }
     }
 
-    /// The contact stage's uniform parameters for this step.
+    /// The contact stage's uniform parameters for this step ([`crate::params::CpuParams::collide`]).
     pub(super) fn collide_params(&self, small_speed_max: R) -> CollideParams<R> {
-        CollideParams {
-            dt: self.params.dt,
-            model: self.params.model,
-            damping: self.params.damping,
-            rolling: self.params.rolling_model,
-            stiffness: self.params.stiffness,
-            cell_edge: self.cell_edge,
-            inv_cell_edge: self.cell_edge.recip(),
-            table_size: self.table_size,
-            n_small: self.n_small,
-            small_radius_max: self.small_radius_max,
-            small_speed_max,
-            resting_speed: self.params.resting_speed,
-            skin: self.params.skin,
-        }
+        self.params
+            .collide(self.n_small, self.cell_edge, small_speed_max)
     }
 
     /// The recipe's `BuildList` twin: the contact stage's view of this step (the large spheres'
@@ -210,7 +197,7 @@ impl<R: Real> CpuBackend<R> {
             neighbours::sweeps(
                 velocity,
                 &self.radius,
-                self.small_radius_max,
+                self.params.small_radius_max,
                 self.params.dt,
                 self.params.skin,
                 &mut self.sweep,
@@ -288,7 +275,7 @@ impl<R: Real> CpuBackend<R> {
                     .velocity
                     .par_iter()
                     .zip(self.radius.par_iter())
-                    .filter(|&(_, &r)| r <= self.small_radius_max)
+                    .filter(|&(_, &r)| r <= self.params.small_radius_max)
                     .map(|(&v, _)| R::norm2(v))
                     .reduce(R::zero, |a, b| a.max(b))
                     .sqrt();
@@ -553,7 +540,7 @@ impl<R: Real> CpuBackend<R> {
             &self.acceleration,
             &self.inv_mass,
             &self.radius,
-            self.small_radius_max,
+            self.params.small_radius_max,
             self.params.dt,
             decide,
         );
@@ -584,7 +571,7 @@ impl<R: Real> CpuBackend<R> {
         self.collisions += sums.collisions + run.collisions;
         // The forces of this step's contacts act for one step (the two half kicks); impulses
         // book what their rounds took out of the step.
-        self.dissipated += sums.power * self.dt_f64 + run.impulse_loss;
+        self.dissipated += sums.power * self.params.host.dt + run.impulse_loss;
         let contact = soft_contacts(self.params.model, &self.contact);
         let (centre, speed0, accel, distance0) = self.params.guard;
         // The guard's bounds at the end of this step (grid.step on the GPU: steps begun).

@@ -160,7 +160,6 @@ struct PlaneBody {
 /// Sphere `i`'s state is kept at its own time `t0[i]`, the time of its last event; positions at
 /// any later time follow from ballistic motion.
 pub struct EventBackend {
-    gravity: DVec3,
     planes: Vec<PlaneBody>,
     x: Vec<DVec3>,
     v: Vec<DVec3>,
@@ -179,7 +178,8 @@ pub struct EventBackend {
     last_time: Vec<f64>,
     queue: BinaryHeap<Reverse<Event>>,
     time: f64,
-    dt: f64,
+    /// The step's parameters ([`crate::params`]): `dt` and the uniform field.
+    params: crate::params::StepParams,
     steps: u64,
     collisions: u64,
     events: u64,
@@ -242,7 +242,6 @@ impl EventBackend {
         }
         let p = PackedScene::new(scene);
         let mut b = Self {
-            gravity: p.params.gravity,
             planes: p.walls[..p.n_planes]
                 .iter()
                 .map(|w| PlaneBody {
@@ -258,7 +257,7 @@ impl EventBackend {
             last_time: vec![f64::NEG_INFINITY; n],
             queue: BinaryHeap::new(),
             time: 0.0,
-            dt: p.params.dt,
+            params: p.params,
             steps: 0,
             collisions: 0,
             events: 0,
@@ -316,9 +315,9 @@ impl EventBackend {
         match self.resting[i] {
             Some(p) => {
                 let n = self.planes[p as usize].normal;
-                self.gravity - self.gravity.dot(n) * n
+                self.params.gravity - self.params.gravity.dot(n) * n
             }
-            None => self.gravity,
+            None => self.params.gravity,
         }
     }
 
@@ -431,8 +430,14 @@ impl EventBackend {
     /// sphere or a plane). Fixed spheres (infinite mass) never change.
     fn book(&mut self, i: usize, dv: DVec3, dx: DVec3) {
         if self.inv_mass[i] != 0.0 {
-            let gain =
-                impulse_energy_change::<f64>(self.mass[i], self.v[i], dv, dx, self.gravity, 0.0);
+            let gain = impulse_energy_change::<f64>(
+                self.mass[i],
+                self.v[i],
+                dv,
+                dx,
+                self.params.gravity,
+                0.0,
+            );
             self.dissipated -= gain;
         }
     }
@@ -489,7 +494,7 @@ impl EventBackend {
         self.v[i] += dv;
         // Resting contact when the field presses the sphere on the plane and the bounce is
         // lower than REST_HEIGHT_FRACTION of the radius.
-        let g_n = self.gravity.dot(pl.normal);
+        let g_n = self.params.gravity.dot(pl.normal);
         let u_after = self.v[i].dot(pl.normal);
         let rest_speed = (2.0 * (-g_n).max(0.0) * REST_HEIGHT_FRACTION * self.radius[i]).sqrt();
         self.resting[i] = None;
@@ -562,7 +567,7 @@ impl EventBackend {
     /// [`EventError::TooManyEvents`] on an inelastic collapse the solver does not resolve.
     pub fn step(&mut self) -> Result<Option<u32>, EventError> {
         // Step ends at k dt exactly (no accumulated rounding of the clock).
-        self.run_until((self.steps + 1) as f64 * self.dt)?;
+        self.run_until((self.steps + 1) as f64 * self.params.dt)?;
         self.steps += 1;
         Ok((0..self.len())
             .find(|&i| !(self.x[i].is_finite() && self.v[i].is_finite()))
@@ -587,7 +592,7 @@ impl EventBackend {
             let (x, v) = self.state_at(i, self.time);
             let m = self.mass[i];
             d.kinetic += 0.5 * m * v.length_squared();
-            d.potential_uniform -= m * self.gravity.dot(x);
+            d.potential_uniform -= m * self.params.gravity.dot(x);
             d.momentum += m * v;
             d.momentum_magnitude_sum += m * v.length();
             d.angular_momentum += m * x.cross(v);
@@ -692,5 +697,9 @@ impl crate::engine::Engine for EventBackend {
 
     fn walk_counts(&self) -> Option<crate::cpu::tree::WalkCounts> {
         None
+    }
+
+    fn step_params(&self) -> &crate::params::StepParams {
+        &self.params
     }
 }

@@ -70,27 +70,27 @@ pub struct Params {
 }
 
 impl Params {
-    /// The parameters of `p` for the GPU step: `n_large` large spheres (sorted after the small
-    /// ones), `table_size` hash buckets, `dispatch_x` threads along x of a per-sphere dispatch,
-    /// `row_groups_x` work-groups along x of a row pass; contact history, rotation and the
-    /// rolling resistance law come from `p.params`. Values are rounded from f64 to f32.
-    pub(crate) fn of_scene(
-        p: &crate::setup::PackedScene,
+    /// The GPU's parameter block, derived from the step's parameters `sp` ([`crate::params`]):
+    /// every constant rounded from f64 to f32 here, once. The GPU's counts come with it: `n`
+    /// spheres of which `n_large` are large (sorted after the small ones), `n_walls` walls,
+    /// `dispatch_x` threads along x of a per-sphere dispatch and `row_groups_x` work-groups along
+    /// x of a row pass.
+    pub(crate) fn of(
+        sp: &crate::params::StepParams,
+        n: usize,
         n_large: usize,
-        table_size: u32,
+        n_walls: usize,
         dispatch_x: u32,
         row_groups_x: u32,
     ) -> Self {
-        let sp = &p.params;
         let rolling = sp.rolling;
-        let n = p.position.len();
         Params {
             gravity: sp.gravity.as_vec3().to_array(),
             dt: sp.dt as f32,
             n: n as u32,
             n_small: (n - n_large) as u32,
-            table_size,
-            n_planes: p.walls.len() as u32,
+            table_size: sp.table_size,
+            n_planes: n_walls as u32,
             small_radius_max: sp.small_radius_max as f32,
             g_const: sp.g_const as f32,
             eps2: sp.eps2 as f32,

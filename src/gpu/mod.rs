@@ -92,15 +92,10 @@ pub struct GpuBackend {
     ctx: GpuContext,
     stages: Stages,
     n: u32,
-    table_size: u32,
+    /// The step's parameters ([`crate::params`]); the shaders' block (`buffers::Params`) is
+    /// derived from it at set-up.
+    params: crate::params::StepParams,
     dims: (u32, u32),
-    model: ContactModel,
-    history: bool,
-    rotation: bool,
-    /// The rolling resistance law (none without rotation).
-    rolling: crate::scene::RollingModel,
-    g_on: bool,
-    dt: f64,
     state: [StateSet; 2],
     // The buffers the stages share besides the state sets and the list (state::SharedBuffers).
     shared: SharedBuffers,
@@ -109,8 +104,6 @@ pub struct GpuBackend {
     gate: neighbours::Gate,
     walls: u32,
     rebuilds: u64,
-    // Whether kick_drift decides on a rebuild (a skin; without one every step rebuilds).
-    decide: bool,
     // Halting submissions (a skin and no tree): only a submission's first step bins; a later
     // step that must rebuild halts the rest. With the parity of the next step recorded, and
     // what sizes the submissions (`plan`).
@@ -154,8 +147,8 @@ impl GpuBackend {
     /// What decides this scene's recipe.
     fn recipe_config(&self) -> recipe::Config {
         recipe::Config {
-            impulse: self.model == ContactModel::Impulse,
-            gravity: self.g_on,
+            impulse: self.params.contact == ContactModel::Impulse,
+            gravity: self.params.mutual_gravity(),
             rounds: MATCHING_ROUNDS,
         }
     }
@@ -254,8 +247,8 @@ impl GpuBackend {
                     // for impulses without a gravity pass between, applies) the last round.
                     Kind::EndOfStep => {
                         let variant = integrate::EndOfStep::of(
-                            self.model == ContactModel::Impulse,
-                            self.g_on,
+                            self.params.contact == ContactModel::Impulse,
+                            self.params.mutual_gravity(),
                         );
                         let pipeline = &ig.end_of_step[variant as usize];
                         (pipeline, &b.integrate, SPHERES, stage::FORCES)
@@ -271,7 +264,7 @@ impl GpuBackend {
                 self.dispatch_tail(&mut pass, pipeline, bg, k);
                 pass.pop_debug_group();
                 drop(pass);
-                if init && p.kind == Kind::SumPairs && self.history {
+                if init && p.kind == Kind::SumPairs && self.params.history {
                     // No time has passed: set-up starts no friction history (CpuBackend's
                     // `SumPairs`).
                     enc.clear_buffer(&self.list.xi, 0, None);
@@ -364,8 +357,9 @@ impl GpuBackend {
             let p = self.parity;
             self.parity = 1 - p;
             ("integrate::kick_drift", &ig.kick_drift_halt[p])
-        } else if self.decide {
-            // With the list's rebuild decision (neighbours' needs_rebuild).
+        } else if self.params.skin > 0.0 {
+            // With a skin, kick_drift makes the list's rebuild decision (neighbours'
+            // needs_rebuild); without one every step rebuilds.
             ("integrate::kick_drift", &ig.kick_drift_decide)
         } else {
             ("integrate::kick_drift", &ig.kick_drift)
@@ -615,6 +609,10 @@ impl crate::engine::Engine for GpuBackend {
 
     fn walk_counts(&self) -> Option<crate::cpu::tree::WalkCounts> {
         GpuBackend::walk_counts(self)
+    }
+
+    fn step_params(&self) -> &crate::params::StepParams {
+        &self.params
     }
 
     fn set_work_counting(&mut self, on: bool) -> bool {

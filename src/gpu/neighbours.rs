@@ -583,8 +583,17 @@ impl super::GpuBackend {
     pub(super) fn grow_list(&mut self, needed: u32) -> Result<(), super::GpuError> {
         let (limit, limit_name) =
             super::buffers::binding_limit(&self.ctx.limits, self.binding_lowered);
-        let entry_bytes = largest_entry_binding(self.history, self.rotation, self.rolling);
-        let most = max_capacity(limit, self.history, self.rotation, self.rolling);
+        let entry_bytes = largest_entry_binding(
+            self.params.history,
+            self.params.rotation,
+            self.params.rolling,
+        );
+        let most = max_capacity(
+            limit,
+            self.params.history,
+            self.params.rotation,
+            self.params.rolling,
+        );
         let capacity = (2 * needed as u64 + 1024).min(most);
         if capacity < needed as u64 || capacity >= crate::cpu::neighbours::NO_MIRROR as u64 {
             return Err(super::GpuError::TooLarge {
@@ -619,8 +628,8 @@ impl super::GpuBackend {
             self.n,
             self.walls,
             capacity,
-            self.history,
-            (self.rotation, self.rolling),
+            self.params.history,
+            (self.params.rotation, self.params.rolling),
             self.max_dim,
             [
                 list_inputs(&self.shared, &self.state[0], &self.gate),

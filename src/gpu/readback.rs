@@ -75,9 +75,9 @@ impl GpuBackend {
             if capacity != self.list.capacity {
                 let limit = neighbours::max_capacity(
                     super::buffers::binding_limit(&self.ctx.limits, self.binding_lowered).0,
-                    self.history,
-                    self.rotation,
-                    self.rolling,
+                    self.params.history,
+                    self.params.rotation,
+                    self.params.rolling,
                 );
                 if capacity as u64 > limit || capacity >= crate::cpu::neighbours::NO_MIRROR {
                     return Err(format!(
@@ -116,7 +116,7 @@ impl GpuBackend {
     /// The integer outputs of the last binning (same layout as the CPU's, for exact comparison).
     pub fn binning_state(&self) -> BinningState {
         let n = self.n as u64;
-        let t = self.table_size as u64 + 1;
+        let t = self.params.table_size as u64 + 1;
         let cell_start: Vec<u32> = self.read(&self.shared.cell_start, 4 * t);
         // The GPU empties its counts after the scan (count.wgsl): each bucket's count is the
         // distance to the next start, the last bucket's to n.
@@ -165,24 +165,24 @@ impl GpuBackend {
         let pos: Vec<[f32; 4]> = self.read(&s.pos, 16 * n as u64);
         let vel: Vec<[f32; 4]> = self.read(&s.vel, 16 * n as u64);
         let ids: Vec<u32> = self.read(&s.id, 4 * n as u64);
-        let rot: Vec<[f32; 4]> = if self.rotation {
+        let rot: Vec<[f32; 4]> = if self.params.rotation {
             self.read(&s.rot, 48 * n as u64)
         } else {
             Vec::new()
         };
         snap.reset(
             self.steps_done,
-            self.steps_done as f64 * self.dt,
+            self.steps_done as f64 * self.params.dt,
             &self.radius_input,
             &self.mass_input,
-            self.rotation,
+            self.params.rotation,
         );
         let v = |a: [f32; 4]| DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64);
         for i in 0..n {
             let id = ids[i] as usize;
             snap.position[id] = v(pos[i]);
             snap.velocity[id] = v(vel[i]);
-            if self.rotation {
+            if self.params.rotation {
                 let (w, q) = (rot[3 * i], rot[3 * i + 1]);
                 snap.angular_velocity[id] = v(w);
                 snap.orientation[id] =
@@ -206,7 +206,7 @@ impl GpuBackend {
                 &self.stages.diagnostics.diagnostics,
                 &b.diagnostics,
             );
-            if self.g_on && self.tree.is_none() {
+            if self.params.mutual_gravity() && self.tree.is_none() {
                 self.dispatch_spheres(
                     &mut pass,
                     &self.stages.gravity.gravity_potential,
@@ -215,7 +215,7 @@ impl GpuBackend {
             }
             pass.pop_debug_group();
         }
-        if let (true, Some(t)) = (self.g_on, &self.tree) {
+        if let (true, Some(t)) = (self.params.mutual_gravity(), &self.tree) {
             // The tree's potential rewrites the same pulls and adds ½ G m Φ per body.
             t.record(&mut enc, self.cur, true, |e| {
                 e.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -230,7 +230,7 @@ impl GpuBackend {
         let pu: Vec<[u32; 2]> = self.read(&self.shared.partial_u, 8 * groups as u64);
         let mut d = Diagnostics {
             step: self.steps_done,
-            time: self.steps_done as f64 * self.dt,
+            time: self.steps_done as f64 * self.params.dt,
             collisions: self.collisions,
             neighbour_rebuilds: self.rebuilds,
             ..Default::default()
@@ -246,11 +246,11 @@ impl GpuBackend {
             d.angular_momentum += DVec3::new(l[0] as f64, l[1] as f64, l[2] as f64);
             d.contacts += pu[g][0] as u64;
         }
-        if self.g_on {
+        if self.params.mutual_gravity() {
             let am: Vec<[f32; 4]> = self.read(&self.shared.a_mutual, 16 * self.n as u64);
             d.potential_gravity = am.iter().map(|a| a[3] as f64).sum();
         }
-        if self.rotation {
+        if self.params.rotation {
             // Summed on the host from the state read back (the CPU's function, in the GPU's
             // sorted order), not by a work-group reduction: rotation's diagnostics cost a
             // read-back of the state.
@@ -320,7 +320,7 @@ impl GpuBackend {
     /// run. The state does not change (the stage recomputes the same accelerations). Returns
     /// `false`, running nothing, when the scene has no mutual gravity (G = 0).
     pub fn gravity_only(&mut self, k: u32) -> bool {
-        if !self.g_on {
+        if !self.params.mutual_gravity() {
             return false;
         }
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());

@@ -8,7 +8,7 @@ use super::state::{self, SharedBuffers, StateSet};
 use super::{GpuBackend, GpuContext, GpuError, WORKGROUP_SIZE};
 use super::{neighbours, prefix_sum, tree};
 use crate::scene::Scene;
-use crate::setup::{PackedScene, contact_history, table_size};
+use crate::setup::PackedScene;
 
 /// Options of [`GpuBackend::new`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -96,10 +96,12 @@ impl GpuBackend {
         opts: GpuOptions,
     ) -> Result<Self, GpuError> {
         let n = scene.spheres.len();
-        let ts = table_size(n);
-        let history = contact_history(scene);
-        let rotation = scene.sim.rotation;
-        let rolling = scene.rolling_model();
+        // Packed first: the buffers' sizes depend on the step's parameters (`crate::params`).
+        let packed = PackedScene::new(scene);
+        let p = &packed;
+        let sp = &p.params;
+        let (ts, history) = (sp.table_size, sp.history);
+        let (rotation, rolling) = (sp.rotation, sp.rolling);
         // Capped by what one binding holds (neighbours::largest_entry_binding): a sparse scene
         // of a million spheres then still fits lavapipe's 128 MiB, and the list grows if it
         // must.
@@ -115,9 +117,7 @@ impl GpuBackend {
                 neighbours::initial_capacity(n as u32).min(entry_limit.min(u32::MAX as u64) as u32)
             })
             .max(1);
-        let tree_on = scene.sim.gravity_solver == crate::scene::GravitySolver::Tree
-            && scene.sim.g_const > 0.0
-            && n > 0;
+        let tree_on = sp.gravity_tree() && n > 0;
         buffers::check_fits(
             &ctx,
             n,
@@ -128,9 +128,6 @@ impl GpuBackend {
             (rotation, rolling),
             opts.max_binding_size,
         )?;
-        let packed = PackedScene::new(scene);
-        let p = &packed;
-        let sp = &p.params;
         let device = &ctx.device;
         // Classified in f32, as the shaders compare.
         let n_large = p.large_count(|r| r as f32);
@@ -145,7 +142,14 @@ impl GpuBackend {
             ((n - n_large) as u32).div_ceil(WORKGROUP_SIZE) + n_large as u32,
             max_dim,
         );
-        let params = Params::of_scene(p, n_large, ts, dims.0 * WORKGROUP_SIZE, row_dims.0);
+        let params = Params::of(
+            sp,
+            n,
+            n_large,
+            p.walls.len(),
+            dims.0 * WORKGROUP_SIZE,
+            row_dims.0,
+        );
 
         // The binding limits were checked above; the device may still run out of memory as a
         // whole, which wgpu reports as an error, not a failed allocation.
@@ -204,7 +208,7 @@ impl GpuBackend {
             tree::GpuTree::new(
                 device,
                 n as u32,
-                scene.sim.theta as f32,
+                sp.theta as f32,
                 sp.g_const as f32,
                 sp.eps2 as f32,
                 max_dim,
@@ -231,21 +235,14 @@ impl GpuBackend {
             ctx,
             stages,
             n: n as u32,
-            table_size: ts,
+            params: *sp,
             dims,
-            model: sp.contact,
-            history,
-            rotation,
-            rolling,
-            g_on: sp.g_const > 0.0,
-            dt: sp.dt,
             state,
             shared,
             list,
             gate,
             walls,
             rebuilds: 0,
-            decide: sp.skin > 0.0,
             halting: sp.skin > 0.0 && tree.is_none(),
             parity: 0,
             planner: super::plan::Planner::default(),

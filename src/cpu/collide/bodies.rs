@@ -138,7 +138,8 @@ pub struct ContactHistory<R: Real> {
     pub rolling: R::V3,
 }
 
-/// Uniform parameters of the contact stage.
+/// Uniform parameters of the contact stage, derived from the step's parameters by
+/// [`crate::params::CpuParams::collide`].
 #[derive(Clone, Copy, Debug)]
 pub struct CollideParams<R: Real> {
     /// Time step, s.
