@@ -67,9 +67,11 @@ fn a_broken_shader_is_reported_with_its_name() {
     assert!(err.contains("broken"), "{err}");
 }
 
-/// `shaders/physics/<module>.wgsl` (sorted) with its text.
-fn physics_files() -> Vec<(String, String)> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/physics");
+/// The `.wgsl` files of `shaders/<dir>/`, by stem (sorted), with their text.
+fn wgsl_files(dir: &str) -> Vec<(String, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("shaders")
+        .join(dir);
     let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("directory entry").path())
@@ -81,6 +83,11 @@ fn physics_files() -> Vec<(String, String)> {
         .collect();
     out.sort();
     out
+}
+
+/// `shaders/physics/<module>.wgsl` (sorted) with its text.
+fn physics_files() -> Vec<(String, String)> {
+    wgsl_files("physics")
 }
 
 /// Each `shaders/physics/<module>.wgsl` is the twin of `src/physics/<module>.rs`: every
@@ -162,18 +169,7 @@ fn stage_files_keep_no_copy_of_a_physics_function() {
 
 /// `shaders/walls/<kind>.wgsl` (sorted) with its text.
 fn wall_kind_files() -> Vec<(String, String)> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders/walls");
-    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "wgsl"))
-        .map(|p| {
-            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (stem, std::fs::read_to_string(&p).expect("read shader"))
-        })
-        .collect();
-    out.sort();
-    out
+    wgsl_files("walls")
 }
 
 /// Every wall kind has its geometry once on each backend: `src/cpu/collide/walls/<kind>.rs`
