@@ -3,6 +3,8 @@
 //! `&Scene` and takes a [`CheckedScene`], and `Simulation::snapshot_into` reuses the snapshot's
 //! allocations.
 
+mod common;
+
 use glam::DVec3;
 use spheresim::scene::{
     BoxContainer, CheckOptions, CheckedScene, ContactModel, Material, Plane, Scene, SimParams,
@@ -290,6 +292,64 @@ fn snapshot_into_reuses_the_allocations() {
         }
         assert_eq!(out.step, 30);
         assert_eq!(out.angular_velocity.len(), scene.spheres.len());
+    }
+}
+
+/// The GPU backend's `snapshot_into` as the CPU's: the snapshot's vectors are kept, and the
+/// read-back buffer is made once, by the first call, and reused after.
+#[test]
+fn gpu_snapshot_into_reuses_the_allocations_and_the_read_back_buffer() {
+    if !common::gpu_available() {
+        return;
+    }
+    for rotation in [true, false] {
+        let mut scene = built();
+        scene.sim.rotation = rotation;
+        let mut sim = Simulation::new(&scene, Backend::Gpu, Precision::F32).unwrap();
+        let created = |sim: &Simulation| sim.gpu_backend().unwrap().snapshot_buffers_created();
+        assert_eq!(
+            created(&sim),
+            0,
+            "rotation {rotation}: made before the first call"
+        );
+        let mut out = Snapshot::default();
+        sim.snapshot_into(&mut out);
+        assert_eq!(created(&sim), 1, "rotation {rotation}");
+        assert_eq!(out, sim.snapshot(), "rotation {rotation}");
+        let ptrs = |s: &Snapshot| {
+            (
+                (s.position.as_ptr(), s.position.capacity()),
+                (s.velocity.as_ptr(), s.velocity.capacity()),
+                (s.radius.as_ptr(), s.radius.capacity()),
+                (s.mass.as_ptr(), s.mass.capacity()),
+                (s.angular_velocity.as_ptr(), s.angular_velocity.capacity()),
+                (s.orientation.as_ptr(), s.orientation.capacity()),
+            )
+        };
+        let before = ptrs(&out);
+        for _ in 0..3 {
+            sim.step(10).unwrap();
+            sim.snapshot_into(&mut out);
+            assert_eq!(
+                ptrs(&out),
+                before,
+                "rotation {rotation}: a vector was reallocated"
+            );
+            assert_eq!(out, sim.snapshot(), "rotation {rotation}");
+        }
+        assert_eq!(
+            created(&sim),
+            1,
+            "rotation {rotation}: a read-back buffer per call"
+        );
+        assert_eq!(out.step, 30);
+        let spins = if rotation { scene.spheres.len() } else { 0 };
+        assert_eq!(out.angular_velocity.len(), spins);
+        // The spheres moved: the snapshot is the state now, not the first one read.
+        assert_ne!(
+            out.position,
+            scene.spheres.iter().map(|s| s.position).collect::<Vec<_>>()
+        );
     }
 }
 

@@ -417,6 +417,63 @@ pub(crate) fn check_fits(
     Ok(())
 }
 
+/// A host-visible read-back buffer (`MAP_READ | COPY_DST`) kept between reads, so that a
+/// repeated read (`GpuBackend::snapshot_into`) creates no buffer: made on first use, replaced
+/// by a larger one when a read needs more.
+#[derive(Default)]
+pub(crate) struct Staging {
+    buffer: std::cell::RefCell<Option<wgpu::Buffer>>,
+    created: std::cell::Cell<u64>,
+}
+
+impl Staging {
+    /// Copies the first `size` bytes of each source, one after another (each size a multiple
+    /// of 4, wgpu's copy alignment), into the staging buffer, waits, and hands `decode` the
+    /// mapped bytes in that order. Nothing is allocated on the host.
+    pub(crate) fn read_with<R>(
+        &self,
+        ctx: &GpuContext,
+        sources: &[(&wgpu::Buffer, u64)],
+        decode: impl FnOnce(&[u8]) -> R,
+    ) -> R {
+        let total: u64 = sources.iter().map(|&(_, size)| size).sum();
+        let mut slot = self.buffer.borrow_mut();
+        if slot.as_ref().is_none_or(|b| b.size() < total) {
+            *slot = Some(ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("snapshot read-back"),
+                size: total.max(16),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+            self.created.set(self.created.get() + 1);
+        }
+        let staging = slot.as_ref().expect("made above");
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        let mut offset = 0;
+        for &(src, size) in sources.iter().filter(|&&(_, size)| size > 0) {
+            enc.copy_buffer_to_buffer(src, 0, staging, offset, size);
+            offset += size;
+        }
+        ctx.queue.submit([enc.finish()]);
+        if total == 0 {
+            return decode(&[]);
+        }
+        let slice = staging.slice(..total);
+        slice.map_async(wgpu::MapMode::Read, |r| r.expect("map read-back buffer"));
+        ctx.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("GPU device lost while waiting");
+        let out = decode(&slice.get_mapped_range().expect("mapped range"));
+        staging.unmap();
+        out
+    }
+
+    /// Staging buffers created so far (1 after any number of reads of one size).
+    pub(crate) fn created(&self) -> u64 {
+        self.created.get()
+    }
+}
+
 /// Copies the first `size` bytes of `src` back to the host and waits for them.
 pub(crate) fn read_buffer<T: Pod>(ctx: &GpuContext, src: &wgpu::Buffer, size: u64) -> Vec<T> {
     let device = &ctx.device;

@@ -124,6 +124,8 @@ pub struct GpuBackend {
     step_dispatches: u64,
     step_with_work: u64,
     counted_steps: u64,
+    // The read-back buffer `snapshot_into` reuses.
+    snapshot_staging: buffers::Staging,
     // The same for the bytes the dispatches may move (`traffic`): those of the gated
     // dispatches recorded, in all; by `step`, submitted and with work.
     gated_bytes: u64,

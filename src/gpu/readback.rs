@@ -157,38 +157,60 @@ impl GpuBackend {
         snap
     }
 
-    /// [`GpuBackend::snapshot`] written into `snap`, reusing its vectors (the buffers read back
-    /// from the device are still allocated per call).
+    /// [`GpuBackend::snapshot`] written into `snap`, reusing its vectors and a read-back
+    /// buffer the backend keeps (created by the first call): after the first call of a
+    /// backend, no allocation on the host or the device.
     pub fn snapshot_into(&self, snap: &mut Snapshot) {
         let n = self.n as usize;
         let s = &self.state[self.cur];
-        let pos: Vec<[f32; 4]> = self.read(&s.pos, 16 * n as u64);
-        let vel: Vec<[f32; 4]> = self.read(&s.vel, 16 * n as u64);
-        let ids: Vec<u32> = self.read(&s.id, 4 * n as u64);
-        let rot: Vec<[f32; 4]> = if self.params.rotation {
-            self.read(&s.rot, 48 * n as u64)
-        } else {
-            Vec::new()
-        };
+        let rotation = self.params.rotation;
+        let rot_bytes = if rotation { 48 * n as u64 } else { 0 };
+        // Laid out as copied: positions, velocities, rotation (3 vec4 a slot), ids.
+        let sources = [
+            (&s.pos, 16 * n as u64),
+            (&s.vel, 16 * n as u64),
+            (&s.rot, rot_bytes),
+            (&s.id, 4 * n as u64),
+        ];
         snap.reset(
             self.steps_done,
             self.steps_done as f64 * self.params.dt,
             &self.radius_input,
             &self.mass_input,
-            self.params.rotation,
+            rotation,
         );
-        let v = |a: [f32; 4]| DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64);
-        for i in 0..n {
-            let id = ids[i] as usize;
-            snap.position[id] = v(pos[i]);
-            snap.velocity[id] = v(vel[i]);
-            if self.params.rotation {
-                let (w, q) = (rot[3 * i], rot[3 * i + 1]);
-                snap.angular_velocity[id] = v(w);
-                snap.orientation[id] =
-                    glam::DQuat::from_xyzw(q[0] as f64, q[1] as f64, q[2] as f64, q[3] as f64);
-            }
-        }
+        self.snapshot_staging
+            .read_with(&self.ctx, &sources, |bytes| {
+                let (pos, rest) = bytes.split_at(16 * n);
+                let (vel, rest) = rest.split_at(16 * n);
+                let (rot, ids) = rest.split_at(rot_bytes as usize);
+                let pos: &[[f32; 4]] = bytemuck::cast_slice(pos);
+                let vel: &[[f32; 4]] = bytemuck::cast_slice(vel);
+                let rot: &[[f32; 4]] = bytemuck::cast_slice(rot);
+                let ids: &[u32] = bytemuck::cast_slice(ids);
+                let v = |a: [f32; 4]| DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64);
+                for i in 0..n {
+                    let id = ids[i] as usize;
+                    snap.position[id] = v(pos[i]);
+                    snap.velocity[id] = v(vel[i]);
+                    if rotation {
+                        let (w, q) = (rot[3 * i], rot[3 * i + 1]);
+                        snap.angular_velocity[id] = v(w);
+                        snap.orientation[id] = glam::DQuat::from_xyzw(
+                            q[0] as f64,
+                            q[1] as f64,
+                            q[2] as f64,
+                            q[3] as f64,
+                        );
+                    }
+                }
+            });
+    }
+
+    /// Read-back buffers [`GpuBackend::snapshot_into`] has created: 1 once it has been called,
+    /// however often (tests check that repeated snapshots create no buffer).
+    pub fn snapshot_buffers_created(&self) -> u64 {
+        self.snapshot_staging.created()
     }
 
     /// Diagnostics of the current state: work-group partial sums, added here in f64 in order.

@@ -254,6 +254,7 @@ impl GpuBackend {
             step_dispatches: 0,
             step_with_work: 0,
             counted_steps: 0,
+            snapshot_staging: super::buffers::Staging::default(),
             gated_bytes: 0,
             step_bytes: 0,
             step_bytes_with_work: 0,
