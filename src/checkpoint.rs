@@ -109,8 +109,8 @@ pub enum CheckpointError {
     /// other's checkpoints.
     #[error(
         "checkpoint directory {dir} is in use by another spheresim run (it holds the \
-         directory's lock); give this run another --checkpoint directory, or wait for that run \
-         to end"
+         directory's lock); give this run another {}, or wait for that run to end",
+        crate::naming::Setting::CheckpointDir
     )]
     Locked {
         /// The checkpoint directory.

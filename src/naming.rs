@@ -48,6 +48,32 @@ pub enum Setting {
     /// The soft contact laws: `ContactModel::Hertz` or `SpringDashpot`, `--contact hertz or
     /// spring-dashpot`.
     SoftContact,
+    /// The digits of the built-in scene `pi-blocks`: `digits` of `builtin::pi_blocks`,
+    /// `--digits`.
+    Digits,
+    /// Saving checkpoints: `Simulation::save_state`, `--checkpoint`.
+    Checkpoint,
+    /// A checkpoint directory: a `Checkpointer::new` directory, a `--checkpoint` directory.
+    CheckpointDir,
+    /// The event-driven backend: `Backend::Event`, `--backend event`.
+    BackendEvent,
+    /// The backends that can be drawn: `Backend::Gpu`, `Backend::Cpu` or `Backend::Auto`;
+    /// gpu, cpu or auto (after `--backend event`).
+    DrawableBackends,
+    /// The frames drawn: `RenderOptions::frames`, `--frames`.
+    Frames,
+    /// The steps between frames: `RenderOptions::every`, `--every`.
+    Every,
+    /// The PNG frames' directory: `RenderOutputs::frames_dir`, `--out DIR`.
+    FramesDir,
+    /// The video file: `RenderOutputs::video`, `--video FILE`.
+    Video,
+    /// The image size in pixels: `RenderOptions` width × height, `--size`.
+    Size,
+    /// The vertical field of view: `RenderOptions::fov_deg`, `--fov`.
+    Fov,
+    /// The video's frame rate: `VideoOptions::fps`, `--fps`.
+    Fps,
 }
 
 impl Setting {
@@ -74,6 +100,21 @@ impl Setting {
                 "`ContactModel::Hertz` or `ContactModel::SpringDashpot`",
                 "--contact hertz or spring-dashpot",
             ),
+            Setting::Digits => ("`digits` of `builtin::pi_blocks`", "--digits"),
+            Setting::Checkpoint => ("`Simulation::save_state`", "--checkpoint"),
+            Setting::CheckpointDir => ("`Checkpointer::new` directory", "--checkpoint directory"),
+            Setting::BackendEvent => ("`Backend::Event`", "--backend event"),
+            Setting::DrawableBackends => (
+                "`Backend::Gpu`, `Backend::Cpu` or `Backend::Auto`",
+                "gpu, cpu or auto",
+            ),
+            Setting::Frames => ("`RenderOptions::frames`", "--frames"),
+            Setting::Every => ("`RenderOptions::every`", "--every"),
+            Setting::FramesDir => ("`RenderOutputs::frames_dir`", "--out DIR"),
+            Setting::Video => ("`RenderOutputs::video`", "--video FILE"),
+            Setting::Size => ("`RenderOptions` size", "--size"),
+            Setting::Fov => ("`RenderOptions::fov_deg`", "--fov"),
+            Setting::Fps => ("`VideoOptions::fps`", "--fps"),
         }
     }
 }

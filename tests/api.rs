@@ -353,6 +353,42 @@ fn gpu_snapshot_into_reuses_the_allocations_and_the_read_back_buffer() {
     }
 }
 
+/// Messages routed through `spheresim::naming` since the CLI's flags left the library: the
+/// built-in `pi-blocks`' digits, the event backend's checkpoints and a render option name the
+/// library's fields in a process that never called `naming::use_cli_flags`.
+#[test]
+fn digits_checkpoint_and_render_errors_name_the_library_fields() {
+    let e = spheresim::scene::builtin::pi_blocks(0)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`digits` of `builtin::pi_blocks` must be between 1 and") && !e.contains("--"),
+        "{e}"
+    );
+    let e = spheresim::scene::builtin::build("pi-blocks", Some(3))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("its size is set by `digits` of `builtin::pi_blocks`") && !e.contains("--"),
+        "{e}"
+    );
+    let scene = spheresim::scene::builtin::build("pi-blocks", None).unwrap();
+    let sim = Simulation::new(&scene, Backend::Event, Precision::F64).unwrap();
+    let e = sim.save_state().unwrap_err().to_string();
+    assert!(
+        e.contains("use `Backend::Cpu` for a run with `Simulation::save_state`")
+            && !e.contains("--"),
+        "{e}"
+    );
+    let e = spheresim::render::frames::frame_plan(100, Some(0), None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`RenderOptions::frames` must be at least 1") && !e.contains("--"),
+        "{e}"
+    );
+}
+
 #[test]
 fn library_errors_name_the_library_settings_not_the_cli_flags() {
     let scene = built();

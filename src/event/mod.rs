@@ -662,14 +662,19 @@ impl crate::engine::Engine for EventBackend {
     fn save_state(&self) -> Result<crate::checkpoint::EngineState, crate::SimError> {
         Err(crate::SimError::Unavailable {
             backend: crate::Backend::Event,
-            reason: "the event-driven solver writes no checkpoints; use --backend cpu for a run \
-                     with --checkpoint"
-                .into(),
+            reason: format!(
+                "the event-driven solver writes no checkpoints; use {} for a run with {}",
+                crate::naming::Setting::BackendCpu,
+                crate::naming::Setting::Checkpoint
+            ),
         })
     }
 
     fn restore_state(&mut self, _state: &crate::checkpoint::EngineState) -> Result<(), String> {
-        Err("the event-driven solver restores no checkpoints; use --backend cpu".into())
+        Err(format!(
+            "the event-driven solver restores no checkpoints; use {}",
+            crate::naming::Setting::BackendCpu
+        ))
     }
 
     fn stage_seconds(&self) -> Vec<(&'static str, f64)> {

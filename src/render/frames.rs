@@ -15,6 +15,7 @@ use super::{
     Camera, ColourMode, DEFAULT_VIEW_DIRECTION, DrawSettings, RenderError, SceneRenderer, Up,
 };
 use crate::gpu::GpuContext;
+use crate::naming::Setting;
 use crate::output::prepare_output_dir;
 use crate::{Backend, Scene, Simulation};
 use glam::Vec3;
@@ -188,10 +189,16 @@ pub fn frame_plan(
     every: Option<u64>,
 ) -> Result<(u64, u64), RenderError> {
     if frames == Some(0) {
-        return Err(RenderError::Invalid("--frames must be at least 1".into()));
+        return Err(RenderError::Invalid(format!(
+            "{} must be at least 1",
+            Setting::Frames
+        )));
     }
     if every == Some(0) {
-        return Err(RenderError::Invalid("--every must be at least 1".into()));
+        return Err(RenderError::Invalid(format!(
+            "{} must be at least 1",
+            Setting::Every
+        )));
     }
     Ok(match (frames, every) {
         (Some(f), Some(e)) => (f, e),
@@ -317,29 +324,35 @@ pub fn render_to(
     outputs: &RenderOutputs,
 ) -> Result<RenderSummary, RenderError> {
     if outputs.frames_dir.is_none() && outputs.video.is_none() {
-        return Err(RenderError::Invalid(
-            "nothing to write: give --out DIR (PNG frames), --video FILE (.mp4 or .webm), or both"
-                .into(),
-        ));
+        return Err(RenderError::Invalid(format!(
+            "nothing to write: give {} (PNG frames), {} (.mp4 or .webm), or both",
+            Setting::FramesDir,
+            Setting::Video
+        )));
     }
     let (frames, every) = frame_plan(scene.sim.steps, opts.frames, opts.every)?;
     if opts.width == 0 || opts.height == 0 {
         return Err(RenderError::Invalid(format!(
-            "--size {}x{}: width and height must be at least 1",
-            opts.width, opts.height
+            "{} {}x{}: width and height must be at least 1",
+            Setting::Size,
+            opts.width,
+            opts.height
         )));
     }
     if let Some(f) = opts.fov_deg
         && !(f > 0.0 && f < 180.0)
     {
         return Err(RenderError::Invalid(format!(
-            "--fov {f}: must be between 0 and 180 degrees"
+            "{} {f}: must be between 0 and 180 degrees",
+            Setting::Fov
         )));
     }
     if opts.backend == Backend::Event {
-        return Err(RenderError::Invalid(
-            "--backend event cannot be drawn: use gpu, cpu or auto".into(),
-        ));
+        return Err(RenderError::Invalid(format!(
+            "{} cannot be drawn: use {}",
+            Setting::BackendEvent,
+            Setting::DrawableBackends
+        )));
     }
     if let Some(v) = &outputs.video {
         check_video(&v.path, opts.width, opts.height, v.fps)?;
@@ -348,8 +361,10 @@ pub fn render_to(
     let max = ctx.limits.max_texture_dimension_2d;
     if opts.width > max || opts.height > max {
         return Err(RenderError::Invalid(format!(
-            "--size {}x{}: over the adapter's largest texture, {max} pixels a side",
-            opts.width, opts.height
+            "{} {}x{}: over the adapter's largest texture, {max} pixels a side",
+            Setting::Size,
+            opts.width,
+            opts.height
         )));
     }
     // Created only once every option is known to be good.

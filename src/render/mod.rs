@@ -74,9 +74,11 @@ pub fn open_simulation(
         Backend::Cpu => false,
         Backend::Auto => !ctx.is_software() || std::env::var_os("WGPU_ADAPTER_NAME").is_some(),
         Backend::Event => {
-            return Err(RenderError::Invalid(
-                "--backend event cannot be drawn: use gpu, cpu or auto".into(),
-            ));
+            return Err(RenderError::Invalid(format!(
+                "{} cannot be drawn: use {}",
+                crate::naming::Setting::BackendEvent,
+                crate::naming::Setting::DrawableBackends
+            )));
         }
     };
     Ok(if gpu {

@@ -219,7 +219,8 @@ fn check_fps(fps: f64) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "--fps {fps}: frames per second must be a finite number above 0"
+            "{} {fps}: frames per second must be a finite number above 0",
+            crate::naming::Setting::Fps
         ))
     }
 }
@@ -255,7 +256,8 @@ pub fn check_video(
         let even = |n: u32| if n % 2 == 1 { n + 1 } else { n };
         return Err(invalid(format!(
             "size {width}x{height}: H.264 (.mp4, yuv420p) needs an even width and height; \
-             use e.g. --size {}x{}, or write .webm (VP9 takes odd sizes)",
+             use e.g. {} {}x{}, or write .webm (VP9 takes odd sizes)",
+            crate::naming::Setting::Size,
             even(width),
             even(height)
         )));

@@ -177,7 +177,8 @@ pub fn build(name: &str, particles: Option<usize>) -> Result<Scene, SceneError> 
         "pi-blocks" if n != 2 => {
             return Err(SceneError::Other(format!(
                 "built-in scene `pi-blocks` has exactly 2 spheres, got a request for {n}; its \
-                 size is set by --digits"
+                 size is set by {}",
+                crate::naming::Setting::Digits
             )));
         }
         "pi-blocks" => pi_blocks(PI_BLOCKS_DEFAULT_DIGITS)?,
@@ -1331,8 +1332,9 @@ pub fn pi_blocks_last_collision_time(m: f64, big_m: f64, l: f64, v: f64) -> f64 
 pub fn pi_blocks(digits: u32) -> Result<Scene, SceneError> {
     if !(1..=PI_BLOCKS_MAX_DIGITS).contains(&digits) {
         return Err(SceneError::Other(format!(
-            "built-in scene `pi-blocks`: --digits must be between 1 and {PI_BLOCKS_MAX_DIGITS}, \
-             got {digits} (beyond {PI_BLOCKS_MAX_DIGITS} the mass ratio is too large for f64)"
+            "built-in scene `pi-blocks`: {} must be between 1 and {PI_BLOCKS_MAX_DIGITS}, \
+             got {digits} (beyond {PI_BLOCKS_MAX_DIGITS} the mass ratio is too large for f64)",
+            crate::naming::Setting::Digits
         )));
     }
     let (r, l, speed) = (0.1, 1.0, 1.0);
