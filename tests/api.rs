@@ -12,6 +12,24 @@ use spheresim::scene::{
 };
 use spheresim::{Backend, Precision, SimError, Simulation, Snapshot};
 
+/// A vector's address and capacity.
+type Allocation = (*const u8, usize);
+
+/// Where each vector of a snapshot lives and how much it holds: unchanged when a call reused it.
+fn allocations(s: &Snapshot) -> [Allocation; 6] {
+    fn of<T>(v: &[T], capacity: usize) -> Allocation {
+        (v.as_ptr().cast(), capacity)
+    }
+    [
+        of(&s.position, s.position.capacity()),
+        of(&s.velocity, s.velocity.capacity()),
+        of(&s.radius, s.radius.capacity()),
+        of(&s.mass, s.mass.capacity()),
+        of(&s.angular_velocity, s.angular_velocity.capacity()),
+        of(&s.orientation, s.orientation.capacity()),
+    ]
+}
+
 /// A scene file using every kind of table the builder mirrors.
 const TOML: &str = r#"
 [simulation]
@@ -273,21 +291,15 @@ fn snapshot_into_reuses_the_allocations() {
         let mut out = Snapshot::default();
         sim.snapshot_into(&mut out);
         assert_eq!(out, sim.snapshot());
-        let ptrs = |s: &Snapshot| {
-            (
-                (s.position.as_ptr(), s.position.capacity()),
-                (s.velocity.as_ptr(), s.velocity.capacity()),
-                (s.radius.as_ptr(), s.radius.capacity()),
-                (s.mass.as_ptr(), s.mass.capacity()),
-                (s.angular_velocity.as_ptr(), s.angular_velocity.capacity()),
-                (s.orientation.as_ptr(), s.orientation.capacity()),
-            )
-        };
-        let before = ptrs(&out);
+        let before = allocations(&out);
         for _ in 0..3 {
             sim.step(10).unwrap();
             sim.snapshot_into(&mut out);
-            assert_eq!(ptrs(&out), before, "{precision}: a vector was reallocated");
+            assert_eq!(
+                allocations(&out),
+                before,
+                "{precision}: a vector was reallocated"
+            );
             assert_eq!(out, sim.snapshot(), "{precision}");
         }
         assert_eq!(out.step, 30);
@@ -316,22 +328,12 @@ fn gpu_snapshot_into_reuses_the_allocations_and_the_read_back_buffer() {
         sim.snapshot_into(&mut out);
         assert_eq!(created(&sim), 1, "rotation {rotation}");
         assert_eq!(out, sim.snapshot(), "rotation {rotation}");
-        let ptrs = |s: &Snapshot| {
-            (
-                (s.position.as_ptr(), s.position.capacity()),
-                (s.velocity.as_ptr(), s.velocity.capacity()),
-                (s.radius.as_ptr(), s.radius.capacity()),
-                (s.mass.as_ptr(), s.mass.capacity()),
-                (s.angular_velocity.as_ptr(), s.angular_velocity.capacity()),
-                (s.orientation.as_ptr(), s.orientation.capacity()),
-            )
-        };
-        let before = ptrs(&out);
+        let before = allocations(&out);
         for _ in 0..3 {
             sim.step(10).unwrap();
             sim.snapshot_into(&mut out);
             assert_eq!(
-                ptrs(&out),
+                allocations(&out),
                 before,
                 "rotation {rotation}: a vector was reallocated"
             );

@@ -34,6 +34,8 @@ pub(super) struct StepRun<R: Real> {
     pub(super) unapplied: bool,
     /// Input id of the first sphere the check stopped.
     pub(super) bad: Option<u32>,
+    /// The contact passes' parameters, set by `BuildList` once this step's cells are known.
+    pub(super) collide: Option<CollideParams<R>>,
 }
 
 impl<R: Real> StepRun<R> {
@@ -47,7 +49,17 @@ impl<R: Real> StepRun<R> {
             impulse_loss: 0.0,
             unapplied: false,
             bad: None,
+            collide: None,
         }
+    }
+
+    /// The contact passes' parameters of this step.
+    ///
+    /// # Panics
+    /// Before `BuildList`, which the recipe puts ahead of every contact pass.
+    fn collide(&self) -> CollideParams<R> {
+        self.collide
+            .expect("BuildList runs before the contact passes")
     }
 }
 
@@ -268,7 +280,6 @@ impl<R: Real> CpuBackend<R> {
     /// once (the GPU defers them to the next pass that reads the state), and the final round's
     /// at `ApplyContacts` or the end of the step, as the GPU does.
     pub(super) fn run_pass(&mut self, pass: &Pass, run: &mut StepRun<R>) {
-        let params = |b: &Self, run: &StepRun<R>| b.collide_params(run.vmax);
         match pass.kind {
             Kind::MeasureSpeed => {
                 run.vmax = self
@@ -287,7 +298,9 @@ impl<R: Real> CpuBackend<R> {
                 }
             }
             Kind::BuildList => {
-                let params = params(self, run);
+                // After the binning set this step's cell edge: the contact passes' parameters.
+                let params = self.collide_params(run.vmax);
+                run.collide = Some(params);
                 self.build_list(&params, run.init, run.rebuild);
             }
             Kind::ImpulsePairs(Pairs::Binary) => {
@@ -299,19 +312,19 @@ impl<R: Real> CpuBackend<R> {
                 // Each pair is evaluated in full once per step; then only where a round moved
                 // one of its spheres (`collide::impulse_pairs`).
                 self.moved.clear();
-                self.impulse_pairs(&params(self, run), false);
+                self.impulse_pairs(&run.collide(), false);
             }
-            Kind::ImpulsePairs(Pairs::Pending) => self.impulse_pairs(&params(self, run), false),
-            Kind::ImpulsePairs(Pairs::Final) => self.impulse_pairs(&params(self, run), true),
-            Kind::EarliestEvents { .. } => self.earliest_events(&params(self, run)),
+            Kind::ImpulsePairs(Pairs::Pending) => self.impulse_pairs(&run.collide(), false),
+            Kind::ImpulsePairs(Pairs::Final) => self.impulse_pairs(&run.collide(), true),
+            Kind::EarliestEvents { .. } => self.earliest_events(&run.collide()),
             Kind::SumImpulses(Round::Matching) => {
-                self.collide(Round::Matching, &params(self, run));
+                self.collide(Round::Matching, &run.collide());
                 run.collisions += self.sum_contacts().collisions;
                 run.impulse_loss += self.apply_contacts();
                 self.load_bodies();
             }
             Kind::SumImpulses(Round::Final) => {
-                self.collide(Round::Final, &params(self, run));
+                self.collide(Round::Final, &run.collide());
                 run.sums = self.sum_contacts();
                 run.unapplied = !run.init;
             }
@@ -319,9 +332,9 @@ impl<R: Real> CpuBackend<R> {
                 run.impulse_loss += self.apply_contacts();
                 run.unapplied = false;
             }
-            Kind::CollidePairs => self.soft_pass(&params(self, run), false),
+            Kind::CollidePairs => self.soft_pass(&run.collide(), false),
             Kind::SumPairs => {
-                self.soft_pass(&params(self, run), true);
+                self.soft_pass(&run.collide(), true);
                 if run.init {
                     // No time has passed: set-up starts no friction history.
                     self.list.kept.fill(Default::default());

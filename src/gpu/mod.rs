@@ -143,6 +143,8 @@ pub struct GpuBackend {
     profiler: Option<Profiler>,
     // Mutual gravity by the Barnes–Hut tree (`gravity_solver = "tree"`), else the direct sum.
     tree: Option<tree::GpuTree>,
+    /// The passes of a step ([`crate::recipe::step`]), built once at set-up.
+    recipe: Vec<Pass>,
 }
 
 impl GpuBackend {
@@ -166,10 +168,18 @@ impl GpuBackend {
         binning: bool,
         head: bool,
     ) {
-        for pass in recipe::step(self.recipe_config(), init) {
+        let passes = if init {
+            recipe::step(self.recipe_config(), true)
+        } else {
+            std::mem::take(&mut self.recipe)
+        };
+        for pass in &passes {
             if pass.head() == head && (binning || pass.gate == Gate::Always) {
-                self.record_pass(enc, &pass, init, binning);
+                self.record_pass(enc, pass, init, binning);
             }
+        }
+        if !init {
+            self.recipe = passes;
         }
     }
 

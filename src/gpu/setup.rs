@@ -269,7 +269,9 @@ impl GpuBackend {
             mass_input: packed.mass.clone(),
             profiler: None,
             tree,
+            recipe: Vec::new(),
         };
+        b.recipe = crate::recipe::step(b.recipe_config(), false);
         b.initialise(opts.list_capacity.is_none())?;
         Ok(b)
     }
