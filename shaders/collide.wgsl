@@ -491,7 +491,7 @@ fn wall_contact(acc: ptr<function, Acc>, me: Body, wall: Plane, k: u32, is_earli
         }
         let arm = contact_arm(me.r, -s1);
         let spin = spin_lever(0.0, vec3<f32>(0.0), arm, me.omega);
-        let soft = soft_contact(n, -s1, me.v, spin, xi_old, pair_restitution(me.e, wall.e),
+        let soft = soft_contact(n, -s1, me.v - wall.velocity, spin, xi_old, pair_restitution(me.e, wall.e),
                                 max(me.zeta, wall.zeta), pair_friction(me.mu, wall.mu),
                                 me.compliance + wall.compliance,
                                 1.0 / me.r + wall_curvature(wall), me.w);
@@ -511,14 +511,15 @@ fn wall_contact(acc: ptr<function, Acc>, me: Body, wall: Plane, k: u32, is_earli
             rolling = vec4<f32>(rs.torque, rs.power);
             spring = rs.spring;
         }
-        (*acc).force += n * soft.force + soft.friction;
+        let force = n * soft.force + soft.friction;
+        (*acc).force += force;
         if params.rotation != 0u {
             // physics::rotation::friction_moment
             (*acc).torque += friction_torque(arm, cross3(n, soft.friction));
             (*acc).torque += rolling.xyz;
         }
         (*acc).energy += soft.energy;
-        (*acc).power += soft.power + rolling.w;
+        (*acc).power += soft.power + rolling.w - wall_power(force, wall);
         if soft_history {
             wall_xi[w] = soft.kept;
             if hs == 2u {

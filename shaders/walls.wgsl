@@ -17,10 +17,8 @@ struct Plane {
     mu: f32,            // friction coefficient
     radius: f32,        // container's inner radius, m; 0 plane
     rolling_friction: f32, // μ_r
+    velocity: vec3<f32>, // m/s, of the surface, in its plane (zero for a container)
     kind: u32,          // WALL_*
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
 }
 
 // cpu::collide::wall_gap's result: gap s (m) and the wall's normal n into the domain.
@@ -66,6 +64,14 @@ fn wall_event(me: Body, wall: Plane, dt: f32) -> f32 {
             return plane_event(me, wall, dt);
         }
     }
+}
+
+// cpu::collide::walls::contact::wall_power
+fn wall_power(force: vec3<f32>, wall: Plane) -> f32 {
+    if all(wall.velocity == vec3<f32>(0.0)) {
+        return 0.0;
+    }
+    return dot3(force, wall.velocity);
 }
 
 // cpu::collide::walls::approach_event; returns -1 for None.

@@ -27,7 +27,8 @@ pub struct Diagnostics {
     /// §4.3):
     ///
     /// * soft contact (spring–dashpot, Hertz): the power of the normal dashpot and of friction,
-    ///   `(F_n − F_el) u_n + P_friction`, times dt, every step;
+    ///   `(F_n − F_el) u_n + P_friction`, times dt, every step, less the work of a plane whose
+    ///   surface moves (`F·V`, docs/physics.md §2.4), so that it can fall;
     /// * impulses (CPU and GPU): every contact round books, for each movable sphere, minus
     ///   [`crate::cpu::collide::impulse_energy_change`] of the velocity and position changes the
     ///   round applies. For a binary collision of movable spheres that is exactly the kinetic

@@ -152,6 +152,9 @@ pub struct Wall {
     pub rolling_friction: f64,
     /// Inner radius R_W of a [`WallKind::SphereInside`], m; 0 for a plane.
     pub radius: f64,
+    /// Velocity of the wall's surface, m/s, in its plane (a plane's `velocity`; zero for a
+    /// container).
+    pub velocity: DVec3,
 }
 
 pub use crate::params::StepParams;
@@ -235,6 +238,7 @@ impl PackedScene {
                 friction: p.surface.friction,
                 rolling_friction: p.surface.rolling_friction,
                 radius: 0.0,
+                velocity: p.velocity,
             })
             .chain(scene.containers.iter().map(|c| Wall {
                 kind: WallKind::SphereInside,
@@ -246,6 +250,7 @@ impl PackedScene {
                 friction: c.surface.friction,
                 rolling_friction: c.surface.rolling_friction,
                 radius: c.radius,
+                velocity: DVec3::ZERO,
             }))
             .collect();
         Self {

@@ -203,6 +203,7 @@ fn full_file_parses_to_the_expected_scene() {
             normal: DVec3::Y,
             restitution: 0.7,
             surface: Surface::default(),
+            velocity: DVec3::ZERO,
         }
     );
     assert_eq!(s.planes[1].restitution, 0.9);
@@ -847,6 +848,7 @@ fn surface_keys_and_containers_load_with_the_right_values() {
             normal: DVec3::Y,
             restitution: Material::rubber().restitution,
             surface: Surface::of(&Material::rubber()),
+            velocity: DVec3::ZERO,
         }
     );
     assert_eq!(
@@ -1196,4 +1198,42 @@ fn wall_materials_are_resolved_like_sphere_materials() {
         assert_eq!(p.surface, Surface::of(&s.materials[0]));
         assert_eq!(p.surface.friction, 0.7);
     }
+}
+
+/// A plane's `velocity` moves its surface along itself: read, defaulted to zero, and refused
+/// with a normal component or a non-finite value.
+#[test]
+fn plane_velocity_is_read_and_must_lie_in_the_plane() {
+    let plane = |v: &str| {
+        with_particle(&format!(
+            "[[plane]]\npoint = [0, -2, 0]\nnormal = [0, 2, 0]\n{v}"
+        ))
+    };
+    let s = Scene::from_toml_str(&plane("velocity = [1.5, 0, -2]"), "belt").unwrap();
+    s.check(&CheckOptions::default()).unwrap();
+    assert_eq!(s.planes[0].velocity, DVec3::new(1.5, 0.0, -2.0));
+    let still = Scene::from_toml_str(&plane(""), "still").unwrap();
+    assert_eq!(still.planes[0].velocity, DVec3::ZERO);
+    rejects(
+        &plane("velocity = [1, 0.5, 0]"),
+        &[
+            "[[plane]] #0 at line 1",
+            "velocity must lie in the plane",
+            "component along the normal is 0.5 m/s",
+        ],
+    );
+    rejects(
+        &plane("velocity = [nan, 0, 0]"),
+        &["[[plane]] #0 at line 1", "velocity"],
+    );
+    // The builder checks the same.
+    let built = Scene::builder()
+        .sphere(spheresim::scene::Sphere::new(DVec3::ZERO, 1.0).mass(1.0))
+        .plane(Plane::new(DVec3::NEG_Y * 2.0, DVec3::Y).velocity(DVec3::new(0.0, -1.0, 0.0)))
+        .build()
+        .and_then(|s| s.check(&CheckOptions::default()).map(|_| ()));
+    let err = built
+        .expect_err("a plane moving along its normal")
+        .to_string();
+    assert!(err.contains("velocity must lie in the plane"), "{err}");
 }

@@ -334,7 +334,7 @@ fn shared_structs_match_their_wgsl_layout() {
             "collide",
             "Plane",
             rust_layout!(PlaneGpu: point, e, normal, zeta, compliance, mu, radius,
-                rolling_friction, kind),
+                rolling_friction, velocity, kind),
         ),
         (
             "collide",

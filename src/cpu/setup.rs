@@ -32,6 +32,7 @@ impl<R: Real> CpuBackend<R> {
                     mu: R::of(w.friction),
                     rolling_friction: R::of(w.rolling_friction),
                     radius: R::of(w.radius),
+                    velocity: R::v3(w.velocity),
                 })
                 .collect(),
             n_small: (n - n_large) as u32,

@@ -224,10 +224,10 @@ pub struct PlaneGpu {
     pub radius: f32,
     /// Rolling friction coefficient μ_r.
     pub rolling_friction: f32,
+    /// Velocity of the wall's surface, m/s, in its plane (zero for a container).
+    pub velocity: [f32; 3],
     /// The wall's kind, `setup::WallKind::code` (`WALL_*` in shaders/walls.wgsl).
     pub kind: u32,
-    /// Padding to 16 bytes.
-    pub pad: [u32; 3],
 }
 
 /// Uniforms of the neighbour list's build (`ListParams` in neighbours.wgsl).

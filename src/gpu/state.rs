@@ -122,8 +122,8 @@ pub(crate) fn wall_records(p: &PackedScene) -> Vec<PlaneGpu> {
             mu: w.friction as f32,
             radius: w.radius as f32,
             rolling_friction: w.rolling_friction as f32,
+            velocity: w.velocity.as_vec3().to_array(),
             kind: w.kind.code(),
-            pad: [0; 3],
         })
         .collect();
     if planes.is_empty() {

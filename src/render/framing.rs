@@ -225,6 +225,7 @@ mod tests {
             normal,
             restitution: 1.0,
             surface: Surface::default(),
+            velocity: DVec3::ZERO,
         }
     }
 

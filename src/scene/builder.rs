@@ -145,6 +145,7 @@ macro_rules! wall_setters {
 pub struct PlaneBuilder {
     point: DVec3,
     normal: DVec3,
+    velocity: DVec3,
     wall: Wall,
 }
 
@@ -157,11 +158,22 @@ impl Plane {
         PlaneBuilder {
             point,
             normal,
+            velocity: DVec3::ZERO,
             wall: Wall::default(),
         }
     }
 }
 wall_setters!(PlaneBuilder);
+
+impl PlaneBuilder {
+    /// Velocity of the plane's surface, m/s (default zero): a conveyor belt or a shear wall.
+    /// It must lie in the plane ([`Scene::check`] refuses a component along the normal); see
+    /// [`Plane::velocity`].
+    pub fn velocity(mut self, v: DVec3) -> Self {
+        self.velocity = v;
+        self
+    }
+}
 
 /// An axis-aligned box of six inward planes (a `[[box_container]]` table), to be given to
 /// [`SceneBuilder::box_container`].
@@ -451,6 +463,7 @@ impl SceneBuilder {
                     normal: (p.normal / scale).normalize(),
                     restitution,
                     surface,
+                    velocity: p.velocity,
                 }),
             }
         }

@@ -574,6 +574,7 @@ fn wall_stand(n: usize) -> Result<Scene, SceneError> {
         normal: DVec3::Z,
         restitution: rubber.restitution,
         surface: Surface::of(&rubber),
+        velocity: DVec3::ZERO,
     }];
     let t = scene
         .contact_time()
@@ -779,6 +780,7 @@ fn pile(n: usize) -> Scene {
             normal: DVec3::Z,
             restitution: e,
             surface: grain,
+            velocity: DVec3::ZERO,
         }],
         containers: Vec::new(),
         materials: Vec::new(),
@@ -1230,6 +1232,7 @@ fn bounce(n: usize) -> Scene {
             normal: DVec3::Y,
             restitution: 1.0,
             surface: Surface::default(),
+            velocity: DVec3::ZERO,
         }],
     }
 }
@@ -1368,6 +1371,7 @@ pub fn pi_blocks(digits: u32) -> Result<Scene, SceneError> {
             normal: DVec3::X,
             restitution: 1.0,
             surface: Surface::default(),
+            velocity: DVec3::ZERO,
         }],
     })
 }

@@ -787,6 +787,20 @@ impl Scene {
                     );
                 }
             }
+            // A velocity along the normal would move the plane, which the walls never do.
+            if out.check(subject, finite3("velocity", p.velocity)) && p.normal.is_finite() {
+                let along = p.velocity.dot(p.normal.normalize_or_zero());
+                if along.abs() > 1e-6 * p.velocity.length() {
+                    out.push(
+                        subject,
+                        format!(
+                            "velocity must lie in the plane (a plane moves only along itself), \
+                             but its component along the normal is {} m/s",
+                            fmt_num(along)
+                        ),
+                    );
+                }
+            }
             if !reported_restitution(p.restitution) {
                 out.check(subject, restitution(p.restitution));
             }
@@ -992,6 +1006,7 @@ mod tests {
                 normal: DVec3::Y,
                 restitution: 1.0,
                 surface: Surface::default(),
+                velocity: DVec3::ZERO,
             }],
             containers: vec![container(Surface::default())],
             ..Scene::default()

@@ -242,6 +242,7 @@ struct BlockTable {
 struct PlaneTable {
     point: [f64; 3],
     normal: [f64; 3],
+    velocity: Option<[f64; 3]>,
     restitution: Option<f64>,
     material: Option<String>,
 }
@@ -1255,6 +1256,7 @@ impl Builder {
                 normal: (normal / scale).normalize(),
                 restitution,
                 surface,
+                velocity: p.velocity.map_or(DVec3::ZERO, v3),
             });
             self.origins.planes.push(("plane", k, line));
         }

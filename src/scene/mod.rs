@@ -338,6 +338,13 @@ pub struct Plane {
     pub restitution: f64,
     /// Elastic constants and friction of the plane (its `material`, else `[simulation]`'s).
     pub surface: Surface,
+    /// Velocity of the plane's surface, m/s (default zero): a conveyor belt or a shear wall.
+    /// It lies in the plane (checked by [`Scene::check`]), so the plane itself stays where it
+    /// is; the soft laws' friction and dashpots see the sphere's velocity relative to it, and
+    /// the work it does is booked in the ledger (docs/physics.md §2.4). The impulse model is
+    /// frictionless: a velocity in the plane changes nothing there.
+    #[serde(default)]
+    pub velocity: DVec3,
 }
 
 /// A hollow sphere that keeps spheres inside it (`[[sphere_container]]`): the concave wall of
@@ -470,6 +477,7 @@ impl Scene {
             normal,
             restitution,
             surface,
+            velocity: DVec3::ZERO,
         };
         [
             p(min, DVec3::X),

@@ -209,6 +209,7 @@ pub fn plane(point: DVec3, normal: DVec3, e: f64) -> Plane {
         normal: normal.normalize(),
         restitution: e,
         surface: Surface::default(),
+        velocity: DVec3::ZERO,
     }
 }
 

@@ -78,6 +78,8 @@ pub struct PlaneBody<R: Real> {
     pub rolling_friction: R,
     /// The inner radius R_W of a spherical container, m; `0` for a plane.
     pub radius: R,
+    /// Velocity of the wall's surface, m/s, in its plane (zero for a container).
+    pub velocity: R::V3,
 }
 
 /// One sphere's rotation as the contact stage reads it.

@@ -27,8 +27,24 @@ fn approach<R: Real>(me: &Body<R>, wall: &PlaneBody<R>) -> (R, R, R::V3) {
     (s, R::dot(me.v, n), n)
 }
 
+/// Power, W, that a wall whose surface moves at `wall.velocity` (in its plane) puts into a
+/// sphere through the contact force `force` (N, on the sphere): `F·v_wall` (docs/physics.md
+/// §2.4). The ledger books it against the contact's losses. Exactly 0 for a wall at rest, whose
+/// contacts then book what they always did.
+#[inline(always)]
+pub fn wall_power<R: Real>(force: R::V3, wall: &PlaneBody<R>) -> R {
+    if wall.velocity == R::zero3() {
+        R::zero()
+    } else {
+        R::dot(force, wall.velocity)
+    }
+}
+
 /// Sphere–wall response (docs/physics.md §1 for impulses, §2 for soft contact), added to
-/// `acc`. Walls are immovable. Impulse model: in the matching round the impulse acts when the
+/// `acc`. Walls do not move, but a plane's surface may (`velocity`, in its plane): the soft
+/// laws see the sphere's velocity relative to it, and its work is taken off the contact's
+/// dissipated power ([`wall_power`]). The impulse model's response is along the normal only,
+/// so a surface velocity changes nothing there. Impulse model: in the matching round the impulse acts when the
 /// wall is the sphere's `earliest` event, in the final round whenever the sphere reaches the
 /// wall approaching it; it acts at the contact instant and the sphere travels the rest of the
 /// step with its new velocity. Projection onto the wall is [`project_onto_walls`].
@@ -90,7 +106,7 @@ pub fn wall_contact<R: Real>(
                 params.damping,
                 n,
                 -s1,
-                me.v,
+                me.v - wall.velocity,
                 lever,
                 kept,
                 pair_restitution(me.e, wall.e),
@@ -133,13 +149,14 @@ pub fn wall_contact<R: Real>(
                 }
                 _ => (R::zero3(), R::zero()),
             };
-            acc.force += n * soft.force + soft.friction;
+            let force = n * soft.force + soft.friction;
+            acc.force += force;
             if spin.is_some() {
                 acc.torque += friction_torque(arm, friction_moment::<R>(n, soft.friction));
                 acc.torque += rolling;
             }
             acc.energy += soft.energy;
-            acc.power += soft.power + rolling_power;
+            acc.power += soft.power + rolling_power - wall_power(force, wall);
             acc.contacts += 1;
             acc.collisions += (s1 - vn * params.dt > R::zero()) as u32;
             Some(keep)

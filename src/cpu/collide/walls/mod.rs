@@ -88,6 +88,7 @@ mod tests {
             mu: 0.0,
             rolling_friction: 0.0,
             radius,
+            velocity: DVec3::ZERO,
         }
     }
 
