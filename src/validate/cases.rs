@@ -134,6 +134,16 @@ pub static CASES: &[Case] = &[
         run: rolling_ball,
     },
     Case {
+        name: "belt",
+        description: "a sphere set down at rest on a floor whose surface moves at 1 m/s (a \
+                      conveyor belt, mu = 0.4, rotation on, Hertz): dragged at mu g, rolls from \
+                      t = 2 V / (7 mu g) on at 2 V / 7 with omega r = 5 V / 7; the belt's work \
+                      is booked, so the ledger stays closed and the net dissipated energy is \
+                      -m V^2 / 7 (docs/physics.md §2.4)",
+        backends: STEPPED,
+        run: belt,
+    },
+    Case {
         name: "incline",
         description: "a sphere released on an incline, rotation on: rolls without slipping at \
                       a = (5/7) g sin(alpha) (alpha = 20 deg, mu = 0.5), slides at \
@@ -1202,6 +1212,85 @@ fn rolling_ball(backend: Backend) -> Result<Vec<Row>, CaseError> {
         ),
         Row::new("rolling speed m/s (5 v0 / 7)", 5.0 * v0 / 7.0, v, v0, 0.005),
         Row::new("spin rad/s (-v / r)", -v / r, w, v0 / r, 0.005),
+    ])
+}
+
+/// A sphere at rest at its static overlap on a belt, a floor whose surface moves at `V` along
+/// x, rotation on (docs/physics.md §2.4). In the belt's frame it is the rolling ball of
+/// [`rolling_ball`] thrown at −V: the slip falls at (7/2) μ g and the ball rolls from
+/// `t = 2V/(7μg)` on at `2V/7`, `ω r = 5V/7` (angular momentum about the contact point is
+/// kept). The belt's friction force μ m g works on it at speed V over that time, `2 m V²/7`,
+/// of which the ball keeps `m V²/7` (translation `2 m V²/49`, spin `5 m V²/49`); so the net
+/// dissipated energy, losses less the belt's work, ends at `−m V²/7`.
+fn belt(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    let (g, mu, v_belt, r, m) = (9.81, 0.4, 1.0, 0.01, 0.01);
+    let surface = rubbery(mu);
+    let rest = rest_overlap(&surface, r, m * g);
+    let ball = sphere(DVec3::new(0.0, r - rest, 0.0), DVec3::ZERO, r, m, 0.5);
+    let mut floor = plane(DVec3::ZERO, DVec3::Y, 0.5);
+    floor.velocity = DVec3::X * v_belt;
+    let s = soft(
+        scene("belt", vec![ball], vec![floor], 1e-4, 1_500, |p| {
+            p.gravity = DVec3::new(0.0, -g, 0.0);
+            p.rotation = true;
+        }),
+        ContactModel::Hertz,
+        surface,
+    );
+    let mut sim = start(&s, backend)?;
+    let d0 = sim.diagnostics();
+    let t_roll = 2.0 * v_belt / (7.0 * mu * g);
+    // The contact point's slip against the belt, v_x + ω_z r − V, until below 1e-3 of V.
+    let mut t_stop = f64::NAN;
+    while sim.steps_done() < s.sim.steps {
+        sim.step(1)?;
+        let snap = sim.snapshot();
+        let slip = snap.velocity[0].x + snap.angular_velocity_of(0).z * r - v_belt;
+        if slip.abs() < 1e-3 * v_belt {
+            t_stop = sim.steps_done() as f64 * s.sim.dt;
+            break;
+        }
+    }
+    let end = finish(&mut sim, &s)?;
+    let d = sim.diagnostics();
+    let (v, w) = (end.velocity[0].x, end.angular_velocity_of(0).z);
+    let scale = m * v_belt * v_belt;
+    Ok(vec![
+        Row::new(
+            "time s when rolling starts (2 V / 7 mu g)",
+            t_roll,
+            t_stop,
+            t_roll,
+            0.02,
+        ),
+        Row::new(
+            "rolling speed m/s (2 V / 7)",
+            2.0 * v_belt / 7.0,
+            v,
+            v_belt,
+            0.005,
+        ),
+        Row::new(
+            "spin rad/s (5 V / 7 r)",
+            5.0 * v_belt / (7.0 * r),
+            w,
+            v_belt / r,
+            0.005,
+        ),
+        Row::new(
+            "net dissipated J (-m V^2 / 7)",
+            -scale / 7.0,
+            d.dissipated - d0.dissipated,
+            scale,
+            2e-3,
+        ),
+        Row::new(
+            "energy balance change (of m V^2)",
+            0.0,
+            d.energy_balance() - d0.energy_balance(),
+            scale,
+            2e-3,
+        ),
     ])
 }
 
