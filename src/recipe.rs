@@ -101,7 +101,9 @@ pub struct Pass {
     pub size: Size,
     /// When it runs.
     pub gate: Gate,
-    /// Resources it reads, by their WGSL names.
+    /// Resources it reads, by their WGSL names (the step's resources, as the integrate and
+    /// collide shaders name them: collide's `accel` is `acc`). A stage swapped between the
+    /// backends (`cpu::swap`) transfers what its passes read.
     pub reads: &'static [&'static str],
     /// Resources it writes, by their WGSL names.
     pub writes: &'static [&'static str],
@@ -129,7 +131,17 @@ pub struct Config {
     pub rounds: usize,
 }
 
-const STATE: &[&str] = &["pos", "vel"];
+/// What the impulse model's pair passes read (`impulse_pairs`).
+const IMPULSE_PAIRS: &[&str] = &[
+    "pos",
+    "vel",
+    "props",
+    "ids",
+    "list_start",
+    "partner",
+    "link",
+    "row_of",
+];
 
 fn pass(
     name: &'static str,
@@ -170,8 +182,8 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             Kind::KickDrift,
             Spheres,
             Always,
-            &["pos", "vel", "acc", "x_build", "sweep"],
-            &["pos", "vel", "rebuild"],
+            &["pos", "vel", "acc", "rot", "grid", "x_build", "sweep"],
+            &["pos", "vel", "rot", "grid", "rebuild"],
         ));
     }
     p.push(pass(
@@ -179,25 +191,84 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
         Kind::Binning,
         Stages,
         Rebuild,
-        STATE,
-        &["pos", "vel", "cell_start", "ids"],
+        &[
+            "pos", "vel", "acc", "props", "ids", "rot", "grid", "rebuild", "status",
+        ],
+        &[
+            "pos",
+            "vel",
+            "acc",
+            "props",
+            "ids",
+            "rot",
+            "grid",
+            "status",
+            "cell_start",
+            "keys",
+            "perm",
+            "cells",
+            "boxes",
+        ],
     ));
     p.push(pass(
         "neighbours::build",
         Kind::BuildList,
         Stages,
         Rebuild,
-        &["pos", "vel", "cell_start", "sweep", "xi"],
-        &["list_start", "partner", "link", "row_of", "x_build", "xi"],
+        &[
+            "pos",
+            "vel",
+            "ids",
+            "cell_start",
+            "cells",
+            "boxes",
+            "grid",
+            "rebuild",
+            "perm",
+            "sweep",
+            "list_start",
+            "partner_id",
+            "xi",
+            "wall_xi",
+            "status",
+        ],
+        &[
+            "list_start",
+            "partner",
+            "link",
+            "row_of",
+            "x_build",
+            "sweep",
+            "partner_id",
+            "xi",
+            "wall_xi",
+            "status",
+        ],
     ));
-    let rows = &["list_start", "partner", "link", "pair_out", "pair_more"];
+    let rows = &[
+        "pos",
+        "vel",
+        "acc",
+        "ids",
+        "props",
+        "list_start",
+        "partner",
+        "link",
+        "row_of",
+        "pair_out",
+        "pair_more",
+        "planes",
+        "contact",
+        "dissipated",
+        "status",
+    ];
     if c.impulse {
         p.push(pass(
             "collide::impulse_pairs",
             Kind::ImpulsePairs(Pairs::Binary),
             Entries,
             Always,
-            &["pos", "vel", "props", "partner", "row_of"],
+            IMPULSE_PAIRS,
             &["pair_out", "pair_more"],
         ));
         let earliest = |after_round: bool| {
@@ -207,7 +278,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
                 Rows,
                 Always,
                 rows,
-                &["earliest", "pos", "vel"],
+                &["earliest", "pos", "vel", "dissipated", "status"],
             )
         };
         let sum_impulses = |round: Round| {
@@ -216,7 +287,20 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
                 Kind::SumImpulses(round),
                 Rows,
                 Always,
-                &["pos", "vel", "earliest", "pair_out", "pair_more", "planes"],
+                &[
+                    "pos",
+                    "vel",
+                    "props",
+                    "ids",
+                    "earliest",
+                    "list_start",
+                    "partner",
+                    "link",
+                    "row_of",
+                    "pair_out",
+                    "pair_more",
+                    "planes",
+                ],
                 &["contact", "contact_counts"],
             )
         };
@@ -229,7 +313,17 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
                 Kind::ImpulsePairs(Pairs::Pending),
                 Entries,
                 Always,
-                &["pos", "vel", "contact", "partner", "row_of"],
+                &[
+                    "pos",
+                    "vel",
+                    "props",
+                    "ids",
+                    "contact",
+                    "list_start",
+                    "partner",
+                    "link",
+                    "row_of",
+                ],
                 &["pair_out", "pair_more"],
             ));
         }
@@ -241,7 +335,19 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             Kind::ImpulsePairs(Pairs::Final),
             Entries,
             Always,
-            &["pos", "vel", "earliest", "pair_out", "pair_more"],
+            &[
+                "pos",
+                "vel",
+                "props",
+                "ids",
+                "earliest",
+                "list_start",
+                "partner",
+                "link",
+                "row_of",
+                "pair_out",
+                "pair_more",
+            ],
             &["pair_out", "pair_more"],
         ));
         p.push(sum_impulses(Round::Final));
@@ -251,8 +357,17 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
                 Kind::ApplyContacts,
                 Spheres,
                 Always,
-                &["contact", "acc"],
-                &["pos", "vel", "dissipated"],
+                &[
+                    "pos",
+                    "vel",
+                    "acc",
+                    "ids",
+                    "contact",
+                    "contact_counts",
+                    "dissipated",
+                    "status",
+                ],
+                &["pos", "vel", "dissipated", "status"],
             ));
         }
     } else {
@@ -261,7 +376,19 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             Kind::CollidePairs,
             Entries,
             Always,
-            &["pos", "vel", "props", "rot", "partner", "row_of", "xi"],
+            &[
+                "pos",
+                "vel",
+                "props",
+                "ids",
+                "rot",
+                "list_start",
+                "partner",
+                "link",
+                "row_of",
+                "partner_id",
+                "xi",
+            ],
             &["pair_out", "pair_more", "pair_spin", "xi"],
         ));
         p.push(pass(
@@ -269,7 +396,22 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             Kind::SumPairs,
             Rows,
             Always,
-            &["pair_out", "pair_more", "pair_spin", "planes", "wall_xi"],
+            &[
+                "pos",
+                "vel",
+                "props",
+                "ids",
+                "rot",
+                "list_start",
+                "partner",
+                "link",
+                "row_of",
+                "pair_out",
+                "pair_more",
+                "pair_spin",
+                "planes",
+                "wall_xi",
+            ],
             &["contact", "contact_counts", "torque", "wall_xi"],
         ));
     }
@@ -289,8 +431,8 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             Kind::Accelerations,
             Spheres,
             Always,
-            &["vel", "contact", "a_mutual", "torque"],
-            &["acc"],
+            &["pos", "vel", "acc", "rot", "contact", "a_mutual", "torque"],
+            &["acc", "rot"],
         ));
     } else {
         p.push(pass(
@@ -298,8 +440,21 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             Kind::EndOfStep,
             Spheres,
             Always,
-            &["pos", "vel", "contact", "a_mutual", "torque", "acc"],
-            &["acc", "vel", "pos", "rot", "dissipated", "status"],
+            &[
+                "pos",
+                "vel",
+                "acc",
+                "rot",
+                "ids",
+                "contact",
+                "contact_counts",
+                "a_mutual",
+                "torque",
+                "dissipated",
+                "grid",
+                "status",
+            ],
+            &["acc", "vel", "pos", "rot", "dissipated", "status", "grid"],
         ));
     }
     p

@@ -24,6 +24,8 @@ mod readback;
 pub mod scatter;
 mod setup;
 mod step;
+#[doc(hidden)]
+pub mod swap;
 pub mod tree;
 
 use crate::checkpoint::{CpuState, Floats};

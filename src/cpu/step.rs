@@ -578,13 +578,7 @@ impl<R: Real> CpuBackend<R> {
             run.impulse_loss += self.apply_contacts();
             run.unapplied = false;
         }
-        let sums = run.sums;
-        self.contacts = sums.contacts;
-        self.spring_energy = sums.energy;
-        self.collisions += sums.collisions + run.collisions;
-        // The forces of this step's contacts act for one step (the two half kicks); impulses
-        // book what their rounds took out of the step.
-        self.dissipated += sums.power * self.params.host.dt + run.impulse_loss;
+        self.book(run);
         let contact = soft_contacts(self.params.model, &self.contact);
         let (centre, speed0, accel, distance0) = self.params.guard;
         // The guard's bounds at the end of this step (grid.step on the GPU: steps begun).
@@ -618,6 +612,17 @@ impl<R: Real> CpuBackend<R> {
         }
         self.step += 1;
         run.bad = bad;
+    }
+
+    /// Books the contact stage's sums of this step into the counters (the end of the step).
+    pub(super) fn book(&mut self, run: &StepRun<R>) {
+        let sums = run.sums;
+        self.contacts = sums.contacts;
+        self.spring_energy = sums.energy;
+        self.collisions += sums.collisions + run.collisions;
+        // The forces of this step's contacts act for one step (the two half kicks); impulses
+        // book what their rounds took out of the step.
+        self.dissipated += sums.power * self.params.host.dt + run.impulse_loss;
     }
 }
 

@@ -39,6 +39,7 @@ pub mod scatter;
 mod setup;
 pub mod stages;
 mod state;
+mod swap;
 pub mod traffic;
 pub mod tree;
 pub mod work;

@@ -1,0 +1,156 @@
+//! One stage of the recipe on the GPU, the others on the CPU (`cpu::swap`): for every stage
+//! and scene, steps with that stage swapped equal the CPU's own steps, bit for bit on a
+//! software adapter, within f32 rounding on hardware (tests/common/contract.rs).
+
+mod common;
+
+use common::contract::{Contract, EPS, gpu_contract, test_gpu_options, within_rounding};
+use spheresim::cpu::CpuBackend;
+use spheresim::cpu::swap::Stage;
+use spheresim::gpu::GpuBackend;
+use spheresim::scene::{Scene, builtin};
+use spheresim::{Backend, Precision, Simulation};
+
+/// The stages swapped: all but the list's build, which the hook does not swap yet (its GPU
+/// dispatches are gated by arguments only the GPU's binning writes).
+const SWAPPED: [Stage; 5] = [
+    Stage::KickDrift,
+    Stage::Binning,
+    Stage::Contacts,
+    Stage::Gravity,
+    Stage::EndOfStep,
+];
+
+/// `name` with `n` spheres; `rebin`: no skin, so that every step bins and builds the list.
+fn scene(name: &str, n: usize, rebin: bool) -> Scene {
+    let mut s = builtin::build(name, Some(n)).expect("built-in scene");
+    if rebin {
+        s.sim.skin = Some(0.0);
+    }
+    s
+}
+
+/// The CPU's state with its dissipated energy left out (returned beside it): a swapped stage
+/// that applies impulses books their loss from the GPU's per-sphere f32 tally.
+fn state(c: &CpuBackend<f32>) -> (spheresim::checkpoint::CpuState, f64) {
+    let mut s = c.save_state();
+    let d = std::mem::take(&mut s.dissipated);
+    (s, d)
+}
+
+/// Checks every swappable stage of `scene`, swapped in each of `steps` steps, against the
+/// CPU's own steps under `contract`.
+fn check(scene: &Scene, label: &str, steps: u64, contract: Contract) {
+    let mut gpu = GpuBackend::new(scene, test_gpu_options()).expect("GPU backend");
+    let mut pure = CpuBackend::<f32>::new(scene);
+    for _ in 0..steps {
+        pure.step().expect("CPU step");
+    }
+    let refs: Vec<_> = if contract == Contract::Hardware {
+        let moved = |f: f64| {
+            let mut s = scene.clone();
+            for sp in &mut s.spheres {
+                sp.position *= 1.0 + f * 2.0 * EPS;
+            }
+            s
+        };
+        [
+            (scene.clone(), Precision::F64),
+            (moved(1.0), Precision::F32),
+        ]
+        .into_iter()
+        .chain([(moved(-1.0), Precision::F32)])
+        .map(|(s, p)| {
+            let mut r = Simulation::new(&s, Backend::Cpu, p).expect("CPU reference");
+            r.step(steps).expect("reference step");
+            r.snapshot()
+        })
+        .collect()
+    } else {
+        Vec::new()
+    };
+    // A contact stage with nothing to do would test nothing.
+    let d = pure.diagnostics();
+    eprintln!(
+        "{label}: {} contacts, {} collisions",
+        d.contacts, d.collisions
+    );
+    assert!(
+        d.contacts + d.collisions > 0 || label == "orbits",
+        "{label}: no contacts"
+    );
+    let present = pure.swappable();
+    for stage in SWAPPED {
+        if !present.contains(&stage) {
+            eprintln!("{label}: no {} pass in this scene's step", stage.name());
+            continue;
+        }
+        let what = format!("{label}, {} on the GPU", stage.name());
+        let mut hybrid = CpuBackend::<f32>::new(scene);
+        for _ in 0..steps {
+            hybrid
+                .step_swapping(stage, &mut gpu)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+        assert_eq!(hybrid.steps_done(), steps, "{what}: steps");
+        match contract {
+            Contract::BitForBit => {
+                let ((h, hd), (p, pd)) = (state(&hybrid), state(&pure));
+                assert!(h == p, "{what}: the states differ from the CPU's own steps");
+                let (hb, pb) = (hybrid.binning_state(), pure.binning_state());
+                assert_eq!(hb.cell_start, pb.cell_start, "{what}: cell starts");
+                assert_eq!(hb.counts, pb.counts, "{what}: counts");
+                assert_eq!(hb.ids, pb.ids, "{what}: sorted order");
+                assert_eq!(hybrid.list_rows(), pure.list_rows(), "{what}: the list");
+                // The one counter a swapped stage may book from the GPU's f32 tallies.
+                let tol = 4.0 * EPS * pd.abs().max(1e-30) * scene.spheres.len() as f64;
+                assert!(
+                    (hd - pd).abs() <= tol,
+                    "{what}: dissipated {hd:e} J against {pd:e} J"
+                );
+                eprintln!("bit-for-bit contract: {what}: equal to the CPU's own steps");
+            }
+            Contract::Hardware => {
+                let line = within_rounding(
+                    &what,
+                    &hybrid.snapshot(),
+                    &pure.snapshot(),
+                    &refs,
+                    scene.sim.dt,
+                )
+                .unwrap_or_else(|e| panic!("hardware contract: {e}"));
+                eprintln!("hardware contract: {line}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_stage_swapped_to_the_gpu_equals_the_cpu() {
+    let Some(contract) = gpu_contract("every_stage_swapped_to_the_gpu_equals_the_cpu") else {
+        return;
+    };
+    // Impulses, binned every step; impulses with a skin; Hertz with friction and rotation
+    // (friction history carried); mutual gravity (direct sum), binned every step.
+    check(&scene("box-gas", 500, true), "box-gas", 12, contract);
+    check(&scene("wall-break", 400, false), "wall-break", 2, contract);
+    // The wall standing on its floor touches from the first step; with rotation on.
+    let mut stand = scene("wall-stand", 300, false);
+    stand.sim.rotation = true;
+    check(&stand, "wall-stand with rotation", 2, contract);
+    check(&scene("orbits", 200, true), "orbits", 2, contract);
+}
+
+#[test]
+fn a_stage_that_cannot_be_swapped_is_named() {
+    let Some(_) = gpu_contract("a_stage_that_cannot_be_swapped_is_named") else {
+        return;
+    };
+    let s = scene("box-gas", 50, false);
+    let mut gpu = GpuBackend::new(&s, test_gpu_options()).expect("GPU backend");
+    let mut cpu = CpuBackend::<f32>::new(&s);
+    let e = cpu
+        .step_swapping(Stage::BuildList, &mut gpu)
+        .expect_err("the build is not swapped");
+    assert!(e.contains("neighbours::build"), "{e}");
+}
