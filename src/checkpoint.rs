@@ -116,6 +116,22 @@ pub enum CheckpointError {
         /// The checkpoint directory.
         dir: PathBuf,
     },
+    /// A new run was given a directory that holds another run's checkpoints: its own would
+    /// overwrite theirs where the steps agree, and its pruning would remove the rest.
+    #[error(
+        "checkpoint directory {dir} already holds {count} checkpoint(s) of another run (the \
+         newest {newest}); a new run would overwrite and prune them. Give this run another {}, \
+         continue that run with --resume {dir}, or move them away",
+        crate::naming::Setting::CheckpointDir
+    )]
+    Occupied {
+        /// The checkpoint directory.
+        dir: PathBuf,
+        /// Periodic checkpoints found in it.
+        count: usize,
+        /// The newest of them.
+        newest: PathBuf,
+    },
     /// Writing failed; the target was left untouched.
     #[error(transparent)]
     Write(#[from] OutputError),
@@ -734,15 +750,55 @@ fn lock_dir(dir: &Path) -> Result<Option<std::fs::File>, CheckpointError> {
 }
 
 impl Checkpointer {
-    /// Creates `dir` if needed, proves it writable and takes its lock; `every`: steps between
-    /// periodic checkpoints (`None`: only at the end, on Ctrl-C and at a non-finite stop).
+    /// For a new run: creates `dir` if needed, proves it writable, takes its lock and checks
+    /// that it holds no other run's periodic checkpoints, which this run's would overwrite
+    /// (same step) and prune; `every`: steps between periodic checkpoints (`None`: only at the
+    /// end, on Ctrl-C and at a non-finite stop).
     ///
     /// # Errors
     /// [`CheckpointError::Write`] naming `dir` when it cannot be created or written;
-    /// [`CheckpointError::Locked`] when another run holds its lock.
+    /// [`CheckpointError::Locked`] when another run holds its lock;
+    /// [`CheckpointError::Occupied`] when it holds `checkpoint_*.ckpt` files.
     pub fn new(dir: &Path, every: Option<u64>) -> Result<Self, CheckpointError> {
+        Self::open(dir, every, None)
+    }
+
+    /// For a run resumed from the checkpoint file `from`: as [`Checkpointer::new`], but the
+    /// checkpoints already in `dir` are this run's own when `from` lies in `dir` (the run
+    /// continues there, and prunes them as it goes).
+    ///
+    /// # Errors
+    /// As [`Checkpointer::new`]; [`CheckpointError::Occupied`] only when `from` lies elsewhere.
+    pub fn resuming(dir: &Path, every: Option<u64>, from: &Path) -> Result<Self, CheckpointError> {
+        Self::open(dir, every, Some(from))
+    }
+
+    fn open(dir: &Path, every: Option<u64>, from: Option<&Path>) -> Result<Self, CheckpointError> {
         crate::output::prepare_output_dir(dir)?;
         let lock = lock_dir(dir)?;
+        let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        let own = from.and_then(Path::parent).is_some_and(|p| {
+            let p = if p.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                p
+            };
+            same(p, dir)
+        });
+        let found = existing(dir);
+        match found.last() {
+            Some((_, newest, _)) if !own => {
+                return Err(CheckpointError::Occupied {
+                    dir: dir.to_path_buf(),
+                    count: found.len(),
+                    newest: newest.clone(),
+                });
+            }
+            _ => {}
+        }
         Ok(Self {
             dir: dir.to_path_buf(),
             every,

@@ -766,13 +766,15 @@ fn resume_to_the_checkpoints_own_step_is_refused() {
     assert_eq!(fs::read_to_string(&fin).unwrap().lines().count(), 5);
 }
 
-/// `--resume DIR` on a directory that two scenes' runs wrote into says which scene it resumes.
+/// A new run refuses a directory that holds another run's checkpoints (its own would overwrite
+/// those of the same step and prune the rest); the files are left as they were, and the earlier
+/// run still resumes from the directory, naming its scene, and prunes as it goes.
 #[test]
-fn resume_of_a_shared_directory_names_the_scene() {
+fn a_new_run_refuses_a_directory_holding_another_runs_checkpoints() {
     let d = Dir::new();
     let ck = d.s("ck");
-    for (scene, steps) in [("bounce", "30"), ("two-spheres", "20")] {
-        ok(&[
+    let args = |scene: &'static str, steps: &'static str| {
+        [
             "run",
             scene,
             "--steps",
@@ -780,17 +782,61 @@ fn resume_of_a_shared_directory_names_the_scene() {
             "--backend",
             "cpu",
             "--checkpoint",
-            &ck,
+            ck.as_str(),
+            "--checkpoint-every",
+            "10",
             "-q",
-        ]);
+        ]
+        .map(String::from)
+    };
+    fn as_strs(a: &[String; 11]) -> Vec<&str> {
+        a.iter().map(String::as_str).collect()
     }
-    // bounce's checkpoint at step 30 is the newest by step, though two-spheres ran last.
-    let o = ok(&["run", "--resume", &ck, "--steps", "40", "-q"]);
+    ok(&as_strs(&args("bounce", "30")));
+    let listing = || {
+        let mut v: Vec<(String, Vec<u8>)> = fs::read_dir(d.path("ck"))
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    fs::read(e.path()).unwrap(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let before = listing();
+    // bounce kept its checkpoints at 20 and 30; two-spheres would write one at 20.
+    let names: Vec<&str> = before.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["checkpoint_0000000020.ckpt", "checkpoint_0000000030.ckpt"]
+    );
+    let o = run(&as_strs(&args("two-spheres", "20")));
+    assert!(!o.status.success(), "a second run was let into {ck}");
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!(
+            "--checkpoint {ck}: checkpoint directory {ck} already holds 2 checkpoint(s) of \
+             another run (the newest {ck}/checkpoint_0000000030.ckpt)"
+        )) && e.contains(&format!("continue that run with --resume {ck}")),
+        "{e}"
+    );
+    assert!(listing() == before, "the refused run touched {ck}");
+    // The run they belong to continues there and prunes its own.
+    let o = ok(&["run", "--resume", &ck, "--steps", "50", "-q"]);
     let e = stderr(&o);
     assert!(
         e.contains(&format!(
             "--resume {ck}: resuming scene bounce at step 30 from {ck}/checkpoint_0000000030.ckpt"
         )),
         "{e}"
+    );
+    let names: Vec<String> = listing().into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        ["checkpoint_0000000040.ckpt", "checkpoint_0000000050.ckpt"]
     );
 }

@@ -155,8 +155,11 @@ impl<'a> SimRun<'a> {
         };
         let checkpointer = match &opts.checkpoint {
             Some(dir) => Some(
-                Checkpointer::new(dir, opts.checkpoint_every)
-                    .with_context(|| format!("--checkpoint {}", dir.display()))?,
+                match &resume {
+                    Some((_, r)) => Checkpointer::resuming(dir, opts.checkpoint_every, &r.path),
+                    None => Checkpointer::new(dir, opts.checkpoint_every),
+                }
+                .with_context(|| format!("--checkpoint {}", dir.display()))?,
             ),
             None => None,
         };
