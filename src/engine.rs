@@ -12,7 +12,9 @@
 
 use crate::checkpoint::EngineState;
 use crate::cpu::tree::WalkCounts;
+#[cfg(feature = "gpu")]
 use crate::gpu::GpuBackend;
+#[cfg(feature = "gpu")]
 use crate::gpu::work::WorkCounts;
 use crate::setup::{BinningState, ListRows};
 use crate::{Diagnostics, Precision, SimError, Snapshot};
@@ -112,11 +114,13 @@ pub trait Engine: Send {
 
     /// Dispatches and pair visits since [`Engine::set_work_counting`]; `None` where the engine
     /// does not count work.
+    #[cfg(feature = "gpu")]
     fn work_counts(&self) -> Option<WorkCounts> {
         None
     }
 
     /// The GPU backend itself, where this engine is one: the renderer binds its state buffers.
+    #[cfg(feature = "gpu")]
     fn gpu(&self) -> Option<&GpuBackend> {
         None
     }
@@ -191,6 +195,7 @@ mod tests {
         ));
         assert!(!ev.set_profiling(true));
         assert!(ev.stage_seconds().is_empty());
+        #[cfg(feature = "gpu")]
         assert!(ev.gpu().is_none() && ev.work_counts().is_none());
     }
 }
