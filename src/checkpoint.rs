@@ -258,7 +258,7 @@ pub struct BufferBytes {
     pub bytes: Vec<u8>,
 }
 
-/// State of the GPU backend ([`crate::gpu::GpuBackend::save_state`]): the bytes of every buffer
+/// State of the GPU backend (`gpu::GpuBackend::save_state`): the bytes of every buffer
 /// a later step reads.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GpuState {

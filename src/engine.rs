@@ -2,7 +2,7 @@
 //! [`Simulation`](crate::Simulation) drives without knowing which backend it holds.
 //!
 //! Implemented by [`CpuBackend<f32>`](crate::cpu::CpuBackend),
-//! [`CpuBackend<f64>`](crate::cpu::CpuBackend), [`GpuBackend`] and
+//! [`CpuBackend<f64>`](crate::cpu::CpuBackend), `GpuBackend` (with the `gpu` feature) and
 //! [`EventBackend`](crate::event::EventBackend), each next to its backend. The trait is named
 //! `Engine`, not `Backend`: [`crate::Backend`] is the public enum of `--backend` choices, and a
 //! running engine's checkpoint is already [`EngineState`].
@@ -31,7 +31,7 @@ pub enum Halt {
         /// Input id of the sphere.
         sphere: u32,
     },
-    /// The backend failed: [`SimError::Gpu`] (list overflow, stall) or [`SimError::Event`]
+    /// The backend failed: `SimError::Gpu` (list overflow, stall) or [`SimError::Event`]
     /// (an inelastic collapse).
     Failed(SimError),
 }
@@ -107,7 +107,7 @@ pub trait Engine: Send {
     fn step_params(&self) -> &crate::params::StepParams;
 
     /// Counts work from now on (`on`), or stops counting, and restarts the counts; returns
-    /// whether this engine counts work. Only the GPU does ([`crate::gpu::work`]).
+    /// whether this engine counts work. Only the GPU does (`gpu::work`).
     fn set_work_counting(&mut self, _on: bool) -> bool {
         false
     }

@@ -20,7 +20,8 @@ pub enum Backend {
     /// adapter (lavapipe) is used only when `WGPU_ADAPTER_NAME` names it.
     #[default]
     Auto,
-    /// wgpu compute shaders, f32.
+    /// wgpu compute shaders, f32 (a build with the `gpu` Cargo feature; without it, refused
+    /// with [`SimError::Unavailable`]).
     Gpu,
     /// The CPU reference backend.
     Cpu,
@@ -386,8 +387,9 @@ impl Simulation {
     /// CPU, and leaves a [`Simulation::notice`] saying so.
     ///
     /// # Errors
-    /// [`SimError::Gpu`] when the GPU backend was asked for and cannot run the scene (no adapter,
-    /// too large); [`SimError::Unavailable`] for f64 on the GPU; [`SimError::Event`] when the
+    /// `SimError::Gpu` when the GPU backend was asked for and cannot run the scene (no adapter,
+    /// too large); [`SimError::Unavailable`] for f64 on the GPU, or for the GPU in a build
+    /// without the `gpu` feature ([`no_gpu_feature`]); [`SimError::Event`] when the
     /// event-driven solver refuses the scene (mutual gravity, drag, soft contact, too many
     /// spheres); [`SimError::Scene`] when a plain `&Scene` fails its check. The event backend
     /// always computes in f64, whatever `precision` says.
