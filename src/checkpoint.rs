@@ -121,8 +121,9 @@ pub enum CheckpointError {
     #[error(
         "checkpoint directory {dir} already holds {count} checkpoint(s) of another run (the \
          newest {newest}); a new run would overwrite and prune them. Give this run another {}, \
-         continue that run with --resume {dir}, or move them away",
-        crate::naming::Setting::CheckpointDir
+         continue that run ({} {dir}), or move them away",
+        crate::naming::Setting::CheckpointDir,
+        crate::naming::Setting::ResumeFrom
     )]
     Occupied {
         /// The checkpoint directory.
@@ -274,7 +275,7 @@ pub struct BufferBytes {
     pub bytes: Vec<u8>,
 }
 
-/// State of the GPU backend ([`crate::gpu::GpuBackend::save_state`]): the bytes of every buffer
+/// State of the GPU backend (`gpu::GpuBackend::save_state`): the bytes of every buffer
 /// a later step reads.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GpuState {

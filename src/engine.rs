@@ -2,7 +2,7 @@
 //! [`Simulation`](crate::Simulation) drives without knowing which backend it holds.
 //!
 //! Implemented by [`CpuBackend<f32>`](crate::cpu::CpuBackend),
-//! [`CpuBackend<f64>`](crate::cpu::CpuBackend), [`GpuBackend`] and
+//! [`CpuBackend<f64>`](crate::cpu::CpuBackend), `GpuBackend` (with the `gpu` feature) and
 //! [`EventBackend`](crate::event::EventBackend), each next to its backend. The trait is named
 //! `Engine`, not `Backend`: [`crate::Backend`] is the public enum of `--backend` choices, and a
 //! running engine's checkpoint is already [`EngineState`].
@@ -12,7 +12,9 @@
 
 use crate::checkpoint::EngineState;
 use crate::cpu::tree::WalkCounts;
+#[cfg(feature = "gpu")]
 use crate::gpu::GpuBackend;
+#[cfg(feature = "gpu")]
 use crate::gpu::work::WorkCounts;
 use crate::setup::{BinningState, ListRows};
 use crate::{Diagnostics, Precision, SimError, Snapshot};
@@ -29,7 +31,7 @@ pub enum Halt {
         /// Input id of the sphere.
         sphere: u32,
     },
-    /// The backend failed: [`SimError::Gpu`] (list overflow, stall) or [`SimError::Event`]
+    /// The backend failed: `SimError::Gpu` (list overflow, stall) or [`SimError::Event`]
     /// (an inelastic collapse).
     Failed(SimError),
 }
@@ -105,18 +107,20 @@ pub trait Engine: Send {
     fn step_params(&self) -> &crate::params::StepParams;
 
     /// Counts work from now on (`on`), or stops counting, and restarts the counts; returns
-    /// whether this engine counts work. Only the GPU does ([`crate::gpu::work`]).
+    /// whether this engine counts work. Only the GPU does (`gpu::work`).
     fn set_work_counting(&mut self, _on: bool) -> bool {
         false
     }
 
     /// Dispatches and pair visits since [`Engine::set_work_counting`]; `None` where the engine
     /// does not count work.
+    #[cfg(feature = "gpu")]
     fn work_counts(&self) -> Option<WorkCounts> {
         None
     }
 
     /// The GPU backend itself, where this engine is one: the renderer binds its state buffers.
+    #[cfg(feature = "gpu")]
     fn gpu(&self) -> Option<&GpuBackend> {
         None
     }
@@ -191,6 +195,7 @@ mod tests {
         ));
         assert!(!ev.set_profiling(true));
         assert!(ev.stage_seconds().is_empty());
+        #[cfg(feature = "gpu")]
         assert!(ev.gpu().is_none() && ev.work_counts().is_none());
     }
 }

@@ -7,11 +7,14 @@
 //! The CPU reference backend ([`cpu`]) runs the step stage by stage, one module per stage, with
 //! the names the GPU shaders use. Laws live once, in [`physics`]. SI units throughout.
 //!
-//! Cargo features (all on by default): `cli` (the `spheresim` binary and the modules behind its
-//! subcommands: `run`, `bench`, `validate`, `render::frames`; clap, indicatif, ctrlc),
-//! `viewer` (the interactive window, `render::app`; winit) and `gpu` (documented in
-//! docs/architecture.md). A library user can build without `cli` and `viewer`:
-//! `default-features = false, features = ["gpu"]`.
+//! Cargo features (all on by default): `gpu` (the GPU backend, [`gpu`], and the renderer,
+//! `render`; wgpu, naga), `cli` (the `spheresim` binary and the modules behind its
+//! subcommands: `run`, `bench`, `validate`, `render::frames`; clap, indicatif, ctrlc; it brings
+//! `gpu`) and `viewer` (the interactive window, `render::app`; winit). A library user can build
+//! without `cli` and `viewer` (`default-features = false, features = ["gpu"]`), or without all
+//! three (`default-features = false`): the CPU and event backends only, where
+//! [`Backend::Gpu`] is refused with [`SimError::Unavailable`] and [`Backend::Auto`] runs on the
+//! CPU (docs/architecture.md, "Public API").
 //!
 //! ```no_run
 //! use spheresim::{scene::builtin, Backend, Precision, Simulation};
@@ -39,13 +42,22 @@ pub mod cpu;
 pub mod diagnostics;
 pub mod engine;
 pub mod event;
+#[cfg(feature = "gpu")]
 pub mod gpu;
+/// Built without the `gpu` feature: only the GPU backend's options remain (plain data), so that
+/// [`Simulation::with_gpu_options`] and [`Simulation::resume`] keep their signatures.
+#[cfg(not(feature = "gpu"))]
+pub mod gpu {
+    mod options;
+    pub use options::GpuOptions;
+}
 pub mod naming;
 pub mod output;
 pub mod params;
 pub mod physics;
 pub mod real;
 pub mod recipe;
+#[cfg(feature = "gpu")]
 pub mod render;
 pub mod repose;
 #[cfg(feature = "cli")]

@@ -74,6 +74,41 @@ pub enum Setting {
     Fov,
     /// The video's frame rate: `VideoOptions::fps`, `--fps`.
     Fps,
+    /// A run's total steps: `Scene.sim.steps`, `--steps`.
+    Steps,
+    /// A run's total steps before its value: `Scene.sim.steps =`, `--steps`.
+    StepsValue,
+    /// A built-in scene's sphere count in the run driver: `SceneOptions::particles`,
+    /// `--particles`.
+    RunParticles,
+    /// `pi-blocks`' digits in the run driver: `SceneOptions::digits`, `--digits`.
+    RunDigits,
+    /// The friction override before its value: `SceneOptions::friction =`, `--friction`.
+    FrictionValue,
+    /// The rolling-friction override before its value: `SceneOptions::rolling_friction =`,
+    /// `--rolling-friction`.
+    RollingFrictionValue,
+    /// A soft contact law in the run driver: `SceneOptions::contact` Hertz or SpringDashpot,
+    /// `--contact hertz or --contact spring-dashpot`.
+    RunSoftContact,
+    /// Snapshots' interval: `RunOptions::every`, `--every`.
+    RunEvery,
+    /// The snapshot directory: `RunOptions::output`, `--output DIR`.
+    RunOutput,
+    /// The snapshot formats: `RunOptions::formats`, `--format`.
+    RunFormats,
+    /// The checkpoint directory of a run: `RunOptions::checkpoint`, `--checkpoint`.
+    RunCheckpoint,
+    /// As [`Setting::RunCheckpoint`], where it needs its value: `--checkpoint DIR`.
+    RunCheckpointDir,
+    /// The checkpoints' interval: `RunOptions::checkpoint_every`, `--checkpoint-every`.
+    CheckpointEvery,
+    /// Running on past the energy guard: `RunOptions::allow_energy_drift`,
+    /// `--allow-energy-drift`.
+    AllowEnergyDrift,
+    /// Continuing a run from its checkpoint directory: `SimRun::resume` with a checkpoint of
+    /// it, `--resume` with the directory.
+    ResumeFrom,
 }
 
 impl Setting {
@@ -115,6 +150,28 @@ impl Setting {
             Setting::Size => ("`RenderOptions` size", "--size"),
             Setting::Fov => ("`RenderOptions::fov_deg`", "--fov"),
             Setting::Fps => ("`VideoOptions::fps`", "--fps"),
+            Setting::Steps => ("`Scene.sim.steps`", "--steps"),
+            Setting::StepsValue => ("`Scene.sim.steps` =", "--steps"),
+            Setting::RunParticles => ("`SceneOptions::particles`", "--particles"),
+            Setting::RunDigits => ("`SceneOptions::digits`", "--digits"),
+            Setting::FrictionValue => ("`SceneOptions::friction` =", "--friction"),
+            Setting::RollingFrictionValue => {
+                ("`SceneOptions::rolling_friction` =", "--rolling-friction")
+            }
+            Setting::RunSoftContact => (
+                "`SceneOptions::contact` = `ContactModel::Hertz` or `ContactModel::SpringDashpot`",
+                "--contact hertz or --contact spring-dashpot",
+            ),
+            Setting::RunEvery => ("`RunOptions::every`", "--every"),
+            Setting::RunOutput => ("`RunOptions::output`", "--output DIR"),
+            Setting::RunFormats => ("`RunOptions::formats`", "--format"),
+            Setting::RunCheckpoint => ("`RunOptions::checkpoint`", "--checkpoint"),
+            Setting::RunCheckpointDir => ("`RunOptions::checkpoint`", "--checkpoint DIR"),
+            Setting::ResumeFrom => ("`SimRun::resume` with a checkpoint of", "--resume"),
+            Setting::CheckpointEvery => ("`RunOptions::checkpoint_every`", "--checkpoint-every"),
+            Setting::AllowEnergyDrift => {
+                ("`RunOptions::allow_energy_drift`", "--allow-energy-drift")
+            }
         }
     }
 }

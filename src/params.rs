@@ -222,6 +222,7 @@ mod tests {
     /// so every constant they share is the same f32 (a view that rounded twice, or computed a
     /// derived value such as ε² in f32, would differ in the last bit for some scene).
     #[test]
+    #[cfg(feature = "gpu")]
     fn cpu_and_gpu_views_round_the_same_f64_values() {
         for name in ["wall-break", "orbits", "rubble-pile"] {
             let scene = builtin::build(name, Some(300)).unwrap();

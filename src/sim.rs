@@ -4,7 +4,9 @@ use crate::checkpoint::{EngineState, Offsets};
 use crate::cpu::CpuBackend;
 use crate::engine::{Engine, Halt};
 use crate::event::{EventBackend, EventError};
-use crate::gpu::{GpuBackend, GpuError, GpuOptions};
+use crate::gpu::GpuOptions;
+#[cfg(feature = "gpu")]
+use crate::gpu::{GpuBackend, GpuError};
 use crate::naming::Setting;
 use crate::scene::{SceneError, SceneInput};
 use crate::{Diagnostics, Precision, Scene, Snapshot};
@@ -18,7 +20,8 @@ pub enum Backend {
     /// adapter (lavapipe) is used only when `WGPU_ADAPTER_NAME` names it.
     #[default]
     Auto,
-    /// wgpu compute shaders, f32.
+    /// wgpu compute shaders, f32 (a build with the `gpu` Cargo feature; without it, refused
+    /// with [`SimError::Unavailable`]).
     Gpu,
     /// The CPU reference backend.
     Cpu,
@@ -90,7 +93,9 @@ pub enum SimError {
         /// Why.
         reason: String,
     },
-    /// The GPU backend failed to start (no adapter, scene too large, …).
+    /// The GPU backend failed to start (no adapter, scene too large, …). Only with the `gpu`
+    /// feature; without it the GPU backend is [`SimError::Unavailable`] ([`no_gpu_feature`]).
+    #[cfg(feature = "gpu")]
     #[error(transparent)]
     Gpu(#[from] GpuError),
     /// The CPU backend would need more memory than the machine has available.
@@ -115,6 +120,17 @@ pub enum SimError {
     /// A plain `&Scene` given to [`Simulation::new`] (or a sibling) failed [`Scene::check`].
     #[error(transparent)]
     Scene(#[from] SceneError),
+}
+
+/// The refusal of `backend` (the GPU, or a GPU checkpoint's exact resume) in a build without
+/// the `gpu` Cargo feature.
+pub fn no_gpu_feature(backend: Backend) -> SimError {
+    SimError::Unavailable {
+        backend,
+        reason: "this spheresim library was built without the `gpu` Cargo feature (wgpu); \
+                 enable it, or use the CPU backend"
+            .to_string(),
+    }
 }
 
 /// Bytes the OS reports available to new allocations (Linux `MemAvailable`); `None` elsewhere.
@@ -371,8 +387,9 @@ impl Simulation {
     /// CPU, and leaves a [`Simulation::notice`] saying so.
     ///
     /// # Errors
-    /// [`SimError::Gpu`] when the GPU backend was asked for and cannot run the scene (no adapter,
-    /// too large); [`SimError::Unavailable`] for f64 on the GPU; [`SimError::Event`] when the
+    /// `SimError::Gpu` when the GPU backend was asked for and cannot run the scene (no adapter,
+    /// too large); [`SimError::Unavailable`] for f64 on the GPU, or for the GPU in a build
+    /// without the `gpu` feature ([`no_gpu_feature`]); [`SimError::Event`] when the
     /// event-driven solver refuses the scene (mutual gravity, drag, soft contact, too many
     /// spheres); [`SimError::Scene`] when a plain `&Scene` fails its check. The event backend
     /// always computes in f64, whatever `precision` says.
@@ -428,6 +445,19 @@ impl Simulation {
                     ),
                 });
             }
+            #[cfg(not(feature = "gpu"))]
+            Backend::Gpu => {
+                let _ = gpu;
+                return Err(no_gpu_feature(backend));
+            }
+            #[cfg(not(feature = "gpu"))]
+            Backend::Auto if precision == Precision::F32 => {
+                notice = Some(
+                    "built without the `gpu` Cargo feature: running on the CPU backend".to_string(),
+                );
+                (cpu_engine(scene, precision)?, Backend::Cpu)
+            }
+            #[cfg(feature = "gpu")]
             Backend::Gpu => {
                 let g = GpuBackend::new(scene, gpu)?;
                 if g.is_software() {
@@ -435,6 +465,7 @@ impl Simulation {
                 }
                 (Box::new(g) as Box<dyn Engine>, Backend::Gpu)
             }
+            #[cfg(feature = "gpu")]
             Backend::Auto if precision == Precision::F32 => {
                 let cpu = |notice: &mut Option<String>, why: String| {
                     *notice = Some(why);
@@ -679,11 +710,16 @@ impl Simulation {
         let checked = scene.into_checked_scene()?;
         let scene: &Scene = &checked;
         let unusable = |reason: String| SimError::Unavailable { backend, reason };
+        // Without the `gpu` feature a GPU checkpoint is converted (on `Auto`: to the CPU).
         let exact = (backend == state.backend() || backend == Backend::Auto)
-            && precision == state.precision();
+            && precision == state.precision()
+            && (cfg!(feature = "gpu") || !matches!(state, EngineState::Gpu(_)));
         if exact {
             let (mut engine, notice) = match state {
                 EngineState::Cpu(_) => (cpu_engine(scene, precision)?, None),
+                #[cfg(not(feature = "gpu"))]
+                EngineState::Gpu(_) => return Err(no_gpu_feature(Backend::Gpu)),
+                #[cfg(feature = "gpu")]
                 EngineState::Gpu(g) => {
                     let b = GpuBackend::new(scene, gpu)?;
                     let notice = (b.adapter_name() != g.adapter).then(|| {
@@ -764,6 +800,7 @@ impl Simulation {
 
     /// GPU only: dispatches per step and candidate-pair visits per invocation since
     /// [`Simulation::set_work_counting`]; `None` on other backends.
+    #[cfg(feature = "gpu")]
     pub fn work_counts(&self) -> Option<crate::gpu::work::WorkCounts> {
         self.engine.work_counts()
     }
@@ -797,6 +834,7 @@ impl Simulation {
 
     /// Sets up `scene` (checked) on the GPU backend on an open context, e.g. one that also
     /// presents to a window.
+    #[cfg(feature = "gpu")]
     ///
     /// # Errors
     /// [`SimError::Gpu`] when the scene does not fit the adapter.
@@ -818,6 +856,7 @@ impl Simulation {
     }
 
     /// The GPU backend, when that is what runs (the renderer binds its state buffers).
+    #[cfg(feature = "gpu")]
     pub fn gpu_backend(&self) -> Option<&GpuBackend> {
         self.engine.gpu()
     }

@@ -355,6 +355,44 @@ fn gpu_snapshot_into_reuses_the_allocations_and_the_read_back_buffer() {
     }
 }
 
+/// The GPU backend's stepping and `diagnostics` as its `snapshot_into`: the status each
+/// submission reads and the diagnostics' sums come back through read-back buffers the backend
+/// keeps, so that a run's repeated calls create no buffer (with mutual gravity and rotation,
+/// whose diagnostics read more).
+#[test]
+fn gpu_steps_and_diagnostics_reuse_their_read_back_buffers() {
+    if !common::gpu_available() {
+        return;
+    }
+    let mut rotating = built();
+    rotating.sim.rotation = true;
+    let orbits = spheresim::scene::builtin::build("orbits", Some(64)).unwrap();
+    assert!(orbits.sim.g_const > 0.0);
+    for (name, scene) in [
+        ("built", built()),
+        ("rotation", rotating),
+        ("orbits", orbits),
+    ] {
+        let mut sim = Simulation::new(&scene, Backend::Gpu, Precision::F32).unwrap();
+        let created = |sim: &Simulation| sim.gpu_backend().unwrap().read_back_buffers_created();
+        sim.step(1).unwrap();
+        let mut last = sim.diagnostics();
+        let kept = created(&sim);
+        for _ in 0..3 {
+            // More steps than one submission holds (`gpu::STEPS_PER_SUBMIT`).
+            sim.step(40).unwrap();
+            let d = sim.diagnostics();
+            assert_eq!(d.step, last.step + 40, "{name}");
+            last = d;
+        }
+        assert_eq!(
+            created(&sim),
+            kept,
+            "{name}: stepping or diagnostics created a read-back buffer per call"
+        );
+    }
+}
+
 /// Messages routed through `spheresim::naming` since the CLI's flags left the library: the
 /// built-in `pi-blocks`' digits, the event backend's checkpoints and a render option name the
 /// library's fields in a process that never called `naming::use_cli_flags`.

@@ -821,7 +821,7 @@ fn a_new_run_refuses_a_directory_holding_another_runs_checkpoints() {
         e.contains(&format!(
             "--checkpoint {ck}: checkpoint directory {ck} already holds 2 checkpoint(s) of \
              another run (the newest {ck}/checkpoint_0000000030.ckpt)"
-        )) && e.contains(&format!("continue that run with --resume {ck}")),
+        )) && e.contains(&format!("continue that run (--resume {ck})")),
         "{e}"
     );
     assert!(listing() == before, "the refused run touched {ck}");

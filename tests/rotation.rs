@@ -434,14 +434,18 @@ fn rolling_friction_is_read_checked_and_needs_rotation() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("line 4") && err.contains("`cdt`"), "{err}");
-    // The impulse law has no friction: --rolling-friction says so.
+    // The impulse law has no friction: the override says so (named as the library's field;
+    // the CLI names its `--rolling-friction`).
     let err = spheresim::run::SceneOptions::new("box-gas")
         .particles(10)
         .rolling_friction(0.1)
         .load()
         .unwrap_err()
         .to_string();
-    assert!(err.contains("--rolling-friction"), "{err}");
+    assert!(
+        err.contains("`SceneOptions::rolling_friction` = 0.1"),
+        "{err}"
+    );
 }
 
 /// A ball at rest dropped onto a conveyor belt: a floor whose surface moves at `belt` (m/s,

@@ -46,17 +46,71 @@ fn overrides_that_do_not_apply_are_errors() {
         .load()
         .unwrap_err()
         .to_string();
+    // Library calls: the messages name the library's fields, not the CLI's flags (the binary
+    // turns those on with `naming::use_cli_flags`).
     assert!(
-        err.contains("--friction") && err.contains("impulse"),
+        err.contains("`SceneOptions::friction` = 0.5")
+            && err.contains("impulse")
+            && err.contains("`ContactModel::Hertz`")
+            && !err.contains("--"),
         "{err}"
     );
     let mut o = SceneOptions::new("two-spheres");
     o.digits = Some(3);
     let err = o.load().unwrap_err().to_string();
     assert!(
-        err.contains("--digits") && err.contains("pi-blocks"),
+        err.contains("`SceneOptions::digits`") && err.contains("pi-blocks") && !err.contains("--"),
         "{err}"
     );
+    let err = SceneOptions::new("two-spheres")
+        .particles(4)
+        .rolling_friction(0.1)
+        .load()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("`SceneOptions::rolling_friction` = 0.1") && !err.contains("--"),
+        "{err}"
+    );
+}
+
+/// The run driver's own option checks, called as a library: they name `RunOptions`' fields.
+#[test]
+fn run_option_errors_name_the_library_fields() {
+    let scene = SceneOptions::new("two-spheres").steps(10).load().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            RunOptions {
+                every: Some(5),
+                ..cpu(Precision::F64)
+            },
+            "`RunOptions::every` needs `RunOptions::output`",
+        ),
+        (
+            RunOptions {
+                checkpoint_every: Some(5),
+                ..cpu(Precision::F64)
+            },
+            "`RunOptions::checkpoint_every` needs `RunOptions::checkpoint`",
+        ),
+        (
+            RunOptions {
+                backend: Backend::Event,
+                checkpoint: Some(dir.path().join("ckpt")),
+                ..cpu(Precision::F64)
+            },
+            "`RunOptions::checkpoint`: the event-driven solver writes no checkpoints; use \
+             `Backend::Cpu`",
+        ),
+    ];
+    for (opts, expected) in cases {
+        let err = SimRun::new(&scene, opts)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(err.contains(expected) && !err.contains("--"), "{err}");
+    }
 }
 
 #[test]
@@ -124,7 +178,12 @@ fn bad_run_options_fail_before_the_backend_is_made() {
         ..cpu(Precision::F32)
     };
     let err = SimRun::new(&scene, every_without_output).err().unwrap();
-    assert!(err.to_string().contains("--output"), "{err}");
+    // A library call: the message names the field, not the CLI's `--output`.
+    let err = err.to_string();
+    assert!(
+        err.contains("`RunOptions::output`") && !err.contains("--"),
+        "{err}"
+    );
     let dir = tempfile::tempdir().unwrap();
     let no_formats = RunOptions {
         output: Some(dir.path().join("o")),
@@ -132,7 +191,11 @@ fn bad_run_options_fail_before_the_backend_is_made() {
         ..cpu(Precision::F32)
     };
     let err = SimRun::new(&scene, no_formats).err().unwrap();
-    assert!(err.to_string().contains("--format"), "{err}");
+    let err = err.to_string();
+    assert!(
+        err.contains("`RunOptions::formats` needs at least one of") && !err.contains("--"),
+        "{err}"
+    );
 }
 
 /// Small scenes step on one thread (`cpu::SERIAL_BELOW`), large ones on the pool. That is only

@@ -467,14 +467,21 @@ struct State {
     /// Diagnostics at step 0 (for checkpoints).
     initial: Diagnostics,
     allow_overlap: bool,
-    /// The last snapshot, until the next step or set.
-    snapshot: Option<Snapshot>,
+    /// The last snapshot, read again (`snapshot_into`, into the same vectors) after a step or
+    /// set: reading the state arrays allocates no snapshot per call.
+    snapshot: Snapshot,
+    /// Whether `snapshot` is the current state.
+    fresh: bool,
     notice: Option<String>,
 }
 
 impl State {
     fn snapshot(&mut self) -> &Snapshot {
-        self.snapshot.get_or_insert_with(|| self.sim.snapshot())
+        if !self.fresh {
+            self.sim.snapshot_into(&mut self.snapshot);
+            self.fresh = true;
+        }
+        &self.snapshot
     }
 
     fn f32(&self) -> bool {
@@ -490,7 +497,7 @@ impl State {
         adapter::check(&scene, None, self.allow_overlap).map_err(|e| scene_error(py, e))?;
         self.sim = adapter::restart(&mut self.sim, &scene).map_err(|e| sim_error(py, e))?;
         self.scene = scene;
-        self.snapshot = None;
+        self.fresh = false;
         Ok(())
     }
 }
@@ -578,7 +585,8 @@ impl PySimulation {
                 scene: scene.scene,
                 initial,
                 allow_overlap,
-                snapshot: None,
+                snapshot: Snapshot::default(),
+                fresh: false,
                 notice,
             }),
         })
@@ -593,7 +601,7 @@ impl PySimulation {
     fn step(&self, py: Python<'_>, n: u64) -> PyResult<()> {
         let result = py.detach(|| {
             let mut st = self.lock();
-            st.snapshot = None;
+            st.fresh = false;
             st.sim.step(n)
         });
         result.map_err(|e| sim_error(py, e))
@@ -797,7 +805,8 @@ impl PySimulation {
                 scene: r.scene,
                 initial: r.initial,
                 allow_overlap: true,
-                snapshot: None,
+                snapshot: Snapshot::default(),
+                fresh: false,
                 notice,
             }),
         })

@@ -440,7 +440,7 @@ impl Staging {
         let mut slot = self.buffer.borrow_mut();
         if slot.as_ref().is_none_or(|b| b.size() < total) {
             *slot = Some(ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("snapshot read-back"),
+                label: Some("kept read-back"),
                 size: total.max(16),
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,

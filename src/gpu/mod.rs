@@ -16,7 +16,8 @@
 //! rest lives
 //! beside it: set-up and options in `setup.rs`, errors in `error.rs`, buffer layouts and
 //! allocation in `buffers.rs`, the state sets and shared buffers in `state.rs`, what is read
-//! back in `readback.rs`, the work counters in `work.rs`, how long a halting submission is in
+//! back in `readback.rs`, the options in `options.rs` (plain data, kept without the `gpu`
+//! feature), the work counters in `work.rs`, how long a halting submission is in
 //! `plan.rs`, and each stage's pipelines and bind groups in its own file.
 
 pub mod buffers;
@@ -29,6 +30,7 @@ mod error;
 pub mod gravity;
 pub mod integrate;
 pub mod neighbours;
+mod options;
 pub mod pipelines;
 pub mod plan;
 pub mod prefix_sum;
@@ -51,9 +53,10 @@ use crate::setup::MATCHING_ROUNDS;
 pub(crate) use buffers::{init_storage, read_buffer, storage, uniform};
 pub use context::GpuContext;
 pub use error::{GpuError, StepError};
+pub use options::GpuOptions;
 use profiler::{Profiler, stage};
 use setup::Binds;
-pub use setup::{GpuOptions, dispatch_dims};
+pub use setup::dispatch_dims;
 use stages::Stages;
 use state::{SharedBuffers, StateSet};
 
@@ -125,8 +128,12 @@ pub struct GpuBackend {
     step_dispatches: u64,
     step_with_work: u64,
     counted_steps: u64,
-    // The read-back buffer `snapshot_into` reuses.
+    // The read-back buffers `snapshot_into`, `diagnostics` and each submission's status read
+    // reuse; and the read-back buffers made for one read (`read`), counted.
     snapshot_staging: buffers::Staging,
+    diagnostics_staging: buffers::Staging,
+    status_staging: buffers::Staging,
+    one_off_reads: std::cell::Cell<u64>,
     // The same for the bytes the dispatches may move (`traffic`): those of the gated
     // dispatches recorded, in all; by `step`, submitted and with work.
     gated_bytes: u64,

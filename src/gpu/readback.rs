@@ -11,8 +11,11 @@ use bytemuck::Pod;
 use glam::DVec3;
 
 impl GpuBackend {
-    /// Copies `size` bytes of `src` back to the host.
+    /// Copies `size` bytes of `src` back to the host, through a read-back buffer made for this
+    /// read (counted in [`GpuBackend::read_back_buffers_created`]): for reads that tests and
+    /// checkpoints make, not the ones a run repeats.
     pub(super) fn read<T: Pod>(&self, src: &wgpu::Buffer, size: u64) -> Vec<T> {
+        self.one_off_reads.set(self.one_off_reads.get() + 1);
         read_buffer(&self.ctx, src, size)
     }
 
@@ -213,7 +216,22 @@ impl GpuBackend {
         self.snapshot_staging.created()
     }
 
+    /// Every read-back buffer the backend has created: those it keeps (snapshots,
+    /// diagnostics, each submission's status; one each once used) and those made for a single
+    /// read (checkpoints, the twin tests' comparisons, profiling and work counts). Stepping,
+    /// [`GpuBackend::diagnostics`] and [`GpuBackend::snapshot_into`], repeated, add none (tests
+    /// check it).
+    pub fn read_back_buffers_created(&self) -> u64 {
+        self.one_off_reads.get()
+            + self.snapshot_staging.created()
+            + self.diagnostics_staging.created()
+            + self.status_staging.created()
+    }
+
     /// Diagnostics of the current state: work-group partial sums, added here in f64 in order.
+    /// Read back through a buffer the backend keeps: a repeated call creates no buffer, and
+    /// allocates nothing on the host without rotation (with rotation the spin sums take the
+    /// state's arrays, copied once per call).
     pub fn diagnostics(&self) -> Diagnostics {
         let b = &self.binds[self.cur];
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
@@ -248,8 +266,22 @@ impl GpuBackend {
         }
         self.ctx.queue.submit([enc.finish()]);
         let groups = (self.dims.0 * self.dims.1) as usize;
-        let pf: Vec<[f32; 4]> = self.read(&self.shared.partial_f, 48 * groups as u64);
-        let pu: Vec<[u32; 2]> = self.read(&self.shared.partial_u, 8 * groups as u64);
+        let n = self.n as u64;
+        let gravity = self.params.mutual_gravity();
+        let rotation = self.params.rotation;
+        let s = &self.state[self.cur];
+        let when = |on: bool, bytes: u64| if on { bytes } else { 0 };
+        // Laid out as copied: the partial sums, the pulls (with ½ G m Φ in w), then rotation's
+        // state.
+        let sources = [
+            (&self.shared.partial_f, 48 * groups as u64),
+            (&self.shared.partial_u, 8 * groups as u64),
+            (&self.shared.a_mutual, when(gravity, 16 * n)),
+            (&s.rot, when(rotation, 48 * n)),
+            (&s.pos, when(rotation, 16 * n)),
+            (&s.vel, when(rotation, 16 * n)),
+            (&s.acc, when(rotation, 16 * n)),
+        ];
         let mut d = Diagnostics {
             step: self.steps_done,
             time: self.steps_done as f64 * self.params.dt,
@@ -257,6 +289,37 @@ impl GpuBackend {
             neighbour_rebuilds: self.rebuilds,
             ..Default::default()
         };
+        self.diagnostics_staging
+            .read_with(&self.ctx, &sources, |bytes| {
+                let mut parts = sources.iter().scan(0, |at, &(_, size)| {
+                    let part = &bytes[*at..*at + size as usize];
+                    *at += size as usize;
+                    Some(part)
+                });
+                let mut next = || parts.next().expect("one part a source");
+                let pf: &[[f32; 4]] = bytemuck::cast_slice(next());
+                let pu: &[[u32; 2]] = bytemuck::cast_slice(next());
+                let am: &[[f32; 4]] = bytemuck::cast_slice(next());
+                let rot: &[[f32; 4]] = bytemuck::cast_slice(next());
+                let pos: &[[f32; 4]] = bytemuck::cast_slice(next());
+                let vel: &[[f32; 4]] = bytemuck::cast_slice(next());
+                let acc: &[[f32; 4]] = bytemuck::cast_slice(next());
+                Self::add_diagnostics(&mut d, groups, pf, pu, am, [rot, pos, vel, acc]);
+            });
+        d
+    }
+
+    /// Adds the read-back sums to `d`: the work-group partials `pf`, `pu` of `groups` groups,
+    /// the pulls `am` (empty without mutual gravity) and rotation's state (rotation, position,
+    /// velocity, acceleration; empty without rotation).
+    fn add_diagnostics(
+        d: &mut Diagnostics,
+        groups: usize,
+        pf: &[[f32; 4]],
+        pu: &[[u32; 2]],
+        am: &[[f32; 4]],
+        [rot, pos, vel, acc]: [&[[f32; 4]]; 4],
+    ) {
         for g in 0..groups {
             let (a, p, l) = (pf[3 * g], pf[3 * g + 1], pf[3 * g + 2]);
             d.kinetic += a[0] as f64;
@@ -268,20 +331,13 @@ impl GpuBackend {
             d.angular_momentum += DVec3::new(l[0] as f64, l[1] as f64, l[2] as f64);
             d.contacts += pu[g][0] as u64;
         }
-        if self.params.mutual_gravity() {
-            let am: Vec<[f32; 4]> = self.read(&self.shared.a_mutual, 16 * self.n as u64);
+        if !am.is_empty() {
             d.potential_gravity = am.iter().map(|a| a[3] as f64).sum();
         }
-        if self.params.rotation {
+        if !rot.is_empty() {
             // Summed on the host from the state read back (the CPU's function, in the GPU's
             // sorted order), not by a work-group reduction: rotation's diagnostics cost a
             // read-back of the state.
-            let n = self.n as u64;
-            let s = &self.state[self.cur];
-            let rot: Vec<[f32; 4]> = self.read(&s.rot, 48 * n);
-            let pos: Vec<[f32; 4]> = self.read(&s.pos, 16 * n);
-            let vel: Vec<[f32; 4]> = self.read(&s.vel, 16 * n);
-            let acc: Vec<[f32; 4]> = self.read(&s.acc, 16 * n);
             let spin: Vec<glam::Vec3> = rot
                 .chunks(3)
                 .map(|r| glam::Vec3::new(r[0][0], r[0][1], r[0][2]))
@@ -294,7 +350,6 @@ impl GpuBackend {
             d.kinetic_rotational = k;
             d.angular_momentum += l;
         }
-        d
     }
 }
 
@@ -404,7 +459,11 @@ impl GpuBackend {
     /// Reads the status counters and clears those counted since the last read.
     pub(super) fn take_status(&self) -> Status {
         let size = std::mem::size_of::<Status>() as u64;
-        let status: Status = self.read(&self.shared.status, size)[0];
+        let status: Status =
+            self.status_staging
+                .read_with(&self.ctx, &[(&self.shared.status, size)], |bytes| {
+                    bytemuck::pod_read_unaligned(&bytes[..size as usize])
+                });
         self.ctx
             .queue
             .write_buffer(&self.shared.status, 8, bytemuck::bytes_of(&[0u32; 5]));

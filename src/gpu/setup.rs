@@ -1,35 +1,14 @@
-//! Set-up of the GPU backend: the options, the checks against the adapter's limits, the
+//! Set-up of the GPU backend: the checks against the adapter's limits, the
 //! allocation of every buffer and bind group, and the first binning, list build and forces.
 
 use super::buffers::{self, Params};
 use super::profiler::stage;
 use super::stages::Stages;
 use super::state::{self, SharedBuffers, StateSet};
-use super::{GpuBackend, GpuContext, GpuError, WORKGROUP_SIZE};
+use super::{GpuBackend, GpuContext, GpuError, GpuOptions, WORKGROUP_SIZE};
 use super::{neighbours, prefix_sum, tree};
 use crate::scene::Scene;
 use crate::setup::PackedScene;
-
-/// Options of [`GpuBackend::new`].
-#[derive(Clone, Copy, Debug, Default)]
-pub struct GpuOptions {
-    /// Lower the work-groups per dispatch dimension below the adapter's limit (tests use this to
-    /// exercise 2-D dispatches on small scenes).
-    pub max_workgroups_per_dim: Option<u32>,
-    /// Lower the largest buffer binding below the adapter's limit, bytes (tests use this to
-    /// exercise the too-large error).
-    pub max_binding_size: Option<u64>,
-    /// The neighbour list's capacity at set-up, entries, in place of sixteen a sphere (or twice
-    /// set-up's build, when that fills more than half of it); kept as given unless set-up's
-    /// build needs more (tests use this to exercise the list's growth).
-    pub list_capacity: Option<u32>,
-    /// Compute the drift `x + v dt` without rounding the product, as a fused multiply–add does
-    /// (default `false`; [`super::integrate::FUSED_DRIFT`]). A hardware driver may contract
-    /// `a*b+c` into one fma (WGSL permits it); a software adapter such as lavapipe does not.
-    /// Tests use this to emulate a hardware adapter's rounding on lavapipe: the hardware
-    /// contract must accept it and the bit-for-bit contract must reject it.
-    pub fused_drift: bool,
-}
 
 /// Work-group counts `(x, y)` for `groups` work-groups under `max` per dimension.
 pub fn dispatch_dims(groups: u32, max: u32) -> (u32, u32) {
@@ -255,6 +234,9 @@ impl GpuBackend {
             step_with_work: 0,
             counted_steps: 0,
             snapshot_staging: super::buffers::Staging::default(),
+            diagnostics_staging: super::buffers::Staging::default(),
+            status_staging: super::buffers::Staging::default(),
+            one_off_reads: std::cell::Cell::new(0),
             gated_bytes: 0,
             step_bytes: 0,
             step_bytes_with_work: 0,

@@ -4,6 +4,7 @@
 use super::progress::Progress;
 use super::{RunOptions, RunReport};
 use crate::checkpoint::{Checkpoint, Checkpointer, Reason, RunState};
+use crate::naming::Setting;
 use crate::output::{self, RunStats, SeriesWriter, SnapshotFormat};
 use crate::scene::fmt_num;
 use crate::{Backend, Diagnostics, Precision, Scene, Simulation, StepStats};
@@ -93,11 +94,13 @@ impl<'a> SimRun<'a> {
         // the run's outputs.
         if scene.sim.steps <= ckpt.step {
             bail!(
-                "--steps {} is at or before the checkpoint's step {} ({}); --steps gives the \
-                 run's total, counted from its start: give more than {}",
+                "{} {} is at or before the checkpoint's step {} ({}); {} gives the run's total, \
+                 counted from its start: give more than {}",
+                Setting::StepsValue,
                 scene.sim.steps,
                 ckpt.step,
                 path.display(),
+                Setting::Steps,
                 ckpt.step
             );
         }
@@ -125,22 +128,33 @@ impl<'a> SimRun<'a> {
             output::check_writable_file(p)?;
         }
         if opts.every.is_some() && opts.output.is_none() {
-            bail!("--every needs --output DIR");
+            bail!("{} needs {}", Setting::RunEvery, Setting::RunOutput);
         }
         if opts.every == Some(0) {
-            bail!("--every must be at least 1");
+            bail!("{} must be at least 1", Setting::RunEvery);
         }
         if opts.output.is_some() && opts.formats.is_empty() {
-            bail!("--format needs at least one of csv, vtk, vtp");
+            bail!(
+                "{} needs at least one of csv, vtk, vtp",
+                Setting::RunFormats
+            );
         }
         if opts.checkpoint_every.is_some() && opts.checkpoint.is_none() {
-            bail!("--checkpoint-every needs --checkpoint DIR");
+            bail!(
+                "{} needs {}",
+                Setting::CheckpointEvery,
+                Setting::RunCheckpointDir
+            );
         }
         if opts.checkpoint_every == Some(0) {
-            bail!("--checkpoint-every must be at least 1");
+            bail!("{} must be at least 1", Setting::CheckpointEvery);
         }
         if opts.checkpoint.is_some() && opts.backend == Backend::Event {
-            bail!("--checkpoint: the event-driven solver writes no checkpoints; use --backend cpu");
+            bail!(
+                "{}: the event-driven solver writes no checkpoints; use {}",
+                Setting::RunCheckpoint,
+                Setting::BackendCpu
+            );
         }
         let every = opts.every.unwrap_or((scene.sim.steps / 20).max(1));
         let series = match &opts.output {
@@ -159,7 +173,7 @@ impl<'a> SimRun<'a> {
                     Some((_, r)) => Checkpointer::resuming(dir, opts.checkpoint_every, &r.path),
                     None => Checkpointer::new(dir, opts.checkpoint_every),
                 }
-                .with_context(|| format!("--checkpoint {}", dir.display()))?,
+                .with_context(|| format!("{} {}", Setting::RunCheckpoint, dir.display()))?,
             ),
             None => None,
         };
@@ -269,14 +283,15 @@ impl<'a> SimRun<'a> {
             "the energy balance drifted at step {}: total + dissipated energy moved by {:+.1} % \
              of the energy scale, past the limit of {:.0} % (docs/physics.md §7): from {:.4e} J \
              to {:.4e} J, with the energy scale K + |U| at {:.3e} J; likely cause: {}; \
-             --allow-energy-drift runs on",
+             {} runs on",
             self.sim.steps_done(),
             100.0 * drift,
             100.0 * ENERGY_DRIFT_LIMIT,
             initial.energy_balance(),
             now.energy_balance(),
             initial.energy_scale().max(now.energy_scale()),
-            crate::sim::likely_cause(self.scene, f32)
+            crate::sim::likely_cause(self.scene, f32),
+            Setting::AllowEnergyDrift
         )
     }
 

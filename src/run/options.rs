@@ -2,6 +2,7 @@
 //! ([`SceneOptions`]) and what a run writes and how it steps ([`RunOptions`]).
 
 use crate::checkpoint::Checkpoint;
+use crate::naming::Setting;
 use crate::output::SnapshotFormat;
 use crate::scene::{CheckOptions, ContactModel, SceneFile, builtin};
 use crate::{Backend, Precision, Scene};
@@ -149,7 +150,8 @@ impl SceneOptions {
         let mut scene = if is_file {
             if self.particles.is_some() {
                 bail!(
-                    "--particles applies to built-in scenes only, not to the file {}",
+                    "{} applies to built-in scenes only, not to the file {}",
+                    Setting::RunParticles,
                     self.scene
                 );
             }
@@ -158,7 +160,11 @@ impl SceneOptions {
             file.scene
         } else if let Some(d) = self.digits.filter(|_| self.scene == "pi-blocks") {
             if self.particles.is_some_and(|n| n != 2) {
-                bail!("--particles: pi-blocks has exactly 2 spheres; its size is set by --digits");
+                bail!(
+                    "{}: pi-blocks has exactly 2 spheres; its size is set by {}",
+                    Setting::RunParticles,
+                    Setting::RunDigits
+                );
             }
             builtin::pi_blocks(d)?
         } else {
@@ -183,7 +189,8 @@ impl SceneOptions {
         };
         if self.digits.is_some() && (is_file || self.scene != "pi-blocks") {
             bail!(
-                "--digits applies to the built-in scene pi-blocks only, not to {}",
+                "{} applies to the built-in scene pi-blocks only, not to {}",
+                Setting::RunDigits,
                 self.scene
             );
         }
@@ -237,8 +244,10 @@ impl SceneOptions {
         if let Some(mu_r) = self.rolling_friction {
             if !scene.sim.contact.is_soft() {
                 bail!(
-                    "--rolling-friction {mu_r}: the impulse contact law has no friction; choose \
-                     a soft law with --contact hertz or --contact spring-dashpot"
+                    "{} {mu_r}: the impulse contact law has no friction; choose a soft law with \
+                     {}",
+                    Setting::RollingFrictionValue,
+                    Setting::RunSoftContact
                 );
             }
             scene.sim.surface.rolling_friction = mu_r;
@@ -255,8 +264,9 @@ impl SceneOptions {
         if let Some(mu) = self.friction {
             if !scene.sim.contact.is_soft() {
                 bail!(
-                    "--friction {mu}: the impulse contact law has no friction; choose a soft law \
-                     with --contact hertz or --contact spring-dashpot"
+                    "{} {mu}: the impulse contact law has no friction; choose a soft law with {}",
+                    Setting::FrictionValue,
+                    Setting::RunSoftContact
                 );
             }
             scene.sim.surface.friction = mu;

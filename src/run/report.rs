@@ -66,10 +66,11 @@ impl RunReport {
         if self.balanced && (drift.is_nan() || drift.abs() > ENERGY_DRIFT_WARNING) {
             w.push(format!(
                 "total + dissipated energy moved by {:+.2} % of the energy scale, more than the \
-                 {:.0} % a trustworthy run keeps to: shorten --dt or check the scene \
+                 {:.0} % a trustworthy run keeps to: shorten {} or check the scene \
                  (docs/physics.md §7)",
                 100.0 * drift,
-                100.0 * ENERGY_DRIFT_WARNING
+                100.0 * ENERGY_DRIFT_WARNING,
+                crate::naming::Setting::Dt
             ));
         }
         let moved = self.fin.momentum_change_relative(&self.initial);
