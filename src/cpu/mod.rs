@@ -25,6 +25,7 @@ pub mod scatter;
 mod setup;
 mod step;
 #[doc(hidden)]
+#[cfg(feature = "gpu")]
 pub mod swap;
 pub mod tree;
 
