@@ -22,6 +22,11 @@ pub enum Backend {
     Auto,
     /// wgpu compute shaders, f32 (a build with the `gpu` Cargo feature; without it, refused
     /// with [`SimError::Unavailable`]).
+    // `spheresim --help` shows this plain text rather than the rustdoc link above.
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "wgpu compute shaders, f32 (a build with the `gpu` Cargo feature)")
+    )]
     Gpu,
     /// The CPU reference backend.
     Cpu,

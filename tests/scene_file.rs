@@ -1237,3 +1237,30 @@ fn plane_velocity_is_read_and_must_lie_in_the_plane() {
         .to_string();
     assert!(err.contains("velocity must lie in the plane"), "{err}");
 }
+
+/// A `[[block]]` whose spheres would not fit in the memory the machine has available is refused
+/// by name before anything is allocated (with overcommit, reserving would succeed and filling
+/// would bring the out-of-memory killer).
+#[test]
+fn a_block_larger_than_the_available_memory_is_refused_before_allocating() {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").expect("Linux /proc/meminfo");
+    let kib: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("MemAvailable");
+    // Twice the available memory's worth of spheres, well below the count limit.
+    let n = 2 * kib * 1024 / std::mem::size_of::<spheresim::scene::Sphere>() as u64;
+    let side = (n as f64).cbrt().ceil() as u64;
+    let text = format!(
+        "[[block]]\nmin = [0, 0, 0]\nspacing = 3\ncount = [{side}, {side}, {side}]\n\
+         radius = 1\nmass = 1\n"
+    );
+    let err = Scene::from_toml_str(&text, "huge").expect_err("a scene larger than memory");
+    let msg = err.to_string();
+    assert!(
+        msg.contains(&format!("{} spheres need about", side * side * side))
+            && msg.contains("available (MemAvailable)"),
+        "{msg}"
+    );
+}

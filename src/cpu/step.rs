@@ -179,7 +179,9 @@ impl<R: Real> CpuBackend<R> {
     pub(super) fn recipe_config(&self) -> recipe::Config {
         recipe::Config {
             impulse: self.params.model == ContactModel::Impulse,
-            gravity: self.params.g_const > R::zero(),
+            // Decided on the f64 parameters, as the GPU decides: a G that rounds to 0 in f32
+            // still runs the (then zero) gravity pass on both.
+            gravity: self.params.host.mutual_gravity(),
             rounds: collide::MATCHING_ROUNDS,
         }
     }
@@ -455,7 +457,8 @@ impl<R: Real> CpuBackend<R> {
     /// Stage gravity (when G > 0): mutual accelerations into `a_mutual`.
     pub(super) fn mutual_gravity(&mut self) {
         let n = self.len();
-        if self.params.g_const > R::zero() && self.params.tree {
+        let on = self.params.host.mutual_gravity();
+        if on && self.params.tree {
             self.a_mutual.resize(n, R::zero3());
             self.walk_counts = self.tree.accelerations(
                 &self.position,
@@ -465,7 +468,7 @@ impl<R: Real> CpuBackend<R> {
                 self.params.eps2,
                 &mut self.a_mutual,
             );
-        } else if self.params.g_const > R::zero() {
+        } else if on {
             self.a_mutual.resize(n, R::zero3());
             gravity::gravity::<R>(
                 &self.position,
@@ -651,5 +654,25 @@ fn soft_pass<R: Real, P: collide::PairRecord<R>>(
         );
     } else {
         collide::collide_pairs(bodies, spin, balls, &rows, params, pairs, kept);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::builtin;
+
+    /// Mutual gravity is on when the scene's G > 0 in f64, whatever G rounds to in the backend's
+    /// precision, as on the GPU (`StepParams::mutual_gravity`): a G below f32's smallest
+    /// subnormal still gets its gravity pass in f32.
+    #[test]
+    fn a_g_that_rounds_to_zero_in_f32_keeps_its_gravity_pass() {
+        let mut s = builtin::build("orbits", Some(20)).unwrap();
+        s.sim.g_const = 1e-50;
+        assert_eq!(1e-50f64 as f32, 0.0);
+        let f32s = CpuBackend::<f32>::new(&s).recipe_config();
+        let f64s = CpuBackend::<f64>::new(&s).recipe_config();
+        assert!(f64s.gravity);
+        assert_eq!(f32s, f64s);
     }
 }

@@ -916,6 +916,19 @@ fn build(
     let mut total = particles.len();
     let loaded = b.read_particles_files(&files, dir, &mut total);
     let fits = b.count_blocks(&blocks, &mut total);
+    // Checked before allocating: with overcommit the reservation below succeeds and filling it
+    // would bring the out-of-memory killer instead of an error.
+    let need = (total as u64).saturating_mul(std::mem::size_of::<Sphere>() as u64);
+    if let Some(available) = crate::sim::available_memory().filter(|&a| need > a) {
+        let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+        return Err(SceneError::Other(format!(
+            "{file}: the scene's {total} spheres need about {need} bytes ({:.1} GiB) to hold, \
+             but {available} bytes ({:.1} GiB) are available (MemAvailable); make the \
+             [[block]] counts or the particle files smaller",
+            gib(need),
+            gib(available)
+        )));
+    }
     let mut spheres: Vec<Sphere> = Vec::new();
     spheres.try_reserve_exact(total).map_err(|_| {
         SceneError::Other(format!(
