@@ -224,6 +224,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             "boxes",
             "grid",
             "rebuild",
+            "gated_dims",
             "perm",
             "sweep",
             "list_start",
