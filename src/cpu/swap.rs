@@ -239,8 +239,8 @@ impl CpuBackend<f32> {
 
     /// Resource `name` in the GPU's layout (`src/gpu/state.rs`, `src/gpu/neighbours.rs`,
     /// `shaders/common.wgsl`), from the CPU's arrays; `None` for a resource both sides hold
-    /// unchanged since set-up (the walls), or none to send. `host` gives the GPU's own dispatch
-    /// sizes (`full_dims`).
+    /// unchanged since set-up (the walls), or that the stage writes before it reads it. `host`
+    /// gives the GPU's own dispatch sizes (`full_dims`).
     ///
     /// # Errors
     /// A message naming a resource without a conversion, or the host's.
@@ -394,7 +394,11 @@ impl CpuBackend<f32> {
             // rebuilds, none in one that does not.
             "gated_dims" => {
                 let full = host.download("full_dims")?;
-                Some(if run.rebuild { full } else { vec![0; full.len()] })
+                Some(if run.rebuild {
+                    full
+                } else {
+                    vec![0; full.len()]
+                })
             }
             "x_build" => bytes(
                 (0..list.x_build.len())
@@ -417,6 +421,10 @@ impl CpuBackend<f32> {
             "wall_xi" => history(&list.wall_kept),
             // Uploaded at set-up and never changed by a step, on either backend.
             "planes" => None,
+            // Read by the pending and final variants of the pairs' entry point only, after
+            // earlier passes of the stage wrote them in this step: nothing to send (the binary
+            // pairs, which open the stage, bind them unread).
+            "earliest" | "pair_more" if stage == Stage::Contacts => None,
             other => {
                 return Err(format!(
                     "stage {}: resource `{other}` has no conversion from the CPU's arrays \

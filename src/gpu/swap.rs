@@ -17,7 +17,7 @@ impl GpuBackend {
         Ok(match name {
             "pos" => &s.pos,
             "vel" => &s.vel,
-            "acc" | "accel" => &s.acc,
+            "acc" => &s.acc,
             "props" => &s.props,
             "ids" => &s.id,
             "rot" => &s.rot,
@@ -84,7 +84,10 @@ impl StageHost for GpuBackend {
             .map_err(|e| format!("the GPU did not finish the stage: {e}"))?;
         // A build writes no entry past the list's capacity (the step grows the list and
         // builds again, which a swapped stage cannot: its inputs are spent).
-        if passes.iter().any(|p| p.kind == crate::recipe::Kind::BuildList) {
+        if passes
+            .iter()
+            .any(|p| p.kind == crate::recipe::Kind::BuildList)
+        {
             let size = std::mem::size_of::<Status>() as u64;
             let status: Status = self.read(&self.shared.status, size)[0];
             let needed = status.list_needed;
