@@ -237,9 +237,12 @@ fn wall_kind_files_twin_their_rust_modules() {
     }
 }
 
+/// The buffers each entry point of a stage file reads and writes, by entry point.
+type Uses = HashMap<String, (Vec<String>, Vec<String>)>;
+
 /// The buffers each entry point of stage file `name` reads and writes, by WGSL name, through
 /// naga's analysis (a use of `arrayLength` alone is neither).
-fn entry_uses(name: &str) -> HashMap<String, (Vec<String>, Vec<String>)> {
+fn entry_uses(name: &str) -> Uses {
     use naga::valid::GlobalUse;
     let src = STAGES.iter().find(|(n, _)| *n == name).unwrap().1;
     let (m, info) = analyse(name, &source(src)).unwrap_or_else(|e| panic!("{e}"));
@@ -268,7 +271,7 @@ fn entry_uses(name: &str) -> HashMap<String, (Vec<String>, Vec<String>)> {
 /// by the rebuild, its indirect arguments, unless it writes them), and writes what any writes;
 /// names mapped by `recipe::resource`, the GPU's own buffers left out.
 fn recipe_mismatches(passes: &[Pass]) -> Vec<String> {
-    let mut uses: HashMap<&str, HashMap<String, (Vec<String>, Vec<String>)>> = HashMap::new();
+    let mut uses: HashMap<&str, Uses> = HashMap::new();
     let mut problems = vec![];
     for p in passes {
         let (mut reads, mut writes): (BTreeSet<String>, BTreeSet<String>) = Default::default();
