@@ -15,9 +15,9 @@
 @group(0) @binding(2) var<storage, read_write> vel: array<vec4<f32>>;   // xyz, inverse mass
 @group(0) @binding(3) var<storage, read> props: array<vec4<f32>>;   // restitution, zeta, compliance, mu
 @group(0) @binding(4) var<storage, read> ids: array<u32>;
-// For applying a pending round (PENDING): accelerations | mass (integrate.wgsl's acc),
+// For applying a pending round (PENDING): accelerations | mass (as integrate.wgsl's),
 // dissipated energy by input id (J), and the collision counter.
-@group(0) @binding(5) var<storage, read> accel: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> acc: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> dissipated: array<f32>;
 @group(0) @binding(7) var<storage, read_write> status: Status;
 @group(0) @binding(8) var<storage, read> planes: array<Plane>;
@@ -919,7 +919,7 @@ fn apply_pending(i: u32) {
     let p4 = pos[i];
     let v4 = vel[i];
     if v4.w != 0.0 {
-        let a4 = accel[i];
+        let a4 = acc[i];
         dissipated[ids[i]] -= impulse_energy_change(a4.w, v4.xyz, dv, dx, a4.xyz, params.dt);
     }
     pos[i] = vec4<f32>(p4.xyz + dx, p4.w);

@@ -101,9 +101,11 @@ pub struct Pass {
     pub size: Size,
     /// When it runs.
     pub gate: Gate,
-    /// Resources it reads, by their WGSL names (the step's resources, as the integrate and
-    /// collide shaders name them: collide's `accel` is `acc`). A stage swapped between the
-    /// backends (`cpu::swap`) transfers what its passes read.
+    /// Resources it reads, by their WGSL names ([`resource`] maps the few variables named
+    /// otherwise): what its [`entries`] read before the pass writes it, and for a pass gated by
+    /// the rebuild its indirect arguments (`gated_dims`). A stage swapped between the backends
+    /// (`cpu::swap`) transfers what its passes read. `tests/gpu_shaders.rs` checks both lists
+    /// against the shaders through naga.
     pub reads: &'static [&'static str],
     /// Resources it writes, by their WGSL names.
     pub writes: &'static [&'static str],
@@ -120,6 +122,100 @@ impl Pass {
     }
 }
 
+/// The shader entry points that record a pass on the GPU, in order, as `(stage file, entry
+/// point)` (`gpu::GpuBackend::record_pass`): those of every variant (override constants select
+/// a variant's code, and naga, which checks the lists, sees all of it). Gravity is the direct
+/// sum's; the tree's passes use only `pos`, `acc` and `a_mutual` of the step's resources.
+pub fn entries(kind: Kind) -> &'static [(&'static str, &'static str)] {
+    match kind {
+        Kind::MeasureSpeed => &[("integrate", "measure_speed")],
+        Kind::KickDrift => &[("integrate", "kick_drift")],
+        Kind::Binning => &[
+            ("neighbours", "gate_dispatches"),
+            ("cell_keys", "cell_keys"),
+            ("count", "count"),
+            ("count", "seed_cell_start"),
+            ("prefix_sum", "reduce"),
+            ("prefix_sum", "scan_blocks"),
+            ("scatter", "place"),
+            ("scatter", "rank"),
+            ("gather", "gather"),
+            ("cell_keys", "bin_cells"),
+        ],
+        Kind::BuildList => &[
+            ("neighbours", "keep_old_entries"),
+            ("neighbours", "keep_old_rows"),
+            ("neighbours", "sweeps"),
+            ("neighbours", "list_count"),
+            ("neighbours", "list_count_large"),
+            ("prefix_sum", "reduce"),
+            ("prefix_sum", "scan_blocks"),
+            ("neighbours", "list_fill"),
+            ("neighbours", "list_fill_large"),
+            ("neighbours", "relink"),
+            ("neighbours", "carry_entries"),
+            ("neighbours", "carry_walls"),
+        ],
+        Kind::ImpulsePairs(_) => &[("collide", "impulse_pairs")],
+        Kind::EarliestEvents { .. } => &[("collide", "earliest_from_pairs")],
+        Kind::SumImpulses(_) => &[("collide", "sum_impulses")],
+        Kind::ApplyContacts => &[("integrate", "apply_contacts")],
+        Kind::CollidePairs => &[("collide", "collide_pairs")],
+        Kind::SumPairs => &[("collide", "sum_pairs")],
+        Kind::Gravity => &[("gravity", "gravity")],
+        Kind::Accelerations => &[("integrate", "accelerations")],
+        Kind::EndOfStep => &[("integrate", "end_of_step")],
+    }
+}
+
+/// The GPU's own buffers, by stage file and WGSL name, which no recipe list names: set-up's
+/// constants (written by the host only), the step tail's dispatch arguments (a halting
+/// submission's), each stage's scratch (written and read within one pass) and the work
+/// counters. A stage file `"*"` means every one.
+pub const GPU_OWN: &[(&str, &str)] = &[
+    ("*", "params"),
+    ("neighbours", "list"),
+    ("collide", "list"),
+    ("prefix_sum", "sp"),
+    ("neighbours", "full_dims"),
+    ("neighbours", "running_dims"),
+    ("integrate", "running_dims"),
+    ("count", "counts"),
+    ("count", "slot"),
+    ("scatter", "slot"),
+    ("scatter", "arrival"),
+    ("prefix_sum", "block_sums"),
+    ("neighbours", "old_start"),
+    ("neighbours", "old_partner_id"),
+    ("neighbours", "old_xi"),
+    ("neighbours", "old_wall_xi"),
+    ("collide", "work"),
+];
+
+/// The step's resource that variable `var` of stage file `stage` binds in a pass of `kind`:
+/// its own name, or where the WGSL names it otherwise, the recipe's name (gather's source and
+/// destination sets, the prefix sum's array, the second halves of the pair results); `None`
+/// for one of [`GPU_OWN`]. The one place the two namings meet.
+pub fn resource<'a>(kind: Kind, stage: &str, var: &'a str) -> Option<&'a str> {
+    if GPU_OWN
+        .iter()
+        .any(|&(s, v)| (s == stage || s == "*") && v == var)
+    {
+        return None;
+    }
+    Some(match (stage, var) {
+        ("gather", v) if v.starts_with("src_") || v.starts_with("dst_") => match &v[4..] {
+            "id" => "ids",
+            rest => rest,
+        },
+        ("prefix_sum", "data") if kind == Kind::BuildList => "list_start",
+        ("prefix_sum", "data") => "cell_start",
+        ("collide", "pair_out_hi") => "pair_out",
+        ("collide", "pair_more_hi") => "pair_more",
+        (_, v) => v,
+    })
+}
+
 /// What decides a step's passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -131,16 +227,21 @@ pub struct Config {
     pub rounds: usize,
 }
 
-/// What the impulse model's pair passes read (`impulse_pairs`).
+/// What the impulse model's pair passes read (`impulse_pairs`, every variant: the pending
+/// round's reads `contact`, the final's `earliest`, both the pairs' earlier results).
 const IMPULSE_PAIRS: &[&str] = &[
     "pos",
     "vel",
     "props",
     "ids",
+    "rot",
+    "earliest",
+    "contact",
     "list_start",
     "partner",
     "link",
     "row_of",
+    "pair_more",
 ];
 
 fn pass(
@@ -173,7 +274,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             Kind::MeasureSpeed,
             Spheres,
             Always,
-            &["pos", "vel"],
+            &["pos", "vel", "grid"],
             &["grid"],
         ));
     } else {
@@ -182,8 +283,10 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             Kind::KickDrift,
             Spheres,
             Always,
-            &["pos", "vel", "acc", "rot", "grid", "x_build", "sweep"],
-            &["pos", "vel", "rot", "grid", "rebuild"],
+            &[
+                "pos", "vel", "acc", "rot", "grid", "x_build", "sweep", "rebuild", "status",
+            ],
+            &["pos", "vel", "rot", "grid", "rebuild", "status"],
         ));
     }
     p.push(pass(
@@ -203,6 +306,8 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             "rot",
             "grid",
             "status",
+            "rebuild",
+            "gated_dims",
             "cell_start",
             "keys",
             "perm",
@@ -222,10 +327,8 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             "cell_start",
             "cells",
             "boxes",
-            "grid",
-            "rebuild",
+            "gated_dims",
             "perm",
-            "sweep",
             "list_start",
             "partner_id",
             "xi",
@@ -251,14 +354,13 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
         "acc",
         "ids",
         "props",
+        "rot",
         "list_start",
         "partner",
-        "link",
-        "row_of",
-        "pair_out",
         "pair_more",
         "planes",
         "contact",
+        "contact_counts",
         "dissipated",
         "status",
     ];
@@ -292,16 +394,17 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
                     "vel",
                     "props",
                     "ids",
+                    "rot",
                     "earliest",
                     "list_start",
                     "partner",
                     "link",
-                    "row_of",
                     "pair_out",
                     "pair_more",
                     "planes",
+                    "wall_xi",
                 ],
-                &["contact", "contact_counts"],
+                &["contact", "contact_counts", "wall_xi"],
             )
         };
         let rounds = if init { 0 } else { c.rounds };
@@ -313,17 +416,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
                 Kind::ImpulsePairs(Pairs::Pending),
                 Entries,
                 Always,
-                &[
-                    "pos",
-                    "vel",
-                    "props",
-                    "ids",
-                    "contact",
-                    "list_start",
-                    "partner",
-                    "link",
-                    "row_of",
-                ],
+                IMPULSE_PAIRS,
                 &["pair_out", "pair_more"],
             ));
         }
@@ -335,19 +428,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             Kind::ImpulsePairs(Pairs::Final),
             Entries,
             Always,
-            &[
-                "pos",
-                "vel",
-                "props",
-                "ids",
-                "earliest",
-                "list_start",
-                "partner",
-                "link",
-                "row_of",
-                "pair_out",
-                "pair_more",
-            ],
+            IMPULSE_PAIRS,
             &["pair_out", "pair_more"],
         ));
         p.push(sum_impulses(Round::Final));
@@ -386,7 +467,6 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
                 "partner",
                 "link",
                 "row_of",
-                "partner_id",
                 "xi",
             ],
             &["pair_out", "pair_more", "pair_spin", "xi"],
@@ -403,9 +483,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
                 "ids",
                 "rot",
                 "list_start",
-                "partner",
                 "link",
-                "row_of",
                 "pair_out",
                 "pair_more",
                 "pair_spin",

@@ -1,7 +1,9 @@
 //! Every WGSL stage parses and validates with naga (no adapter needed), and declares the
 //! entry points the driver uses.
 
-use spheresim::gpu::pipelines::{DIAGNOSTICS, STAGES, source, validate};
+use spheresim::gpu::pipelines::{DIAGNOSTICS, STAGES, analyse, source, validate};
+use spheresim::recipe::{self, Config, Gate, Kind, Pass};
+use std::collections::{BTreeSet, HashMap};
 
 #[test]
 fn every_shader_validates_with_naga() {
@@ -233,4 +235,116 @@ fn wall_kind_files_twin_their_rust_modules() {
             "shaders/walls/{kind}.wgsl twins fewer than gap, curvature and event"
         );
     }
+}
+
+/// The buffers each entry point of a stage file reads and writes, by entry point.
+type Uses = HashMap<String, (Vec<String>, Vec<String>)>;
+
+/// The buffers each entry point of stage file `name` reads and writes, by WGSL name, through
+/// naga's analysis (a use of `arrayLength` alone is neither).
+fn entry_uses(name: &str) -> Uses {
+    use naga::valid::GlobalUse;
+    let src = STAGES.iter().find(|(n, _)| *n == name).unwrap().1;
+    let (m, info) = analyse(name, &source(src)).unwrap_or_else(|e| panic!("{e}"));
+    let mut out = HashMap::new();
+    for (i, ep) in m.entry_points.iter().enumerate() {
+        let fi = info.get_entry_point(i);
+        let (mut r, mut w) = (vec![], vec![]);
+        for (h, var) in m.global_variables.iter() {
+            let (Some(_), Some(n)) = (&var.binding, &var.name) else {
+                continue;
+            };
+            if fi[h].contains(GlobalUse::READ) {
+                r.push(n.clone());
+            }
+            if fi[h].contains(GlobalUse::WRITE) {
+                w.push(n.clone());
+            }
+        }
+        out.insert(ep.name.clone(), (r, w));
+    }
+    out
+}
+
+/// Each pass's `reads` and `writes` in the recipe against the buffers its entry points use:
+/// it reads what an entry point reads before an earlier one of the pass writes it (and, gated
+/// by the rebuild, its indirect arguments, unless it writes them), and writes what any writes;
+/// names mapped by `recipe::resource`, the GPU's own buffers left out.
+fn recipe_mismatches(passes: &[Pass]) -> Vec<String> {
+    let mut uses: HashMap<&str, Uses> = HashMap::new();
+    let mut problems = vec![];
+    for p in passes {
+        let (mut reads, mut writes): (BTreeSet<String>, BTreeSet<String>) = Default::default();
+        for &(stage, entry) in recipe::entries(p.kind) {
+            let module = uses.entry(stage).or_insert_with(|| entry_uses(stage));
+            let (r, w) = module
+                .get(entry)
+                .unwrap_or_else(|| panic!("{}: no entry point {stage}::{entry}", p.name));
+            let res = |v: &String| recipe::resource(p.kind, stage, v).map(str::to_string);
+            for name in r.iter().filter_map(res) {
+                if !writes.contains(&name) {
+                    reads.insert(name);
+                }
+            }
+            writes.extend(w.iter().filter_map(res));
+        }
+        if p.gate == Gate::Rebuild && !writes.contains("gated_dims") {
+            reads.insert("gated_dims".into());
+        }
+        for (what, listed, used) in [("reads", p.reads, &reads), ("writes", p.writes, &writes)] {
+            let listed: BTreeSet<String> = listed.iter().map(|s| s.to_string()).collect();
+            let left_out: Vec<&String> = used.difference(&listed).collect();
+            let stale: Vec<&String> = listed.difference(used).collect();
+            if !left_out.is_empty() || !stale.is_empty() {
+                problems.push(format!(
+                    "{} ({:?}) {what}: leaves out {left_out:?}, names unused {stale:?}",
+                    p.name, p.kind
+                ));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn the_recipes_lists_are_the_buffers_its_shaders_use() {
+    let mut problems = vec![];
+    for impulse in [false, true] {
+        for gravity in [false, true] {
+            for init in [false, true] {
+                let c = Config {
+                    impulse,
+                    gravity,
+                    rounds: 2,
+                };
+                problems.extend(recipe_mismatches(&recipe::step(c, init)));
+            }
+        }
+    }
+    problems.sort();
+    problems.dedup();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_binding_left_out_of_a_list_is_found() {
+    let c = Config {
+        impulse: true,
+        gravity: false,
+        rounds: 1,
+    };
+    let mut passes = recipe::step(c, false);
+    let kick = passes
+        .iter_mut()
+        .find(|p| p.kind == Kind::KickDrift)
+        .unwrap();
+    kick.reads = &[
+        "pos", "vel", "acc", "rot", "grid", "x_build", "rebuild", "status",
+    ];
+    let problems = recipe_mismatches(&passes);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].contains("leaves out [\"sweep\"]"),
+        "{problems:?}"
+    );
 }

@@ -6,20 +6,10 @@ mod common;
 
 use common::contract::{Contract, EPS, gpu_contract, test_gpu_options, within_rounding};
 use spheresim::cpu::CpuBackend;
-use spheresim::cpu::swap::Stage;
+use spheresim::cpu::swap::{Stage, StageHost};
 use spheresim::gpu::GpuBackend;
 use spheresim::scene::{Scene, builtin};
 use spheresim::{Backend, Precision, Simulation};
-
-/// The stages swapped: all but the list's build, which the hook does not swap yet (its GPU
-/// dispatches are gated by arguments only the GPU's binning writes).
-const SWAPPED: [Stage; 5] = [
-    Stage::KickDrift,
-    Stage::Binning,
-    Stage::Contacts,
-    Stage::Gravity,
-    Stage::EndOfStep,
-];
 
 /// `name` with `n` spheres; `rebin`: no skin, so that every step bins and builds the list.
 fn scene(name: &str, n: usize, rebin: bool) -> Scene {
@@ -80,7 +70,7 @@ fn check(scene: &Scene, label: &str, steps: u64, contract: Contract) {
         "{label}: no contacts"
     );
     let present = pure.swappable();
-    for stage in SWAPPED {
+    for stage in Stage::ALL {
         if !present.contains(&stage) {
             eprintln!("{label}: no {} pass in this scene's step", stage.name());
             continue;
@@ -134,6 +124,16 @@ fn every_stage_swapped_to_the_gpu_equals_the_cpu() {
     // (friction history carried); mutual gravity (direct sum), binned every step.
     check(&scene("box-gas", 500, true), "box-gas", 12, contract);
     check(&scene("wall-break", 400, false), "wall-break", 2, contract);
+    // The projectile (the last sphere, large) pressed into the slab: the large sphere's cell
+    // box finds its partners, and its row and the slab's rows list each other.
+    let mut hit = scene("wall-break", 400, false);
+    let (ball, slab) = hit.spheres.split_last_mut().expect("spheres");
+    let near = slab
+        .iter()
+        .map(|s| s.position.x - s.radius)
+        .fold(f64::INFINITY, f64::min);
+    ball.position.x = near - ball.radius + 0.2 * slab[0].radius;
+    check(&hit, "wall-break, projectile in contact", 2, contract);
     // The wall standing on its floor touches from the first step; with rotation on.
     let mut stand = scene("wall-stand", 300, false);
     stand.sim.rotation = true;
@@ -142,15 +142,21 @@ fn every_stage_swapped_to_the_gpu_equals_the_cpu() {
 }
 
 #[test]
-fn a_stage_that_cannot_be_swapped_is_named() {
-    let Some(_) = gpu_contract("a_stage_that_cannot_be_swapped_is_named") else {
+fn a_resource_the_gpu_does_not_hold_is_named() {
+    let Some(_) = gpu_contract("a_resource_the_gpu_does_not_hold_is_named") else {
         return;
     };
     let s = scene("box-gas", 50, false);
     let mut gpu = GpuBackend::new(&s, test_gpu_options()).expect("GPU backend");
-    let mut cpu = CpuBackend::<f32>::new(&s);
-    let e = cpu
-        .step_swapping(Stage::BuildList, &mut gpu)
-        .expect_err("the build is not swapped");
-    assert!(e.contains("neighbours::build"), "{e}");
+    let e = gpu
+        .upload("velocities", &[0; 16])
+        .expect_err("no such resource");
+    assert!(e.contains("`velocities`"), "{e}");
+    let e = gpu.download("cell_starts").expect_err("no such resource");
+    assert!(e.contains("`cell_starts`"), "{e}");
+    // A known one of the wrong size is refused too, with its name.
+    let e = gpu
+        .upload("grid", &[0; 1 << 16])
+        .expect_err("larger than the buffer");
+    assert!(e.contains("`grid`"), "{e}");
 }

@@ -308,13 +308,8 @@ impl<R: Real> NeighbourList<R> {
         let (start, partner) = (&self.start, &self.partner);
         let n = start.len().saturating_sub(1);
         resize_with_headroom(&mut self.link, partner.len(), 0);
-        self.pair.clear();
-        resize_with_headroom(&mut self.pair, partner.len(), NO_PAIR);
         if n == 0 {
-            self.owned.clear();
-            self.owned_block.clear();
-            self.owned_block.push(0);
-            return;
+            return self.index_pairs();
         }
         // The owned entries search their partner's row for their mirror; the other entries
         // learn theirs below from the owned one (rows hold a partner at most once, so the two
@@ -335,7 +330,18 @@ impl<R: Real> NeighbourList<R> {
                 }
             }
         });
-        // One sequential pass over the links, cheap beside the search above.
+        self.index_pairs();
+    }
+
+    /// [`NeighbourList::owned`], [`NeighbourList::owned_block`] and [`NeighbourList::pair`] from
+    /// the rows and [`NeighbourList::link`], whose entries without [`OWNED`] it points at their
+    /// owned mirror (as the GPU's `relink` leaves them; a link already so is kept).
+    pub fn index_pairs(&mut self) {
+        let (start, partner) = (&self.start, &self.partner);
+        let n = start.len().saturating_sub(1);
+        self.pair.clear();
+        resize_with_headroom(&mut self.pair, partner.len(), NO_PAIR);
+        // One sequential pass over the links, cheap beside the search of `relink`.
         self.owned.clear();
         reserve_headroom(&mut self.owned, partner.len() / 2 + 1);
         self.owned_block.clear();

@@ -126,13 +126,20 @@ impl<R: Real> CpuBackend<R> {
         permute(&mut self.mu, sr, perm);
         permute(&mut self.id, &mut self.spare_u32, perm);
         self.bodies_stale = true;
-        // Cells (and large spheres' boxes) at binning time, used by every contact round.
+        // Cells at binning time, used by every contact round, and the large spheres' boxes,
+        // which the list's build reads (as the GPU's `bin_cells`).
         self.cells.clear();
         self.cells.par_extend(
             self.position
                 .par_iter()
                 .map(|&x| cell_keys::cell_of::<R>(x, inv_h)),
         );
+        let params = self.collide_params(small_speed_max);
+        let n_small = self.n_small as usize;
+        self.boxes.clear();
+        self.boxes.extend((n_small..self.len()).map(|i| {
+            collide::large_box(self.position[i], self.velocity[i], self.radius[i], &params)
+        }));
     }
 
     /// Refreshes the contact stage's view of the spheres from the state arrays.
@@ -192,18 +199,12 @@ impl<R: Real> CpuBackend<R> {
             .collide(self.n_small, self.cell_edge, small_speed_max)
     }
 
-    /// The recipe's `BuildList` twin: the contact stage's view of this step (the large spheres'
-    /// boxes, the bodies), and on a `rebuild` the list's build from the binning just before. At
-    /// set-up (`init`) the build is not counted as a rebuild.
+    /// The recipe's `BuildList` twin: the contact stage's view of this step (the bodies), and
+    /// on a `rebuild` the list's build from the binning just before (its cells and the large
+    /// spheres' boxes, [`CpuBackend::bin`]). At set-up (`init`) the build is not counted as a
+    /// rebuild.
     pub(super) fn build_list(&mut self, params: &CollideParams<R>, init: bool, rebuild: bool) {
         let impulse = self.params.model == ContactModel::Impulse;
-        let n_small = self.n_small as usize;
-        if impulse || rebuild {
-            self.boxes.clear();
-            self.boxes.extend((n_small..self.len()).map(|i| {
-                collide::large_box(self.position[i], self.velocity[i], self.radius[i], params)
-            }));
-        }
         self.load_bodies();
         if rebuild {
             // Impulses: the step's own travel counts in each sphere's reach.

@@ -171,12 +171,6 @@ impl CpuBackend<f32> {
         stage: Stage,
         host: &mut dyn StageHost,
     ) -> Result<(), String> {
-        if stage == Stage::BuildList {
-            // Its GPU dispatches are indirect, from arguments only the GPU's binning writes
-            // (`neighbours::Gate`), and it reads the large spheres' boxes, which the GPU bins
-            // and the CPU computes in the build itself.
-            return Err(format!("stage {} cannot be swapped yet", stage.name()));
-        }
         if !recipe.iter().any(|p| Stage::of(p.kind) == Some(stage)) {
             return Err(format!(
                 "stage {} has no pass in this scene's step",
@@ -197,7 +191,7 @@ impl CpuBackend<f32> {
                 .take_while(|p| Stage::of(p.kind) == Some(stage))
                 .count();
             for &name in &send {
-                if let Some(bytes) = self.export(name, stage, &run)? {
+                if let Some(bytes) = self.export(name, stage, &run, &*host)? {
                     host.upload(name, &bytes)?;
                 }
             }
@@ -233,21 +227,29 @@ impl CpuBackend<f32> {
                 self.book(run);
                 self.step += 1;
             }
-            Stage::KickDrift | Stage::BuildList | Stage::Gravity => {}
+            // As the CPU's `BuildList`: the contact passes' parameters and bodies.
+            Stage::BuildList => {
+                run.collide = Some(self.collide_params(run.vmax));
+                self.load_bodies();
+                self.list.rebuilds += u64::from(run.rebuild && !run.init);
+            }
+            Stage::KickDrift | Stage::Gravity => {}
         }
     }
 
     /// Resource `name` in the GPU's layout (`src/gpu/state.rs`, `src/gpu/neighbours.rs`,
     /// `shaders/common.wgsl`), from the CPU's arrays; `None` for a resource both sides hold
-    /// unchanged since set-up (the walls).
+    /// unchanged since set-up (the walls), or that the stage writes before it reads it. `host`
+    /// gives the GPU's own dispatch sizes (`full_dims`).
     ///
     /// # Errors
-    /// A message naming a resource without a conversion.
+    /// A message naming a resource without a conversion, or the host's.
     pub(super) fn export(
         &self,
         name: &str,
         stage: Stage,
         run: &StepRun<f32>,
+        host: &dyn StageHost,
     ) -> Result<Option<Vec<u8>>, String> {
         let n = self.len();
         let bytes = |v: Vec<[f32; 4]>| Some(cast_slice(&v).to_vec());
@@ -374,6 +376,30 @@ impl CpuBackend<f32> {
             ),
             "cell_start" => Some(cast_slice(&self.cell_start).to_vec()),
             "perm" => Some(cast_slice(&self.perm).to_vec()),
+            "cells" => {
+                let v: Vec<[i32; 4]> = self.cells.iter().map(|c| [c[0], c[1], c[2], 0]).collect();
+                Some(cast_slice(&v).to_vec())
+            }
+            // Two cells (low, high corners) a large sphere; none without large spheres.
+            "boxes" => {
+                let v: Vec<[i32; 4]> = self
+                    .boxes
+                    .iter()
+                    .flat_map(|(lo, hi)| [[lo[0], lo[1], lo[2], 0], [hi[0], hi[1], hi[2], 0]])
+                    .collect();
+                (!v.is_empty()).then(|| cast_slice(&v).to_vec())
+            }
+            // The gated dispatches' indirect arguments, as `neighbours::gate_dispatches` leaves
+            // them from the CPU's decision: the host's full work-group counts in a step that
+            // rebuilds, none in one that does not.
+            "gated_dims" => {
+                let full = host.download("full_dims")?;
+                Some(if run.rebuild {
+                    full
+                } else {
+                    vec![0; full.len()]
+                })
+            }
             "x_build" => bytes(
                 (0..list.x_build.len())
                     .map(|i| v4(list.x_build[i], self.radius[i]))
@@ -395,6 +421,10 @@ impl CpuBackend<f32> {
             "wall_xi" => history(&list.wall_kept),
             // Uploaded at set-up and never changed by a step, on either backend.
             "planes" => None,
+            // Read by the pending and final variants of the pairs' entry point only, after
+            // earlier passes of the stage wrote them in this step: nothing to send (the binary
+            // pairs, which open the stage, bind them unread).
+            "earliest" | "pair_more" if stage == Stage::Contacts => None,
             other => {
                 return Err(format!(
                     "stage {}: resource `{other}` has no conversion from the CPU's arrays \
@@ -557,9 +587,15 @@ impl CpuBackend<f32> {
                 self.a_mutual.clear();
                 self.a_mutual.extend(v[..n].iter().map(|&a| xyz(a)));
             }
-            "cell_start" | "keys" | "perm" | "cells" | "boxes" if !run.rebuild => {
+            "cell_start" | "keys" | "perm" | "cells" | "boxes" | "list_start" | "partner"
+            | "link" | "row_of" | "x_build" | "sweep" | "partner_id" | "xi" | "wall_xi"
+                if !run.rebuild && matches!(stage, Stage::Binning | Stage::BuildList) =>
+            {
                 // Written only in a step that rebuilds: what the host holds is stale.
             }
+            // The CPU's gate is `run.rebuild`, which came back as `rebuild`; the tail's
+            // dispatches are the CPU's own.
+            "gated_dims" | "running_dims" => {}
             "cell_start" => {
                 let t = self.cell_start.len();
                 let v = words(t)?;
@@ -586,14 +622,53 @@ impl CpuBackend<f32> {
                 self.cells.clear();
                 self.cells.extend(v[..n].iter().map(|c| [c[0], c[1], c[2]]));
             }
+            "list_start" => {
+                let v = words(n + 1)?;
+                self.list.start.clear();
+                self.list.start.extend_from_slice(&v[..n + 1]);
+            }
+            // After `list_start`, which counts the entries.
+            "partner" | "link" | "partner_id" => {
+                let total = self.list.start.last().copied().unwrap_or(0) as usize;
+                let v = words(total)?;
+                let to = match name {
+                    "partner" => &mut self.list.partner,
+                    "link" => &mut self.list.link,
+                    _ if self.params.history => &mut self.list.partner_id,
+                    _ => return Ok(()),
+                };
+                to.clear();
+                to.extend_from_slice(&v[..total]);
+                if name == "link" {
+                    self.list.index_pairs();
+                }
+            }
+            // The CPU reads each entry's row from `list_start`.
+            "row_of" => {}
+            "x_build" => {
+                let v = vec4s(n)?;
+                self.list.x_build.clear();
+                self.list.x_build.extend(v[..n].iter().map(|&x| xyz(x)));
+            }
+            "sweep" => {
+                let v = values::<f32>(name, bytes, n)?;
+                self.list.sweep.clear();
+                self.list.sweep.extend_from_slice(&v[..n]);
+            }
             "xi" | "wall_xi" if self.params.history => {
                 let epsd = self.params.rolling_model == RollingModel::Epsd;
                 let stride = 1 + epsd as usize;
+                // A build changes the entries (after `list_start`) and sizes the walls' rows.
+                let (entries, walls) = (self.list.partner.len(), n * self.planes.len());
                 let kept = if name == "xi" {
                     &mut self.list.kept
                 } else {
                     &mut self.list.wall_kept
                 };
+                kept.resize(
+                    if name == "xi" { entries } else { walls },
+                    Default::default(),
+                );
                 let v = values::<[f32; 4]>(name, bytes, stride * kept.len())?;
                 for (e, k) in kept.iter_mut().enumerate() {
                     let a = v[stride * e];
@@ -605,8 +680,15 @@ impl CpuBackend<f32> {
                 }
             }
             "xi" | "wall_xi" => {}
-            // The CPU computes the large spheres' boxes in `BuildList` itself.
-            "boxes" => {}
+            "boxes" => {
+                let large = n - self.n_small as usize;
+                let v = values::<[i32; 4]>(name, bytes, 2 * large)?;
+                self.boxes.clear();
+                self.boxes.extend((0..large).map(|k| {
+                    let (lo, hi) = (v[2 * k], v[2 * k + 1]);
+                    ([lo[0], lo[1], lo[2]], [hi[0], hi[1], hi[2]])
+                }));
+            }
             other => {
                 return Err(format!(
                     "stage {}: resource `{other}` has no conversion into the CPU's arrays \
@@ -616,5 +698,59 @@ impl CpuBackend<f32> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A host that holds nothing.
+    struct Empty;
+
+    impl StageHost for Empty {
+        fn upload(&mut self, name: &str, _: &[u8]) -> Result<(), String> {
+            Err(format!("no `{name}`"))
+        }
+        fn run(&mut self, _: &[Pass]) -> Result<(), String> {
+            Ok(())
+        }
+        fn download(&self, name: &str) -> Result<Vec<u8>, String> {
+            Err(format!("no `{name}`"))
+        }
+    }
+
+    #[test]
+    fn a_resource_without_a_conversion_is_named_with_the_stage() {
+        let scene = crate::scene::builtin::build("box-gas", Some(20)).expect("scene");
+        let mut cpu = CpuBackend::<f32>::new(&scene);
+        let run = StepRun::new(false);
+        let e = cpu
+            .export("velocities", Stage::Binning, &run, &Empty)
+            .expect_err("no conversion");
+        assert!(e.contains("`velocities`"), "{e}");
+        assert!(e.contains("cell_keys..gather"), "{e}");
+        let mut run = StepRun::new(false);
+        let e = cpu
+            .import("pair_out", &[0; 64], Stage::Contacts, &mut run)
+            .expect_err("no conversion");
+        assert!(e.contains("`pair_out`") && e.contains("collide"), "{e}");
+        // Every resource the recipe sends or brings back for a stage has one (an empty
+        // import is refused for its size, not its name).
+        let mut run = StepRun::new(false);
+        for stage in Stage::ALL {
+            let (send, back) = exchange(&cpu.recipe, stage);
+            for name in send {
+                if name != "gated_dims" {
+                    cpu.export(name, stage, &run, &Empty)
+                        .unwrap_or_else(|e| panic!("{e}"));
+                }
+            }
+            for name in back {
+                if let Err(e) = cpu.import(name, &[], stage, &mut run) {
+                    assert!(!e.contains("no conversion"), "{e}");
+                }
+            }
+        }
     }
 }

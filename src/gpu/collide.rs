@@ -99,7 +99,7 @@ impl Collide {
                 ("vel", &s.vel),
                 ("props", &s.props),
                 ("ids", &s.id),
-                ("accel", &s.acc),
+                ("acc", &s.acc),
                 ("dissipated", &b.dissipated),
                 ("status", &b.status),
                 ("planes", &b.planes),

@@ -2,12 +2,13 @@
 //! name, and one stage's passes recorded by [`GpuBackend::record_pass`], the recipe's own.
 
 use super::GpuBackend;
+use super::buffers::Status;
 use crate::cpu::swap::StageHost;
 use crate::recipe::Pass;
 
 impl GpuBackend {
     /// The buffer the shaders name `name` (the current state set's, for the per-sphere
-    /// state); collide's `accel` is `acc`.
+    /// state), as the recipe names it (`crate::recipe`).
     ///
     /// # Errors
     /// A message naming a resource the backend does not hold.
@@ -16,7 +17,7 @@ impl GpuBackend {
         Ok(match name {
             "pos" => &s.pos,
             "vel" => &s.vel,
-            "acc" | "accel" => &s.acc,
+            "acc" => &s.acc,
             "props" => &s.props,
             "ids" => &s.id,
             "rot" => &s.rot,
@@ -36,6 +37,9 @@ impl GpuBackend {
             "a_mutual" => &b.a_mutual,
             "dissipated" => &b.dissipated,
             "rebuild" => &self.gate.rebuild,
+            "full_dims" => &self.gate.full,
+            "gated_dims" => &self.gate.gated,
+            "running_dims" => &self.gate.running,
             "list_start" => &l.start,
             "partner" => &l.partner,
             "link" => &l.link,
@@ -78,6 +82,22 @@ impl StageHost for GpuBackend {
             .device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| format!("the GPU did not finish the stage: {e}"))?;
+        // A build writes no entry past the list's capacity (the step grows the list and
+        // builds again, which a swapped stage cannot: its inputs are spent).
+        if passes
+            .iter()
+            .any(|p| p.kind == crate::recipe::Kind::BuildList)
+        {
+            let size = std::mem::size_of::<Status>() as u64;
+            let status: Status = self.read(&self.shared.status, size)[0];
+            let needed = status.list_needed;
+            if needed > self.list.capacity {
+                return Err(format!(
+                    "the GPU's neighbour list holds {} entries, the build needed {needed}",
+                    self.list.capacity
+                ));
+            }
+        }
         Ok(())
     }
 
