@@ -46,71 +46,25 @@ if [[ ! "$size" =~ ^([0-9]+)x([0-9]+)x([0-9]+)$ ]]; then
     echo "error: --size must look like 32x64x32, got '$size'" >&2; exit 2
 fi
 nx="${BASH_REMATCH[1]}"; ny="${BASH_REMATCH[2]}"; nz="${BASH_REMATCH[3]}"
-[[ "$repeats" =~ ^[1-9][0-9]*$ ]] || { echo "error: --repeats must be a positive integer" >&2; exit 2; }
-[[ "$threads" =~ ^[1-9][0-9]*$ ]] || { echo "error: --threads must be a positive integer" >&2; exit 2; }
 [[ "$precision" == f32 || "$precision" == f64 ]] || { echo "error: --precision is f32 or f64" >&2; exit 2; }
 IFS=', ' read -r -a skin_list <<< "$skins"
 [[ ${#skin_list[@]} -ge 1 ]] || { echo "error: --skins is empty" >&2; exit 2; }
 
-# ---- tools --------------------------------------------------------------------------------
-command -v python3 >/dev/null || { echo "error: python3 not found" >&2; exit 1; }
-liggghts="${LIGGGHTS:-}"
-if [[ -z "$liggghts" ]]; then
-    for c in liggghts lmp_serial lmp_auto lmp; do
-        if command -v "$c" >/dev/null; then liggghts="$(command -v "$c")"; break; fi
-    done
-fi
-if [[ -n "${LIGGGHTS:-}" && ! -x "$liggghts" ]]; then
-    echo "error: LIGGGHTS=$liggghts is not an executable file" >&2; exit 1
-fi
-if [[ -z "$liggghts" || ! -x "$liggghts" ]]; then
-    echo "error: no LIGGGHTS binary found (looked for liggghts, lmp_serial, lmp_auto, lmp)." >&2
-    echo "       Debian/Ubuntu: sudo apt-get install liggghts   (or set LIGGGHTS=/path/to/it)" >&2
-    exit 1
-fi
-spheresim="${SPHERESIM:-$root/target/release/spheresim}"
-if [[ ! -x "$spheresim" ]]; then
-    echo "error: no spheresim binary at $spheresim; build it with: cargo build --release" >&2
-    echo "       (or set SPHERESIM=/path/to/spheresim)" >&2
-    exit 1
-fi
-mpirun=""
-if [[ "$threads" -gt 1 ]]; then
-    if command -v mpirun >/dev/null; then
-        mpirun="$(command -v mpirun)"
-    else
-        echo "error: mpirun not found (needed for LIGGGHTS on $threads cores; use --threads 1 to skip)" >&2
-        exit 1
-    fi
-fi
-mpi_flags=()
-if [[ -n "$mpirun" ]]; then
-    [[ "$(id -u)" == 0 ]] && mpi_flags+=(--allow-run-as-root)
-    # Open MPI counts physical cores as slots; nproc counts hardware threads.
-    if "$mpirun" --version 2>/dev/null | grep -q "Open MPI"; then mpi_flags+=(--use-hwthread-cpus); fi
-    # shellcheck disable=SC2206
-    mpi_flags+=(${MPIRUN_FLAGS:-})
-fi
+# ---- tools ------------------------------------------------------------------------------
+# shellcheck source=../liggghts.sh
+source "$here/../liggghts.sh"
 
 work="${WORKDIR:-$root/target/bench-block}"
 mkdir -p "$work"
 cp "$here/block.toml" "$here/block.in" "$work/"
-
-cpu_model="$( (lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1) || true)"
-[[ -n "$cpu_model" ]] || cpu_model="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
-commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-if [[ "$commit" != unknown ]] && ! git -C "$root" diff --quiet HEAD 2>/dev/null; then
-    commit="$commit (working tree differs from it)"
-fi
 
 echo "== block benchmark: spheresim --backend cpu vs LIGGGHTS =="
 echo "date:       $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 echo "host:       nproc $(nproc), CPU: ${cpu_model:-unknown}"
 echo "commit:     $commit"
 echo "spheresim:  $spheresim ($("$spheresim" --version 2>/dev/null || echo '?')), precision $precision"
-liggghts_version="$( (cd "$work" && "$liggghts" -log none -h </dev/null 2>&1 || true) | head -1)"
-liggghts_version="$(sed -n 's/.*(Version \([^,]*\),.*/\1/p' <<< "$liggghts_version")"
-echo "liggghts:   $liggghts (${liggghts_version:-version unknown})"
+version="$(liggghts_version "$work")"
+echo "liggghts:   $liggghts (${version:-version unknown})"
 [[ -n "$mpirun" ]] && echo "mpirun:     $mpirun ($("$mpirun" --version 2>/dev/null | head -1)) ${mpi_flags[*]}"
 echo "block:      ${nx}x${ny}x${nz}, 64 steps of 1/3840 s; skins ${skin_list[*]} m; best of $repeats"
 echo "work dir:   $work"
@@ -144,10 +98,6 @@ run_spheresim() {
     python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["wall_seconds"]))' "$json"
 }
 
-is_less() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$1" "$2"; }
-
-cores_list=(1)
-[[ "$threads" -gt 1 ]] && cores_list+=("$threads")
 n_spheres=$((nx * ny * nz))
 results=()
 
