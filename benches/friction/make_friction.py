@@ -72,8 +72,11 @@ def data_lines(pos, nx, ny, nz, seed):
     lx, ly, lz = box(nx, ny, nz)
     yield "LIGGGHTS data: friction benchmark, %dx%dx%d, seed %d\n\n" % (nx, ny, nz, seed)
     yield "%d atoms\n2 atom types\n\n" % len(pos)
-    # The simulation box holds the container with a margin (boundary f f f).
-    yield "-0.01 %r xlo xhi\n-0.01 %r ylo yhi\n-0.01 %r zlo zhi\n\n" % (lx + 0.01, ly + 0.01, lz + 0.01)
+    # The simulation box holds the column with a margin (boundary f f f; gravity only
+    # compresses it). Not up to spheresim's lid: LIGGGHTS splits the box between MPI
+    # processes, and the empty upper half would leave one of two processes idle.
+    top = nz * SPACING + 2.0 * RADIUS
+    yield "-0.01 %r xlo xhi\n-0.01 %r ylo yhi\n-0.01 %r zlo zhi\n\n" % (lx + 0.01, ly + 0.01, top)
     yield "Atoms\n\n"
     for n, (x, y, z) in enumerate(pos):
         yield "%d 1 %r %r %r %r %r\n" % (n + 1, 2.0 * RADIUS, DENSITY, x, y, z)
