@@ -1,7 +1,7 @@
 # Shared by the benchmarks against LIGGGHTS 3.8 (benches/block/run.sh, benches/friction/run.sh):
 # sourced, not run. Expects $root (the repository), $threads and $repeats to be set; sets
 # $liggghts, $spheresim, $mpirun, mpi_flags, $commit and $cpu_model, and defines
-# liggghts_version, is_less and cores_list.
+# liggghts_version, is_less, cores_list and interleave.
 
 command -v python3 >/dev/null || { echo "error: python3 not found" >&2; exit 1; }
 [[ "$repeats" =~ ^[1-9][0-9]*$ ]] || { echo "error: --repeats must be a positive integer" >&2; exit 2; }
@@ -64,3 +64,48 @@ is_less() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys
 # The core counts timed: 1, then $threads when more.
 cores_list=(1)
 if [[ "$threads" -gt 1 ]]; then cores_list+=("$threads"); fi
+
+# interleave: for each core count, every repeat and skin ($skin_list), the caller's
+# `run_liggghts NPROCS SKIN LOG` and then its `run_spheresim THREADS SKIN LOG JSON` (each prints
+# its loop time, s), so that a slow spell of the machine falls on both programs alike; prints
+# each run and appends to `results` one line per core count: "cores best_liggghts_s skin log
+# best_spheresim_s skin log json". LIGGGHTS runs with "dangerous" neighbour builds do not count.
+interleave() {
+    results=()
+    for cores in "${cores_list[@]}"; do
+        best_l="" best_skin="" best_llog=""
+        best_s="" best_sskin="" best_slog="" best_json=""
+        # Interleaved, one LIGGGHTS run and one spheresim run at a time, so that a slow spell of
+        # the machine falls on both programs alike.
+        for ((r = 1; r <= repeats; r++)); do
+            for skin in "${skin_list[@]}"; do
+                log="$work/liggghts_np${cores}_skin${skin}_r${r}.log"
+                t="$(run_liggghts "$cores" "$skin" "$log")"
+                builds="$(sed -n 's/^Neighbor list builds = //p' "$log" | head -1)"
+                dangerous="$(sed -n 's/^Dangerous builds = //p' "$log" | head -1)"
+                note=""
+                [[ "${dangerous:-0}" != 0 ]] && note=", dangerous builds $dangerous: not counted"
+                printf 'LIGGGHTS  %2d proc(s)  skin %-7s repeat %d: loop %10.4f s  (neighbour builds %s%s)\n' \
+                    "$cores" "$skin" "$r" "$t" "${builds:-?}" "$note"
+                if [[ -z "$note" ]] && { [[ -z "$best_l" ]] || is_less "$t" "$best_l"; }; then
+                    best_l="$t"; best_skin="$skin"; best_llog="$log"
+                fi
+                log="$work/spheresim_t${cores}_skin${skin}_r${r}.log"
+                json="$work/spheresim_t${cores}_skin${skin}_r${r}.json"
+                t="$(run_spheresim "$cores" "$skin" "$log" "$json")"
+                rebuilds="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["neighbour_rebuilds"])' "$json")"
+                printf 'spheresim %2d thread(s) skin %-7s repeat %d: loop %10.4f s  (neighbour builds %s)\n' \
+                    "$cores" "$skin" "$r" "$t" "$rebuilds"
+                if [[ -z "$best_s" ]] || is_less "$t" "$best_s"; then
+                    best_s="$t"; best_sskin="$skin"; best_slog="$log"; best_json="$json"
+                fi
+            done
+        done
+        if [[ -z "$best_l" ]]; then
+            echo "error: every LIGGGHTS run on $cores proc(s) had dangerous neighbour builds; use larger --skins" >&2
+            exit 1
+        fi
+        results+=("$cores $best_l $best_skin $best_llog $best_s $best_sskin $best_slog $best_json")
+        echo
+    done
+}

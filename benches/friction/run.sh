@@ -106,41 +106,7 @@ run_spheresim() {
 }
 
 n_spheres=$((nx * ny * nz))
-results=()
-for cores in "${cores_list[@]}"; do
-    best_l="" best_skin="" best_llog=""
-    best_s="" best_sskin="" best_json=""
-    for ((r = 1; r <= repeats; r++)); do
-        for skin in "${skin_list[@]}"; do
-            log="$work/liggghts_np${cores}_skin${skin}_r${r}.log"
-            t="$(run_liggghts "$cores" "$skin" "$log")"
-            builds="$(sed -n 's/^Neighbor list builds = //p' "$log" | head -1)"
-            dangerous="$(sed -n 's/^Dangerous builds = //p' "$log" | head -1)"
-            note=""
-            [[ "${dangerous:-0}" != 0 ]] && note=", dangerous builds $dangerous: not counted"
-            printf 'LIGGGHTS  %2d proc(s)  skin %-7s repeat %d: loop %10.4f s  (neighbour builds %s%s)\n' \
-                "$cores" "$skin" "$r" "$t" "${builds:-?}" "$note"
-            if [[ -z "$note" ]] && { [[ -z "$best_l" ]] || is_less "$t" "$best_l"; }; then
-                best_l="$t"; best_skin="$skin"; best_llog="$log"
-            fi
-            log="$work/spheresim_t${cores}_skin${skin}_r${r}.log"
-            json="$work/spheresim_t${cores}_skin${skin}_r${r}.json"
-            t="$(run_spheresim "$cores" "$skin" "$log" "$json")"
-            rebuilds="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["neighbour_rebuilds"])' "$json")"
-            printf 'spheresim %2d thread(s) skin %-7s repeat %d: loop %10.4f s  (neighbour builds %s)\n' \
-                "$cores" "$skin" "$r" "$t" "$rebuilds"
-            if [[ -z "$best_s" ]] || is_less "$t" "$best_s"; then
-                best_s="$t"; best_sskin="$skin"; best_json="$json"
-            fi
-        done
-    done
-    if [[ -z "$best_l" ]]; then
-        echo "error: every LIGGGHTS run on $cores proc(s) had dangerous neighbour builds; use larger --skins" >&2
-        exit 1
-    fi
-    results+=("$cores $best_l $best_skin $best_llog $best_s $best_sskin $best_json")
-    echo
-done
+interleave
 
 python3 - "$n_spheres" "$steps" "$precision" "${results[@]}" <<'PY'
 import json, re, sys
@@ -150,7 +116,7 @@ rows = [r.split(" ") for r in sys.argv[4:]]
 print("== results: %d spheres x %d steps (best of the runs above) ==" % (n, steps))
 print("%-10s %5s  %-28s %12s %16s" % ("program", "cores", "settings", "loop s", "spheres*steps/s"))
 ratios = []
-for cores, tl, skin, llog, ts, sskin, sjson in rows:
+for cores, tl, skin, llog, ts, sskin, slog, sjson in rows:
     tl, ts = float(tl), float(ts)
     print("%-10s %5s  %-28s %12.4f %16.4e" % ("LIGGGHTS", cores, "processes, skin %s m" % skin, tl, n * steps / tl))
     print("%-10s %5s  %-28s %12.4f %16.4e" % ("spheresim", cores, "threads, %s, skin %s m" % (precision, sskin), ts, n * steps / ts))
@@ -161,7 +127,7 @@ for cores, ratio in ratios:
 print()
 # The same physics? Contacts and energies of the fastest runs' final states.
 print("== final state (same physics?) ==")
-for cores, tl, skin, llog, ts, sskin, sjson in rows:
+for cores, tl, skin, llog, ts, sskin, slog, sjson in rows:
     m = re.search(r"friction final: ke (\S+) J, erot (\S+) J, sphere-sphere contacts (\S+), "
                   r"wall contacts (\S+), mean z (\S+) m", open(llog).read())
     s = json.load(open(sjson))
