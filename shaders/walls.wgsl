@@ -66,7 +66,7 @@ fn wall_event(me: Body, wall: Plane, dt: f32) -> f32 {
     }
 }
 
-// cpu::collide::walls::contact::wall_power
+// cpu::collide::wall_power
 fn wall_power(force: vec3<f32>, wall: Plane) -> f32 {
     if all(wall.velocity == vec3<f32>(0.0)) {
         return 0.0;

@@ -5,7 +5,7 @@
 //! and that no earlier pass of the stage writes go over, and what they write comes back, except
 //! what only the stage itself reads again (the pair records). Each resource is converted here,
 //! in one place, between the CPU's arrays and the GPU's buffer layout, keyed by its WGSL name
-//! ([`CpuBackend::export`], [`CpuBackend::import`]); a name without a conversion is an error
+//! (`CpuBackend::export`, `CpuBackend::import`); a name without a conversion is an error
 //! that names it. Only the f32 CPU backend swaps: the GPU computes in f32.
 
 use super::*;

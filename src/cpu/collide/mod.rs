@@ -96,4 +96,6 @@ pub use passes::{
     Event, NO_EVENT, PLANE_EVENT, ROW_LANES, collide_pairs, earliest_from_pairs, impulse_pairs,
     sum_impulses, sum_pairs, sum_row,
 };
-pub use walls::{project_onto_walls, wall_contact, wall_curvature, wall_event, wall_gap};
+pub use walls::{
+    project_onto_walls, wall_contact, wall_curvature, wall_event, wall_gap, wall_power,
+};

@@ -20,7 +20,7 @@ use crate::setup::WallKind;
 
 use super::bodies::{Body, PlaneBody};
 
-pub use contact::{project_onto_walls, wall_contact};
+pub use contact::{project_onto_walls, wall_contact, wall_power};
 
 /// Signed gap `s` (m) of a sphere of radius `r` centred at `x` to a wall, and the wall's unit
 /// normal `n` into the domain at the sphere's nearest point (the kind's `gap`).
