@@ -24,6 +24,9 @@ pub enum Stage {
     BuildList,
     /// Every `collide::*` pass of the step, as one block (soft laws or impulses).
     Contacts,
+    /// `integrate::apply_contacts` (impulses under mutual gravity: the last round applied
+    /// before the gravity pass reads the positions).
+    ApplyContacts,
     /// `gravity`.
     Gravity,
     /// `integrate::end_of_step`.
@@ -32,17 +35,17 @@ pub enum Stage {
 
 impl Stage {
     /// Every stage, in the step's order.
-    pub const ALL: [Stage; 6] = [
+    pub const ALL: [Stage; 7] = [
         Stage::KickDrift,
         Stage::Binning,
         Stage::BuildList,
         Stage::Contacts,
+        Stage::ApplyContacts,
         Stage::Gravity,
         Stage::EndOfStep,
     ];
 
-    /// The stage a pass belongs to; `None` for passes no test swaps (set-up's, and
-    /// `integrate::apply_contacts`, which stays with the CPU).
+    /// The stage a pass belongs to; `None` for set-up's passes, which run before a step.
     pub fn of(kind: Kind) -> Option<Stage> {
         Some(match kind {
             Kind::KickDrift => Stage::KickDrift,
@@ -53,9 +56,10 @@ impl Stage {
             | Kind::SumImpulses(_)
             | Kind::CollidePairs
             | Kind::SumPairs => Stage::Contacts,
+            Kind::ApplyContacts => Stage::ApplyContacts,
             Kind::Gravity => Stage::Gravity,
             Kind::EndOfStep => Stage::EndOfStep,
-            Kind::MeasureSpeed | Kind::Accelerations | Kind::ApplyContacts => return None,
+            Kind::MeasureSpeed | Kind::Accelerations => return None,
         })
     }
 
@@ -66,6 +70,7 @@ impl Stage {
             Stage::Binning => "cell_keys..gather",
             Stage::BuildList => "neighbours::build",
             Stage::Contacts => "collide",
+            Stage::ApplyContacts => "integrate::apply_contacts",
             Stage::Gravity => "gravity",
             Stage::EndOfStep => "integrate::end_of_step",
         }
@@ -221,6 +226,9 @@ impl CpuBackend<f32> {
                     self.load_bodies();
                 }
             }
+            // As the CPU's pass: the last round is applied (its loss came back as
+            // `dissipated`), so the end of the step does not apply it again.
+            Stage::ApplyContacts => run.unapplied = false,
             Stage::EndOfStep => {
                 // The host applied the impulses' last round: its loss came back as `dissipated`.
                 run.unapplied = false;
