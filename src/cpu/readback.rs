@@ -139,6 +139,14 @@ impl<R: Real> CpuBackend<R> {
     pub fn save_state(&self) -> CpuState {
         let flat = |v: &[R::V3]| floats::<R>(v.iter().flat_map(|&x| R::comps(x)).map(|c| c.f64()));
         let list = &self.list;
+        // Each contact history's ξ, impact speed and rolling spring, as three flat arrays.
+        let xi =
+            |h: &[collide::ContactHistory<R>]| flat(&h.iter().map(|k| k.xi).collect::<Vec<_>>());
+        let impact =
+            |h: &[collide::ContactHistory<R>]| floats::<R>(h.iter().map(|k| k.impact.f64()));
+        let rolling = |h: &[collide::ContactHistory<R>]| {
+            flat(&h.iter().map(|k| k.rolling).collect::<Vec<_>>())
+        };
         CpuState {
             id: self.id.clone(),
             position: flat(&self.position),
@@ -150,32 +158,12 @@ impl<R: Real> CpuBackend<R> {
             list_start: list.start.clone(),
             list_partner: list.partner.clone(),
             history_partner: list.partner_id.clone(),
-            history_xi: floats::<R>(
-                list.kept
-                    .iter()
-                    .flat_map(|k| R::comps(k.xi))
-                    .map(|c| c.f64()),
-            ),
-            history_impact: floats::<R>(list.kept.iter().map(|k| k.impact.f64())),
-            history_rolling: floats::<R>(
-                list.kept
-                    .iter()
-                    .flat_map(|k| R::comps(k.rolling))
-                    .map(|c| c.f64()),
-            ),
-            wall_xi: floats::<R>(
-                list.wall_kept
-                    .iter()
-                    .flat_map(|k| R::comps(k.xi))
-                    .map(|c| c.f64()),
-            ),
-            wall_impact: floats::<R>(list.wall_kept.iter().map(|k| k.impact.f64())),
-            wall_rolling: floats::<R>(
-                list.wall_kept
-                    .iter()
-                    .flat_map(|k| R::comps(k.rolling))
-                    .map(|c| c.f64()),
-            ),
+            history_xi: xi(&list.kept),
+            history_impact: impact(&list.kept),
+            history_rolling: rolling(&list.kept),
+            wall_xi: xi(&list.wall_kept),
+            wall_impact: impact(&list.wall_kept),
+            wall_rolling: rolling(&list.wall_kept),
             x_build: flat(&list.x_build),
             list_sweep: floats::<R>(list.sweep.iter().map(|s| s.f64())),
             rebuilds: list.rebuilds,
