@@ -513,15 +513,18 @@ fn too_large_scene_is_refused_with_the_numbers() {
     );
 }
 
+/// Mutual gravity that overflows f32 in the first step: G m = 1e40 m³/s². The masses' inverses
+/// (1e-37 kg⁻¹) are normal f32 numbers: an H200 flushed the subnormal 1/(3e38 kg) of an earlier
+/// version to zero and held both spheres fixed (benches/RESULTS.md, 2026-11-27, bb16d60).
 #[test]
 fn non_finite_state_is_reported_by_the_gpu() {
     if !gpu_available() {
         return;
     }
     let mut s = small("two-spheres", 2, 5);
-    s.sim.g_const = 10.0;
+    s.sim.g_const = 1e3;
     for sp in &mut s.spheres {
-        sp.mass = 3e38;
+        sp.mass = 1e37;
     }
     let mut g = gpu(&s);
     match g.step(5) {
@@ -530,6 +533,28 @@ fn non_finite_state_is_reported_by_the_gpu() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// A sphere whose inverse mass is an f32 subnormal is refused before any buffer is made: a
+/// hardware driver may flush it to zero, which holds the sphere fixed without a word.
+#[test]
+fn a_mass_beyond_the_gpus_f32_is_refused_by_name() {
+    if !gpu_available() {
+        return;
+    }
+    let mut s = small("two-spheres", 2, 5);
+    s.spheres[1].mass = 3e38;
+    let err = match Simulation::new(&s, Backend::Gpu, Precision::F32) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("a 3e38 kg sphere was accepted"),
+    };
+    assert!(
+        err.contains("sphere 1") && err.contains("inverse mass") && err.contains("8.51e37 kg"),
+        "{err}"
+    );
+    // Heavy but normal: accepted.
+    s.spheres[1].mass = 1e37;
+    Simulation::new(&s, Backend::Gpu, Precision::F32).expect("a 1e37 kg sphere");
 }
 
 /// Diagnosis aid: the first step at which GPU and CPU states differ at all.

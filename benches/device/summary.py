@@ -57,7 +57,11 @@ def main():
     print("| --- | --- | --- | --- |")
     for line in open(os.path.join(res, "parts.txt")):
         name, rc, secs = line.split()
-        text = open(os.path.join(res, name + ".txt"), errors="replace").read()
+        path = os.path.join(res, name + ".txt")
+        if rc == "skipped" or not os.path.exists(path):
+            print(f"| {name} | – | – | not run: the run's budget was spent |")
+            continue
+        text = open(path, errors="replace").read()
         note = ""
         if name.startswith("test_"):
             m = re.findall(r"test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored", text)
@@ -65,9 +69,11 @@ def main():
             f = sum(int(b) for _, b, _ in m)
             fails = re.findall(r"^    (\S+)$", text.split("failures:")[-1], re.M) if f else []
             note = f"{p} passed, {f} failed" + (f" ({', '.join(fails)})" if fails else "")
+            ok = len(re.findall(r"^test .* ok$", text, re.M))
             if int(rc) > 128:
-                ok = len(re.findall(r"^test .* ok$", text, re.M))
                 note = f"crashed (signal {int(rc) - 128}) after {ok} tests passed"
+            elif rc == "124":
+                note = f"timed out after {ok} tests passed"
             contracts = sorted(set(re.findall(r"contract: ([^\n]+?) on ", text)))
             if contracts:
                 note += "; contracts: " + "; ".join(contracts)
@@ -78,6 +84,10 @@ def main():
             note = "timed out"
         print(f"| {name} | {rc} | {secs} | {note} |")
     print()
+    scaling = os.path.join(res, "cpu_scaling.txt")
+    if os.path.exists(scaling):
+        print("CPU backend's thread scaling (benches/device/cpu_scaling.sh):\n")
+        print("```text\n" + open(scaling).read().rstrip() + "\n```\n")
     rows = []
     for f in sorted(os.listdir(res)):
         if f.startswith("bench_") and f.endswith(".json"):

@@ -67,6 +67,25 @@ pub enum GpuError {
         /// Entries the list holds.
         capacity: u32,
     },
+    /// A movable sphere's inverse mass or inverse moment of inertia is not zero in f64 but
+    /// below f32's smallest normal number (1.18e-38): a hardware GPU may flush such a subnormal
+    /// to zero (NVIDIA's Vulkan driver does), and an inverse mass of zero is a fixed sphere.
+    #[error(
+        "sphere {sphere}: its {quantity} {value:.3e} is below f32's smallest normal number \
+         ({min:.3e}); a GPU may flush it to zero and hold the sphere fixed; rescale the units \
+         (a mass above {max_mass:.2e} kg is too heavy for the GPU's f32) or use {cpu}",
+        min = f32::MIN_POSITIVE,
+        max_mass = 1.0 / f32::MIN_POSITIVE as f64,
+        cpu = crate::naming::Setting::BackendCpu
+    )]
+    Subnormal {
+        /// Sphere id (input order).
+        sphere: u32,
+        /// "inverse mass (1/kg)" or "inverse moment of inertia (1/(kg m²))".
+        quantity: &'static str,
+        /// Its value in f64.
+        value: f64,
+    },
     /// A submission reported no completed step (its first step always completes): the device
     /// stopped running the work it was given.
     #[error(

@@ -96,6 +96,7 @@ impl GpuBackend {
                 neighbours::initial_capacity(n as u32).min(entry_limit.min(u32::MAX as u64) as u32)
             })
             .max(1);
+        check_normal(p)?;
         let tree_on = sp.gravity_tree() && n > 0;
         buffers::check_fits(
             &ctx,
@@ -299,4 +300,26 @@ impl GpuBackend {
             self.ctx.queue.submit([enc.finish()]);
         }
     }
+}
+
+/// Refuses a movable sphere whose inverse mass, or with rotation inverse moment of inertia,
+/// would be an f32 subnormal on the GPU ([`GpuError::Subnormal`]): nothing else tells a run whose
+/// heavy spheres a hardware driver silently fixed in place.
+fn check_normal(p: &PackedScene) -> Result<(), GpuError> {
+    let subnormal = |x: f64| x != 0.0 && (x as f32).abs() < f32::MIN_POSITIVE;
+    for (i, &inv_mass) in p.inv_mass.iter().enumerate() {
+        let mut bad = subnormal(inv_mass).then_some(("inverse mass (1/kg)", inv_mass));
+        if bad.is_none() && p.params.rotation {
+            let k = crate::physics::rotation::inverse_inertia(inv_mass, p.radius[i]);
+            bad = subnormal(k).then_some(("inverse moment of inertia (1/(kg m²))", k));
+        }
+        if let Some((quantity, value)) = bad {
+            return Err(GpuError::Subnormal {
+                sphere: i as u32,
+                quantity,
+                value,
+            });
+        }
+    }
+    Ok(())
 }
