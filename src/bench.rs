@@ -267,6 +267,9 @@ fn measure(
     // times cover the same stretch of the scene's evolution.
     let timed_steps = cfg.steps * cfg.repeats as u64;
     let adapter = sim.adapter();
+    // The list as allocated after the timed steps (set-up sizes it from its first build, and it
+    // grows between submissions): B/sphere counts what the run really held.
+    let list_capacity = sim.gpu_backend().map(|g| g.list_capacity());
     let (stage_ms, stage_timing) = match backend {
         BenchBackend::Gpu => {
             drop(sim);
@@ -322,7 +325,8 @@ fn measure(
         BenchBackend::Gpu => crate::gpu::buffers::memory_estimate(
             n as u64,
             crate::setup::table_size(n) as u64,
-            crate::gpu::neighbours::initial_capacity(n as u32) as u64,
+            list_capacity.unwrap_or_else(|| crate::gpu::neighbours::initial_capacity(n as u32))
+                as u64,
             history,
             scene.sim.g_const > 0.0
                 && scene.sim.gravity_solver == crate::scene::GravitySolver::Tree,

@@ -305,11 +305,14 @@ pub fn pair_split(capacity: u32) -> u32 {
     capacity.div_ceil(2).max(1)
 }
 
-/// The list's capacity in entries for `n` spheres at set-up: sixteen a sphere (a dense pack's
-/// twelve neighbours and a shell of skin), and more when set-up needed more; it grows as the
-/// step needs (`GpuBackend::step`).
+/// The list's capacity in entries for `n` spheres before set-up's first build: six a sphere.
+/// Set-up then gives the list twice what that build needed whenever the build fills more than
+/// half of it (a dense pack's rows need about twelve a sphere), and the list grows between
+/// submissions when three quarters full (`GpuBackend::step`). Six, not sixteen as before: a
+/// gas then holds 44 × 6 bytes of list a sphere instead of 44 × 16, which brings box-gas to
+/// about 560 B a sphere (issue 35 asks at most 640, so that 10⁸ spheres fit 80 GB).
 pub fn initial_capacity(n: u32) -> u32 {
-    16 * n + 1024
+    6 * n + 1024
 }
 
 /// Work-groups of a per-entry dispatch over `capacity` entries.
