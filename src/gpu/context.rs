@@ -10,6 +10,13 @@ fn creation_lock() -> std::sync::MutexGuard<'static, ()> {
     CREATION.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The process's one wgpu instance, made by the first [`GpuContext::new`] (its environment
+/// variables are read then). A Vulkan instance loads and enumerates every driver; making one per
+/// backend, dozens in a test process, is where an H200 once answered "vulkan drivers/libraries
+/// could not be loaded" midway through a test executable (benches/RESULTS.md, 2026-11-27).
+/// Each backend still gets its own device.
+static INSTANCE: std::sync::OnceLock<wgpu::Instance> = std::sync::OnceLock::new();
+
 /// The GPU a backend runs on. Clones share the device (the viewer simulates and draws on one).
 #[derive(Clone)]
 pub struct GpuContext {
@@ -32,7 +39,8 @@ impl GpuContext {
     /// Opens the adapter chosen by the environment: `WGPU_BACKEND` (e.g. `vulkan`, `metal`,
     /// `dx12`, `gl`) restricts the backends (default: Vulkan, Metal, DX12), `WGPU_ADAPTER_NAME`
     /// picks the first adapter whose name contains it (case-insensitive); otherwise the
-    /// high-performance default.
+    /// high-performance default. `WGPU_BACKEND` is read once, when the process's instance is
+    /// made; every call opens a new device on it.
     ///
     /// # Errors
     /// [`GpuError::NoAdapter`] when no adapter is found, [`GpuError::Device`] when the device
@@ -43,8 +51,8 @@ impl GpuContext {
     }
 
     async fn new_async() -> Result<Self, GpuError> {
-        let instance = wgpu::Instance::new(Self::instance_descriptor());
-        Self::with_instance_async(&instance, None).await
+        let instance = INSTANCE.get_or_init(|| wgpu::Instance::new(Self::instance_descriptor()));
+        Self::with_instance_async(instance, None).await
     }
 
     /// The instance settings [`GpuContext::new`] uses: backends from `WGPU_BACKEND` (default:
