@@ -105,7 +105,7 @@ struct SceneOverrides {
     #[arg(long)]
     allow_overlap: bool,
     /// Neighbour-list skin in m (0: rebuild every step), replacing the
-    /// scene's `skin` [default: a quarter of the smallest radius].
+    /// scene's `skin` [default: 0.6 of the smallest radius].
     #[arg(long, value_name = "M", allow_negative_numbers = true, value_parser = non_negative_finite)]
     skin: Option<f64>,
     /// How mutual gravity is summed, replacing the scene's `gravity_solver` [default: the

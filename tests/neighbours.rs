@@ -241,14 +241,15 @@ fn the_wall_break_with_a_skin_agrees_with_the_grid_search() {
     assert!((list.momentum - grid.momentum).length() < 1e-6 * p_scale);
 }
 
-/// The default skin is a quarter of the smallest radius; the key and `--skin` replace it, and a
-/// negative, non-finite or larger-than-the-largest-diameter skin is refused with the key's name.
+/// The default skin is 0.6 of the smallest radius (docs/cli.md, `--skin`; a quarter before
+/// 2026-11-27); the key and `--skin` replace it, and a negative, non-finite or
+/// larger-than-the-largest-diameter skin is refused with the key's name.
 #[test]
-fn the_skin_defaults_to_a_quarter_of_the_smallest_radius_and_is_checked() {
+fn the_skin_defaults_to_six_tenths_of_the_smallest_radius_and_is_checked() {
     let mut s = fast_gas(20, 5, 0.0);
     s.sim.skin = None;
     let r_min = s.spheres.iter().map(|p| p.radius).fold(f64::MAX, f64::min);
-    assert_eq!(s.skin(), 0.25 * r_min);
+    assert_eq!(s.skin(), 0.6 * r_min);
     s.sim.skin = Some(0.0);
     assert_eq!(s.skin(), 0.0);
     let r_max = s.spheres.iter().map(|p| p.radius).fold(0.0, f64::max);

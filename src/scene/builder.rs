@@ -325,7 +325,7 @@ impl SceneBuilder {
         damping: Damping
     );
 
-    /// Neighbour-list skin, m, ≥ 0 (default: a quarter of the smallest radius).
+    /// Neighbour-list skin, m, ≥ 0 (default: 0.6 of the smallest radius, [`crate::scene::DEFAULT_SKIN_FRACTION`]).
     pub fn skin(mut self, skin: f64) -> Self {
         self.sim.skin = Some(skin);
         self

@@ -842,9 +842,9 @@ pub const BOX_GAS_SKIN_FRACTION: f64 = 0.6;
 /// cell edge is kept at ≥ 2.4 r and the fraction drops below 10 %. Velocity components are
 /// uniform in [−1, 1] m/s (seed 2). No gravity; dt = 2e-4 s, so the fastest initial sphere
 /// (√3 m/s) moves r/29 per step; 2000 steps (0.4 s, roughly 20 collisions per sphere). The
-/// neighbour-list skin is 0.6 r (6 mm), not the default r/4: a gas travels far between
-/// collisions, and the longer skin rebuilds the list about a third as often, which both
-/// backends measured faster (benches/RESULTS.md, 2026-11-26).
+/// neighbour-list skin is 0.6 r (6 mm), set here before it became the default for every scene:
+/// a gas travels far between collisions, and the longer skin rebuilds the list about a third as
+/// often as r/4, which both backends measured faster (benches/RESULTS.md, 2026-11-26).
 fn box_gas(n: usize) -> Scene {
     let r = 0.01;
     let mass = 1e-3;
