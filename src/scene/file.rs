@@ -50,7 +50,7 @@
 //! poisson_ratio = 0.3          # in (-1, 0.5]; ν of bodies that name no material (default 0.3)
 //! friction = 0.0               # ≥ 0; μ of bodies that name no material (default 0)
 //! rolling_friction = 0.0       # ≥ 0; μ_r of bodies that name no material (default 0)
-//! skin = 0.025                 # m, ≥ 0; soft laws' neighbour-list skin (default r_min / 4)
+//! skin = 0.025                 # m, ≥ 0; soft laws' neighbour-list skin (default 0.6 r_min)
 //! gravity_solver = "direct"    # or "tree" (Barnes–Hut, needs G > 0)
 //! theta = 0.5                  # the tree's opening angle, in (0, 1.5]
 //! rotation = false             # spheres spin under friction torques (soft laws)
