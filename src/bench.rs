@@ -103,6 +103,13 @@ pub struct BenchConfig {
         help = "Opening angle θ of the gravity tree, in (0, 1.5] [default: the scene's]"
     )]
     pub theta: Option<f64>,
+    /// Neighbour-list skin of every scene as a fraction of its smallest radius, ≥ 0 (default:
+    /// each scene's own: [`crate::scene::DEFAULT_SKIN_FRACTION`] of it, or the scene's `skin`).
+    #[arg(
+        long,
+        help = "Neighbour-list skin as a fraction of each scene's smallest radius (0: rebuild every step) [default: the scene's]"
+    )]
+    pub skin_fraction: Option<f64>,
 }
 
 impl Default for BenchConfig {
@@ -117,6 +124,7 @@ impl Default for BenchConfig {
             budget_seconds: 300.0,
             gravity_solver: None,
             theta: None,
+            skin_fraction: None,
         }
     }
 }
@@ -199,6 +207,8 @@ pub struct BenchRow {
     pub gravity_solver: Option<String>,
     /// Tree rows: the opening angle θ.
     pub theta: Option<f64>,
+    /// The neighbour-list skin the scene ran with, m.
+    pub skin: f64,
     /// Scenes with G > 0: bodies whose mutual acceleration the gravity stage computed per
     /// second (N / stage time; `gravity_interactions_timing` says which time).
     pub gravity_bodies_per_second: Option<f64>,
@@ -227,6 +237,17 @@ fn measure(
     backend: BenchBackend,
 ) -> Result<BenchRow, String> {
     let mut scene = builtin::build(scene_name, Some(requested)).map_err(|e| e.to_string())?;
+    if let Some(f) = cfg.skin_fraction {
+        let r_min = scene
+            .spheres
+            .iter()
+            .map(|s| s.radius)
+            .fold(f64::INFINITY, f64::min);
+        scene.sim.skin = Some(if r_min.is_finite() { f * r_min } else { 0.0 });
+        scene
+            .check(&Default::default())
+            .map_err(|e| e.to_string())?;
+    }
     if scene.sim.g_const > 0.0 {
         if let Some(solver) = cfg.gravity_solver {
             scene.sim.gravity_solver = solver;
@@ -390,6 +411,7 @@ fn measure(
         pair_visits_max_over_mean: work.and_then(|w| w.max_over_mean()),
         gravity_solver: gravity.then(|| scene.sim.gravity_solver.to_string()),
         theta: tree.then_some(scene.sim.theta),
+        skin: scene.skin(),
         gravity_bodies_per_second: gravity_bps,
         max_interactions_per_walk: walks.filter(|_| tree).map(|w| w.max),
         mean_interactions_per_walk: walks.filter(|_| tree).map(|w| w.mean()),
@@ -408,6 +430,11 @@ pub fn header(cfg: &BenchConfig) -> String {
         cfg.repeats,
         cfg.steps
     );
+    if let Some(f) = cfg.skin_fraction {
+        h.push_str(&format!(
+            "; neighbour-list skin {f} of each scene's smallest radius"
+        ));
+    }
     if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
         let avg: Vec<&str> = load.split_whitespace().take(3).collect();
         h.push_str(&format!(
@@ -423,7 +450,7 @@ pub fn header(cfg: &BenchConfig) -> String {
 ///
 /// # Errors
 /// A message naming the offending item: an unknown scene, zero steps or repeats, an empty list,
-/// a sphere count of zero.
+/// a sphere count of zero, a negative or non-finite skin fraction.
 pub fn check(cfg: &BenchConfig) -> Result<(), String> {
     let known = builtin::names();
     for s in &cfg.scenes {
@@ -445,6 +472,13 @@ pub fn check(cfg: &BenchConfig) -> Result<(), String> {
     }
     if cfg.budget_seconds.is_nan() || cfg.budget_seconds <= 0.0 {
         return Err("--budget-seconds must be positive".into());
+    }
+    if let Some(f) = cfg.skin_fraction
+        && !(f.is_finite() && f >= 0.0)
+    {
+        return Err(format!(
+            "--skin-fraction: must be a finite fraction ≥ 0 of the smallest radius, got {f}"
+        ));
     }
     Ok(())
 }

@@ -167,8 +167,7 @@ fn a_configuration_over_the_budget_is_skipped_and_says_so() {
         // 200 spheres take well under a second; 200 000 with O(N²) gravity are predicted at
         // 10⁶ times that.
         budget_seconds: 5.0,
-        gravity_solver: None,
-        theta: None,
+        ..Default::default()
     };
     bench::check(&cfg).unwrap();
     let rows = bench::run(&cfg, |_| {});
@@ -194,8 +193,7 @@ fn gpu_rows_have_stage_times_from_timestamps_and_a_speedup() {
         repeats: 2,
         warmup: 1,
         budget_seconds: 60.0,
-        gravity_solver: None,
-        theta: None,
+        ..Default::default()
     };
     let rows = bench::run(&cfg, |_| {});
     let gpu = &rows[0];
@@ -321,6 +319,44 @@ fn cpu_memory_check_counts_the_contact_history() {
     assert!(check_cpu_memory(n, true, Precision::F32, between).is_err());
 }
 
+/// `--skin-fraction` sets every scene's skin from its smallest radius (box-gas's own 0.6 r and the
+/// wall-break's default alike), and the row reports it in metres. A negative or non-finite
+/// fraction is refused by name.
+#[test]
+fn the_skin_fraction_sets_every_scenes_skin() {
+    let cfg = |f: Option<f64>| BenchConfig {
+        scenes: vec!["box-gas".into(), "wall-break".into()],
+        particles: vec![500],
+        backends: vec![BenchBackend::Cpu],
+        steps: 4,
+        repeats: 1,
+        warmup: 0,
+        skin_fraction: f,
+        ..Default::default()
+    };
+    let own = bench::run(&cfg(None), |_| {});
+    let zero = bench::run(&cfg(Some(0.0)), |_| {});
+    let wide = bench::run(&cfg(Some(0.9)), |_| {});
+    for (i, r_min) in [(0, 0.01), (1, 0.01)] {
+        assert!(own[i].error.is_none(), "{:?}", own[i]);
+        assert!(
+            (own[i].skin - 0.6 * r_min).abs() < 1e-12,
+            "{:?}",
+            own[i].skin
+        );
+        assert_eq!(zero[i].skin, 0.0);
+        assert!(
+            (wide[i].skin - 0.9 * r_min).abs() < 1e-12,
+            "{:?}",
+            wide[i].skin
+        );
+    }
+    for f in [-0.1, f64::NAN, f64::INFINITY] {
+        let e = bench::check(&cfg(Some(f))).unwrap_err();
+        assert!(e.contains("--skin-fraction"), "{e}");
+    }
+}
+
 /// A tree row names the solver and θ, reports bodies per second of the gravity stage and the
 /// walk's interaction counts; a direct row reports no walk.
 #[test]
@@ -333,8 +369,8 @@ fn tree_rows_report_the_solver_and_the_walk_counts() {
         repeats: 1,
         warmup: 0,
         budget_seconds: 60.0,
-        gravity_solver: None,
         theta: Some(0.7),
+        ..Default::default()
     };
     let rows = bench::run(&cfg, |_| {});
     let r = &rows[0];
@@ -380,8 +416,7 @@ fn gpu_rows_count_the_bytes_each_step_may_move() {
         repeats: 1,
         warmup: 1,
         budget_seconds: 60.0,
-        gravity_solver: None,
-        theta: None,
+        ..Default::default()
     };
     let rows = bench::run(&cfg, |_| {});
     let gpu = &rows[0];
