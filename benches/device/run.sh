@@ -131,6 +131,10 @@ else
     }
     bench gpu_1e6 150 --scenes box-gas,wall-break,rubble-pile --particles "$m" --backends gpu \
         "${steps[@]}"
+    # The skin before 2026-11-27 (0.25 r_min) beside the default 0.6 of bench_gpu_1e6: checks
+    # benches/NOTES.md's prediction for the wall-break.
+    bench gpu_skin_quarter 60 --scenes wall-break --particles "$m" --backends gpu \
+        --skin-fraction 0.25 "${steps[@]}"
     bench gpu_orbits_tree 90 --scenes orbits --particles "$m" --backends gpu \
         --gravity-solver tree "${few[@]}"
     if [ "$dry" -eq 1 ]; then
