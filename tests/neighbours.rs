@@ -576,3 +576,30 @@ fn a_gpu_checkpoint_resumes_with_the_list_it_grew() {
     assert_eq!(d2.neighbour_rebuilds, dw.neighbour_rebuilds);
     assert_eq!(d2.collisions, dw.collisions);
 }
+
+/// A halting submission's successor is recorded while the GPU runs it, for as many steps as the
+/// planner gives a submission that starts with a rebuild, at most `STEPS_PER_SUBMIT`. Three
+/// slow spheres rebuild about every 3 000 steps (skin 6 mm at 2 µm a step); with the
+/// rebuild interval unclamped there, every submission after the first rebuild recorded about
+/// 3 000 steps ahead and threw them away (2.3× the GPU time of `tests/rotation.rs`'s spinning
+/// pairs on lavapipe, and over 70 s on an H200). Recorded steps now stay within one batch a
+/// submission of the steps done.
+#[test]
+fn the_batch_recorded_ahead_is_at_most_one_submission() {
+    if !common::gpu_available() {
+        return;
+    }
+    let mut s = spheresim::validate::glancing(ContactModel::Hertz, 3);
+    s.sim.skin = Some(0.006);
+    let mut g = Simulation::new(&s, Backend::Gpu, Precision::F32).unwrap();
+    g.step(4000).unwrap();
+    let d = g.diagnostics();
+    assert!(d.neighbour_rebuilds >= 1, "no rebuild in 4000 steps");
+    let gpu = g.gpu_backend().unwrap();
+    let (done, recorded) = (gpu.steps_done(), gpu.steps_recorded());
+    let submissions = done.div_ceil(spheresim::gpu::STEPS_PER_SUBMIT);
+    assert!(
+        recorded <= done + (submissions + 1) * spheresim::gpu::STEPS_PER_SUBMIT,
+        "{recorded} steps recorded for {done} done"
+    );
+}

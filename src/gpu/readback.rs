@@ -375,6 +375,13 @@ impl GpuBackend {
         self.steps_done
     }
 
+    /// Steps recorded into command buffers so far, including the batches recorded ahead and
+    /// then discarded (`GpuBackend::step`): at least [`GpuBackend::steps_done`], and at most
+    /// about [`STEPS_PER_SUBMIT`](super::STEPS_PER_SUBMIT) more a submission.
+    pub fn steps_recorded(&self) -> u64 {
+        self.steps_recorded
+    }
+
     /// Entries the neighbour list holds now (it grows as builds need).
     pub fn list_capacity(&self) -> u32 {
         self.list.capacity

@@ -247,6 +247,7 @@ impl GpuBackend {
             binds,
             cur: 0,
             steps_done: 0,
+            steps_recorded: 0,
             collisions: 0,
             radius_input: packed.radius.clone(),
             mass_input: packed.mass.clone(),
