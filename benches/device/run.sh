@@ -59,14 +59,9 @@ part() {
     echo "$name $rc $(($(date +%s) - s))" >>"$res/parts.txt"
 }
 
-# The loaders, unless the machine has them (a lavapipe dry run here does).
-if ! ldconfig -p 2>/dev/null | grep -q libvulkan.so.1 && [ "$(id -u)" -eq 0 ]; then
-    for f in "$bundle"/debs/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-fi
-nv_icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-[ -f "$nv_icd" ] && [ -z "${VK_DRIVER_FILES:-}" ] && export VK_DRIVER_FILES=$nv_icd
-export CI=true XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+# The loaders and the environment (loaders.sh).
+# shellcheck source=loaders.sh
+source "$repo/benches/device/loaders.sh"
 
 bin=$work/bin
 mkdir -p "$bin/tests"

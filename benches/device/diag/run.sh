@@ -8,13 +8,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
 bundle=benches/device/bundle
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
-if ! ldconfig -p 2>/dev/null | grep -q libvulkan.so.1 && [ "$(id -u)" -eq 0 ]; then
-    for f in "$bundle"/debs/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-fi
-nv_icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-[ -f "$nv_icd" ] && [ -z "${VK_DRIVER_FILES:-}" ] && export VK_DRIVER_FILES=$nv_icd
-export CI=true XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+# shellcheck source=../loaders.sh
+source benches/device/loaders.sh
 w=$(mktemp -d)
 xz -dc "$bundle/spheresim.xz" >"$w/spheresim"
 for t in gpu neighbours rotation; do xz -dc "$bundle/tests/$t.xz" >"$w/$t"; done
