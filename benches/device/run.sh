@@ -151,6 +151,6 @@ fi
 say "== done in $(($(date +%s) - t0)) s; $failed part(s) failed"
 cp "$log" "$res/run.log"
 tar -czf "$OUT/results.tar.gz" -C "$work" results
-# The RESULTS.md draft last, where the device tool's reply shows the end of the output.
+# The benches/RESULTS.md draft last, where the device tool's reply shows the end of the output.
 python3 benches/device/summary.py "$OUT/results.tar.gz" "device run" || true
 exit "$failed"
