@@ -238,12 +238,7 @@ fn measure(
 ) -> Result<BenchRow, String> {
     let mut scene = builtin::build(scene_name, Some(requested)).map_err(|e| e.to_string())?;
     if let Some(f) = cfg.skin_fraction {
-        let r_min = scene
-            .spheres
-            .iter()
-            .map(|s| s.radius)
-            .fold(f64::INFINITY, f64::min);
-        scene.sim.skin = Some(if r_min.is_finite() { f * r_min } else { 0.0 });
+        scene.sim.skin = Some(scene.skin_of_fraction(f));
         scene
             .check(&Default::default())
             .map_err(|e| e.to_string())?;

@@ -323,11 +323,7 @@ pub fn likely_cause(scene: &Scene, f32: bool) -> String {
         .collect();
     let heaviest = movable.iter().copied().fold(0.0, f64::max);
     let lightest = movable.iter().copied().fold(f64::INFINITY, f64::min);
-    let r_min = scene
-        .spheres
-        .iter()
-        .map(|s| s.radius)
-        .fold(f64::INFINITY, f64::min);
+    let r_min = scene.smallest_radius();
     let all_mass: f64 = scene
         .spheres
         .iter()

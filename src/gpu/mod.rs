@@ -487,16 +487,11 @@ impl GpuBackend {
             };
             self.ctx.queue.submit([batch.commands]);
             if self.profiler.is_none() && left > batch.steps {
-                // On the guess that this one completes and the next starts with a rebuild: what
-                // `plan` gives then, at most STEPS_PER_SUBMIT. (Unclamped, a long interval
-                // between rebuilds recorded thousands of steps here, which `plan` then
-                // discarded: 2.3× the GPU time of a slow three-sphere scene on lavapipe.)
-                let m = if self.halting {
-                    self.planner.interval().clamp(1, STEPS_PER_SUBMIT)
-                } else {
-                    STEPS_PER_SUBMIT
-                };
-                next = Some(self.record_batch(m.min(left - batch.steps)));
+                // On the guess that this one completes and the next starts with a rebuild.
+                let m = self
+                    .planner
+                    .plan_after_rebuild(self.halting, left - batch.steps);
+                next = Some(self.record_batch(m));
             }
             // Blocks until the submission is done: stepping is timed to completion.
             let status = self.take_status();

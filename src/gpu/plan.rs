@@ -56,6 +56,19 @@ impl Planner {
         m.clamp(1, STEPS_PER_SUBMIT).min(left)
     }
 
+    /// What [`Planner::plan`] gives a submission that starts with a rebuild, of `left` steps: the
+    /// batch `GpuBackend::step` records ahead while the GPU runs the current one. Clamped as
+    /// `plan` is: unclamped, a list lasting thousands of steps recorded thousands of steps ahead,
+    /// which `plan` then discarded (benches/NOTES.md, 2026-11-27).
+    pub fn plan_after_rebuild(&self, halting: bool, left: u64) -> u64 {
+        let m = if halting {
+            self.interval()
+        } else {
+            STEPS_PER_SUBMIT
+        };
+        m.clamp(1, STEPS_PER_SUBMIT).min(left)
+    }
+
     /// The steps a submission that starts with a rebuild is planned for: the longer of the
     /// last two intervals between rebuilds; from three on, those the reach fraction's last rate
     /// allows, if fewer. Where every step or two rebuilds (an impact), the intervals alone plan.

@@ -59,11 +59,7 @@ impl Bounds {
         let (lo, hi) = scene.bounds().unwrap_or((DVec3::ZERO, DVec3::ZERO));
         let centre = 0.5 * (lo + hi);
         let extent = (hi - lo).max_element();
-        let r_min = scene
-            .spheres
-            .iter()
-            .map(|s| s.radius)
-            .fold(f64::INFINITY, f64::min);
+        let r_min = scene.smallest_radius();
         let mass: f64 = movable().map(|s| s.mass).sum();
         let all_mass: f64 = scene
             .spheres

@@ -459,18 +459,28 @@ impl Scene {
     /// The neighbour-list skin s, m: the `skin` key, or [`DEFAULT_SKIN_FRACTION`] of the
     /// smallest sphere radius (0 for an empty scene).
     pub fn skin(&self) -> f64 {
-        self.sim.skin.unwrap_or_else(|| {
-            let r_min = self
-                .spheres
-                .iter()
-                .map(|s| s.radius)
-                .fold(f64::INFINITY, f64::min);
-            if r_min.is_finite() {
-                DEFAULT_SKIN_FRACTION * r_min
-            } else {
-                0.0
-            }
-        })
+        self.sim
+            .skin
+            .unwrap_or_else(|| self.skin_of_fraction(DEFAULT_SKIN_FRACTION))
+    }
+
+    /// `fraction` of the smallest sphere radius, m (0 for an empty scene): the default skin's
+    /// rule, and `spheresim bench --skin-fraction`'s.
+    pub fn skin_of_fraction(&self, fraction: f64) -> f64 {
+        let r_min = self.smallest_radius();
+        if r_min.is_finite() {
+            fraction * r_min
+        } else {
+            0.0
+        }
+    }
+
+    /// The smallest sphere radius, m; infinite for an empty scene.
+    pub fn smallest_radius(&self) -> f64 {
+        self.spheres
+            .iter()
+            .map(|s| s.radius)
+            .fold(f64::INFINITY, f64::min)
     }
 
     /// Six inward-facing planes of the axis-aligned box `[min, max]`, m.
