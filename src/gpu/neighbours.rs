@@ -308,9 +308,8 @@ pub fn pair_split(capacity: u32) -> u32 {
 /// The list's capacity in entries for `n` spheres before set-up's first build: six a sphere.
 /// Set-up then gives the list twice what that build needed whenever the build fills more than
 /// half of it (a dense pack's rows need about twelve a sphere), and the list grows between
-/// submissions when three quarters full (`GpuBackend::step`). Six, not sixteen as before: a
-/// gas then holds 44 × 6 bytes of list a sphere instead of 44 × 16, which brings box-gas to
-/// about 560 B a sphere (issue 35 asks at most 640, so that 10⁸ spheres fit 80 GB).
+/// submissions when three quarters full (`GpuBackend::step`). Six, not sixteen as before, so
+/// that a gas holds little list it never uses (docs/performance.md, "Memory").
 pub fn initial_capacity(n: u32) -> u32 {
     6 * n + 1024
 }

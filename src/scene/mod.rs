@@ -219,10 +219,9 @@ fn default_theta() -> f64 {
     crate::cpu::tree::DEFAULT_THETA
 }
 
-/// Default neighbour-list skin as a fraction of the smallest sphere radius ([`Scene::skin`]):
-/// 0.6, the fastest or within 0.2 % of it of the fractions 0.25–1 on every built-in scene with
-/// contacts on the CPU backend (benches/skin/sweep.py; benches/RESULTS.md, 2026-11-27); 0.25
-/// before.
+/// Default neighbour-list skin as a fraction of the smallest sphere radius ([`Scene::skin`]),
+/// chosen by timing the built-in scenes (benches/skin/sweep.py; docs/physics.md, "Neighbour
+/// list with a skin"); 0.25 before 2026-11-27.
 pub const DEFAULT_SKIN_FRACTION: f64 = 0.6;
 
 impl Default for SimParams {
