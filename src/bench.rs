@@ -166,6 +166,10 @@ pub struct BenchRow {
     /// (`integrate`, `binning`, `contacts`, `gravity`, `forces`, `check`); empty when
     /// unavailable.
     pub stage_ms_per_step: BTreeMap<String, f64>,
+    /// GPU rows with timestamp queries: milliseconds per step of each compute pass, by its label
+    /// (`cell_keys + count`, `neighbours`, `collide::impulse_pairs`, ...), mean over the timed
+    /// steps; the stages split finer. Empty elsewhere.
+    pub pass_ms_per_step: BTreeMap<String, f64>,
     /// Where the stage times come from: `timestamp queries`, `wall clock`, or why there are none.
     pub stage_timing: String,
     /// Mutual-gravity pair interactions per second, N(N−1) per step, for scenes with G > 0.
@@ -286,6 +290,7 @@ fn measure(
     // The list as allocated after the timed steps (set-up sizes it from its first build, and it
     // grows between submissions): B/sphere counts what the run really held.
     let list_capacity = sim.gpu_backend().map(|g| g.list_capacity());
+    let mut pass_ms = BTreeMap::new();
     let (stage_ms, stage_timing) = match backend {
         BenchBackend::Gpu => {
             drop(sim);
@@ -294,6 +299,11 @@ fn measure(
             replay.step(cfg.warmup).map_err(fail)?;
             if replay.set_profiling(true) {
                 replay.step(timed_steps).map_err(fail)?;
+                pass_ms = replay
+                    .pass_seconds()
+                    .iter()
+                    .map(|(k, t)| (k.to_string(), t * 1e3 / timed_steps as f64))
+                    .collect();
                 (
                     replay
                         .stage_seconds()
@@ -387,6 +397,7 @@ fn measure(
         speedup_vs_one_thread: None,
         memory_bytes_per_sphere: memory as f64 / n.max(1) as f64,
         stage_ms_per_step: stage_ms,
+        pass_ms_per_step: pass_ms,
         stage_timing,
         gravity_interactions_per_second: gravity_ips,
         gravity_interactions_timing: gravity_timing,
@@ -668,6 +679,19 @@ pub fn table(rows: &[BenchRow]) -> String {
                 }
             }
             let _ = writeln!(out, "  {}", r.stage_timing);
+        }
+    }
+    // The GPU's compute passes, slowest first: where a stage's time goes.
+    for r in rows.iter().filter(|r| !r.pass_ms_per_step.is_empty()) {
+        let mut passes: Vec<(&String, &f64)> = r.pass_ms_per_step.iter().collect();
+        passes.sort_by(|a, b| b.1.total_cmp(a.1));
+        let _ = writeln!(
+            out,
+            "\nper-pass ms/step, {} {} {} (timestamp queries)",
+            r.scene, r.particles, r.backend
+        );
+        for (label, ms) in passes {
+            let _ = writeln!(out, "  {label:<34} {ms:>10.3}");
         }
     }
     let counted: Vec<&BenchRow> = rows

@@ -89,6 +89,12 @@ pub trait Engine: Send {
     /// CPU, GPU time once [`Engine::set_profiling`] turned it on; empty where there are none.
     fn stage_seconds(&self) -> Vec<(&'static str, f64)>;
 
+    /// GPU time per compute pass, by its label (the stages split finer), once
+    /// [`Engine::set_profiling`] turned timing on; empty where passes are not timed apart.
+    fn pass_seconds(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+
     /// Turns per-stage timing on or off; returns whether per-stage times are available.
     fn set_profiling(&mut self, on: bool) -> bool;
 

@@ -780,6 +780,12 @@ impl Simulation {
         self.engine.stage_seconds()
     }
 
+    /// GPU seconds per compute pass, by label, since profiling was turned on (the GPU backend
+    /// with timestamp queries); empty elsewhere.
+    pub fn pass_seconds(&self) -> Vec<(&'static str, f64)> {
+        self.engine.pass_seconds()
+    }
+
     /// Turns per-stage timing on or off and returns whether per-stage times are available: always
     /// on the CPU backend; on the GPU backend when the adapter has timestamp queries; never on
     /// the event-driven solver (it has no stages).

@@ -228,8 +228,17 @@ fn gpu_rows_have_stage_times_from_timestamps_and_a_speedup() {
             gpu.gravity_interactions_timing.as_deref(),
             Some("gravity stage")
         );
+        // The passes split the stages' timestamps: the same total, and the binning's gather
+        // and the gravity pass among them.
+        let passes: f64 = gpu.pass_ms_per_step.values().sum();
+        let stages: f64 = gpu.stage_ms_per_step.values().sum();
+        assert!((passes - stages).abs() <= 1e-9 * stages, "{gpu:?}");
+        for label in ["gather", "gravity"] {
+            assert!(positive(gpu.pass_ms_per_step[label]), "{label}: {gpu:?}");
+        }
     } else {
         assert!(gpu.stage_ms_per_step.is_empty());
+        assert!(gpu.pass_ms_per_step.is_empty());
         assert!(gpu.stage_timing.starts_with("none"));
     }
 }

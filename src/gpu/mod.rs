@@ -209,15 +209,9 @@ impl GpuBackend {
             Kind::Binning => self.record_binning(enc),
             Kind::BuildList => {
                 let gated_from = traffic::recorded();
-                let mut pass = self.pass(enc, "neighbours", stage::BINNING);
-                pass.push_debug_group("neighbours");
-                let d = self
-                    .list
-                    .record_build(&mut pass, &self.stages, self.cur, &self.gate, true);
+                let d = self.record_build(enc, true);
                 self.dispatches.set(self.dispatches.get() + d);
                 self.gated.set(self.gated.get() + d);
-                pass.pop_debug_group();
-                drop(pass);
                 self.gated_bytes += traffic::recorded() - gated_from;
             }
             Kind::Gravity => self.record_gravity(enc, 1),
@@ -614,6 +608,10 @@ impl crate::engine::Engine for GpuBackend {
 
     fn stage_seconds(&self) -> Vec<(&'static str, f64)> {
         GpuBackend::stage_seconds(self)
+    }
+
+    fn pass_seconds(&self) -> Vec<(&'static str, f64)> {
+        GpuBackend::pass_seconds(self)
     }
 
     fn set_profiling(&mut self, on: bool) -> bool {

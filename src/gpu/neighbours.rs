@@ -487,11 +487,14 @@ impl GpuList {
     }
 
     /// Records a build from the binning of state set `set`: gated by `gate` (indirect
-    /// dispatches), or (`None`) unconditionally with `gate`'s counts. Returns the dispatches
-    /// recorded.
+    /// dispatches), or (`gated` false) unconditionally with `gate`'s counts. `begin` opens a
+    /// compute pass of the given label: one pass `neighbours` for the whole build, or with
+    /// `split` (profiling) one pass per entry point, so that each is timed apart. Returns the
+    /// dispatches recorded.
     pub fn record_build(
         &self,
-        pass: &mut wgpu::ComputePass,
+        begin: &mut dyn FnMut(&'static str) -> wgpu::ComputePass<'static>,
+        split: bool,
         stages: &Stages,
         set: usize,
         gate: &Gate,
@@ -499,37 +502,61 @@ impl GpuList {
     ) -> u64 {
         let mut dispatches = 0;
         let nb = &stages.neighbours;
-        let mut run = |pass: &mut wgpu::ComputePass,
-                       (entry, pipeline): (&str, &wgpu::ComputePipeline),
-                       k: usize| {
-            pass.push_debug_group(entry);
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, &self.bind[set], &[]);
-            if gated {
-                pass.dispatch_workgroups_indirect(&gate.gated, Gate::offset(k));
-            } else {
-                let (x, y) = if k == slot::ENTRIES {
-                    self.entry_dims
-                } else {
-                    gate.dims(k)
-                };
-                pass.dispatch_workgroups(x, y, 1);
+        let mut current: Option<wgpu::ComputePass<'static>> = None;
+        // The pass for the next entry point: a new one per entry when split.
+        let mut next = |current: &mut Option<wgpu::ComputePass<'static>>, label: &'static str| {
+            if split || current.is_none() {
+                // The open pass ends before the next begins on the same encoder.
+                *current = None;
+                *current = Some(begin(if split { label } else { "neighbours" }));
             }
-            super::traffic::tally(pipeline, &self.bind[set]);
-            pass.pop_debug_group();
-            dispatches += 1;
         };
+        let mut run =
+            |current: &mut Option<wgpu::ComputePass<'static>>,
+             next: &mut dyn FnMut(&mut Option<wgpu::ComputePass<'static>>, &'static str),
+             (label, pipeline): (&'static str, &wgpu::ComputePipeline),
+             k: usize| {
+                next(current, label);
+                let pass = current.as_mut().expect("a pass is open");
+                pass.push_debug_group(label);
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, &self.bind[set], &[]);
+                if gated {
+                    pass.dispatch_workgroups_indirect(&gate.gated, Gate::offset(k));
+                } else {
+                    let (x, y) = if k == slot::ENTRIES {
+                        self.entry_dims
+                    } else {
+                        gate.dims(k)
+                    };
+                    pass.dispatch_workgroups(x, y, 1);
+                }
+                super::traffic::tally(pipeline, &self.bind[set]);
+                pass.pop_debug_group();
+                dispatches += 1;
+            };
         use slot::*;
         let large = gate.dims(LARGE) != (0, 0);
+        let c = &mut current;
         if self.history {
-            run(pass, ("keep_old_entries", &nb.keep_old_entries), ENTRIES);
-            run(pass, ("keep_old_rows", &nb.keep_old_rows), SPHERES);
+            let e = ("neighbours::keep_old_entries", &nb.keep_old_entries);
+            run(c, &mut next, e, ENTRIES);
+            let e = ("neighbours::keep_old_rows", &nb.keep_old_rows);
+            run(c, &mut next, e, SPHERES);
         }
-        run(pass, ("sweeps", &nb.sweeps), SPHERES);
-        run(pass, ("list_count", &nb.list_count), SPHERES);
+        run(c, &mut next, ("neighbours::sweeps", &nb.sweeps), SPHERES);
+        run(
+            c,
+            &mut next,
+            ("neighbours::list_count", &nb.list_count),
+            SPHERES,
+        );
         if large {
-            run(pass, ("list_count_large", &nb.list_count_large), LARGE);
+            let e = ("neighbours::list_count_large", &nb.list_count_large);
+            run(c, &mut next, e, LARGE);
         }
+        next(c, "neighbours::prefix_sum");
+        let pass = c.as_mut().expect("a pass is open");
         pass.push_debug_group("prefix_sum");
         let scans = prefix_sum::record(
             pass,
@@ -538,14 +565,22 @@ impl GpuList {
             gated.then_some((&gate.gated, gate.list_scans)),
         );
         pass.pop_debug_group();
-        run(pass, ("list_fill", &nb.list_fill), SPHERES);
+        run(
+            c,
+            &mut next,
+            ("neighbours::list_fill", &nb.list_fill),
+            SPHERES,
+        );
         if large {
-            run(pass, ("list_fill_large", &nb.list_fill_large), LARGE);
+            let e = ("neighbours::list_fill_large", &nb.list_fill_large);
+            run(c, &mut next, e, LARGE);
         }
-        run(pass, ("relink", &nb.relink), ENTRIES);
+        run(c, &mut next, ("neighbours::relink", &nb.relink), ENTRIES);
         if self.history {
-            run(pass, ("carry_entries", &nb.carry_entries), ENTRIES);
-            run(pass, ("carry_walls", &nb.carry_walls), SPHERES);
+            let e = ("neighbours::carry_entries", &nb.carry_entries);
+            run(c, &mut next, e, ENTRIES);
+            let e = ("neighbours::carry_walls", &nb.carry_walls);
+            run(c, &mut next, e, SPHERES);
         }
         dispatches + scans
     }

@@ -7,6 +7,7 @@
 //! timed.
 
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 
 /// Timestamp pairs one submission can hold: 32 steps × 9 passes = 288 pairs fit with room.
 const MAX_PAIRS: u32 = 1024;
@@ -25,12 +26,16 @@ pub(crate) mod stage {
 pub(crate) struct Profiler {
     pub(crate) query_set: wgpu::QuerySet,
     pub(crate) resolve: wgpu::Buffer,
-    /// Stage index of each begin/end pair recorded since the last [`Profiler::accumulate`].
-    pairs: RefCell<Vec<usize>>,
+    /// Stage index and compute-pass label of each begin/end pair recorded since the last
+    /// [`Profiler::accumulate`].
+    pairs: RefCell<Vec<(usize, &'static str)>>,
     /// Nanoseconds per timestamp tick ([`wgpu::Queue::get_timestamp_period`]).
     period_ns: f64,
     /// Seconds per stage so far.
     pub(crate) totals: [f64; 6],
+    /// Seconds per compute-pass label so far: the stages split into their passes
+    /// (`bench`'s `pass_ms_per_step`).
+    pub(crate) by_pass: BTreeMap<&'static str, f64>,
 }
 
 impl Profiler {
@@ -50,17 +55,23 @@ impl Profiler {
             pairs: RefCell::new(Vec::new()),
             period_ns: queue.get_timestamp_period() as f64,
             totals: [0.0; 6],
+            by_pass: BTreeMap::new(),
         }
     }
 
-    /// Timestamp writes for the next pass of `stage`, or `None` once the set is full.
-    pub(crate) fn writes(&self, stage: usize) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+    /// Timestamp writes for the next pass of `stage`, labelled `label`, or `None` once the set is
+    /// full.
+    pub(crate) fn writes(
+        &self,
+        stage: usize,
+        label: &'static str,
+    ) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
         let mut pairs = self.pairs.borrow_mut();
         let k = pairs.len() as u32;
         if k >= MAX_PAIRS {
             return None;
         }
-        pairs.push(stage);
+        pairs.push((stage, label));
         Some(wgpu::ComputePassTimestampWrites {
             query_set: &self.query_set,
             beginning_of_pass_write_index: Some(2 * k),
@@ -76,11 +87,13 @@ impl Profiler {
     /// Adds the resolved ticks of the pending pairs to the totals.
     pub(crate) fn accumulate(&mut self, ticks: &[u64]) {
         let pairs = std::mem::take(&mut *self.pairs.borrow_mut());
-        for (k, &s) in pairs.iter().enumerate() {
+        for (k, &(s, label)) in pairs.iter().enumerate() {
             let (t0, t1) = (ticks[2 * k], ticks[2 * k + 1]);
             // A begin after its end means the driver's clock wrapped or reset; drop the pair.
             if t1 >= t0 {
-                self.totals[s] += (t1 - t0) as f64 * self.period_ns * 1e-9;
+                let secs = (t1 - t0) as f64 * self.period_ns * 1e-9;
+                self.totals[s] += secs;
+                *self.by_pass.entry(label).or_insert(0.0) += secs;
             }
         }
     }

@@ -426,6 +426,15 @@ impl GpuBackend {
         }
     }
 
+    /// Seconds per compute-pass label since profiling was turned on, by label (the stages of
+    /// [`GpuBackend::stage_seconds`] split into their compute passes); empty without profiling.
+    pub fn pass_seconds(&self) -> Vec<(&'static str, f64)> {
+        match &self.profiler {
+            Some(p) => p.by_pass.iter().map(|(k, v)| (*k, *v)).collect(),
+            None => Vec::new(),
+        }
+    }
+
     /// Interaction counts of the last gravity-tree walk, read back from the device; `None`
     /// unless the scene sums gravity by the tree.
     pub fn walk_counts(&self) -> Option<crate::cpu::tree::WalkCounts> {

@@ -46,8 +46,26 @@ impl GpuBackend {
     ) -> wgpu::ComputePass<'e> {
         enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(label),
-            timestamp_writes: self.profiler.as_ref().and_then(|p| p.writes(stage)),
+            timestamp_writes: self.profiler.as_ref().and_then(|p| p.writes(stage, label)),
         })
+    }
+
+    /// Records the list's build on the current set (`neighbours::GpuList::record_build`), gated
+    /// by the rebuild decision or not; a compute pass per entry point while profiling, so that
+    /// each is timed apart. Returns the dispatches recorded.
+    pub(super) fn record_build(&self, enc: &mut wgpu::CommandEncoder, gated: bool) -> u64 {
+        let mut begin = |label: &'static str| {
+            self.pass(enc, label, super::profiler::stage::BINNING)
+                .forget_lifetime()
+        };
+        self.list.record_build(
+            &mut begin,
+            self.profiler.is_some(),
+            &self.stages,
+            self.cur,
+            &self.gate,
+            gated,
+        )
     }
 
     /// A counted indirect dispatch, from slot `k` (`neighbours::slot`) of the gate's `args`.

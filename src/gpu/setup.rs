@@ -2,7 +2,6 @@
 //! allocation of every buffer and bind group, and the first binning, list build and forces.
 
 use super::buffers::{self, Params};
-use super::profiler::stage;
 use super::stages::Stages;
 use super::state::{self, SharedBuffers, StateSet};
 use super::{GpuBackend, GpuContext, GpuError, GpuOptions, WORKGROUP_SIZE};
@@ -290,13 +289,8 @@ impl GpuBackend {
             let mut enc = self.ctx.device.create_command_encoder(&Default::default());
             // No old rows: set-up carries no friction history.
             enc.clear_buffer(&self.list.start, 0, None);
-            {
-                let mut pass = self.pass(&mut enc, "neighbours", stage::BINNING);
-                let d =
-                    self.list
-                        .record_build(&mut pass, &self.stages, self.cur, &self.gate, false);
-                self.dispatches.set(self.dispatches.get() + d);
-            }
+            let d = self.record_build(&mut enc, false);
+            self.dispatches.set(self.dispatches.get() + d);
             self.record_step(&mut enc, true, true, false);
             self.ctx.queue.submit([enc.finish()]);
         }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Diagnosis on a GPU machine of what the device run of 2026-11-27 (bb16d60) left open, with the
-# bundle of benches/device/build.sh: the non-finite stop that NVIDIA did not report, the
-# neighbours test whose adapter request failed, and whether the rotation tests' GPU cases hang
-# or are only slow under the hardware contract. Output in $OUT (default ./device-out).
+# Diagnosis on a GPU machine of what the device run of 2026-11-27 (68d200f) left open, with the
+# bundle of benches/device/build.sh (only its `spheresim`): where the wall-break's binning stage
+# (4.6 ms a step at 10^6 on an H200) and the tree's binning go, by compute pass (`bench`'s
+# per-pass table, timestamp queries), and how often the wall-break's list rebuilds at 10^6.
+# Output in $OUT (default ./device-out). Edit before reuse: it holds the last diagnosis only.
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
 bundle=benches/device/bundle
@@ -12,30 +13,29 @@ mkdir -p "$OUT"
 source benches/device/loaders.sh
 w=$(mktemp -d)
 xz -dc "$bundle/spheresim.xz" >"$w/spheresim"
-for t in gpu neighbours rotation; do xz -dc "$bundle/tests/$t.xz" >"$w/$t"; done
-chmod +x "$w"/*
+chmod +x "$w/spheresim"
+b=$w/spheresim
 step() { echo "== $1 ($(date +%T))"; }
+cat "$bundle/COMMIT"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 
-step "non-finite: two spheres of 3e38 kg under G = 10 on the GPU, a snapshot every step"
-"$w/spheresim" run benches/device/diag/nonfinite.toml --backend gpu --quiet \
-    --output "$w/nf" --every 1 --format csv
-echo "exit $?"
-for f in "$w"/nf/snapshot_*.csv; do echo "-- $(basename "$f")"; cat "$f"; done
-cat "$w/nf/diagnostics.csv" 2>/dev/null
-step "the same on the CPU"
-"$w/spheresim" run benches/device/diag/nonfinite.toml --backend cpu --quiet; echo "exit $?"
-step "tests/gpu non_finite_state_is_reported_by_the_gpu"
-timeout 40 "$w/gpu" non_finite_state_is_reported_by_the_gpu --nocapture 2>&1 | tail -8
-step "tests/neighbours, twice"
-for k in 1 2; do
-    s=$(date +%s)
-    timeout 40 "$w/neighbours" the_gpu_steps_the_cpus_list_bit_for_bit 2>&1 | grep -E "test result|panicked|NoAdapter"
-    echo "run $k: $(($(date +%s) - s)) s"
-done
-for t in a_belt_on_the_gpu_is_the_cpus_bit_for_bit spinning_pairs_on_the_gpu_agree_with_the_cpu_bit_for_bit; do
-    step "tests/rotation $t"
-    s=$(date +%s)
-    timeout 70 "$w/rotation" "$t" --exact 2>&1 | grep -E "test result|panicked|contract:"
-    echo "exit ${PIPESTATUS[0]} after $(($(date +%s) - s)) s"
+bench() {
+    local name=$1
+    shift
+    step "bench $name: $*"
+    timeout 120 "$b" bench --json "$OUT/$name.json" --backends gpu "$@" 2>&1 |
+        grep -v XDG_RUNTIME | sed -n '/^scene/,$p'
+}
+bench wb_box_1e6 --scenes wall-break,box-gas --particles 1e6 --steps 10 --repeats 3 --warmup 2
+bench wb_1e6_long --scenes wall-break --particles 1e6 --steps 32 --repeats 2 --warmup 8
+bench wb_4e6 --scenes wall-break --particles 4e6 --steps 3 --repeats 2 --warmup 1
+bench orbits_tree --scenes orbits --particles 1e6 --gravity-solver tree --steps 3 --repeats 2 --warmup 1
+bench rubble --scenes rubble-pile --particles 1e6 --steps 5 --repeats 2 --warmup 1
+for be in gpu cpu; do
+    step "wall-break 10^6, 17 steps on the $be backend: list rebuilds"
+    timeout 60 "$b" run wall-break --particles 1000000 --steps 17 --backend "$be" --quiet \
+        --stats-json "$OUT/rebuilds_$be.json"
+    echo "exit $?"
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('neighbour_rebuilds', d['neighbour_rebuilds'])" "$OUT/rebuilds_$be.json"
 done
 step "done"
