@@ -85,7 +85,7 @@ struct ListParams {
     capacity: u32,    // entries the list buffers hold
     dispatch_x: u32,  // threads along x of a per-entry dispatch
     split: u32,       // entries in the first binding of each pair-result buffer; the rest in the second
-    pad0: u32,
+    large_chunks: u32, // work-groups per large sphere in the build (gpu::neighbours::large_chunks)
 }
 
 // The gravity tree's uniforms (src/gpu/buffers.rs: TreeParams); a stage reads what it needs.

@@ -12,8 +12,9 @@
 // - with friction history, `keep_old_entries` and `keep_old_rows`: the old rows' partner ids,
 //   ξ and wall ξ, kept for the carry;
 // - `sweeps`: each sphere's sweep σ (half its skin, plus |v| dt for impulses), and its position;
-// - `list_count` (`list_count_large`: a work-group per large sphere): each sphere's entries, the partners of its candidate walk within
-//   r_a + r_b + σ_a + σ_b, into list_start[i];
+// - `list_count_large` (list.large_chunks work-groups per large sphere, each a contiguous share
+//   of its walk), then `list_count`: each sphere's entries, the partners of its candidate walk
+//   within r_a + r_b + σ_a + σ_b, into list_start[i] (a large sphere's: its shares' sum);
 // - the prefix sum of list_start (stage prefix_sum, in place): each row's first entry;
 // - `list_fill` (`list_fill_large`): the rows, in the walk's order (the CPU's order), each entry's sphere, and its
 //   owner flag;
@@ -54,6 +55,9 @@
 @group(0) @binding(25) var<storage, read_write> old_partner_id: array<u32>;
 @group(0) @binding(26) var<storage, read_write> old_xi: array<vec4<f32>>;
 @group(0) @binding(27) var<storage, read_write> old_wall_xi: array<vec4<f32>>;
+// Per large sphere, list.large_chunks + 1 words: each work-group's entries of the box walk, then
+// the row's total (gpu::neighbours::large_chunks).
+@group(0) @binding(29) var<storage, read_write> large_counts: array<atomic<u32>>;
 
 
 // One past bucket k's last sphere in the sorted order: the next bucket's start (the large
@@ -81,6 +85,15 @@ fn sweeps(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     sweep[i] = s;
     x_build[i] = pos[i];
+    if i >= params.n_small {
+        // The row's total, which list_count_large's work-groups add to.
+        atomicStore(&large_counts[large_base(i - params.n_small) + list.large_chunks], 0u);
+    }
+}
+
+// First word of large sphere k's counts in large_counts.
+fn large_base(k: u32) -> u32 {
+    return k * (list.large_chunks + 1u);
 }
 
 // One thread, after kick_drift's rebuild decision (integrate.wgsl's needs_rebuild): the
@@ -287,16 +300,20 @@ fn for_each_candidate(i: u32) {
     }
 }
 
-// ---- Large spheres: one work-group each ------------------------------------------------------
+// ---- Large spheres: list.large_chunks work-groups each ---------------------------------------
 //
 // A large sphere's box can hold a good part of the scene. Its walk (for_each_candidate's
 // large-sphere branch: the box's cells, or every small sphere when the box has more cells than
-// there are small spheres, then the other large spheres) is cut into WG contiguous runs, one a
-// lane, so that the runs in lane order are the walk: a lane's entries go after those of the
-// lanes before it (an exclusive scan of the lanes' counts), and the row is the CPU's.
+// there are small spheres, then the other large spheres) is cut into contiguous runs, one a lane
+// of each of its list.large_chunks work-groups, so that the runs in (work-group, lane) order are
+// the walk: an entry goes after those of the work-groups and lanes before it (the work-groups'
+// counts summed, then an exclusive scan of the lanes'), and the row is the CPU's. Work-group 0
+// also walks the other large spheres, which come last. No lane walks more than
+// gpu::neighbours::LARGE_RUN items, at any N or box size (up to LARGE_GROUPS_MAX work-groups).
 
-// The share of lane `lid` of large sphere i's walk: part 0 its box, part 1 the large spheres.
-fn walk_large_share(i: u32, lid: u32, part: u32) {
+// The share of lane `lid` of work-group `chunk` of large sphere i's walk: part 0 its box, part 1
+// the large spheres (work-group 0's lanes only).
+fn walk_large_share(i: u32, lid: u32, part: u32, chunk: u32) {
     let n_small = params.n_small;
     if part == 1u {
         let n_large = params.n - n_small;
@@ -309,15 +326,17 @@ fn walk_large_share(i: u32, lid: u32, part: u32) {
         }
         return;
     }
+    let runs = list.large_chunks * WG;
+    let run = chunk * WG + lid;
     let kb = i - n_small;
     let lo = boxes[2u * kb].xyz;
     let hi = boxes[2u * kb + 1u].xyz;
     let span = vec3<f32>(hi - lo) + vec3<f32>(1.0);
     if span.x * span.y * span.z > f32(n_small) {
         // Fewer spheres than cells: every small sphere's cell against the box.
-        let per = (n_small + WG - 1u) / WG;
-        let end = min((lid + 1u) * per, n_small);
-        for (var j = lid * per; j < end; j++) {
+        let per = (n_small + runs - 1u) / runs;
+        let end = min((run + 1u) * per, n_small);
+        for (var j = run * per; j < end; j++) {
             if in_box(cells[j].xyz, kb) {
                 candidate(j);
             }
@@ -328,9 +347,9 @@ fn walk_large_share(i: u32, lid: u32, part: u32) {
     // as the serial loops go.
     let size = vec3<u32>(hi - lo) + vec3<u32>(1u);
     let n_cells = size.x * size.y * size.z;
-    let per = (n_cells + WG - 1u) / WG;
-    let end = min((lid + 1u) * per, n_cells);
-    for (var l = lid * per; l < end; l++) {
+    let per = (n_cells + runs - 1u) / runs;
+    let end = min((run + 1u) * per, n_cells);
+    for (var l = run * per; l < end; l++) {
         let c = lo + vec3<i32>(vec3<u32>(l % size.x, (l / size.x) % size.y, l / (size.x * size.y)));
         let k = hash_cell(c, params.table_size);
         let stop = bucket_end(k);
@@ -360,13 +379,15 @@ fn lanes_exclusive_scan(lid: u32, value: u32) -> vec2<u32> {
         workgroupBarrier();
     }
     let total = wg_scan[WG - 1u];
+    workgroupBarrier();
     return vec2<u32>(wg_scan[lid] - value, total);
 }
 
-// Large sphere of work-group `wid` (sorted index; n or more for a padding work-group of a
-// 2-D dispatch).
-fn large_sphere(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-    return params.n_small + wid.x + wid.y * nwg.x;
+// Large sphere (sorted index; n or more for a padding work-group of a 2-D dispatch) and share
+// of work-group `wid`: list.large_chunks consecutive work-groups per large sphere.
+fn large_share(wid: vec3<u32>, nwg: vec3<u32>) -> vec2<u32> {
+    let g = wid.x + wid.y * nwg.x;
+    return vec2<u32>(params.n_small + g / list.large_chunks, g % list.large_chunks);
 }
 
 // Starts a walk for sphere i: counts its partners in reach, or (fill) writes them from `at`.
@@ -380,46 +401,75 @@ fn begin_walk(i: u32, fill: bool, at: u32) {
     walk_count = 0u;
 }
 
-// The walk of lane `lid` over part `part` of large sphere i (i < n).
-fn walk_large(i: u32, lid: u32, part: u32, fill: bool, at: u32) {
+// The walk of lane `lid` of work-group `chunk` over part `part` of large sphere i (i < n).
+fn walk_large(i: u32, lid: u32, part: u32, chunk: u32, fill: bool, at: u32) {
     begin_walk(i, fill, at);
-    walk_large_share(i, lid, part);
+    walk_large_share(i, lid, part, chunk);
 }
 
-// list_count for the large spheres.
+// list_count for the large spheres: each work-group's entries of the box walk (work-group 0:
+// also those among the large spheres), added to the row's total, which list_count moves into
+// list_start.
 @compute @workgroup_size(WG)
 fn list_count_large(@builtin(workgroup_id) wid: vec3<u32>,
                     @builtin(num_workgroups) nwg: vec3<u32>,
                     @builtin(local_invocation_index) lid: u32) {
-    let i = large_sphere(wid, nwg);
+    let share = large_share(wid, nwg);
+    let i = share.x;
     if i >= params.n {
         return;
     }
-    walk_large(i, lid, 0u, false, 0u);
-    var count = walk_count;
-    walk_large(i, lid, 1u, false, 0u);
-    count += walk_count;
-    let scan = lanes_exclusive_scan(lid, count);
+    let chunk = share.y;
+    let base = large_base(i - params.n_small);
+    walk_large(i, lid, 0u, chunk, false, 0u);
+    let boxed = lanes_exclusive_scan(lid, walk_count).y;
+    var large = 0u;
+    if chunk == 0u {
+        walk_large(i, lid, 1u, 0u, false, 0u);
+        large = lanes_exclusive_scan(lid, walk_count).y;
+    }
     if lid == 0u {
-        list_start[i] = scan.y;
+        atomicStore(&large_counts[base + chunk], boxed);
+        // Integer sums commute: the total is the same in any order of the work-groups.
+        atomicAdd(&large_counts[base + list.large_chunks], boxed + large);
     }
 }
 
-// list_fill for the large spheres: each lane counts its runs, then writes them at its offset.
+// list_fill for the large spheres: each lane counts its run, then writes it at its offset
+// (the work-groups before it, then the lanes before it).
 @compute @workgroup_size(WG)
 fn list_fill_large(@builtin(workgroup_id) wid: vec3<u32>,
                    @builtin(num_workgroups) nwg: vec3<u32>,
                    @builtin(local_invocation_index) lid: u32) {
-    let i = large_sphere(wid, nwg);
+    let share = large_share(wid, nwg);
+    let i = share.x;
     if i >= params.n {
         return;
     }
-    walk_large(i, lid, 0u, false, 0u);
+    let chunk = share.y;
+    let base = large_base(i - params.n_small);
+    // The box-walk entries of this sphere's work-groups before this one (all of them for the
+    // large-sphere part), summed by the lanes together.
+    let end = select(chunk, list.large_chunks, chunk == 0u);
+    var before = 0u;
+    var box_total = 0u;
+    for (var g = lid; g < end; g += WG) {
+        let c = atomicLoad(&large_counts[base + g]);
+        box_total += c;
+        if g < chunk {
+            before += c;
+        }
+    }
+    let offset = lanes_exclusive_scan(lid, before).y;
+    walk_large(i, lid, 0u, chunk, false, 0u);
     let boxed = lanes_exclusive_scan(lid, walk_count);
-    walk_large(i, lid, 1u, false, 0u);
-    let large = lanes_exclusive_scan(lid, walk_count);
-    walk_large(i, lid, 0u, true, list_start[i] + boxed.x);
-    walk_large(i, lid, 1u, true, list_start[i] + boxed.y + large.x);
+    walk_large(i, lid, 0u, chunk, true, list_start[i] + offset + boxed.x);
+    if chunk == 0u {
+        let boxes_total = lanes_exclusive_scan(lid, box_total).y;
+        walk_large(i, lid, 1u, 0u, false, 0u);
+        let large = lanes_exclusive_scan(lid, walk_count);
+        walk_large(i, lid, 1u, 0u, true, list_start[i] + boxes_total + large.x);
+    }
 }
 
 
@@ -429,6 +479,11 @@ fn list_fill_large(@builtin(workgroup_id) wid: vec3<u32>,
 fn list_count(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
     if i >= params.n_small {
+        if i < params.n {
+            // list_count_large's sum of the row's shares.
+            let total = large_base(i - params.n_small) + list.large_chunks;
+            list_start[i] = atomicLoad(&large_counts[total]);
+        }
         return;
     }
     begin_walk(i, false, 0u);

@@ -146,8 +146,8 @@ pub fn entries(kind: Kind) -> &'static [(&'static str, &'static str)] {
             ("neighbours", "keep_old_entries"),
             ("neighbours", "keep_old_rows"),
             ("neighbours", "sweeps"),
-            ("neighbours", "list_count"),
             ("neighbours", "list_count_large"),
+            ("neighbours", "list_count"),
             ("prefix_sum", "reduce"),
             ("prefix_sum", "scan_blocks"),
             ("neighbours", "list_fill"),
@@ -346,6 +346,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             "xi",
             "wall_xi",
             "status",
+            "large_counts",
         ],
     ));
     let rows = &[

@@ -365,6 +365,7 @@ fn same(gpu: &[u32], cpu: &[u32], what: &str) {
 #[test]
 fn the_gpu_builds_the_cpus_list_exactly() {
     use common::contract::{Contract, gpu_contract, test_gpu_options};
+    use spheresim::gpu::GpuOptions;
     use spheresim::scene::builtin;
     let Some(contract) = gpu_contract("the_gpu_builds_the_cpus_list_exactly") else {
         return;
@@ -411,10 +412,23 @@ fn the_gpu_builds_the_cpus_list_exactly() {
         ("container", container),
     ] {
         let mut listed = 0;
-        for skin in [Some(0.0), None, Some(0.02)] {
+        // The large spheres' build also split over many work-groups (one cell or sphere a
+        // lane), as at 10^6 spheres.
+        let runs: &[Option<u32>] = if name.starts_with("wall-break") {
+            &[None, Some(1)]
+        } else {
+            &[None]
+        };
+        for (skin, large_run) in [Some(0.0), None, Some(0.02)]
+            .into_iter()
+            .flat_map(|skin| runs.iter().map(move |&r| (skin, r)))
+        {
             let mut s = s.clone();
             s.sim.skin = skin;
-            let opts = test_gpu_options();
+            let opts = GpuOptions {
+                large_run,
+                ..test_gpu_options()
+            };
             let mut g =
                 Simulation::with_gpu_options(&s, Backend::Gpu, Precision::F32, opts).unwrap();
             let mut c = Simulation::new(&s, Backend::Cpu, Precision::F32).unwrap();
@@ -436,7 +450,7 @@ fn the_gpu_builds_the_cpus_list_exactly() {
                 assert_eq!(g.binning_state(), c.binning_state(), "{name}: binning");
                 let (lg, lc) = (g.list_rows(), c.list_rows());
                 listed += lc.partner.len();
-                let what = format!("{name}, skin {skin:?}, step {at}");
+                let what = format!("{name}, skin {skin:?}, large run {large_run:?}, step {at}");
                 same(&lg.start, &lc.start, &format!("{what}: rows"));
                 same(&lg.partner, &lc.partner, &format!("{what}: partners"));
                 same(&lg.link, &lc.link, &format!("{what}: links"));

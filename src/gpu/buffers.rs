@@ -241,8 +241,8 @@ pub struct ListParams {
     /// Entries in the first binding of each pair-result buffer (`pair_out`, `pair_more`); the
     /// rest are in the second (`pair_out_hi`, `pair_more_hi`): half the capacity, rounded up.
     pub split: u32,
-    /// Padding to 16 bytes.
-    pub pad: u32,
+    /// Work-groups per large sphere in the build (`neighbours::large_chunks`).
+    pub large_chunks: u32,
 }
 
 /// Parameters of one prefix-sum level (`ScanParams` in prefix_sum.wgsl).

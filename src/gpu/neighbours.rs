@@ -65,13 +65,31 @@ impl Neighbours {
     }
 }
 
+/// Walk items (cells of its box, or small spheres) one lane of a large sphere's build takes at
+/// most, by default ([`large_chunks`]).
+pub const LARGE_RUN: u32 = 32;
+
+/// Work-groups of `list_count_large` and `list_fill_large` in all, at most: a scene of many
+/// large spheres has small boxes.
+pub const LARGE_GROUPS_MAX: u32 = 1 << 16;
+
+/// Work-groups per large sphere in the list's build: enough that no lane walks more than `run`
+/// items, since a large sphere's walk (its box's cells, or every small sphere when the box has
+/// more cells than there are small spheres) grows with its size and with N up to `n_small`;
+/// at least 1, and at most [`LARGE_GROUPS_MAX`] over the `n_large` spheres.
+pub fn large_chunks(n_small: u32, n_large: u32, run: u32) -> u32 {
+    let lanes = WORKGROUP_SIZE * run.max(1);
+    let cap = (LARGE_GROUPS_MAX / n_large.max(1)).max(1);
+    n_small.div_ceil(lanes).clamp(1, cap)
+}
+
 /// Slots of the [`Gate`]: each gated dispatch's work-group counts.
 pub mod slot {
     /// A per-sphere dispatch.
     pub const SPHERES: usize = 0;
     /// A per-bucket dispatch (`table_size + 1` entries).
     pub const TABLE: usize = 1;
-    /// One work-group per large sphere (none without them).
+    /// [`super::large_chunks`] work-groups per large sphere (none without them).
     pub const LARGE: usize = 2;
     /// A per-entry dispatch of the list (its capacity).
     pub const ENTRIES: usize = 3;
@@ -198,6 +216,10 @@ pub struct ListInputs<'a> {
     pub status: &'a wgpu::Buffer,
     /// The binning's permutation (`n` × u32: old sorted index of each new one).
     pub perm: &'a wgpu::Buffer,
+    /// The large spheres' build counts (`SharedBuffers::large_counts`).
+    pub large_counts: &'a wgpu::Buffer,
+    /// Work-groups per large sphere in the build ([`large_chunks`]).
+    pub large_chunks: u32,
     /// The gate's buffers.
     pub gate: &'a Gate,
 }
@@ -375,7 +397,7 @@ impl GpuList {
                 capacity,
                 dispatch_x: entry_dims.0 * WORKGROUP_SIZE,
                 split,
-                pad: 0,
+                large_chunks: inputs[0].large_chunks,
             },
         );
         let scan = prefix_sum::levels(device, &stages.prefix_sum, &start, n + 1, max_dim);
@@ -414,6 +436,7 @@ impl GpuList {
                     ("old_xi", &old_xi),
                     ("old_wall_xi", &old_wall_xi),
                     ("running_dims", &inp.gate.running),
+                    ("large_counts", inp.large_counts),
                 ],
             )
         };
@@ -545,16 +568,13 @@ impl GpuList {
             run(c, &mut next, e, SPHERES);
         }
         run(c, &mut next, ("neighbours::sweeps", &nb.sweeps), SPHERES);
-        run(
-            c,
-            &mut next,
-            ("neighbours::list_count", &nb.list_count),
-            SPHERES,
-        );
+        // The large spheres' work-groups first: list_count sums their counts into their rows.
         if large {
             let e = ("neighbours::list_count_large", &nb.list_count_large);
             run(c, &mut next, e, LARGE);
         }
+        let e = ("neighbours::list_count", &nb.list_count);
+        run(c, &mut next, e, SPHERES);
         next(c, "neighbours::prefix_sum");
         let pass = c.as_mut().expect("a pass is open");
         pass.push_debug_group("prefix_sum");
@@ -603,6 +623,8 @@ pub(super) fn list_inputs<'a>(
         grid: &b.grid,
         status: &b.status,
         perm: &b.perm,
+        large_counts: &b.large_counts,
+        large_chunks: b.large_chunks,
         gate,
     }
 }

@@ -11,7 +11,7 @@ pub struct GpuOptions {
     /// Lower the largest buffer binding below the adapter's limit, bytes (tests use this to
     /// exercise the too-large error).
     pub max_binding_size: Option<u64>,
-    /// The neighbour list's capacity at set-up, entries, in place of sixteen a sphere (or twice
+    /// The neighbour list's capacity at set-up, entries, in place of six a sphere (or twice
     /// set-up's build, when that fills more than half of it); kept as given unless set-up's
     /// build needs more (tests use this to exercise the list's growth).
     pub list_capacity: Option<u32>,
@@ -21,4 +21,8 @@ pub struct GpuOptions {
     /// Tests use this to emulate a hardware adapter's rounding on lavapipe: the hardware
     /// contract must accept it and the bit-for-bit contract must reject it.
     pub fused_drift: bool,
+    /// Walk items (cells of its box, or small spheres) one lane of a large sphere's list build
+    /// takes at most, in place of `gpu::neighbours::LARGE_RUN` (tests lower it to spread a
+    /// large sphere over several work-groups at small sizes).
+    pub large_run: Option<u32>,
 }

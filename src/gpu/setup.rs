@@ -136,7 +136,19 @@ impl GpuBackend {
         let state = StateSet::upload(device, p);
         let planes = state::wall_records(p);
         let groups = (dims.0 * dims.1) as u64;
-        let shared = SharedBuffers::new(device, &params, &planes, ts, n_large, groups);
+        let large_chunks = neighbours::large_chunks(
+            (n - n_large) as u32,
+            n_large as u32,
+            opts.large_run.unwrap_or(neighbours::LARGE_RUN),
+        );
+        let shared = SharedBuffers::new(
+            device,
+            &params,
+            &planes,
+            ts,
+            (n_large, large_chunks),
+            groups,
+        );
         let stages = Stages::new(device, opts.fused_drift);
 
         // Prefix-sum levels of the cell-start table, scanned in place.
@@ -148,7 +160,8 @@ impl GpuBackend {
             max_dim,
         );
 
-        let large_dims = (n_large > 0).then(|| dispatch_dims(n_large as u32, max_dim));
+        let large_dims =
+            (n_large > 0).then(|| dispatch_dims(n_large as u32 * large_chunks, max_dim));
         let table_dims = dispatch_dims((ts + 1).div_ceil(WORKGROUP_SIZE), max_dim);
         let gate = neighbours::Gate::new(
             device,

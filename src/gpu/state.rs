@@ -159,6 +159,11 @@ pub(crate) struct SharedBuffers {
     pub cells: wgpu::Buffer,
     /// The large spheres' boxes, 2 × `vec4<i32>`.
     pub boxes: wgpu::Buffer,
+    /// Work-groups per large sphere in the list's build (`neighbours::large_chunks`).
+    pub large_chunks: u32,
+    /// The large spheres' build counts, `large_chunks + 1` u32 each: each work-group's entries
+    /// of the box walk, then the row's total.
+    pub large_counts: wgpu::Buffer,
     /// Work counters (`gpu::work`), [`super::work::WORDS`] × u32.
     pub work: wgpu::Buffer,
     /// The binning's permutation: sorted slot → previous slot, u32.
@@ -183,7 +188,7 @@ pub(crate) struct SharedBuffers {
 
 impl SharedBuffers {
     /// Allocates the shared buffers for `params.n` spheres, `table_size` hash buckets,
-    /// `n_large` large spheres and `groups` work-groups of a per-sphere dispatch (padding ones
+    /// `n_large` large spheres (each built by `large_chunks` work-groups) and `groups` work-groups of a per-sphere dispatch (padding ones
     /// of a 2-D dispatch included: one diagnostics partial each), with the walls' `planes`. The
     /// grid starts at step 0; the rest is zeroed by wgpu. The
     /// friction torque is a 16-byte stand-in without rotation (`params.rotation`).
@@ -192,7 +197,7 @@ impl SharedBuffers {
         params: &super::buffers::Params,
         planes: &[PlaneGpu],
         table_size: u32,
-        n_large: usize,
+        (n_large, large_chunks): (usize, u32),
         groups: u64,
     ) -> Self {
         let nn = params.n as u64;
@@ -217,6 +222,12 @@ impl SharedBuffers {
             contact_counts: storage(device, "contact counts", 16 * nn),
             cells: storage(device, "binned cells", 16 * nn),
             boxes: storage(device, "large-sphere boxes", 32 * n_large.max(1) as u64),
+            large_chunks,
+            large_counts: storage(
+                device,
+                "large-sphere build counts",
+                4 * (large_chunks as u64 + 1) * n_large.max(1) as u64,
+            ),
             work: storage(device, "work counters", 4 * super::work::WORDS as u64),
             perm: storage(device, "permutation", 4 * nn),
             torque: storage(device, "torque", if rotation { 16 * nn } else { 16 }),
