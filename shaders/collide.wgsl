@@ -22,7 +22,9 @@
 @group(0) @binding(7) var<storage, read_write> status: Status;
 @group(0) @binding(8) var<storage, read> planes: array<Plane>;
 @group(0) @binding(9) var<storage, read_write> earliest: array<vec4<u32>>;  // tau bits, partner, count, -
-@group(0) @binding(10) var<storage, read_write> contact: array<vec4<f32>>;  // 2 per sphere: dv | force, energy; dx, power
+// A sphere's contact result in two bindings of 16 bytes a sphere, so that neither limits N.
+@group(0) @binding(10) var<storage, read_write> contact: array<vec4<f32>>;     // dv | force, energy
+@group(0) @binding(12) var<storage, read_write> contact_dx: array<vec4<f32>>;  // dx, power
 @group(0) @binding(11) var<storage, read_write> contact_counts: array<vec4<u32>>; // contacts, collisions, 0, 0
 // The neighbour list (stage neighbours): rows, links, each entry's
 // pair result, and the friction history (16-byte dummies without).
@@ -821,8 +823,8 @@ fn sum_pairs_finish(i: u32, row: Acc) {
     for (var k = 0u; k < params.n_planes; k++) {
         wall_contact(&acc, me, planes[k], k, false, 1.0);
     }
-    contact[2u * i] = vec4<f32>(acc.force, acc.energy);
-    contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
+    contact[i] = vec4<f32>(acc.force, acc.energy);
+    contact_dx[i] = vec4<f32>(acc.dx, acc.power);
     contact_counts[i] = vec4<u32>(acc.contacts, acc.collisions, 0u, 0u);
     if params.rotation != 0u {
         torque[i] = vec4<f32>(acc.torque, 0.0);
@@ -906,16 +908,16 @@ fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
 // pending round (the same expressions, so the same bits).
 fn with_pending(i: u32, b: Body) -> Body {
     var a = b;
-    a.x = b.x + contact[2u * i + 1u].xyz;
-    a.v = b.v + contact[2u * i].xyz;
+    a.x = b.x + contact_dx[i].xyz;
+    a.v = b.v + contact[i].xyz;
     return a;
 }
 
 // integrate.wgsl's apply_contact (CpuBackend::apply_contacts) of sphere i's pending round:
 // x += dx, v += dv, and minus a movable sphere's energy change booked as dissipated.
 fn apply_pending(i: u32) {
-    let dv = contact[2u * i].xyz;
-    let dx = contact[2u * i + 1u].xyz;
+    let dv = contact[i].xyz;
+    let dx = contact_dx[i].xyz;
     let p4 = pos[i];
     let v4 = vel[i];
     if v4.w != 0.0 {
@@ -1047,8 +1049,8 @@ fn sum_impulses_idle(me: Body, mine: u32) -> bool {
 fn sum_impulses_finish(i: u32, row: Acc, me: Body, mine: u32) {
     var acc = row;
     if sum_impulses_idle(me, mine) {
-        contact[2u * i] = vec4<f32>(0.0);
-        contact[2u * i + 1u] = vec4<f32>(0.0);
+        contact[i] = vec4<f32>(0.0);
+        contact_dx[i] = vec4<f32>(0.0);
         contact_counts[i] = vec4<u32>(0u);
         return;
     }
@@ -1062,8 +1064,8 @@ fn sum_impulses_finish(i: u32, row: Acc, me: Body, mine: u32) {
     if FINAL {
         project_onto_walls(&acc, me);
     }
-    contact[2u * i] = vec4<f32>(acc.dv, acc.energy);
-    contact[2u * i + 1u] = vec4<f32>(acc.dx, acc.power);
+    contact[i] = vec4<f32>(acc.dv, acc.energy);
+    contact_dx[i] = vec4<f32>(acc.dx, acc.power);
     contact_counts[i] = vec4<u32>(acc.contacts, acc.collisions, 0u, 0u);
 }
 

@@ -5,7 +5,7 @@
 @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;            // xyz, radius
 @group(0) @binding(2) var<storage, read> vel: array<vec4<f32>>;            // xyz, inverse mass
 @group(0) @binding(3) var<storage, read> acc: array<vec4<f32>>;            // w: mass
-@group(0) @binding(4) var<storage, read> contact: array<vec4<f32>>;        // [2i].w: spring energy
+@group(0) @binding(4) var<storage, read> contact: array<vec4<f32>>;        // .w: spring energy
 @group(0) @binding(5) var<storage, read> contact_counts: array<vec4<u32>>; // contacts, collisions, ...
 @group(0) @binding(6) var<storage, read_write> partial_f: array<vec4<f32>>; // 3 per work-group
 @group(0) @binding(7) var<storage, read_write> partial_u: array<vec2<u32>>; // 1 per work-group
@@ -32,7 +32,7 @@ fn diagnostics(
     if i < params.n {
         let v4 = vel[i];
         let x = pos[i].xyz;
-        ea.z = contact[2u * i].w;
+        ea.z = contact[i].w;
         ea.w = dissipated[i];
         c = contact_counts[i].xy;
         if v4.w != 0.0 {

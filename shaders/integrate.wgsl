@@ -6,7 +6,8 @@
 @group(0) @binding(2) var<storage, read_write> vel: array<vec4<f32>>;   // xyz m/s, w inverse mass 1/kg
 @group(0) @binding(3) var<storage, read_write> acc: array<vec4<f32>>;   // xyz m/s², w mass kg
 @group(0) @binding(4) var<storage, read_write> grid: Grid;
-@group(0) @binding(5) var<storage, read> contact: array<vec4<f32>>;     // 2 per sphere: dv | force, dx | energy
+@group(0) @binding(5) var<storage, read> contact: array<vec4<f32>>;     // dv | force, energy
+@group(0) @binding(30) var<storage, read> contact_dx: array<vec4<f32>>; // dx, power
 @group(0) @binding(6) var<storage, read> a_mutual: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read> ids: array<u32>;
 @group(0) @binding(8) var<storage, read_write> dissipated: array<f32>;  // J, by input id
@@ -197,7 +198,7 @@ fn kick_sphere(i: u32) {
     if params.model != MODEL_IMPULSE {
         // Before the fixed-sphere return: a fixed sphere may own a pair (lower id).
         let id = ids[i];
-        dissipated[id] += contact[2u * i + 1u].w * params.dt;
+        dissipated[id] += contact_dx[i].w * params.dt;
     }
     // cpu::integrate::kick_rotation
     if params.rotation != 0u {
@@ -216,8 +217,8 @@ fn kick_sphere(i: u32) {
 // dissipated (CPU: the same values summed into one f64). collide.wgsl's apply_pending is the
 // same update inside earliest_from_pairs.
 fn apply_contact(i: u32) {
-    let dv = contact[2u * i].xyz;
-    let dx = contact[2u * i + 1u].xyz;
+    let dv = contact[i].xyz;
+    let dx = contact_dx[i].xyz;
     let p4 = pos[i];
     let v4 = vel[i];
     if v4.w != 0.0 {
@@ -248,7 +249,7 @@ fn acceleration(i: u32) {
     // physics::drag::stokes_drag
     var f = v4.xyz * (-params.drag * pos[i].w);
     if params.model != MODEL_IMPULSE {
-        f += contact[2u * i].xyz;
+        f += contact[i].xyz;
     }
     var a = params.gravity + f * w;
     if params.g_const > 0.0 {

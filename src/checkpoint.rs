@@ -304,6 +304,24 @@ impl GpuState {
             .find(|b| b.name == name)
             .map(|b| b.bytes.as_slice())
     }
+
+    /// The same state with its `contact` buffer of two `vec4<f32>` a sphere (as written before
+    /// 95d6be0) split into `contact` (each sphere's first) and `contact dx` (its second).
+    pub fn with_contact_split(&self) -> GpuState {
+        let mut s = self.clone();
+        if let Some(k) = s.buffers.iter().position(|b| b.name == "contact") {
+            let (mut first, mut second) = (Vec::new(), Vec::new());
+            for (k, sphere) in s.buffers[k].bytes.chunks(16).enumerate() {
+                if k % 2 == 0 { &mut first } else { &mut second }.extend_from_slice(sphere);
+            }
+            s.buffers[k].bytes = first;
+            s.buffers.push(BufferBytes {
+                name: "contact dx".into(),
+                bytes: second,
+            });
+        }
+        s
+    }
 }
 
 /// Counters a run resumed on another backend or precision carries over: its new backend starts

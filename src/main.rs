@@ -91,8 +91,9 @@ struct SceneArgs {
 /// The scene overrides shared by `run`, `view` and `render`.
 #[derive(Args, Debug)]
 struct SceneOverrides {
-    /// Number of spheres of a built-in scene (default: the scene's own).
-    #[arg(long)]
+    /// Number of spheres of a built-in scene (default: the scene's own); `1e6` and `1000000`
+    /// both work, as in `bench`.
+    #[arg(long, value_parser = spheresim::bench::parse_count)]
     particles: Option<usize>,
     /// Contact law, replacing the scene's `contact`.
     #[arg(long, value_enum)]

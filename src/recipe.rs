@@ -237,6 +237,7 @@ const IMPULSE_PAIRS: &[&str] = &[
     "rot",
     "earliest",
     "contact",
+    "contact_dx",
     "list_start",
     "partner",
     "link",
@@ -361,6 +362,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
         "pair_more",
         "planes",
         "contact",
+        "contact_dx",
         "contact_counts",
         "dissipated",
         "status",
@@ -405,7 +407,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
                     "planes",
                     "wall_xi",
                 ],
-                &["contact", "contact_counts", "wall_xi"],
+                &["contact", "contact_dx", "contact_counts", "wall_xi"],
             )
         };
         let rounds = if init { 0 } else { c.rounds };
@@ -445,6 +447,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
                     "acc",
                     "ids",
                     "contact",
+                    "contact_dx",
                     "contact_counts",
                     "dissipated",
                     "status",
@@ -491,7 +494,13 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
                 "planes",
                 "wall_xi",
             ],
-            &["contact", "contact_counts", "torque", "wall_xi"],
+            &[
+                "contact",
+                "contact_dx",
+                "contact_counts",
+                "torque",
+                "wall_xi",
+            ],
         ));
     }
     if c.gravity {
@@ -526,6 +535,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
                 "rot",
                 "ids",
                 "contact",
+                "contact_dx",
                 "contact_counts",
                 "a_mutual",
                 "torque",

@@ -197,6 +197,42 @@ fn run_writes_final_csv_stats_and_snapshots() {
 }
 
 /// `--format` picks the snapshot files; without it, CSV and VTP only.
+/// `--particles` takes `1e3` as `bench` does, and the same count as `1000`; a fraction is
+/// refused by name.
+#[test]
+fn particles_take_a_power_of_ten() {
+    let outs = Outs::new();
+    let counts: Vec<u64> = ["1e3", "1000"]
+        .iter()
+        .map(|n| {
+            let stats = outs.path(&format!("stats-{n}.json"));
+            let o = run(&[
+                "run",
+                "box-gas",
+                "--particles",
+                n,
+                "--steps",
+                "1",
+                "-q",
+                "--stats-json",
+                stats.to_str().unwrap(),
+            ]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            let v: serde_json::Value =
+                serde_json::from_str(&fs::read_to_string(stats).unwrap()).unwrap();
+            v["particles"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(counts, [1000, 1000]);
+    let o = run(&["run", "box-gas", "--particles", "12.5", "--steps", "1"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("`12.5` is not a whole number"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn output_formats_are_chosen_by_format() {
     let dir = tempfile::tempdir().unwrap();

@@ -500,7 +500,7 @@ fn too_large_scene_is_refused_with_the_numbers() {
     }
     let s = small("box-gas", 5000, 1);
     let opts = GpuOptions {
-        max_binding_size: Some(32 * 4000),
+        max_binding_size: Some(16 * 4000),
         ..Default::default()
     };
     let err = match Simulation::with_gpu_options(&s, Backend::Gpu, Precision::F32, opts) {
@@ -511,6 +511,94 @@ fn too_large_scene_is_refused_with_the_numbers() {
         err.contains("5000 spheres") && err.contains("at most 4000 spheres fit"),
         "{err}"
     );
+}
+
+/// No per-sphere binding holds more than 16 bytes a sphere (the contact results are two
+/// bindings): a binding limit that 32 bytes a sphere would exceed still sets the scene up, and
+/// it steps as without the limit, bit for bit (the same adapter).
+#[test]
+fn sixteen_bytes_a_sphere_is_the_largest_binding() {
+    if !gpu_available() {
+        return;
+    }
+    // A gas: its list holds fewer entries than spheres (8 bytes each, the pair results split
+    // in two bindings).
+    let n = 4000;
+    let s = small("box-gas", n, 40);
+    let limit = 20 * n as u64;
+    assert!(32 * s.spheres.len() as u64 > limit);
+    let opts = GpuOptions {
+        max_binding_size: Some(limit),
+        ..test_gpu_options()
+    };
+    let mut g = Simulation::with_gpu_options(&s, Backend::Gpu, Precision::F32, opts).unwrap();
+    let mut whole = gpu(&s);
+    g.step(40).unwrap();
+    whole.step(40).unwrap();
+    assert!(whole.diagnostics().collisions > 0, "no collision to test");
+    assert!(g.snapshot() == whole.snapshot(), "the states differ");
+    assert_eq!(g.diagnostics(), whole.diagnostics());
+}
+
+/// A GPU checkpoint written before the contact results were split (one `contact` buffer of
+/// two `vec4<f32>` a sphere) resumes as one written now, bit for bit.
+#[test]
+fn a_checkpoint_with_the_contact_results_in_one_buffer_resumes() {
+    use spheresim::checkpoint::{EngineState, Offsets};
+    if !gpu_available() {
+        return;
+    }
+    let s = small("wall-break", 1500, 40);
+    let mut g = gpu(&s);
+    g.step(20).unwrap();
+    let state = g.save_state().unwrap();
+    let EngineState::Gpu(new) = &state else {
+        panic!("a GPU state");
+    };
+    let mut old = new.clone();
+    let dx = old
+        .buffers
+        .iter()
+        .position(|b| b.name == "contact dx")
+        .unwrap();
+    let second = old.buffers.remove(dx).bytes;
+    let first = &mut old
+        .buffers
+        .iter_mut()
+        .find(|b| b.name == "contact")
+        .unwrap()
+        .bytes;
+    assert!(
+        first.iter().chain(&second).any(|&b| b != 0),
+        "nothing to carry"
+    );
+    *first = first
+        .chunks(16)
+        .zip(second.chunks(16))
+        .flat_map(|(a, b)| a.iter().chain(b).copied())
+        .collect();
+    let at = g.diagnostics();
+    let resume = |state: &EngineState| {
+        let (mut r, _) = Simulation::resume(
+            &s,
+            state,
+            Offsets::default(),
+            &at,
+            Backend::Gpu,
+            Precision::F32,
+            test_gpu_options(),
+        )
+        .unwrap();
+        r.step(20).unwrap();
+        r.snapshot()
+    };
+    let from_old = resume(&EngineState::Gpu(old));
+    g.step(20).unwrap();
+    assert!(
+        from_old == g.snapshot(),
+        "the old layout resumed differently"
+    );
+    assert!(resume(&state) == g.snapshot());
 }
 
 /// Mutual gravity that overflows f32 in the first step: G m = 1e40 m³/s². The masses' inverses

@@ -339,7 +339,7 @@ fn shared_structs_match_their_wgsl_layout() {
         (
             "collide",
             "ListParams",
-            rust_layout!(ListParams: capacity, dispatch_x, split),
+            rust_layout!(ListParams: capacity, dispatch_x, split, large_chunks),
         ),
         (
             "prefix_sum",

@@ -356,15 +356,22 @@ impl CpuBackend<f32> {
             "dissipated" => Some(vec![0; 4 * n]),
             "contact" => {
                 let impulse = self.params.model == ContactModel::Impulse;
-                let mut v = Vec::with_capacity(2 * n);
-                for i in 0..n {
-                    let c = self.contact.get(i).copied().unwrap_or_default();
-                    let first = if impulse { c.dv } else { c.force };
-                    v.push(v4(first, c.energy));
-                    v.push(v4(c.dx, c.power));
-                }
+                let v = (0..n)
+                    .map(|i| {
+                        let c = self.contact.get(i).copied().unwrap_or_default();
+                        v4(if impulse { c.dv } else { c.force }, c.energy)
+                    })
+                    .collect();
                 bytes(v)
             }
+            "contact_dx" => bytes(
+                (0..n)
+                    .map(|i| {
+                        let c = self.contact.get(i).copied().unwrap_or_default();
+                        v4(c.dx, c.power)
+                    })
+                    .collect(),
+            ),
             "contact_counts" => {
                 let c = |i: usize| self.contact.get(i).copied().unwrap_or_default();
                 let v: Vec<[u32; 4]> = (0..n)
@@ -558,19 +565,24 @@ impl CpuBackend<f32> {
                 }
             }
             "contact" => {
-                let v = vec4s(2 * n)?;
+                let v = vec4s(n)?;
                 self.contact.resize(n, Default::default());
-                for (i, c) in self.contact.iter_mut().enumerate() {
-                    let (a, b) = (v[2 * i], v[2 * i + 1]);
+                for (c, a) in self.contact.iter_mut().zip(&v) {
                     if impulse {
-                        c.dv = xyz(a);
+                        c.dv = xyz(*a);
                         c.force = Vec3::ZERO;
                     } else {
-                        c.force = xyz(a);
+                        c.force = xyz(*a);
                         c.dv = Vec3::ZERO;
                     }
                     c.energy = a[3];
-                    c.dx = xyz(b);
+                }
+            }
+            "contact_dx" => {
+                let v = vec4s(n)?;
+                self.contact.resize(n, Default::default());
+                for (c, b) in self.contact.iter_mut().zip(&v) {
+                    c.dx = xyz(*b);
                     c.power = b[3];
                 }
             }
@@ -604,6 +616,9 @@ impl CpuBackend<f32> {
             // The CPU's gate is `run.rebuild`, which came back as `rebuild`; the tail's
             // dispatches are the CPU's own.
             "gated_dims" | "running_dims" => {}
+            // The GPU's scratch for spreading a large sphere's build over work-groups
+            // (`gpu::neighbours::large_chunks`): the CPU builds the row whole.
+            "large_counts" => {}
             "cell_start" => {
                 let t = self.cell_start.len();
                 let v = words(t)?;

@@ -276,8 +276,9 @@ pub const PER_SPHERE: [(&str, u64); 14] = [
     ("dissipated energy", 4),
 ];
 
-/// Largest single binding per sphere: the contact results, 2 × `vec4<f32>`.
-pub const LARGEST_BINDING_PER_SPHERE: u64 = 32;
+/// Largest single binding per sphere: a `vec4<f32>` (positions, velocities, each half of the
+/// contact results, ...).
+pub const LARGEST_BINDING_PER_SPHERE: u64 = 16;
 
 /// Bytes per sphere that rotation adds: ω, orientation and angular acceleration (48) in each of
 /// the two state sets, and the friction torque (16).
@@ -371,7 +372,10 @@ pub(crate) fn check_fits(
         / n.max(1) as u64;
     let tree_cells = if tree { super::tree::CELL_BYTES } else { 0 };
     for (buffer, per) in [
-        ("contact results", LARGEST_BINDING_PER_SPHERE),
+        (
+            "per-sphere state (16 bytes a sphere)",
+            LARGEST_BINDING_PER_SPHERE,
+        ),
         ("neighbour list", per_entry),
         ("gravity tree cells", tree_cells),
         ("rotation state", if rotation { 48 } else { 0 }),

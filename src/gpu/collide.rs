@@ -105,6 +105,7 @@ impl Collide {
                 ("planes", &b.planes),
                 ("earliest", &b.earliest),
                 ("contact", &b.contact),
+                ("contact_dx", &b.contact_dx),
                 ("contact_counts", &b.contact_counts),
                 ("list_start", &list.start),
                 ("partner", &list.partner),

@@ -133,6 +133,7 @@ impl Integrate {
                 ("acc", &s.acc),
                 ("grid", &b.grid),
                 ("contact", &b.contact),
+                ("contact_dx", &b.contact_dx),
                 ("a_mutual", &b.a_mutual),
                 ("ids", &s.id),
                 ("dissipated", &b.dissipated),

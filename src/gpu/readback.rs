@@ -35,6 +35,7 @@ impl GpuBackend {
             ("status", &self.shared.status),
             ("dissipated", &self.shared.dissipated),
             ("contact", &self.shared.contact),
+            ("contact dx", &self.shared.contact_dx),
             ("contact counts", &self.shared.contact_counts),
             ("mutual gravity", &self.shared.a_mutual),
         ];
@@ -90,6 +91,16 @@ impl GpuBackend {
                 self.resize_list(capacity);
             }
         }
+        // Before 2026-11-27 (spheresim 95d6be0) the contact results were one buffer of two
+        // vec4 a sphere: its halves are the two buffers now.
+        let split;
+        let s = match (s.buffer("contact"), s.buffer("contact dx")) {
+            (Some(both), None) if both.len() as u64 == 2 * self.shared.contact.size() => {
+                split = s.with_contact_split();
+                &split
+            }
+            _ => s,
+        };
         let targets = self.persistent(s.current_set as usize);
         for (name, b) in &targets {
             match s.buffer(name) {

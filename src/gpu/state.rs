@@ -151,8 +151,13 @@ pub(crate) struct SharedBuffers {
     pub planes: wgpu::Buffer,
     /// Each sphere's earliest event (impulses), `vec4<f32>`.
     pub earliest: wgpu::Buffer,
-    /// Each sphere's contact result, 2 × `vec4<f32>`.
+    /// Each sphere's contact result, first half: Δv (impulses, m/s) or the force (soft laws,
+    /// N), and the spring energy (J), `vec4<f32>`.
     pub contact: wgpu::Buffer,
+    /// Each sphere's contact result, second half: Δx (m) and the dissipated power (W),
+    /// `vec4<f32>`. Apart from [`SharedBuffers::contact`], so that no binding holds more than
+    /// 16 bytes a sphere.
+    pub contact_dx: wgpu::Buffer,
     /// Each sphere's contact counts, `vec4<u32>`.
     pub contact_counts: wgpu::Buffer,
     /// Each sphere's binned cell, `vec4<i32>`.
@@ -218,7 +223,8 @@ impl SharedBuffers {
             counts: storage(device, "counts", table_bytes),
             planes: init_storage(device, "planes", planes),
             earliest: storage(device, "earliest events", 16 * nn),
-            contact: storage(device, "contact results", 32 * nn),
+            contact: storage(device, "contact results", 16 * nn),
+            contact_dx: storage(device, "contact displacements", 16 * nn),
             contact_counts: storage(device, "contact counts", 16 * nn),
             cells: storage(device, "binned cells", 16 * nn),
             boxes: storage(device, "large-sphere boxes", 32 * n_large.max(1) as u64),
