@@ -80,25 +80,12 @@ fn set_pair_result(e: u32, out: vec4<f32>, more: vec4<u32>) {
     }
 }
 
-// Work counters of an instrumented replay (src/gpu/work.rs): candidate pairs visited per
-// invocation, over every contact pass of the replayed steps, apart for the two kinds of pass
-// (ENTRY_PASS, ROW_PASS). 64-bit sums as (lo, hi) words.
-struct WorkCounters {
-    max_visits: atomic<u32>,
-    invocations_lo: atomic<u32>,
-    invocations_hi: atomic<u32>,
-    visits_lo: atomic<u32>,
-    visits_hi: atomic<u32>,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
-}
 // One invocation per list entry (collide_pairs, impulse_pairs): gpu::work::ENTRY_PASS.
 const ENTRY_PASS: u32 = 0u;
 // One invocation per small sphere's row, a work-group per large one's (sum_pairs,
 // earliest_from_pairs, sum_impulses): gpu::work::ROW_PASS.
 const ROW_PASS: u32 = 1u;
-@group(0) @binding(16) var<storage, read_write> work: array<WorkCounters, 2>; // by kind of pass
+@group(0) @binding(16) var<storage, read_write> work: array<WorkCounters, 3>; // by kind of pass
 
 // Round of `collide`: false = cpu::collide::Round::Matching, true = Round::Final.
 override FINAL: bool = true;

@@ -58,6 +58,29 @@
 // Per large sphere, list.large_chunks + 1 words: each work-group's entries of the box walk, then
 // the row's total (gpu::neighbours::large_chunks).
 @group(0) @binding(29) var<storage, read_write> large_counts: array<atomic<u32>>;
+// The list build's walks (list_count, list_fill and their large-sphere work-groups) as one
+// kind of pass in the work counters: gpu::work::BUILD_PASS; a visit is a candidate tested, a
+// large sphere's box tested, or a cell or sphere of a large sphere's box walk.
+const BUILD_PASS: u32 = 2u;
+@group(0) @binding(30) var<storage, read_write> work: array<WorkCounters, 3>;
+// True in the replay that counts work (`spheresim bench`); the timed steps run without it.
+override COUNT_VISITS: bool = false;
+var<private> visits: u32;
+
+// Books this invocation's visits in the build's work counters (COUNT_VISITS only), as
+// collide.wgsl's report_visits.
+fn report_build_visits() {
+    if COUNT_VISITS {
+        atomicMax(&work[BUILD_PASS].max_visits, visits);
+        if atomicAdd(&work[BUILD_PASS].invocations_lo, 1u) == 0xffffffffu {
+            atomicAdd(&work[BUILD_PASS].invocations_hi, 1u);
+        }
+        let old = atomicAdd(&work[BUILD_PASS].visits_lo, visits);
+        if old + visits < old {
+            atomicAdd(&work[BUILD_PASS].visits_hi, 1u);
+        }
+    }
+}
 
 
 // One past bucket k's last sphere in the sorted order: the next bucket's start (the large
@@ -233,6 +256,7 @@ var<private> walk_count: u32;
 // One candidate j of the walk: listed when cpu::collide::in_reach(x_i, r_i + σ_i, x_j,
 // r_j + σ_j, 0) holds.
 fn candidate(j: u32) {
+    visits += 1u;
     let other = pos[j];
     let reach = walk_reach + (other.w + sweep[j]);
     let d = other.xyz - walk_x;
@@ -294,6 +318,7 @@ fn for_each_candidate(i: u32) {
         }
     }
     for (var j = n_small; j < params.n; j++) {
+        visits += 1u;
         if in_box(cell, j - n_small) {
             candidate(j);
         }
@@ -337,6 +362,7 @@ fn walk_large_share(i: u32, lid: u32, part: u32, chunk: u32) {
         let per = (n_small + runs - 1u) / runs;
         let end = min((run + 1u) * per, n_small);
         for (var j = run * per; j < end; j++) {
+            visits += 1u;
             if in_box(cells[j].xyz, kb) {
                 candidate(j);
             }
@@ -350,6 +376,7 @@ fn walk_large_share(i: u32, lid: u32, part: u32, chunk: u32) {
     let per = (n_cells + runs - 1u) / runs;
     let end = min((run + 1u) * per, n_cells);
     for (var l = run * per; l < end; l++) {
+        visits += 1u;
         let c = lo + vec3<i32>(vec3<u32>(l % size.x, (l / size.x) % size.y, l / (size.x * size.y)));
         let k = hash_cell(c, params.table_size);
         let stop = bucket_end(k);
@@ -433,6 +460,7 @@ fn list_count_large(@builtin(workgroup_id) wid: vec3<u32>,
         // Integer sums commute: the total is the same in any order of the work-groups.
         atomicAdd(&large_counts[base + list.large_chunks], boxed + large);
     }
+    report_build_visits();
 }
 
 // list_fill for the large spheres: each lane counts its run, then writes it at its offset
@@ -470,6 +498,7 @@ fn list_fill_large(@builtin(workgroup_id) wid: vec3<u32>,
         let large = lanes_exclusive_scan(lid, walk_count);
         walk_large(i, lid, 1u, 0u, true, list_start[i] + boxes_total + large.x);
     }
+    report_build_visits();
 }
 
 
@@ -489,6 +518,7 @@ fn list_count(@builtin(global_invocation_id) gid: vec3<u32>) {
     begin_walk(i, false, 0u);
     for_each_candidate(i);
     list_start[i] = walk_count;
+    report_build_visits();
 }
 
 // cpu::neighbours::NeighbourList::build, its filling half, after the prefix sum (a small
@@ -501,6 +531,7 @@ fn list_fill(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     begin_walk(i, true, list_start[i]);
     for_each_candidate(i);
+    report_build_visits();
 }
 
 // Row of sorted sphere i, ordered (entries, index): the pair's entry whose partner's row comes

@@ -201,6 +201,11 @@ pub struct BenchRow {
     /// GPU rows: the row passes' busiest invocation and mean, in candidate pairs
     /// (`gpu::work::ROW_PASS`; the per-entry passes visit one pair at most).
     pub row_pass_max_pair_visits: Option<u32>,
+    /// GPU rows: the list build's walks (`gpu::work::BUILD_PASS`): the busiest invocation's
+    /// visits (candidates, boxes, cells) in one pass, over the same replay; `null` for the CPU.
+    pub build_pass_max_visits: Option<u32>,
+    /// GPU rows: the list build's walks, mean visits per invocation.
+    pub build_pass_mean_visits: Option<f64>,
     /// GPU rows: the row passes' mean candidate pairs per invocation.
     pub row_pass_mean_pair_visits: Option<f64>,
     /// GPU rows: the busiest invocation's visits over the mean of its own kind of contact pass
@@ -413,6 +418,8 @@ fn measure(
             .and_then(|w| w.bytes_per_step)
             .map(|b| b / n.max(1) as f64),
         row_pass_max_pair_visits: work.map(|w| w.by_pass[ROW_PASS].max_pair_visits),
+        build_pass_max_visits: work.map(|w| w.build.max_pair_visits),
+        build_pass_mean_visits: work.and_then(|w| w.build.mean()),
         row_pass_mean_pair_visits: work.and_then(|w| w.by_pass[ROW_PASS].mean()),
         pair_visits_max_over_mean: work.and_then(|w| w.max_over_mean()),
         gravity_solver: gravity.then(|| scene.sim.gravity_solver.to_string()),
@@ -702,7 +709,7 @@ pub fn table(rows: &[BenchRow]) -> String {
         let _ = writeln!(
             out,
             "\nGPU work per step (a replay of the timed steps; docs/performance.md, \"Reading the work counters\")\n\
-             {:<11} {:>9} {:<5} {:>11} {:>10} {:>10} {:>16} {:>9} {:>9} {:>9} {:>9}",
+             {:<11} {:>9} {:<5} {:>11} {:>10} {:>10} {:>16} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}",
             "scene",
             "N",
             "back",
@@ -713,7 +720,9 @@ pub fn table(rows: &[BenchRow]) -> String {
             "mean",
             "row max",
             "row mean",
-            "max/mean"
+            "max/mean",
+            "build max",
+            "build mean"
         );
         let opt = |v: Option<f64>, digits: usize| {
             v.map_or_else(|| "–".to_string(), |v| format!("{v:.digits$}"))
@@ -721,7 +730,7 @@ pub fn table(rows: &[BenchRow]) -> String {
         for r in counted {
             let _ = writeln!(
                 out,
-                "{:<11} {:>9} {:<5} {:>11.1} {:>10} {:>10} {:>16} {:>9} {:>9} {:>9} {:>9}",
+                "{:<11} {:>9} {:<5} {:>11.1} {:>10} {:>10} {:>16} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}",
                 r.scene,
                 r.particles,
                 r.backend,
@@ -733,6 +742,8 @@ pub fn table(rows: &[BenchRow]) -> String {
                 r.row_pass_max_pair_visits.unwrap_or(0),
                 opt(r.row_pass_mean_pair_visits, 2),
                 opt(r.pair_visits_max_over_mean, 1),
+                r.build_pass_max_visits.unwrap_or(0),
+                opt(r.build_pass_mean_visits, 1),
             );
         }
     }

@@ -189,7 +189,9 @@ pub const GPU_OWN: &[(&str, &str)] = &[
     ("neighbours", "old_partner_id"),
     ("neighbours", "old_xi"),
     ("neighbours", "old_wall_xi"),
+    ("neighbours", "large_counts"),
     ("collide", "work"),
+    ("neighbours", "work"),
 ];
 
 /// The step's resource that variable `var` of stage file `stage` binds in a pass of `kind`:
@@ -347,7 +349,6 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             "xi",
             "wall_xi",
             "status",
-            "large_counts",
         ],
     ));
     let rows = &[

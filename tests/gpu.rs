@@ -700,6 +700,60 @@ fn large_spheres(s: &Scene) -> usize {
     spheresim::setup::PackedScene::new(s).large_count(|r| r as f32)
 }
 
+/// The list build's walks are counted too (`gpu::work::BUILD_PASS`), and they show what the
+/// H200 showed (benches/NOTES.md): a large sphere's walk on one work-group grows with N, spread
+/// over `neighbours::large_chunks` work-groups it does not. A gas around one sphere whose box
+/// holds a good part of the scene, one lane a cell or sphere (`GpuOptions::large_run` 1)
+/// against all its walk on one work-group (`u32::MAX`), with a rebuild in every step (no
+/// skin); the gas's own walks are short and the same in both.
+#[test]
+fn the_list_builds_busiest_lane_is_counted_and_bounded() {
+    if !gpu_available() {
+        return;
+    }
+    let busiest = |n: usize, large_run: u32| {
+        let mut s = small("box-gas", n, 2);
+        s.sim.skin = Some(0.0);
+        let (lo, hi) = s.spheres.iter().fold(
+            (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+            |(lo, hi), p| (lo.min(p.position), hi.max(p.position)),
+        );
+        let centre = 0.5 * (lo + hi);
+        let radius = 0.25 * (hi - lo).min_element();
+        s.spheres
+            .retain(|p| (p.position - centre).length() > radius + 2.0 * p.radius);
+        let mut big = s.spheres[0].clone();
+        big.mass *= (radius / big.radius).powi(3);
+        big.radius = radius;
+        big.position = centre;
+        big.velocity = DVec3::ZERO;
+        s.spheres.push(big);
+        let opts = GpuOptions {
+            large_run: Some(large_run),
+            ..test_gpu_options()
+        };
+        let mut g = Simulation::with_gpu_options(&s, Backend::Gpu, Precision::F32, opts).unwrap();
+        assert!(g.set_work_counting(true));
+        g.step(2).unwrap();
+        let build = g.work_counts().unwrap().build;
+        // Every small sphere's row walks twice a build (count, fill), in both steps.
+        let rows = 4 * (s.spheres.len() - 1) as u64;
+        assert!(build.invocations > rows, "{n}, {large_run}: {build:?}");
+        eprintln!("{n} spheres, large run {large_run}: {build:?}");
+        build.max_pair_visits
+    };
+    let (one_small, one_large) = (busiest(4000, u32::MAX), busiest(32000, u32::MAX));
+    let (spread_small, spread_large) = (busiest(4000, 1), busiest(32000, 1));
+    // One work-group: its lanes' shares grow with the small spheres.
+    assert!(2 * one_large >= 5 * one_small, "{one_small} → {one_large}");
+    // Spread: bounded by the gas's own walks, which do not grow with N.
+    assert!(
+        2 * spread_large <= 3 * spread_small,
+        "{spread_small} → {spread_large}"
+    );
+    assert!(spread_large < one_large);
+}
+
 /// The work counters of the GPU's contact passes (`gpu::work`): in a soft-contact step
 /// `collide_pairs` runs one invocation per list entry (an owned entry visits its pair) and
 /// `sum_pairs` one per small sphere, visiting its row, and a work-group per large sphere

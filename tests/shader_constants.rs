@@ -176,6 +176,10 @@ fn shared_constants_match_their_rust_twins() {
             Value::U32(spheresim::gpu::work::ROW_PASS as u32),
         ),
         (
+            "BUILD_PASS",
+            Value::U32(spheresim::gpu::work::BUILD_PASS as u32),
+        ),
+        (
             "CELL_WORDS",
             Value::U32((spheresim::gpu::tree::CELL_BYTES / 4) as u32),
         ),

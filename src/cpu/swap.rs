@@ -616,9 +616,6 @@ impl CpuBackend<f32> {
             // The CPU's gate is `run.rebuild`, which came back as `rebuild`; the tail's
             // dispatches are the CPU's own.
             "gated_dims" | "running_dims" => {}
-            // The GPU's scratch for spreading a large sphere's build over work-groups
-            // (`gpu::neighbours::large_chunks`): the CPU builds the row whole.
-            "large_counts" => {}
             "cell_start" => {
                 let t = self.cell_start.len();
                 let v = words(t)?;

@@ -123,6 +123,8 @@ pub struct GpuBackend {
     // dispatches submitted and those that ran work-groups, over the steps completed (the
     // counters' buffer is `shared.work`).
     counting: Option<collide::CollidePipelines>,
+    /// The list build's walks that count visits, while work is counted.
+    counting_walks: Option<neighbours::Walks>,
     dispatches: std::cell::Cell<u64>,
     gated: std::cell::Cell<u64>,
     step_dispatches: u64,

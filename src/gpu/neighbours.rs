@@ -27,14 +27,8 @@ pub struct Neighbours {
     pub keep_old_rows: wgpu::ComputePipeline,
     /// Each sphere's bounding sweep with the skin.
     pub sweeps: wgpu::ComputePipeline,
-    /// Entries per small sphere's row.
-    pub list_count: wgpu::ComputePipeline,
-    /// Entries per large sphere's row, a work-group each.
-    pub list_count_large: wgpu::ComputePipeline,
-    /// The small spheres' rows, in the CPU's order.
-    pub list_fill: wgpu::ComputePipeline,
-    /// The large spheres' rows, a work-group each.
-    pub list_fill_large: wgpu::ComputePipeline,
+    /// The rows' walks, as the timed steps run them (no counting).
+    pub walks: Walks,
     /// Each entry's mirror in its partner's row.
     pub relink: wgpu::ComputePipeline,
     /// Friction history carried from the old list's entries.
@@ -53,14 +47,38 @@ impl Neighbours {
             keep_old_entries: p("keep_old_entries"),
             keep_old_rows: p("keep_old_rows"),
             sweeps: p("sweeps"),
-            list_count: p("list_count"),
-            list_count_large: p("list_count_large"),
-            list_fill: p("list_fill"),
-            list_fill_large: p("list_fill_large"),
+            walks: Walks::new(device, &module, false),
             relink: p("relink"),
             carry_entries: p("carry_entries"),
             carry_walls: p("carry_walls"),
             module,
+        }
+    }
+}
+
+/// The build's passes that walk the candidates of each row; with `COUNT_VISITS` on, the same
+/// passes count the visits of each invocation (`gpu::work::BUILD_PASS`).
+pub struct Walks {
+    /// Entries per small sphere's row.
+    pub list_count: wgpu::ComputePipeline,
+    /// Entries per large sphere's row, [`large_chunks`] work-groups each.
+    pub list_count_large: wgpu::ComputePipeline,
+    /// The small spheres' rows, in the CPU's order.
+    pub list_fill: wgpu::ComputePipeline,
+    /// The large spheres' rows, [`large_chunks`] work-groups each.
+    pub list_fill_large: wgpu::ComputePipeline,
+}
+
+impl Walks {
+    /// The walks of `module` (`shaders/neighbours.wgsl`), counting visits when `count_visits`.
+    pub fn new(device: &wgpu::Device, module: &Module, count_visits: bool) -> Self {
+        let constants = [("COUNT_VISITS", if count_visits { 1.0 } else { 0.0 })];
+        let p = |entry: &str| module.pipeline(device, entry, &constants);
+        Self {
+            list_count: p("list_count"),
+            list_count_large: p("list_count_large"),
+            list_fill: p("list_fill"),
+            list_fill_large: p("list_fill_large"),
         }
     }
 }
@@ -78,7 +96,7 @@ pub const LARGE_GROUPS_MAX: u32 = 1 << 16;
 /// more cells than there are small spheres) grows with its size and with N up to `n_small`;
 /// at least 1, and at most [`LARGE_GROUPS_MAX`] over the `n_large` spheres.
 pub fn large_chunks(n_small: u32, n_large: u32, run: u32) -> u32 {
-    let lanes = WORKGROUP_SIZE * run.max(1);
+    let lanes = WORKGROUP_SIZE.saturating_mul(run.max(1));
     let cap = (LARGE_GROUPS_MAX / n_large.max(1)).max(1);
     n_small.div_ceil(lanes).clamp(1, cap)
 }
@@ -218,6 +236,8 @@ pub struct ListInputs<'a> {
     pub perm: &'a wgpu::Buffer,
     /// The large spheres' build counts (`SharedBuffers::large_counts`).
     pub large_counts: &'a wgpu::Buffer,
+    /// The work counters (`SharedBuffers::work`).
+    pub work: &'a wgpu::Buffer,
     /// Work-groups per large sphere in the build ([`large_chunks`]).
     pub large_chunks: u32,
     /// The gate's buffers.
@@ -437,6 +457,7 @@ impl GpuList {
                     ("old_wall_xi", &old_wall_xi),
                     ("running_dims", &inp.gate.running),
                     ("large_counts", inp.large_counts),
+                    ("work", inp.work),
                 ],
             )
         };
@@ -514,11 +535,13 @@ impl GpuList {
     /// compute pass of the given label: one pass `neighbours` for the whole build, or with
     /// `split` (profiling) one pass per entry point, so that each is timed apart. Returns the
     /// dispatches recorded.
+    #[allow(clippy::too_many_arguments)]
     pub fn record_build(
         &self,
         begin: &mut dyn FnMut(&'static str) -> wgpu::ComputePass<'static>,
         split: bool,
         stages: &Stages,
+        walks: &Walks,
         set: usize,
         gate: &Gate,
         gated: bool,
@@ -570,10 +593,10 @@ impl GpuList {
         run(c, &mut next, ("neighbours::sweeps", &nb.sweeps), SPHERES);
         // The large spheres' work-groups first: list_count sums their counts into their rows.
         if large {
-            let e = ("neighbours::list_count_large", &nb.list_count_large);
+            let e = ("neighbours::list_count_large", &walks.list_count_large);
             run(c, &mut next, e, LARGE);
         }
-        let e = ("neighbours::list_count", &nb.list_count);
+        let e = ("neighbours::list_count", &walks.list_count);
         run(c, &mut next, e, SPHERES);
         next(c, "neighbours::prefix_sum");
         let pass = c.as_mut().expect("a pass is open");
@@ -588,11 +611,11 @@ impl GpuList {
         run(
             c,
             &mut next,
-            ("neighbours::list_fill", &nb.list_fill),
+            ("neighbours::list_fill", &walks.list_fill),
             SPHERES,
         );
         if large {
-            let e = ("neighbours::list_fill_large", &nb.list_fill_large);
+            let e = ("neighbours::list_fill_large", &walks.list_fill_large);
             run(c, &mut next, e, LARGE);
         }
         run(c, &mut next, ("neighbours::relink", &nb.relink), ENTRIES);
@@ -624,6 +647,7 @@ pub(super) fn list_inputs<'a>(
         status: &b.status,
         perm: &b.perm,
         large_counts: &b.large_counts,
+        work: &b.work,
         large_chunks: b.large_chunks,
         gate,
     }

@@ -58,10 +58,15 @@ impl GpuBackend {
             self.pass(enc, label, super::profiler::stage::BINNING)
                 .forget_lifetime()
         };
+        let walks = self
+            .counting_walks
+            .as_ref()
+            .unwrap_or(&self.stages.neighbours.walks);
         self.list.record_build(
             &mut begin,
             self.profiler.is_some(),
             &self.stages,
+            walks,
             self.cur,
             &self.gate,
             gated,

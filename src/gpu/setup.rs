@@ -241,6 +241,7 @@ impl GpuBackend {
             max_dim,
             binding_lowered: opts.max_binding_size,
             counting: None,
+            counting_walks: None,
             dispatches: std::cell::Cell::new(0),
             gated: std::cell::Cell::new(0),
             step_dispatches: 0,

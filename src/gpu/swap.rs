@@ -33,7 +33,6 @@ impl GpuBackend {
             "earliest" => &b.earliest,
             "contact" => &b.contact,
             "contact_dx" => &b.contact_dx,
-            "large_counts" => &b.large_counts,
             "contact_counts" => &b.contact_counts,
             "torque" => &b.torque,
             "a_mutual" => &b.a_mutual,

@@ -8,7 +8,10 @@
 //! `COUNT_VISITS` (so that the timed steps carry no counting).
 //!
 //! The visits are counted apart for the two kinds of contact pass, because a lane waits only
-//! on the lanes of its own dispatch: [`ENTRY_PASS`] and [`ROW_PASS`].
+//! on the lanes of its own dispatch: [`ENTRY_PASS`] and [`ROW_PASS`]; and apart again for the
+//! list build's walks ([`BUILD_PASS`], the neighbours pipelines with the same override), where
+//! a large sphere's walk once took one work-group a rebuild on a 10⁶-sphere wall-break, several
+//! milliseconds on an H200 that no contact counter showed (benches/NOTES.md).
 
 /// Kind of contact pass with one invocation per list entry (`collide_pairs`, `impulse_pairs`);
 /// `ENTRY_PASS` in collide.wgsl.
@@ -18,8 +21,14 @@ pub const ENTRY_PASS: usize = 0;
 /// sphere's (`sum_pairs`, `earliest_from_pairs`, `sum_impulses`); `ROW_PASS` in collide.wgsl.
 pub const ROW_PASS: usize = 1;
 
+/// Kind of pass of the list build's walks, one invocation per small sphere's row and
+/// `neighbours::large_chunks` work-groups per large sphere's (`list_count`, `list_fill` and
+/// their large-sphere passes); a visit is a candidate tested, a large sphere's box tested, or
+/// a cell or sphere of a large sphere's box walk. `BUILD_PASS` in neighbours.wgsl.
+pub const BUILD_PASS: usize = 2;
+
 /// Words of the counters buffer: 8 per kind of pass.
-pub const WORDS: usize = 16;
+pub const WORDS: usize = 24;
 
 /// The visits of one kind of contact pass.
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
@@ -72,6 +81,8 @@ pub struct WorkCounts {
     pub max_pair_visits_per_invocation: u32,
     /// The same, by kind of pass: [`ENTRY_PASS`], [`ROW_PASS`].
     pub by_pass: [PassWork; 2],
+    /// The list build's walks ([`BUILD_PASS`]), apart from the contact passes above.
+    pub build: PassWork,
 }
 
 impl WorkCounts {
@@ -90,7 +101,7 @@ impl WorkCounts {
     }
 }
 
-/// The `WorkCounters` buffer (collide.wgsl, one 8-word record per kind of pass), as read back.
+/// The `WorkCounters` buffer (common.wgsl, one 8-word record per kind of pass), as read back.
 pub fn from_words(
     w: &[u32; WORDS],
     dispatches_per_step: Option<f64>,
@@ -106,6 +117,7 @@ pub fn from_words(
         }
     };
     let by_pass = [pass(ENTRY_PASS), pass(ROW_PASS)];
+    let build = pass(BUILD_PASS);
     WorkCounts {
         dispatches_per_step,
         dispatches_with_work_per_step,
@@ -119,6 +131,7 @@ pub fn from_words(
             .max()
             .unwrap_or(0),
         by_pass,
+        build,
     }
 }
 
@@ -135,9 +148,15 @@ impl super::GpuBackend {
                 &self.stages.collide.module,
                 true,
             ));
+            self.counting_walks = Some(super::neighbours::Walks::new(
+                &self.ctx.device,
+                &self.stages.neighbours.module,
+                true,
+            ));
         }
         if !on {
             self.counting = None;
+            self.counting_walks = None;
         }
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         enc.clear_buffer(&self.shared.work, 0, None);
