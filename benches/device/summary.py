@@ -95,8 +95,9 @@ def main():
     if not rows:
         return
     print("| scene | N | backend | ms/step median (min–max) | dispatches/step (with work) "
-          "| bytes/sphere/step | B/sphere | pair visits max/mean | stages ms/step | note |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "| bytes/sphere/step | B/sphere | pair visits max/mean | build visits max/mean "
+          "| stages ms/step | note |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
         stages = ", ".join(f"{k} {v:.3f}" for k, v in r.get("stage_ms_per_step", {}).items()
                            if v > 0)
@@ -105,12 +106,21 @@ def main():
             disp += f" ({fmt(r['dispatches_with_work_per_step'], 1)})"
         visits = f"{fmt(r.get('max_pair_visits_per_invocation'))}/" \
                  f"{fmt(r.get('mean_pair_visits_per_invocation'), 1)}"
+        build = f"{fmt(r.get('build_pass_max_visits'))}/" \
+                f"{fmt(r.get('build_pass_mean_visits'), 1)}"
         ms = f"{fmt(r['ms_per_step_median'])} ({fmt(r['ms_per_step_min'])}–" \
              f"{fmt(r['ms_per_step_max'])})" if not r.get("error") else "–"
         print(f"| {r['scene']} | {r['particles']} | {r['backend']} | {ms} | {disp} | "
               f"{fmt(r.get('bytes_per_sphere_step'), 0)} | "
-              f"{fmt(r.get('memory_bytes_per_sphere'), 0)} | {visits} | {stages} | "
+              f"{fmt(r.get('memory_bytes_per_sphere'), 0)} | {visits} | {build} | {stages} | "
               f"{r.get('error') or ''} |")
+    timed = [r for r in rows if r.get("pass_ms_per_step")]
+    if timed:
+        print()
+        for r in timed:
+            top = sorted(r["pass_ms_per_step"].items(), key=lambda kv: -kv[1])[:5]
+            print(f"- slowest passes, {r['scene']} {r['particles']} {r['backend']}: "
+                  + ", ".join(f"{k} {v:.3f}" for k, v in top) + " ms/step")
     gi = [r for r in rows if r.get("gravity_interactions_per_second")]
     if gi:
         print()
