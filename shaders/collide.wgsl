@@ -32,15 +32,19 @@
 @group(0) @binding(15) var<storage, read> partner: array<u32>;             // capacity
 @group(0) @binding(17) var<storage, read> link: array<u32>;                // capacity
 @group(0) @binding(18) var<storage, read> row_of: array<u32>;              // capacity
-// Each entry's pair result: force (N), energy (J). In two bindings, entries below list.split
-// and the rest, so that a list twice the adapter's largest binding fits (pair_result,
-// set_pair_result).
+// Each entry's pair result: force (N), energy (J). In gpu::neighbours::PAIR_PARTS = 4 bindings
+// of list.split entries each, so that a list four times the adapter's largest binding fits
+// (pair_result, set_pair_result).
 @group(0) @binding(19) var<storage, read_write> pair_out: array<vec4<f32>>;
-@group(0) @binding(27) var<storage, read_write> pair_out_hi: array<vec4<f32>>;
+@group(0) @binding(27) var<storage, read_write> pair_out_1: array<vec4<f32>>;
+@group(0) @binding(29) var<storage, read_write> pair_out_2: array<vec4<f32>>;
+@group(0) @binding(30) var<storage, read_write> pair_out_3: array<vec4<f32>>;
 // The rest of each entry's result: soft contact: power bits (W), flags; impulses: time left
-// bits (s), flags, τ bits, push bits (m). Split as pair_out.
+// bits (s), flags, τ bits, push bits (m). In parts as pair_out.
 @group(0) @binding(20) var<storage, read_write> pair_more: array<vec4<u32>>;
-@group(0) @binding(28) var<storage, read_write> pair_more_hi: array<vec4<u32>>;
+@group(0) @binding(28) var<storage, read_write> pair_more_1: array<vec4<u32>>;
+@group(0) @binding(31) var<storage, read_write> pair_more_2: array<vec4<u32>>;
+@group(0) @binding(32) var<storage, read_write> pair_more_3: array<vec4<u32>>;
 @group(0) @binding(21) var<storage, read_write> xi: array<vec4<f32>>;      // capacity, m
 @group(0) @binding(22) var<storage, read_write> wall_xi: array<vec4<f32>>; // n × walls, m
 @group(0) @binding(23) var<storage, read> list: ListParams;
@@ -55,28 +59,50 @@
 @group(0) @binding(25) var<storage, read_write> torque: array<vec4<f32>>;
 @group(0) @binding(26) var<storage, read_write> pair_spin: array<vec4<f32>>;
 
-// Entry e's pair result (pair_out) and its rest (pair_more), from whichever binding holds it.
+// Entry e's pair result (pair_out) and its rest (pair_more), from whichever binding holds it:
+// part e / list.split, at e mod list.split.
 fn pair_result(e: u32) -> vec4<f32> {
-    if e < list.split {
+    let s = list.split;
+    if e < s {
         return pair_out[e];
     }
-    return pair_out_hi[e - list.split];
+    if e < 2u * s {
+        return pair_out_1[e - s];
+    }
+    if e < 3u * s {
+        return pair_out_2[e - 2u * s];
+    }
+    return pair_out_3[e - 3u * s];
 }
 
 fn pair_result_more(e: u32) -> vec4<u32> {
-    if e < list.split {
+    let s = list.split;
+    if e < s {
         return pair_more[e];
     }
-    return pair_more_hi[e - list.split];
+    if e < 2u * s {
+        return pair_more_1[e - s];
+    }
+    if e < 3u * s {
+        return pair_more_2[e - 2u * s];
+    }
+    return pair_more_3[e - 3u * s];
 }
 
 fn set_pair_result(e: u32, out: vec4<f32>, more: vec4<u32>) {
-    if e < list.split {
+    let s = list.split;
+    if e < s {
         pair_out[e] = out;
         pair_more[e] = more;
+    } else if e < 2u * s {
+        pair_out_1[e - s] = out;
+        pair_more_1[e - s] = more;
+    } else if e < 3u * s {
+        pair_out_2[e - 2u * s] = out;
+        pair_more_2[e - 2u * s] = more;
     } else {
-        pair_out_hi[e - list.split] = out;
-        pair_more_hi[e - list.split] = more;
+        pair_out_3[e - 3u * s] = out;
+        pair_more_3[e - 3u * s] = more;
     }
 }
 

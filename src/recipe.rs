@@ -212,8 +212,8 @@ pub fn resource<'a>(kind: Kind, stage: &str, var: &'a str) -> Option<&'a str> {
         },
         ("prefix_sum", "data") if kind == Kind::BuildList => "list_start",
         ("prefix_sum", "data") => "cell_start",
-        ("collide", "pair_out_hi") => "pair_out",
-        ("collide", "pair_more_hi") => "pair_more",
+        ("collide", "pair_out_1" | "pair_out_2" | "pair_out_3") => "pair_out",
+        ("collide", "pair_more_1" | "pair_more_2" | "pair_more_3") => "pair_more",
         (_, v) => v,
     })
 }

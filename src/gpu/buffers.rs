@@ -238,8 +238,8 @@ pub struct ListParams {
     pub capacity: u32,
     /// Threads along x of a per-entry dispatch.
     pub dispatch_x: u32,
-    /// Entries in the first binding of each pair-result buffer (`pair_out`, `pair_more`); the
-    /// rest are in the second (`pair_out_hi`, `pair_more_hi`): half the capacity, rounded up.
+    /// Entries in each binding of a pair-result buffer (`pair_out`, `pair_out_1`, ...;
+    /// `pair_more` likewise): `neighbours::pair_split`.
     pub split: u32,
     /// Work-groups per large sphere in the build (`neighbours::large_chunks`).
     pub large_chunks: u32,

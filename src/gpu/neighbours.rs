@@ -263,18 +263,14 @@ pub struct GpuList {
     pub row_of: wgpu::Buffer,
     /// Each entry's pair result (`vec4<f32>`): soft contact, the force on the higher-id
     /// sphere (N) and the energy (J) (`cpu::collide::PairOut`); impulses, the normal and the
-    /// impulse (N·s) (`cpu::collide::PairImpulse`). Entries below [`pair_split`] here, the rest
-    /// in `pair_out_hi`: two bindings, so that the list's largest buffer pair fits twice the
-    /// adapter's binding limit.
-    pub pair_out: wgpu::Buffer,
-    /// Entries from [`pair_split`] on of [`GpuList::pair_out`].
-    pub pair_out_hi: wgpu::Buffer,
-    /// The rest of each entry's result (`vec4<u32>`, split as `pair_out`): soft contact, the
+    /// impulse (N·s) (`cpu::collide::PairImpulse`), in [`PAIR_PARTS`] bindings of
+    /// [`pair_split`] entries each (`pair_out`, `pair_out_1`, ...), so that no binding holds
+    /// more than 4 bytes an entry of it.
+    pub pair_out: [wgpu::Buffer; PAIR_PARTS as usize],
+    /// The rest of each entry's result (`vec4<u32>`, in parts as `pair_out`): soft contact, the
     /// power (W, f32 bits) and flags; impulses, the time left (s), flags, τ and push (m), as
     /// f32 bits.
-    pub pair_more: wgpu::Buffer,
-    /// Entries from [`pair_split`] on of [`GpuList::pair_more`].
-    pub pair_more_hi: wgpu::Buffer,
+    pub pair_more: [wgpu::Buffer; PAIR_PARTS as usize],
     /// Each entry's friction moment `n × F_t` (N) and overlap (m) (`vec4<f32>`; rotation only:
     /// `cpu::collide::SpinPairOut`), then with rolling resistance the rolling torque on the
     /// lower-id sphere (N·m, `vec4<f32>`, `cpu::collide::RollPairOut`): [`pair_spin_vec4s`] an
@@ -332,19 +328,24 @@ pub fn largest_entry_binding(history: bool, rotation: bool, rolling: RollingMode
         0
     };
     let spin = 16 * pair_spin_vec4s(rotation, rolling != RollingModel::None);
-    8.max(xi).max(spin)
+    (16 / PAIR_PARTS as u64).max(4).max(xi).max(spin)
 }
+
+/// Bindings each pair-result buffer is split into (`pair_out`, `pair_out_1`, ... in
+/// collide.wgsl): 16 bytes an entry, 4 a binding, as the list's own `u32` arrays.
+pub const PAIR_PARTS: u32 = 4;
 
 /// The most entries a list may hold under a binding limit of `limit` bytes
-/// ([`largest_entry_binding`]; even, so that each half of the pair results fits too).
+/// ([`largest_entry_binding`]; a multiple of [`PAIR_PARTS`], so that each part of the pair
+/// results fits too).
 pub fn max_capacity(limit: u64, history: bool, rotation: bool, rolling: RollingModel) -> u64 {
-    (limit / largest_entry_binding(history, rotation, rolling)) & !1
+    (limit / largest_entry_binding(history, rotation, rolling)) & !(PAIR_PARTS as u64 - 1)
 }
 
-/// Entries of a list of `capacity` in the first binding of each pair-result buffer: half,
-/// rounded up (`ListParams::split`).
+/// Entries of a list of `capacity` in each binding of a pair-result buffer: a
+/// [`PAIR_PARTS`]th, rounded up (`ListParams::split`).
 pub fn pair_split(capacity: u32) -> u32 {
-    capacity.div_ceil(2).max(1)
+    capacity.div_ceil(PAIR_PARTS).max(1)
 }
 
 /// The list's capacity in entries for `n` spheres before set-up's first build: six a sphere.
@@ -386,11 +387,16 @@ impl GpuList {
         let link = storage(device, "list links", 4 * entries);
         let row_of = storage(device, "list rows", 4 * entries);
         let split = pair_split(capacity);
-        let (lo, hi) = (split as u64, (entries - split as u64).max(1));
-        let pair_out = storage(device, "list pair forces", 16 * lo);
-        let pair_out_hi = storage(device, "list pair forces, second half", 16 * hi);
-        let pair_more = storage(device, "list pair results", 16 * lo);
-        let pair_more_hi = storage(device, "list pair results, second half", 16 * hi);
+        // Part k holds entries [k split, (k + 1) split); the last may hold fewer.
+        let part = |k: u64| (entries.min((k + 1) * split as u64)).saturating_sub(k * split as u64);
+        let parts = |label: &str| {
+            std::array::from_fn(|k| {
+                let label = format!("{label}, part {k}");
+                storage(device, &label, 16 * part(k as u64).max(1))
+            })
+        };
+        let pair_out = parts("list pair forces");
+        let pair_more = parts("list pair results");
         let pair_spin = storage(
             device,
             "list pair moments",
@@ -478,9 +484,7 @@ impl GpuList {
             link,
             row_of,
             pair_out,
-            pair_out_hi,
             pair_more,
-            pair_more_hi,
             pair_spin,
             partner_id,
             xi,

@@ -2,7 +2,8 @@
 # Diagnosis on a GPU machine, with the bundle of benches/device/build.sh (only its `spheresim`):
 # issue 35's scenes as large as the device, now that no per-sphere binding holds more than 16
 # bytes a sphere: the wall-break at 2.5 × 10^7 spheres and box-gas at 10^8, a few steps each,
-# with the device memory sampled by nvidia-smi. Output in $OUT (default ./device-out). Edit
+# with the device memory sampled by nvidia-smi. Its run at f38e436 refused the wall-break (the
+# pair results in two halves); rerun it to check the four parts (benches/NOTES.md). Output in $OUT (default ./device-out). Edit
 # before reuse: it holds the last diagnosis only.
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
