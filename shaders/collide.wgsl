@@ -59,50 +59,53 @@
 @group(0) @binding(25) var<storage, read_write> torque: array<vec4<f32>>;
 @group(0) @binding(26) var<storage, read_write> pair_spin: array<vec4<f32>>;
 
-// Entry e's pair result (pair_out) and its rest (pair_more), from whichever binding holds it:
-// part e / list.split, at e mod list.split.
-fn pair_result(e: u32) -> vec4<f32> {
+// Entry e's part of the pair results (gpu::neighbours::PAIR_PARTS) and its index there.
+fn pair_slot(e: u32) -> vec2<u32> {
     let s = list.split;
-    if e < s {
-        return pair_out[e];
+    let part = select(0u, 1u, e >= s) + select(0u, 1u, e >= 2u * s) + select(0u, 1u, e >= 3u * s);
+    return vec2<u32>(part, e - part * s);
+}
+
+// Entry e's pair result (pair_out) and its rest (pair_more), from whichever binding holds it.
+fn pair_result(e: u32) -> vec4<f32> {
+    let p = pair_slot(e);
+    switch p.x {
+        case 0u: { return pair_out[p.y]; }
+        case 1u: { return pair_out_1[p.y]; }
+        case 2u: { return pair_out_2[p.y]; }
+        default: { return pair_out_3[p.y]; }
     }
-    if e < 2u * s {
-        return pair_out_1[e - s];
-    }
-    if e < 3u * s {
-        return pair_out_2[e - 2u * s];
-    }
-    return pair_out_3[e - 3u * s];
 }
 
 fn pair_result_more(e: u32) -> vec4<u32> {
-    let s = list.split;
-    if e < s {
-        return pair_more[e];
+    let p = pair_slot(e);
+    switch p.x {
+        case 0u: { return pair_more[p.y]; }
+        case 1u: { return pair_more_1[p.y]; }
+        case 2u: { return pair_more_2[p.y]; }
+        default: { return pair_more_3[p.y]; }
     }
-    if e < 2u * s {
-        return pair_more_1[e - s];
-    }
-    if e < 3u * s {
-        return pair_more_2[e - 2u * s];
-    }
-    return pair_more_3[e - 3u * s];
 }
 
 fn set_pair_result(e: u32, out: vec4<f32>, more: vec4<u32>) {
-    let s = list.split;
-    if e < s {
-        pair_out[e] = out;
-        pair_more[e] = more;
-    } else if e < 2u * s {
-        pair_out_1[e - s] = out;
-        pair_more_1[e - s] = more;
-    } else if e < 3u * s {
-        pair_out_2[e - 2u * s] = out;
-        pair_more_2[e - 2u * s] = more;
-    } else {
-        pair_out_3[e - 3u * s] = out;
-        pair_more_3[e - 3u * s] = more;
+    let p = pair_slot(e);
+    switch p.x {
+        case 0u: {
+            pair_out[p.y] = out;
+            pair_more[p.y] = more;
+        }
+        case 1u: {
+            pair_out_1[p.y] = out;
+            pair_more_1[p.y] = more;
+        }
+        case 2u: {
+            pair_out_2[p.y] = out;
+            pair_more_2[p.y] = more;
+        }
+        default: {
+            pair_out_3[p.y] = out;
+            pair_more_3[p.y] = more;
+        }
     }
 }
 
@@ -111,7 +114,7 @@ const ENTRY_PASS: u32 = 0u;
 // One invocation per small sphere's row, a work-group per large one's (sum_pairs,
 // earliest_from_pairs, sum_impulses): gpu::work::ROW_PASS.
 const ROW_PASS: u32 = 1u;
-@group(0) @binding(16) var<storage, read_write> work: array<WorkCounters, 3>; // by kind of pass
+@group(0) @binding(16) var<storage, read_write> work: array<WorkCounters, 3>; // by kind of pass: shaders/work.wgsl
 
 // Round of `collide`: false = cpu::collide::Round::Matching, true = Round::Final.
 override FINAL: bool = true;
@@ -120,27 +123,6 @@ override FINAL: bool = true;
 // leave it (with_pending), and earliest_from_pairs, the next pass, tallies their collisions
 // and applies them (apply_pending). Saves the apply's pass in every round but the last.
 override PENDING: bool = false;
-// True in the replay that counts work (`spheresim bench`); the timed steps run without it.
-override COUNT_VISITS: bool = false;
-
-// Candidate pairs this invocation has visited (handle).
-var<private> visits: u32;
-
-// Books this invocation's visits in the work counters of its kind of pass (COUNT_VISITS only).
-fn report_visits(kind: u32) {
-    if COUNT_VISITS {
-        atomicMax(&work[kind].max_visits, visits);
-        // 64-bit sums: a carry into the high word when the low one wraps.
-        if atomicAdd(&work[kind].invocations_lo, 1u) == 0xffffffffu {
-            atomicAdd(&work[kind].invocations_hi, 1u);
-        }
-        let old = atomicAdd(&work[kind].visits_lo, visits);
-        if old + visits < old {
-            atomicAdd(&work[kind].visits_hi, 1u);
-        }
-    }
-}
-
 const PLANE_EVENT: u32 = 0x80000000u;  // cpu::collide::PLANE_EVENT
 const NO_EVENT: u32 = 0xffffffffu;     // cpu::collide::NO_EVENT
 const TAU_NONE: f32 = 3.0e38;          // stands for the CPU's infinity (never a valid τ)

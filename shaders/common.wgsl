@@ -215,18 +215,3 @@ fn impulse_energy_change(m: f32, v: vec3<f32>, dv: vec3<f32>, dx: vec3<f32>, a: 
                          dt: f32) -> f32 {
     return m * (dot(dv, v + dv * 0.5 + a * (0.5 * dt)) - dot(a, dx));
 }
-
-// Work counters of an instrumented replay (src/gpu/work.rs): candidate pairs (or cells) visited
-// per invocation, over every pass of one kind in the replayed steps, apart for the three kinds
-// (collide.wgsl's ENTRY_PASS and ROW_PASS, neighbours.wgsl's BUILD_PASS). 64-bit sums as
-// (lo, hi) words.
-struct WorkCounters {
-    max_visits: atomic<u32>,
-    invocations_lo: atomic<u32>,
-    invocations_hi: atomic<u32>,
-    visits_lo: atomic<u32>,
-    visits_hi: atomic<u32>,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
-}

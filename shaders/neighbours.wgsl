@@ -62,26 +62,7 @@
 // kind of pass in the work counters: gpu::work::BUILD_PASS; a visit is a candidate tested, a
 // large sphere's box tested, or a cell or sphere of a large sphere's box walk.
 const BUILD_PASS: u32 = 2u;
-@group(0) @binding(30) var<storage, read_write> work: array<WorkCounters, 3>;
-// True in the replay that counts work (`spheresim bench`); the timed steps run without it.
-override COUNT_VISITS: bool = false;
-var<private> visits: u32;
-
-// Books this invocation's visits in the build's work counters (COUNT_VISITS only), as
-// collide.wgsl's report_visits.
-fn report_build_visits() {
-    if COUNT_VISITS {
-        atomicMax(&work[BUILD_PASS].max_visits, visits);
-        if atomicAdd(&work[BUILD_PASS].invocations_lo, 1u) == 0xffffffffu {
-            atomicAdd(&work[BUILD_PASS].invocations_hi, 1u);
-        }
-        let old = atomicAdd(&work[BUILD_PASS].visits_lo, visits);
-        if old + visits < old {
-            atomicAdd(&work[BUILD_PASS].visits_hi, 1u);
-        }
-    }
-}
-
+@group(0) @binding(30) var<storage, read_write> work: array<WorkCounters, 3>; // shaders/work.wgsl
 
 // One past bucket k's last sphere in the sorted order: the next bucket's start (the large
 // spheres' bucket, k = table_size, ends at n). The CPU reads cell_start[k] + counts[k]; the
@@ -460,7 +441,7 @@ fn list_count_large(@builtin(workgroup_id) wid: vec3<u32>,
         // Integer sums commute: the total is the same in any order of the work-groups.
         atomicAdd(&large_counts[base + list.large_chunks], boxed + large);
     }
-    report_build_visits();
+    report_visits(BUILD_PASS);
 }
 
 // list_fill for the large spheres: each lane counts its run, then writes it at its offset
@@ -498,7 +479,7 @@ fn list_fill_large(@builtin(workgroup_id) wid: vec3<u32>,
         let large = lanes_exclusive_scan(lid, walk_count);
         walk_large(i, lid, 1u, 0u, true, list_start[i] + boxes_total + large.x);
     }
-    report_build_visits();
+    report_visits(BUILD_PASS);
 }
 
 
@@ -518,7 +499,7 @@ fn list_count(@builtin(global_invocation_id) gid: vec3<u32>) {
     begin_walk(i, false, 0u);
     for_each_candidate(i);
     list_start[i] = walk_count;
-    report_build_visits();
+    report_visits(BUILD_PASS);
 }
 
 // cpu::neighbours::NeighbourList::build, its filling half, after the prefix sum (a small
@@ -531,7 +512,7 @@ fn list_fill(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     begin_walk(i, true, list_start[i]);
     for_each_candidate(i);
-    report_build_visits();
+    report_visits(BUILD_PASS);
 }
 
 // Row of sorted sphere i, ordered (entries, index): the pair's entry whose partner's row comes

@@ -295,6 +295,13 @@ fn measure(
     // The list as allocated after the timed steps (set-up sizes it from its first build, and it
     // grows between submissions): B/sphere counts what the run really held.
     let list_capacity = sim.gpu_backend().map(|g| g.list_capacity());
+    // Seconds so far, by name, as milliseconds per timed step.
+    let per_step = |seconds: Vec<(&'static str, f64)>| -> BTreeMap<String, f64> {
+        seconds
+            .into_iter()
+            .map(|(k, t)| (k.to_string(), t * 1e3 / timed_steps as f64))
+            .collect()
+    };
     let mut pass_ms = BTreeMap::new();
     let (stage_ms, stage_timing) = match backend {
         BenchBackend::Gpu => {
@@ -304,17 +311,9 @@ fn measure(
             replay.step(cfg.warmup).map_err(fail)?;
             if replay.set_profiling(true) {
                 replay.step(timed_steps).map_err(fail)?;
-                pass_ms = replay
-                    .pass_seconds()
-                    .iter()
-                    .map(|(k, t)| (k.to_string(), t * 1e3 / timed_steps as f64))
-                    .collect();
+                pass_ms = per_step(replay.pass_seconds());
                 (
-                    replay
-                        .stage_seconds()
-                        .iter()
-                        .map(|(k, t)| (k.to_string(), t * 1e3 / timed_steps as f64))
-                        .collect(),
+                    per_step(replay.stage_seconds()),
                     "timestamp queries".to_string(),
                 )
             } else {
@@ -326,16 +325,12 @@ fn measure(
         }
         _ => {
             let after = sim.stage_seconds();
-            (
-                after
-                    .iter()
-                    .zip(&stage_before)
-                    .map(|((name, t1), (_, t0))| {
-                        (name.to_string(), (t1 - t0) * 1e3 / timed_steps as f64)
-                    })
-                    .collect(),
-                "wall clock".to_string(),
-            )
+            let timed = after
+                .iter()
+                .zip(&stage_before)
+                .map(|((name, t1), (_, t0))| (*name, t1 - t0))
+                .collect();
+            (per_step(timed), "wall clock".to_string())
         }
     };
     // GPU: work per invocation, counted in a third run of the same steps (counting slows the

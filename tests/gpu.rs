@@ -515,10 +515,11 @@ fn too_large_scene_is_refused_with_the_numbers() {
 
 /// No per-sphere binding holds more than 16 bytes a sphere (the contact results are two
 /// bindings): a binding limit that 32 bytes a sphere would exceed still sets the scene up, and
-/// it steps as without the limit, bit for bit (the same adapter).
+/// it steps as without the limit, bit for bit. GPU against GPU on one device: both contracts
+/// hold a device to repeating itself bit for bit.
 #[test]
 fn sixteen_bytes_a_sphere_is_the_largest_binding() {
-    if !gpu_available() {
+    if gpu_contract("sixteen_bytes_a_sphere_is_the_largest_binding").is_none() {
         return;
     }
     // A gas: its list holds fewer entries than spheres (8 bytes each, the pair results split
@@ -541,11 +542,12 @@ fn sixteen_bytes_a_sphere_is_the_largest_binding() {
 }
 
 /// A GPU checkpoint written before the contact results were split (one `contact` buffer of
-/// two `vec4<f32>` a sphere) resumes as one written now, bit for bit.
+/// two `vec4<f32>` a sphere) resumes as one written now, bit for bit. GPU against GPU on one
+/// device: both contracts hold a device to repeating itself bit for bit.
 #[test]
 fn a_checkpoint_with_the_contact_results_in_one_buffer_resumes() {
     use spheresim::checkpoint::{EngineState, Offsets};
-    if !gpu_available() {
+    if gpu_contract("a_checkpoint_with_the_contact_results_in_one_buffer_resumes").is_none() {
         return;
     }
     let s = small("wall-break", 1500, 40);
@@ -705,10 +707,11 @@ fn large_spheres(s: &Scene) -> usize {
 /// over `neighbours::large_chunks` work-groups it does not. A gas around one sphere whose box
 /// holds a good part of the scene, one lane a cell or sphere (`GpuOptions::large_run` 1)
 /// against all its walk on one work-group (`u32::MAX`), with a rebuild in every step (no
-/// skin); the gas's own walks are short and the same in both.
+/// skin); the gas's own walks are short and the same in both. Counts, not states: under either
+/// contract, since rounding may move a candidate or two, the bounds leave room.
 #[test]
 fn the_list_builds_busiest_lane_is_counted_and_bounded() {
-    if !gpu_available() {
+    if gpu_contract("the_list_builds_busiest_lane_is_counted_and_bounded").is_none() {
         return;
     }
     let busiest = |n: usize, large_run: u32| {

@@ -550,86 +550,86 @@ impl GpuList {
         gate: &Gate,
         gated: bool,
     ) -> u64 {
-        let mut dispatches = 0;
-        let nb = &stages.neighbours;
-        let mut current: Option<wgpu::ComputePass<'static>> = None;
-        // The pass for the next entry point: a new one per entry when split.
-        let mut next = |current: &mut Option<wgpu::ComputePass<'static>>, label: &'static str| {
-            if split || current.is_none() {
-                // The open pass ends before the next begins on the same encoder.
-                *current = None;
-                *current = Some(begin(if split { label } else { "neighbours" }));
-            }
-        };
-        let mut run =
-            |current: &mut Option<wgpu::ComputePass<'static>>,
-             next: &mut dyn FnMut(&mut Option<wgpu::ComputePass<'static>>, &'static str),
-             (label, pipeline): (&'static str, &wgpu::ComputePipeline),
-             k: usize| {
-                next(current, label);
-                let pass = current.as_mut().expect("a pass is open");
-                pass.push_debug_group(label);
-                pass.set_pipeline(pipeline);
-                pass.set_bind_group(0, &self.bind[set], &[]);
-                if gated {
-                    pass.dispatch_workgroups_indirect(&gate.gated, Gate::offset(k));
-                } else {
-                    let (x, y) = if k == slot::ENTRIES {
-                        self.entry_dims
-                    } else {
-                        gate.dims(k)
-                    };
-                    pass.dispatch_workgroups(x, y, 1);
-                }
-                super::traffic::tally(pipeline, &self.bind[set]);
-                pass.pop_debug_group();
-                dispatches += 1;
-            };
         use slot::*;
+        let nb = &stages.neighbours;
         let large = gate.dims(LARGE) != (0, 0);
-        let c = &mut current;
+        // The build in order: an entry point with its dispatch slot, or the rows' prefix sum.
+        let mut order: Vec<Option<(&'static str, &wgpu::ComputePipeline, usize)>> = Vec::new();
         if self.history {
-            let e = ("neighbours::keep_old_entries", &nb.keep_old_entries);
-            run(c, &mut next, e, ENTRIES);
-            let e = ("neighbours::keep_old_rows", &nb.keep_old_rows);
-            run(c, &mut next, e, SPHERES);
+            order.push(Some((
+                "neighbours::keep_old_entries",
+                &nb.keep_old_entries,
+                ENTRIES,
+            )));
+            order.push(Some((
+                "neighbours::keep_old_rows",
+                &nb.keep_old_rows,
+                SPHERES,
+            )));
         }
-        run(c, &mut next, ("neighbours::sweeps", &nb.sweeps), SPHERES);
+        order.push(Some(("neighbours::sweeps", &nb.sweeps, SPHERES)));
         // The large spheres' work-groups first: list_count sums their counts into their rows.
         if large {
-            let e = ("neighbours::list_count_large", &walks.list_count_large);
-            run(c, &mut next, e, LARGE);
+            order.push(Some((
+                "neighbours::list_count_large",
+                &walks.list_count_large,
+                LARGE,
+            )));
         }
-        let e = ("neighbours::list_count", &walks.list_count);
-        run(c, &mut next, e, SPHERES);
-        next(c, "neighbours::prefix_sum");
-        let pass = c.as_mut().expect("a pass is open");
-        pass.push_debug_group("prefix_sum");
-        let scans = prefix_sum::record(
-            pass,
-            &stages.prefix_sum,
-            &self.scan,
-            gated.then_some((&gate.gated, gate.list_scans)),
-        );
-        pass.pop_debug_group();
-        run(
-            c,
-            &mut next,
-            ("neighbours::list_fill", &walks.list_fill),
-            SPHERES,
-        );
+        order.push(Some(("neighbours::list_count", &walks.list_count, SPHERES)));
+        order.push(None);
+        order.push(Some(("neighbours::list_fill", &walks.list_fill, SPHERES)));
         if large {
-            let e = ("neighbours::list_fill_large", &walks.list_fill_large);
-            run(c, &mut next, e, LARGE);
+            order.push(Some((
+                "neighbours::list_fill_large",
+                &walks.list_fill_large,
+                LARGE,
+            )));
         }
-        run(c, &mut next, ("neighbours::relink", &nb.relink), ENTRIES);
+        order.push(Some(("neighbours::relink", &nb.relink, ENTRIES)));
         if self.history {
-            let e = ("neighbours::carry_entries", &nb.carry_entries);
-            run(c, &mut next, e, ENTRIES);
-            let e = ("neighbours::carry_walls", &nb.carry_walls);
-            run(c, &mut next, e, SPHERES);
+            order.push(Some((
+                "neighbours::carry_entries",
+                &nb.carry_entries,
+                ENTRIES,
+            )));
+            order.push(Some(("neighbours::carry_walls", &nb.carry_walls, SPHERES)));
         }
-        dispatches + scans
+        let mut dispatches = 0;
+        let mut current: Option<wgpu::ComputePass<'static>> = None;
+        for step in order {
+            let label = step.map_or("neighbours::prefix_sum", |(label, ..)| label);
+            if split || current.is_none() {
+                // The open pass ends before the next begins on the same encoder.
+                drop(current.take());
+                current = Some(begin(if split { label } else { "neighbours" }));
+            }
+            let pass = current.as_mut().expect("a pass is open");
+            let Some((label, pipeline, k)) = step else {
+                pass.push_debug_group("prefix_sum");
+                let scans = gated.then_some((&gate.gated, gate.list_scans));
+                dispatches += prefix_sum::record(pass, &stages.prefix_sum, &self.scan, scans);
+                pass.pop_debug_group();
+                continue;
+            };
+            pass.push_debug_group(label);
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, &self.bind[set], &[]);
+            if gated {
+                pass.dispatch_workgroups_indirect(&gate.gated, Gate::offset(k));
+            } else {
+                let (x, y) = if k == ENTRIES {
+                    self.entry_dims
+                } else {
+                    gate.dims(k)
+                };
+                pass.dispatch_workgroups(x, y, 1);
+            }
+            super::traffic::tally(pipeline, &self.bind[set]);
+            pass.pop_debug_group();
+            dispatches += 1;
+        }
+        dispatches
     }
 }
 

@@ -54,7 +54,8 @@ pub const WALLS: &str = walls_wgsl!();
 
 /// Every stage file, by name (the names of `src/cpu/` and `src/gpu/` modules).
 /// `integrate` is `integrate.wgsl` followed by `check.wgsl`, whose check and collision tally run
-/// inside the integrate stage's fused passes; `collide` is `collide.wgsl` followed by [`PHYSICS`] and [`WALLS`].
+/// inside the integrate stage's fused passes; `collide` is `collide.wgsl` followed by
+/// `work.wgsl` (the work counters, which `neighbours` appends too), [`PHYSICS`] and [`WALLS`].
 pub const STAGES: [(&str, &str); 15] = [
     (
         "integrate",
@@ -69,11 +70,20 @@ pub const STAGES: [(&str, &str); 15] = [
     ("prefix_sum", include_str!("../../shaders/prefix_sum.wgsl")),
     ("scatter", include_str!("../../shaders/scatter.wgsl")),
     ("gather", include_str!("../../shaders/gather.wgsl")),
-    ("neighbours", include_str!("../../shaders/neighbours.wgsl")),
+    (
+        "neighbours",
+        concat!(
+            include_str!("../../shaders/neighbours.wgsl"),
+            "\n",
+            include_str!("../../shaders/work.wgsl")
+        ),
+    ),
     (
         "collide",
         concat!(
             include_str!("../../shaders/collide.wgsl"),
+            "\n",
+            include_str!("../../shaders/work.wgsl"),
             "\n",
             physics_wgsl!(),
             "\n",
