@@ -22,7 +22,8 @@ fn cell_keys(@builtin(global_invocation_id) gid: vec3<u32>) {
     if p.w > params.small_radius_max {
         keys[i] = params.table_size;
     } else {
-        keys[i] = hash_cell(cell_of(p.xyz, grid.inv_cell_edge), params.table_size);
+        let axes = grid_axes(params.box_min, params.box_len, grid.cell_edge);
+        keys[i] = hash_cell(grid_cell(p.xyz, grid.inv_cell_edge, axes), params.table_size);
     }
 }
 
@@ -35,13 +36,15 @@ fn bin_cells(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let p = pos[i];
-    cells[i] = vec4<i32>(cell_of(p.xyz, grid.inv_cell_edge), 0);
+    let axes = grid_axes(params.box_min, params.box_len, grid.cell_edge);
+    cells[i] = vec4<i32>(grid_cell(p.xyz, grid.inv_cell_edge, axes), 0);
     if i >= params.n_small {
         let v = vel[i].xyz;
         let skins = params.skin + sphere_skin(params.skin, p.w, params.small_radius_max);
         let reach = p.w + params.small_radius_max
             + (sqrt(v.x * v.x + v.y * v.y + v.z * v.z) + grid.small_speed_max) * params.dt
             + skins * 0.5;
+        // Unwrapped cells: a periodic scene has no large sphere (Scene::check).
         let k = 2u * (i - params.n_small);
         boxes[k] = vec4<i32>(cell_of(p.xyz - vec3<f32>(reach), grid.inv_cell_edge), 0);
         boxes[k + 1u] = vec4<i32>(cell_of(p.xyz + vec3<f32>(reach), grid.inv_cell_edge), 0);

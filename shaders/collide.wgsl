@@ -219,7 +219,7 @@ fn resolve_pair(a: Body, b: Body, dt: f32, resting_speed: f32, k_a: f32, k_b: f3
         return out;
     }
     let radius_sum = a.r + b.r;
-    let d1 = b.x - a.x;
+    let d1 = minimum_image(b.x - a.x, params.box_len, params.box_half);
     let dv = b.v - a.v;
     let delta = dv * dt;
     let d0 = d1 - delta;
@@ -340,7 +340,7 @@ fn pair_force(a: Body, b: Body, kept: vec4<f32>, dt: f32) -> PairResponse {
         return out;
     }
     let radius_sum = a.r + b.r;
-    let d1 = b.x - a.x;
+    let d1 = minimum_image(b.x - a.x, params.box_len, params.box_half);
     let dist2 = dot3(d1, d1);
     if dist2 > radius_sum * radius_sum {
         return out;
@@ -382,7 +382,8 @@ fn apply(acc: ptr<function, Acc>, p: PairResponse, me: Body, other: Body, wsum: 
                 a = other;
                 b = me;
             }
-            let d = (b.x - a.x) + p.n * (p.impulse * wsum * p.rest);
+            let d = minimum_image(b.x - a.x, params.box_len, params.box_half)
+                + p.n * (p.impulse * wsum * p.rest);
             let v = (b.v - a.v) + p.n * (p.impulse * wsum);
             let axis = unit_or(d, p.n);
             let share = sign * me.w / wsum;
@@ -710,7 +711,7 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     // cpu::collide::may_touch, from the centres and radii alone: most entries are apart.
     let pi = pos[i];
     let pj = pos[j];
-    let d = pj.xyz - pi.xyz;
+    let d = minimum_image(pj.xyz - pi.xyz, params.box_len, params.box_half);
     let reach = pi.w + pj.w;
     if dot3(d, d) <= 1.01 * reach * reach {
         me_index = i;

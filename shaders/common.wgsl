@@ -35,6 +35,10 @@ struct Params {
     guard_speed: f32,        // m/s, its speed bound at t = 0
     guard_accel: f32,        // m/s², the speed bound's growth
     guard_centre: vec3<f32>, // m, the centre distances are measured from
+    periodic: u32,           // 1: some axis is periodic (physics::periodic::PeriodicBox)
+    box_min: vec3<f32>,      // m, the periodic box's lower corner (0 on an open axis)
+    box_len: vec3<f32>,      // m, its edges (0 on an open axis)
+    box_half: vec3<f32>,     // m, half its edges (the largest f32 on an open axis)
 }
 
 // Grid parameters computed on the GPU each step (src/gpu/buffers.rs: Grid).
@@ -133,6 +137,92 @@ const CELL_LIMIT: f32 = 1073741824.0;
 // Mirrors cpu::cell_keys::cell_of (clamp, then floor).
 fn cell_of(x: vec3<f32>, inv_h: f32) -> vec3<i32> {
     return vec3<i32>(floor(clamp(x * inv_h, vec3<f32>(-CELL_LIMIT), vec3<f32>(CELL_LIMIT))));
+}
+
+// Mirrors physics::periodic::minimum_image: the nearest image of the separation d (m) in the
+// periodic box of edges len and half-edges half (m; the largest f32 on an open axis).
+fn minimum_image(d: vec3<f32>, len: vec3<f32>, half: vec3<f32>) -> vec3<f32> {
+    var c = d;
+    for (var a = 0; a < 3; a++) {
+        if c[a] > half[a] {
+            c[a] -= len[a];
+        } else if c[a] < -half[a] {
+            c[a] += len[a];
+        }
+    }
+    return c;
+}
+
+// Mirrors physics::periodic::wrap_position: x (m) wrapped into the box [lo, lo + len) on the
+// axes with len > 0, the crossings added to *image.
+fn wrap_position(x: vec3<f32>, image: ptr<function, vec3<i32>>, lo: vec3<f32>, len: vec3<f32>) -> vec3<f32> {
+    var c = x;
+    var im = *image;
+    for (var a = 0; a < 3; a++) {
+        if len[a] > 0.0 {
+            if c[a] >= lo[a] + len[a] {
+                c[a] -= len[a];
+                im[a] += 1;
+            } else if c[a] < lo[a] {
+                c[a] += len[a];
+                im[a] -= 1;
+            }
+        }
+    }
+    *image = im;
+    return c;
+}
+
+// Mirrors physics::periodic::periodic_cells.
+fn periodic_cells(len: f32, h: f32) -> i32 {
+    return max(i32(floor(len / h)), 1);
+}
+
+// Mirrors physics::periodic::wrap_cell.
+fn wrap_cell(c: i32, n: i32) -> i32 {
+    if n == 0 {
+        return c;
+    }
+    if c < 0 {
+        return c + n;
+    }
+    if c >= n {
+        return c - n;
+    }
+    return c;
+}
+
+// Mirrors cpu::cell_keys::GridAxes: cells along each periodic axis (0: open), from the box's
+// lower corner lo (m), inv = cells / L (1/m).
+struct GridAxes {
+    cells: vec3<i32>,
+    lo: vec3<f32>,
+    inv: vec3<f32>,
+}
+
+// Mirrors cpu::cell_keys::GridAxes::of, for the box lo, len (m) and the cell edge h (m).
+fn grid_axes(lo: vec3<f32>, len: vec3<f32>, h: f32) -> GridAxes {
+    var g = GridAxes(vec3<i32>(0), vec3<f32>(0.0), vec3<f32>(0.0));
+    for (var a = 0; a < 3; a++) {
+        if len[a] > 0.0 {
+            let n = periodic_cells(len[a], h);
+            g.cells[a] = n;
+            g.lo[a] = lo[a];
+            g.inv[a] = f32(n) / len[a];
+        }
+    }
+    return g;
+}
+
+// Mirrors cpu::cell_keys::cell_of with the periodic axes g.
+fn grid_cell(x: vec3<f32>, inv_h: f32, g: GridAxes) -> vec3<i32> {
+    var c = cell_of(x, inv_h);
+    for (var a = 0; a < 3; a++) {
+        if g.cells[a] != 0 {
+            c[a] = clamp(i32(floor((x[a] - g.lo[a]) * g.inv[a])), 0, g.cells[a] - 1);
+        }
+    }
+    return c;
 }
 
 // Mirrors cpu::cell_keys::BLOCK_BITS.

@@ -24,6 +24,9 @@
 // The step tail's indirect arguments (neighbours.wgsl's running_dims), which a halting
 // kick_drift zeroes; a 16-byte stand-in in the bind group of the tail's own dispatches.
 @group(0) @binding(16) var<storage, read_write> running_dims: array<atomic<u32>>;
+// Periodic images by input id, 3 per sphere (a 16-byte stand-in without periodic axes): box
+// lengths crossed per axis (physics::periodic::wrap_position).
+@group(0) @binding(31) var<storage, read_write> image: array<i32>;
 
 // physics::rotation::drift_orientation
 fn drift_orientation(q: vec4<f32>, omega: vec3<f32>, dt: f32) -> vec4<f32> {
@@ -48,7 +51,8 @@ fn publish_speed(lid: u32, speed2_bits: u32) {
 // cpu::neighbours::needs_rebuild for sphere i after its drift, at p with velocity v (positions
 // and sweeps in the order of the last build, which no step has re-sorted since).
 fn needs_rebuild(i: u32, p: vec3<f32>, v: vec3<f32>) -> bool {
-    let d = p - x_build[i].xyz;
+    // A sphere wrapped through a periodic face has moved by its minimum image.
+    let d = minimum_image(p - x_build[i].xyz, params.box_len, params.box_half);
     let s = sweep[i];
     var moved = dot3(d, d) > s * s;
     if params.model == MODEL_IMPULSE {
@@ -62,7 +66,7 @@ fn needs_rebuild(i: u32, p: vec3<f32>, v: vec3<f32>) -> bool {
 // the threshold). Only plans the host's submissions (GpuBackend::plan), so it need not match
 // the CPU bit for bit.
 fn reach_fraction(i: u32, p: vec3<f32>, v: vec3<f32>) -> f32 {
-    let d = p - x_build[i].xyz;
+    let d = minimum_image(p - x_build[i].xyz, params.box_len, params.box_half);
     var moved = sqrt(dot3(d, d));
     if params.model == MODEL_IMPULSE {
         moved += sqrt(dot3(v, v)) * params.dt;
@@ -87,7 +91,8 @@ override PARITY: u32 = 0u;
 
 var<workgroup> halted: u32;
 
-// Mirrors cpu::integrate::kick_drift: v += a dt/2, x += v dt; records the largest small-sphere
+// Mirrors cpu::integrate::kick_drift: v += a dt/2, x += v dt (wrapped into the periodic box,
+// the crossings counted in the sphere's image); records the largest small-sphere
 // speed² for the grid; with DECIDE raises the rebuild flag when the sphere has moved past its
 // sweep (one flag write per work-group). Advances the grid's step count.
 @compute @workgroup_size(WG)
@@ -124,6 +129,14 @@ fn kick_drift(
         if v4.w != 0.0 {
             v = v4.xyz + acc[i].xyz * (params.dt * 0.5);
             p = p4.xyz + v * params.dt;
+            if params.periodic != 0u {
+                let k = 3u * ids[i];
+                var im = vec3<i32>(image[k], image[k + 1u], image[k + 2u]);
+                p = wrap_position(p, &im, params.box_min, params.box_len);
+                image[k] = im.x;
+                image[k + 1u] = im.y;
+                image[k + 2u] = im.z;
+            }
             vel[i] = vec4<f32>(v, v4.w);
             pos[i] = vec4<f32>(p, p4.w);
             if p4.w <= params.small_radius_max {

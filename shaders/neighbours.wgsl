@@ -240,7 +240,7 @@ fn candidate(j: u32) {
     visits += 1u;
     let other = pos[j];
     let reach = walk_reach + (other.w + sweep[j]);
-    let d = other.xyz - walk_x;
+    let d = minimum_image(other.xyz - walk_x, params.box_len, params.box_half);
     if dot3(d, d) > 1.01 * reach * reach {
         return;
     }
@@ -267,6 +267,8 @@ fn in_box(c: vec3<i32>, k: u32) -> bool {
 fn for_each_candidate(i: u32) {
     let n_small = params.n_small;
     let cell = cells[i].xyz;
+    // Periodic axes wrap the neighbour cells (cpu::cell_keys::neighbour_buckets).
+    let wrap = grid_axes(params.box_min, params.box_len, grid.cell_edge).cells;
     var seen: array<u32, 27>;
     var n_seen = 0u;
     // cpu::collide::seen_filter_bit: a bucket outside the filter is new without a search.
@@ -274,7 +276,9 @@ fn for_each_candidate(i: u32) {
     for (var dz = -1; dz <= 1; dz++) {
         for (var dy = -1; dy <= 1; dy++) {
             for (var dx = -1; dx <= 1; dx++) {
-                let k = hash_cell(cell + vec3<i32>(dx, dy, dz), params.table_size);
+                let c = cell + vec3<i32>(dx, dy, dz);
+                let w = vec3<i32>(wrap_cell(c.x, wrap.x), wrap_cell(c.y, wrap.y), wrap_cell(c.z, wrap.z));
+                let k = hash_cell(w, params.table_size);
                 let b = (k * SEEN_FILTER_MULTIPLIER) >> 24u;
                 let bit = 1u << (b & 31u);
                 var dup = false;

@@ -23,7 +23,7 @@ pub const MAGIC: &str = "spheresim checkpoint";
 
 /// Version of the body layout; a reader refuses any other. Raise it whenever [`Checkpoint`] or
 /// anything it holds changes shape.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 
 /// File extension of checkpoints.
 pub const EXTENSION: &str = "ckpt";
@@ -226,6 +226,9 @@ pub struct CpuState {
     /// Angular accelerations of the last force evaluation, rad/s² (`3n` with rotation; else
     /// empty).
     pub angular_acceleration: Floats,
+    /// Periodic images per sorted slot: box lengths crossed per axis (`n` with periodic axes;
+    /// else empty).
+    pub image: Vec<[i32; 3]>,
     /// The neighbour list's rows (`n + 1` entry offsets).
     pub list_start: Vec<u32>,
     /// Sorted index of each list entry's partner.

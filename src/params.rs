@@ -22,10 +22,12 @@
 //! block is what the step makes of it.
 
 use crate::Real;
+use crate::cpu::cell_keys::GridAxes;
 use crate::cpu::collide::CollideParams;
 use crate::physics::guard::Bounds;
 use crate::physics::impulse::resting_speed;
-use crate::scene::{ContactModel, Damping, GravitySolver, RollingModel, Scene};
+use crate::physics::periodic::PeriodicBox;
+use crate::scene::{ContactModel, Damping, GravitySolver, Periodic, RollingModel, Scene};
 use glam::DVec3;
 
 /// Uniform parameters of the step, in f64 (each backend rounds them to its precision).
@@ -68,6 +70,8 @@ pub struct StepParams {
     pub rolling: RollingModel,
     /// The magnitude guard's bounds ([`crate::physics::guard`]).
     pub guard: Bounds,
+    /// Periodic boundaries ([`crate::scene::SimParams::periodic`]).
+    pub periodic: Periodic,
 }
 
 impl StepParams {
@@ -95,6 +99,7 @@ impl StepParams {
             rotation: sim.rotation,
             rolling: scene.rolling_model(),
             guard: Bounds::of_scene(scene),
+            periodic: sim.periodic,
         }
     }
 
@@ -155,6 +160,8 @@ pub struct CpuParams<R: Real> {
     /// The magnitude guard's centre (m), speed bound at t = 0 (m/s), its growth (m/s²) and
     /// distance bound at t = 0 (m) ([`crate::physics::guard`]).
     pub guard: (R::V3, R, R, R),
+    /// The periodic box ([`PeriodicBox::open`] without periodic axes).
+    pub periodic: PeriodicBox<R>,
 }
 
 impl<R: Real> CpuParams<R> {
@@ -187,6 +194,11 @@ impl<R: Real> CpuParams<R> {
                 R::of(sp.guard.accel),
                 R::of(sp.guard.distance),
             ),
+            periodic: PeriodicBox::of(
+                sp.periodic.axes,
+                sp.periodic.min.to_array(),
+                sp.periodic.max.to_array(),
+            ),
         }
     }
 
@@ -208,6 +220,8 @@ impl<R: Real> CpuParams<R> {
             small_speed_max,
             resting_speed: self.resting_speed,
             skin: self.skin,
+            periodic: self.periodic,
+            grid: GridAxes::of(&self.periodic, cell_edge),
         }
     }
 }

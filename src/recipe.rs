@@ -287,9 +287,10 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             Spheres,
             Always,
             &[
-                "pos", "vel", "acc", "rot", "grid", "x_build", "sweep", "rebuild", "status",
+                "pos", "vel", "acc", "rot", "grid", "x_build", "sweep", "rebuild", "status", "ids",
+                "image",
             ],
-            &["pos", "vel", "rot", "grid", "rebuild", "status"],
+            &["pos", "vel", "rot", "grid", "rebuild", "status", "image"],
         ));
     }
     p.push(pass(
@@ -327,6 +328,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             "pos",
             "vel",
             "ids",
+            "grid",
             "cell_start",
             "cells",
             "boxes",

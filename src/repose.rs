@@ -155,6 +155,7 @@ mod tests {
             mass: vec![1.0; n],
             angular_velocity: Vec::new(),
             orientation: Vec::<DQuat>::new(),
+            image: Vec::new(),
             position,
             radius,
         }

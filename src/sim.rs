@@ -432,6 +432,15 @@ impl Simulation {
                     ),
                 });
             }
+            Backend::Event if scene.sim.periodic.any() => {
+                return Err(SimError::Unavailable {
+                    backend,
+                    reason: format!(
+                        "the event-driven solver has no periodic boundaries; use {}",
+                        Setting::BackendCpuOrGpu
+                    ),
+                });
+            }
             Backend::Event => (
                 Box::new(EventBackend::new(scene)?) as Box<dyn Engine>,
                 Backend::Event,

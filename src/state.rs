@@ -25,6 +25,9 @@ pub struct Snapshot {
     /// Orientations, unit quaternions turned by ω from the identity at step 0 (empty: all the
     /// identity).
     pub orientation: Vec<DQuat>,
+    /// Periodic images: box lengths each sphere has crossed per axis, so that its unwrapped
+    /// centre is `position + image × (max − min)` (empty: no periodic axis).
+    pub image: Vec<[i32; 3]>,
 }
 
 impl Snapshot {
@@ -53,6 +56,7 @@ impl Snapshot {
         self.radius.extend_from_slice(radius);
         self.mass.clear();
         self.mass.extend_from_slice(mass);
+        self.image.clear();
         if rotation {
             fill(&mut self.angular_velocity, n, DVec3::ZERO);
             fill(&mut self.orientation, n, DQuat::IDENTITY);

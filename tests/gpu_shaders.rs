@@ -339,7 +339,7 @@ fn a_binding_left_out_of_a_list_is_found() {
         .find(|p| p.kind == Kind::KickDrift)
         .unwrap();
     kick.reads = &[
-        "pos", "vel", "acc", "rot", "grid", "x_build", "rebuild", "status",
+        "pos", "vel", "acc", "rot", "grid", "x_build", "rebuild", "status", "ids", "image",
     ];
     let problems = recipe_mismatches(&passes);
     assert_eq!(problems.len(), 1, "{problems:?}");

@@ -321,7 +321,8 @@ fn shared_structs_match_their_wgsl_layout() {
             rust_layout!(Params: gravity, dt, n, n_small, table_size, n_planes, small_radius_max,
                 g_const, eps2, drag, stiffness, model, overlap_relaxation, dispatch_x,
                 resting_speed, history, skin, row_groups_x, rotation, rolling, damping,
-                history_stride, guard_distance, guard_speed, guard_accel, guard_centre),
+                history_stride, guard_distance, guard_speed, guard_accel, guard_centre, periodic,
+                box_min, box_len, box_half),
         ),
         (
             "integrate",

@@ -11,6 +11,7 @@
 //! wait on memory.
 
 use crate::Real;
+use crate::physics::periodic::{PeriodicBox, periodic_cells, wrap_cell};
 use rayon::prelude::*;
 
 /// Cell coordinates are clamped to ±2³⁰ so that a far-away sphere cannot overflow them.
@@ -26,11 +27,66 @@ pub fn cell_edge<R: Real>(small_radius_max: R, small_speed_max: R, dt: R) -> R {
 
 pub use crate::setup::table_size;
 
-/// Integer cell coordinates of a point, `floor(x × inv_h)`, clamped to ±[`CELL_LIMIT`].
+/// The grid's periodic axes: along each, `cells` cells (0: the axis is not periodic) of edge
+/// `L / cells ≥ h` from the box's lower face `min` (m), `inv = cells / L` (m⁻¹), so that the
+/// cells tile the box exactly ([`periodic_cells`]).
+#[derive(Clone, Copy, Debug)]
+pub struct GridAxes<R: Real> {
+    /// Cells along each periodic axis; 0 on an axis that is not periodic.
+    pub cells: [i32; 3],
+    /// The box's lower corner, m.
+    pub min: [R; 3],
+    /// `cells / L`, m⁻¹.
+    pub inv: [R; 3],
+}
+
+impl<R: Real> GridAxes<R> {
+    /// No periodic axis.
+    pub fn open() -> Self {
+        Self {
+            cells: [0; 3],
+            min: [R::zero(); 3],
+            inv: [R::zero(); 3],
+        }
+    }
+
+    /// The cells of the periodic box `pbox` for the cell edge `h` (m). The WGSL copy is
+    /// `grid_axes` in `shaders/common.wgsl`.
+    pub fn of(pbox: &PeriodicBox<R>, h: R) -> Self {
+        let mut g = Self::open();
+        for a in 0..3 {
+            if pbox.is_periodic(a) {
+                let n = periodic_cells(pbox.len[a], h);
+                g.cells[a] = n;
+                g.min[a] = pbox.min[a];
+                g.inv[a] = R::of(f64::from(n)) / pbox.len[a];
+            }
+        }
+        g
+    }
+
+    /// Whether some axis is periodic.
+    #[inline(always)]
+    pub fn any(&self) -> bool {
+        self.cells != [0; 3]
+    }
+}
+
+/// Integer cell coordinates of a point: `floor(x × inv_h)`, clamped to ±[`CELL_LIMIT`]; on a
+/// periodic axis of `axes`, `floor((x − min) × inv)` clamped to its cells `[0, cells)`.
 #[inline(always)]
-pub fn cell_of<R: Real>(x: R::V3, inv_h: R) -> [i32; 3] {
+pub fn cell_of<R: Real>(x: R::V3, inv_h: R, axes: &GridAxes<R>) -> [i32; 3] {
     let lim = R::of(CELL_LIMIT);
-    R::comps(x).map(|c| (c * inv_h).max(-lim).min(lim).floor_i32())
+    let c = R::comps(x);
+    std::array::from_fn(|a| {
+        if axes.cells[a] == 0 {
+            (c[a] * inv_h).max(-lim).min(lim).floor_i32()
+        } else {
+            ((c[a] - axes.min[a]) * axes.inv[a])
+                .floor_i32()
+                .clamp(0, axes.cells[a] - 1)
+        }
+    })
 }
 
 /// Bits of a cell coordinate inside its block: blocks of 16 × 16 × 16 cells. A sphere's
@@ -69,14 +125,15 @@ pub fn hash_cell(c: [i32; 3], table_size: u32) -> u32 {
 /// axis instead of 27 of each. In a table of at least one block, `2^(3 BLOCK_BITS)` buckets,
 /// the 27 are distinct: two of the cells differ by at most 2 in each coordinate, so their
 /// coordinates within a block, and with them their Morton indices (the bucket's low bits),
-/// differ. `table_size` is a power of two.
+/// differ. `table_size` is a power of two. On a periodic axis (`cells[a]` > 0 cells) the
+/// neighbour coordinates wrap ([`wrap_cell`]), and then two of the 27 may share a bucket.
 #[inline(always)]
-pub fn neighbour_buckets(cell: [i32; 3], table_size: u32) -> [u32; 27] {
+pub fn neighbour_buckets(cell: [i32; 3], cells: [i32; 3], table_size: u32) -> [u32; 27] {
     // Per axis a and offset d: the share of cell[a] + d.
     let mut parts = [[0u32; 3]; 3];
     for (a, axis) in parts.iter_mut().enumerate() {
         for (k, part) in axis.iter_mut().enumerate() {
-            *part = axis_part(cell[a] + k as i32 - 1, a);
+            *part = axis_part(wrap_cell(cell[a] + k as i32 - 1, cells[a]), a);
         }
     }
     let mut out = [0u32; 27];
@@ -90,13 +147,15 @@ pub fn neighbour_buckets(cell: [i32; 3], table_size: u32) -> [u32; 27] {
     out
 }
 
-/// Writes the bucket of every sphere into `keys`: the hashed cell of its centre, or `table_size`
-/// for a large sphere (`radius > small_radius_max`).
+/// Writes the bucket of every sphere into `keys`: the hashed cell of its centre ([`cell_of`]
+/// with `inv_h` and the periodic `axes`), or `table_size` for a large sphere (`radius >
+/// small_radius_max`).
 pub fn cell_keys<R: Real>(
     position: &[R::V3],
     radius: &[R],
     small_radius_max: R,
     inv_h: R,
+    axes: &GridAxes<R>,
     table_size: u32,
     keys: &mut [u32],
 ) {
@@ -104,7 +163,7 @@ pub fn cell_keys<R: Real>(
         *k = if radius[i] > small_radius_max {
             table_size
         } else {
-            hash_cell(cell_of::<R>(position[i], inv_h), table_size)
+            hash_cell(cell_of::<R>(position[i], inv_h, axes), table_size)
         };
     });
 }
@@ -143,7 +202,7 @@ mod tests {
     fn neighbour_buckets_are_the_hashes_of_the_27_cells_in_order() {
         for table_size in [64, 4096, 1 << 20] {
             for c in cells() {
-                let fast = neighbour_buckets(c, table_size);
+                let fast = neighbour_buckets(c, [0; 3], table_size);
                 let mut k = 0;
                 for dz in -1..=1 {
                     for dy in -1..=1 {

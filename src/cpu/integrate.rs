@@ -3,6 +3,7 @@
 
 use crate::Real;
 use crate::physics::guard::within_bounds;
+use crate::physics::periodic::{PeriodicBox, wrap_position};
 use rayon::prelude::*;
 
 use super::CHUNK;
@@ -10,8 +11,9 @@ use super::collide::ContactOut;
 use super::neighbours::{Decide, needs_rebuild};
 
 /// First half of a step: `v += a dt/2`, then `x += v dt`, for every sphere with `inv_mass > 0`
-/// (fixed spheres never move); with `decide`, the neighbour list's rebuild decision after each
-/// sphere's drift ([`needs_rebuild`], the GPU's `DECIDE`).
+/// (fixed spheres never move), wrapped into the periodic box with its image counted
+/// ([`wrap_position`], with `periodic`); with `decide`, the neighbour list's rebuild decision
+/// after each sphere's drift ([`needs_rebuild`], the GPU's `DECIDE`).
 ///
 /// Returns the largest speed |v| (m/s) after the kick among spheres with `radius ≤
 /// small_radius_max` (the broad phase widens its cells by it, see `cell_keys::cell_edge`), and
@@ -26,37 +28,65 @@ pub fn kick_drift<R: Real>(
     small_radius_max: R,
     dt: R,
     decide: Option<Decide<'_, R>>,
+    periodic: Periodic<'_, R>,
 ) -> (R, bool) {
     let half = dt * R::of(0.5);
-    let (vmax2, moved) = position
-        .par_chunks_mut(CHUNK)
-        .zip(velocity.par_chunks_mut(CHUNK))
-        .enumerate()
-        .map(|(c, (xs, vs))| {
-            let base = c * CHUNK;
-            let mut vmax2 = R::zero();
-            let mut moved = false;
-            for k in 0..xs.len() {
-                let i = base + k;
-                // In locals, stored once: re-reading a vector just stored in two parts
-                // (8 + 4 bytes) missed the store forwarding and stalled every sphere.
-                let (mut x, mut v) = (xs[k], vs[k]);
-                if inv_mass[i] != R::zero() {
-                    v += acceleration[i] * half;
-                    x += v * dt;
-                    (xs[k], vs[k]) = (x, v);
-                    if radius[i] <= small_radius_max {
-                        vmax2 = vmax2.max(R::norm2(v));
-                    }
+    let pbox = periodic.pbox;
+    // One block of CHUNK spheres from sorted index `base`, with its images in a periodic box.
+    let block = |base: usize,
+                 xs: &mut [R::V3],
+                 vs: &mut [R::V3],
+                 mut images: Option<&mut [[i32; 3]]>| {
+        let mut vmax2 = R::zero();
+        let mut moved = false;
+        for k in 0..xs.len() {
+            let i = base + k;
+            // In locals, stored once: re-reading a vector just stored in two parts
+            // (8 + 4 bytes) missed the store forwarding and stalled every sphere.
+            let (mut x, mut v) = (xs[k], vs[k]);
+            if inv_mass[i] != R::zero() {
+                v += acceleration[i] * half;
+                x += v * dt;
+                if let Some(images) = images.as_deref_mut() {
+                    x = wrap_position(x, &mut images[k], &pbox);
                 }
-                if let Some(d) = &decide {
-                    moved |= needs_rebuild(x, d.x_build[i], d.travel.then_some(v), dt, d.sweep[i]);
+                (xs[k], vs[k]) = (x, v);
+                if radius[i] <= small_radius_max {
+                    vmax2 = vmax2.max(R::norm2(v));
                 }
             }
-            (vmax2, moved)
-        })
-        .reduce(|| (R::zero(), false), |a, b| (a.0.max(b.0), a.1 | b.1));
+            if let Some(d) = &decide {
+                let v = d.travel.then_some(v);
+                moved |= needs_rebuild(x, d.x_build[i], v, dt, d.sweep[i], &pbox);
+            }
+        }
+        (vmax2, moved)
+    };
+    let blocks = position
+        .par_chunks_mut(CHUNK)
+        .zip(velocity.par_chunks_mut(CHUNK))
+        .enumerate();
+    let (vmax2, moved) = if periodic.image.is_empty() {
+        blocks
+            .map(|(c, (xs, vs))| block(c * CHUNK, xs, vs, None))
+            .reduce(|| (R::zero(), false), |a, b| (a.0.max(b.0), a.1 | b.1))
+    } else {
+        blocks
+            .zip(periodic.image.par_chunks_mut(CHUNK))
+            .map(|((c, (xs, vs)), images)| block(c * CHUNK, xs, vs, Some(images)))
+            .reduce(|| (R::zero(), false), |a, b| (a.0.max(b.0), a.1 | b.1))
+    };
     (vmax2.sqrt(), moved)
+}
+
+/// The periodic box of [`kick_drift`], and each sphere's image (sorted order; empty, with
+/// [`PeriodicBox::open`], without periodic axes).
+#[derive(Debug)]
+pub struct Periodic<'a, R: Real> {
+    /// The box.
+    pub pbox: PeriodicBox<R>,
+    /// Box lengths each sphere has crossed, per axis.
+    pub image: &'a mut [[i32; 3]],
 }
 
 /// One sphere's acceleration, m/s²: uniform field `gravity`, mutual gravity `a_mutual`, and

@@ -113,6 +113,8 @@ pub struct CpuBackend<R: Real> {
     compliance: Vec<R>,
     mu: Vec<R>,
     id: Vec<u32>,
+    // Box lengths crossed per axis in a periodic box (empty without periodic axes).
+    image: Vec<[i32; 3]>,
     // Radius and mass as given, in input order (snapshots report them unrounded).
     radius_input: Vec<f64>,
     mass_input: Vec<f64>,
@@ -155,6 +157,7 @@ pub struct CpuBackend<R: Real> {
     spare_r: Vec<R>,
     spare_u32: Vec<u32>,
     spare_q: Vec<[R; 4]>,
+    spare_i3: Vec<[i32; 3]>,
     block_sums: Vec<u32>,
     next_slot: Vec<u32>,
     contact_blocks: Vec<ContactSums>,

@@ -23,20 +23,21 @@
 //! contact it has, however many.
 
 use crate::Real;
+use crate::physics::periodic::{PeriodicBox, minimum_image};
 use rayon::prelude::*;
 
 use super::CHUNK;
 // The candidate walk and the bodies, never the passes: `collide::passes` imports this file.
 use super::collide::bodies::{Ball, Body, CellBox, CollideParams, ContactHistory};
 use super::collide::candidates::{
-    for_each_candidate, for_each_large_over, for_each_neighbour_bucket, in_reach,
+    for_each_candidate, for_each_large_over, for_each_neighbour_bucket, separation_in_reach,
 };
 use super::prefix_sum::prefix_sum;
 use super::scatter::gather_rows;
 
 /// Whether a sphere now at `x` (m) has moved past its sweep `sweep` (σ, m, set at the last
 /// build) since `x_build` (m), which rebuilds the list before the contact stage: `|x −
-/// x_build|² > σ²`; with `velocity` (the impulse model) the step's own travel counts too:
+/// x_build|² > σ²` (the minimum image of `x − x_build` in the periodic box `pbox`); with `velocity` (the impulse model) the step's own travel counts too:
 /// `|x − x_build| + |v| dt > σ`. [`integrate::kick_drift`](super::integrate::kick_drift) asks it
 /// of every sphere after its drift ([`Decide`]); the WGSL copy is `integrate.wgsl`'s function of
 /// the same name.
@@ -50,8 +51,10 @@ pub fn needs_rebuild<R: Real>(
     velocity: Option<R::V3>,
     dt: R,
     sweep: R,
+    pbox: &PeriodicBox<R>,
 ) -> bool {
-    let d = x - x_build;
+    // A sphere wrapped through a periodic face has moved by its minimum image.
+    let d = minimum_image::<R>(x - x_build, pbox);
     match velocity {
         None => R::norm2(d) > sweep * sweep,
         Some(v) => R::norm2(d).sqrt() + R::norm2(v).sqrt() * dt > sweep,
@@ -431,12 +434,14 @@ impl<R: Real> NeighbourList<R> {
                 let mut k = 0;
                 while k < count.len() {
                     let i = b * CHUNK + k;
-                    if i >= n_small {
+                    // A periodic scene tests each candidate's nearest image, one by one.
+                    if i >= n_small || params.grid.any() {
                         let (me, s_i) = (balls[i], sweep[i]);
                         let before = rows.len();
                         for_each_candidate(i, bodies, boxes, cell_start, counts, params, |j, _| {
                             let other = balls[j];
-                            if in_reach(me.x, me.r + s_i, other.x, other.r + sweep[j], R::zero()) {
+                            let d = params.separation(me.x, other.x);
+                            if separation_in_reach(d, me.r + s_i, other.r + sweep[j], R::zero()) {
                                 rows.push(j as u32);
                             }
                         });

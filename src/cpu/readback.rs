@@ -155,6 +155,7 @@ impl<R: Real> CpuBackend<R> {
             spin: flat(&self.spin),
             orientation: floats::<R>(self.orientation.iter().flatten().map(|c| c.f64())),
             angular_acceleration: flat(&self.angular_acceleration),
+            image: self.image.clone(),
             list_start: list.start.clone(),
             list_partner: list.partner.clone(),
             history_partner: list.partner_id.clone(),
@@ -211,6 +212,15 @@ impl<R: Real> CpuBackend<R> {
                 self.params.rotation
             ));
         }
+        let periodic = self.params.periodic.any();
+        if s.image.len() != if periodic { n } else { 0 } {
+            return Err(format!(
+                "it holds {} periodic images, a scene {} periodic axes needs {}",
+                s.image.len(),
+                if periodic { "with" } else { "without" },
+                if periodic { n } else { 0 }
+            ));
+        }
         check_list(s, n, self.params.history, self.planes.len())?;
         // Slot of each input id now, to carry the per-sphere constants into the saved order.
         let mut slot = vec![u32::MAX; n];
@@ -242,6 +252,7 @@ impl<R: Real> CpuBackend<R> {
             reorder(&mut self.rolling_friction, &order);
         }
         self.id.clone_from(&s.id);
+        self.image.clone_from(&s.image);
         let v3s = |f: &Floats| -> Vec<R::V3> {
             (0..f.len() / 3)
                 .map(|i| R::v3(DVec3::new(f.get(3 * i), f.get(3 * i + 1), f.get(3 * i + 2))))
@@ -315,6 +326,12 @@ impl<R: Real> CpuBackend<R> {
                 snap.angular_velocity[id] = R::v3_f64(self.spin[i]);
                 let [x, y, z, w] = self.orientation[i].map(|c| c.f64());
                 snap.orientation[id] = glam::DQuat::from_xyzw(x, y, z, w);
+            }
+        }
+        if !self.image.is_empty() {
+            snap.image.resize(n, [0; 3]);
+            for (i, &image) in self.image.iter().enumerate() {
+                snap.image[self.id[i] as usize] = image;
             }
         }
     }

@@ -76,6 +76,11 @@ impl<R: Real> CpuBackend<R> {
             compliance: of(&p.compliance),
             mu: of(&p.friction),
             id: (0..n as u32).collect(),
+            image: if sp.periodic.any() {
+                vec![[0; 3]; n]
+            } else {
+                Vec::new()
+            },
             radius_input: p.radius.clone(),
             mass_input: p.mass.clone(),
             keys: vec![0; n],
@@ -103,6 +108,7 @@ impl<R: Real> CpuBackend<R> {
             spare_r: Vec::with_capacity(n),
             spare_u32: Vec::with_capacity(n),
             spare_q: Vec::new(),
+            spare_i3: Vec::new(),
             block_sums: Vec::new(),
             next_slot: Vec::with_capacity(ts as usize + 1),
             contact_blocks: Vec::new(),

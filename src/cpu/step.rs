@@ -2,6 +2,7 @@
 //! its twin of the GPU's dispatches, and the stage functions they call.
 
 use super::*;
+use cell_keys::GridAxes;
 
 /// Sums of the contact stage's per-sphere results.
 #[derive(Clone, Copy, Debug, Default)]
@@ -82,11 +83,13 @@ impl<R: Real> CpuBackend<R> {
         let reach = self.params.small_radius_max + self.params.skin * R::of(0.5);
         self.cell_edge = cell_keys::cell_edge(reach, small_speed_max, self.params.dt);
         let inv_h = self.cell_edge.recip();
+        let axes = GridAxes::of(&self.params.periodic, self.cell_edge);
         cell_keys::cell_keys::<R>(
             &self.position,
             &self.radius,
             self.params.small_radius_max,
             inv_h,
+            &axes,
             self.params.table_size,
             &mut self.keys,
         );
@@ -125,6 +128,9 @@ impl<R: Real> CpuBackend<R> {
         permute(&mut self.compliance, sr, perm);
         permute(&mut self.mu, sr, perm);
         permute(&mut self.id, &mut self.spare_u32, perm);
+        if !self.image.is_empty() {
+            permute(&mut self.image, &mut self.spare_i3, perm);
+        }
         self.bodies_stale = true;
         // Cells at binning time, used by every contact round, and the large spheres' boxes,
         // which the list's build reads (as the GPU's `bin_cells`).
@@ -132,7 +138,7 @@ impl<R: Real> CpuBackend<R> {
         self.cells.par_extend(
             self.position
                 .par_iter()
-                .map(|&x| cell_keys::cell_of::<R>(x, inv_h)),
+                .map(|&x| cell_keys::cell_of::<R>(x, inv_h, &axes)),
         );
         let params = self.collide_params(small_speed_max);
         let n_small = self.n_small as usize;
@@ -560,6 +566,10 @@ impl<R: Real> CpuBackend<R> {
             self.params.small_radius_max,
             self.params.dt,
             decide,
+            integrate::Periodic {
+                pbox: self.params.periodic,
+                image: &mut self.image,
+            },
         );
         run.vmax = vmax;
         run.rebuild = always || moved;

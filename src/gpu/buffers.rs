@@ -65,8 +65,20 @@ pub struct Params {
     pub pad0: u32,
     /// The guard's centre, m.
     pub guard_centre: [f32; 3],
-    /// Padding to the WGSL struct's size, a multiple of 16 bytes.
+    /// 1 when some axis is periodic ([`crate::physics::periodic::PeriodicBox`]), else 0.
+    pub periodic: u32,
+    /// The periodic box's lower corner, m (0 on an open axis).
+    pub box_min: [f32; 3],
+    /// Padding: WGSL places the next `vec3<f32>` at a 16-byte offset.
     pub pad1: u32,
+    /// The periodic box's edges, m (0 on an open axis).
+    pub box_len: [f32; 3],
+    /// Padding.
+    pub pad2: u32,
+    /// Half the box's edges, m (the largest f32 on an open axis).
+    pub box_half: [f32; 3],
+    /// Padding to the WGSL struct's size, a multiple of 16 bytes.
+    pub pad3: u32,
 }
 
 impl Params {
@@ -84,6 +96,11 @@ impl Params {
         row_groups_x: u32,
     ) -> Self {
         let rolling = sp.rolling;
+        let pbox = crate::physics::periodic::PeriodicBox::<f32>::of(
+            sp.periodic.axes,
+            sp.periodic.min.to_array(),
+            sp.periodic.max.to_array(),
+        );
         Params {
             gravity: sp.gravity.as_vec3().to_array(),
             dt: sp.dt as f32,
@@ -112,7 +129,13 @@ impl Params {
             guard_accel: sp.guard.accel as f32,
             pad0: 0,
             guard_centre: sp.guard.centre.as_vec3().to_array(),
+            periodic: pbox.any() as u32,
+            box_min: pbox.min,
             pad1: 0,
+            box_len: pbox.len,
+            pad2: 0,
+            box_half: pbox.half,
+            pad3: 0,
         }
     }
 }

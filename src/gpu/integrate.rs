@@ -145,6 +145,7 @@ impl Integrate {
                 ("sweep", &list.sweep),
                 ("rebuild", &gate.rebuild),
                 ("running_dims", running),
+                ("image", &b.image),
             ],
         )
     }

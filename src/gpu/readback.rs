@@ -34,6 +34,7 @@ impl GpuBackend {
             ("grid", &self.shared.grid),
             ("status", &self.shared.status),
             ("dissipated", &self.shared.dissipated),
+            ("image", &self.shared.image),
             ("contact", &self.shared.contact),
             ("contact dx", &self.shared.contact_dx),
             ("contact counts", &self.shared.contact_counts),
@@ -179,12 +180,16 @@ impl GpuBackend {
         let s = &self.state[self.cur];
         let rotation = self.params.rotation;
         let rot_bytes = if rotation { 48 * n as u64 } else { 0 };
-        // Laid out as copied: positions, velocities, rotation (3 vec4 a slot), ids.
+        let periodic = self.params.periodic.any();
+        let image_bytes = if periodic { 12 * n as u64 } else { 0 };
+        // Laid out as copied: positions, velocities, rotation (3 vec4 a slot), ids, periodic
+        // images (by input id).
         let sources = [
             (&s.pos, 16 * n as u64),
             (&s.vel, 16 * n as u64),
             (&s.rot, rot_bytes),
             (&s.id, 4 * n as u64),
+            (&self.shared.image, image_bytes),
         ];
         snap.reset(
             self.steps_done,
@@ -197,7 +202,12 @@ impl GpuBackend {
             .read_with(&self.ctx, &sources, |bytes| {
                 let (pos, rest) = bytes.split_at(16 * n);
                 let (vel, rest) = rest.split_at(16 * n);
-                let (rot, ids) = rest.split_at(rot_bytes as usize);
+                let (rot, rest) = rest.split_at(rot_bytes as usize);
+                let (ids, image) = rest.split_at(4 * n);
+                if periodic {
+                    let image: &[[i32; 3]] = bytemuck::cast_slice(image);
+                    snap.image.extend_from_slice(image);
+                }
                 let pos: &[[f32; 4]] = bytemuck::cast_slice(pos);
                 let vel: &[[f32; 4]] = bytemuck::cast_slice(vel);
                 let rot: &[[f32; 4]] = bytemuck::cast_slice(rot);

@@ -179,6 +179,9 @@ pub(crate) struct SharedBuffers {
     pub a_mutual: wgpu::Buffer,
     /// Energy each sphere's contacts dissipated, J (f32, by input id).
     pub dissipated: wgpu::Buffer,
+    /// Periodic images, box lengths crossed per axis (3 × i32 by input id; a 16-byte stand-in
+    /// without periodic axes).
+    pub image: wgpu::Buffer,
     /// Each sphere's bucket key, u32.
     pub keys: wgpu::Buffer,
     /// Each sphere's slot in its bucket (count), u32.
@@ -240,6 +243,12 @@ impl SharedBuffers {
             a_mutual: storage(device, "mutual gravity", 16 * nn),
             // Indexed by input id, so the scatter need not move it.
             dissipated: storage(device, "dissipated energy", 4 * nn),
+            // By input id too; zero at set-up.
+            image: storage(
+                device,
+                "periodic images",
+                if params.periodic != 0 { 12 * nn } else { 16 },
+            ),
             keys: storage(device, "keys", 4 * nn),
             slot: storage(device, "slots", 4 * nn),
             arrival: storage(device, "arrival", 4 * nn),

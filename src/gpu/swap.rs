@@ -37,6 +37,7 @@ impl GpuBackend {
             "torque" => &b.torque,
             "a_mutual" => &b.a_mutual,
             "dissipated" => &b.dissipated,
+            "image" => &b.image,
             "rebuild" => &self.gate.rebuild,
             "full_dims" => &self.gate.full,
             "gated_dims" => &self.gate.gated,

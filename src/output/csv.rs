@@ -14,6 +14,9 @@
 //! * `x,y,z` centre in m, `vx,vy,vz` velocity in m/s, `radius` in m, `mass` in kg,
 //!   `wx,wy,wz` angular velocity in rad/s (zero unless the scene has `rotation = true`; the
 //!   last three columns were added after the first nine and readers need only those).
+//! * A scene with periodic boundaries adds `ix,iy,iz` (docs/open-systems.md): the box lengths
+//!   each sphere has crossed per axis, integers, so that its unwrapped centre is
+//!   `x + ix (max − min)` along x; [`CSV_HEADER_PERIODIC`] is then line 1.
 //! * Numbers are written with the shortest digits that parse back to the identical `f64`
 //!   (round trip is exact, `-0` keeps its sign): plain decimals (Rust's `{}`) for magnitudes in
 //!   [1e-5, 1e16) and zero, scientific `1.5e-7` / `2e20` (Rust's `{:e}`) otherwise.
@@ -48,6 +51,9 @@ use crate::Snapshot;
 /// The header line of every state CSV (without the line end).
 pub const CSV_HEADER: &str = "id,x,y,z,vx,vy,vz,radius,mass,wx,wy,wz";
 
+/// The header of a state CSV with periodic images ([`CSV_HEADER`] and `ix,iy,iz`).
+pub const CSV_HEADER_PERIODIC: &str = "id,x,y,z,vx,vy,vz,radius,mass,wx,wy,wz,ix,iy,iz";
+
 /// Rows formatted per parallel task.
 const ROWS_PER_CHUNK: usize = 8192;
 /// Tasks per batch; a batch is formatted in parallel, then written, bounding memory to about
@@ -68,7 +74,12 @@ pub fn write_csv(path: &Path, snap: &Snapshot) -> Result<(), OutputError> {
 
 /// Writes the CSV text of `snap` (header and rows) to any writer. Lengths must already agree.
 pub(crate) fn write_csv_to(w: &mut dyn Write, snap: &Snapshot) -> io::Result<()> {
-    w.write_all(CSV_HEADER.as_bytes())?;
+    let header = if snap.image.is_empty() {
+        CSV_HEADER
+    } else {
+        CSV_HEADER_PERIODIC
+    };
+    w.write_all(header.as_bytes())?;
     w.write_all(b"\n")?;
     let n = snap.len();
     let batch_rows = ROWS_PER_CHUNK * CHUNKS_PER_BATCH;
@@ -118,6 +129,9 @@ fn push_row(buf: &mut Vec<u8>, snap: &Snapshot, i: usize) {
         buf.push(b',');
         push_f64(buf, x);
     }
+    if let Some(image) = snap.image.get(i) {
+        let _ = write!(buf, ",{},{},{}", image[0], image[1], image[2]);
+    }
     buf.push(b'\n');
 }
 
@@ -159,6 +173,13 @@ pub(crate) fn check_lengths(path: &Path, snap: &Snapshot) -> Result<(), OutputEr
         return Err(OutputError::write(
             path,
             format!("inconsistent snapshot: {n} positions, {w} angular velocities"),
+        ));
+    }
+    let k = snap.image.len();
+    if k != 0 && k != n {
+        return Err(OutputError::write(
+            path,
+            format!("inconsistent snapshot: {n} positions, {k} periodic images"),
         ));
     }
     Ok(())

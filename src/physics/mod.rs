@@ -11,6 +11,7 @@ pub mod guard;
 pub mod hertz;
 pub mod impulse;
 pub mod multipole;
+pub mod periodic;
 pub mod rotation;
 pub mod spring_dashpot;
 pub mod toi;

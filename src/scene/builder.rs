@@ -325,6 +325,13 @@ impl SceneBuilder {
         damping: Damping
     );
 
+    /// Periodic boundaries on the `axes` (x, y, z) with the box `[min, max)` (m) (default:
+    /// none; docs/open-systems.md).
+    pub fn periodic(mut self, axes: [bool; 3], min: DVec3, max: DVec3) -> Self {
+        self.sim.periodic = crate::scene::Periodic::new(axes, min, max);
+        self
+    }
+
     /// Neighbour-list skin, m, ≥ 0 (default: 0.6 of the smallest radius, [`crate::scene::DEFAULT_SKIN_FRACTION`]).
     pub fn skin(mut self, skin: f64) -> Self {
         self.sim.skin = Some(skin);

@@ -824,7 +824,115 @@ impl Scene {
             }
         }
         self.check_containment(&bad_spheres, &bad_containers, &mut out);
+        if self.sim.periodic.any() {
+            self.check_periodic(&bad_spheres, &mut out);
+        }
         out
+    }
+
+    /// Periodic boundaries (docs/open-systems.md): a box of positive, finite edges on the
+    /// periodic axes, more than twice a contact's reach `2 r_max + s` long (so that a sphere
+    /// meets at most one image of another, and none of itself); every centre in `[min, max)`;
+    /// planes parallel to the periodic axes; no sphere container, mutual gravity or large sphere
+    /// (radius over [`crate::setup::LARGE_RADIUS_RATIO`] times the median), which the grid's
+    /// periodic cells do not handle.
+    fn check_periodic(&self, bad_spheres: &[usize], out: &mut Problems) {
+        let p = &self.sim.periodic;
+        let s = Subject::Simulation;
+        let axis = ["x", "y", "z"];
+        let r_max = self.spheres.iter().map(|p| p.radius).fold(0.0, f64::max);
+        let reach = 2.0 * r_max + self.skin();
+        let mut box_ok = true;
+        for a in (0..3).filter(|&a| p.axes[a]) {
+            let (lo, hi) = (p.min[a], p.max[a]);
+            if !(lo.is_finite() && hi.is_finite() && hi > lo) {
+                out.push(
+                    s,
+                    format!(
+                        "[domain] must give finite min < max on the periodic axis {}, got min {} \
+                         and max {}",
+                        axis[a],
+                        fmt_given(lo),
+                        fmt_given(hi)
+                    ),
+                );
+                box_ok = false;
+            } else if reach.is_finite() && hi - lo <= 2.0 * reach {
+                out.push(
+                    s,
+                    format!(
+                        "the periodic box is {} m long along {}, but must be longer than twice \
+                         the contact reach 2 r_max + skin = {} m, so that a sphere meets one \
+                         image of another",
+                        fmt_num(hi - lo),
+                        axis[a],
+                        fmt_num(reach)
+                    ),
+                );
+            }
+        }
+        if self.sim.g_const > 0.0 {
+            out.push(
+                s,
+                "periodic boundaries cannot run with mutual gravity (G > 0): neither the direct \
+                 sum nor the tree sums the periodic images (Ewald summation is out of scope)"
+                    .to_string(),
+            );
+        }
+        for k in 0..self.containers.len() {
+            out.push(
+                Subject::Container(k),
+                "a sphere container cannot stand in a periodic box; use planes parallel to \
+                 the periodic axes"
+                    .to_string(),
+            );
+        }
+        for (i, pl) in self.planes.iter().enumerate() {
+            let n = pl.normal.normalize_or_zero();
+            if let Some(a) = (0..3).find(|&a| p.axes[a] && n[a].abs() > 1e-12) {
+                out.push(
+                    Subject::Planes(i, i),
+                    format!(
+                        "a plane must be parallel to the periodic axes, but its normal has a \
+                         component along the periodic axis {}",
+                        axis[a]
+                    ),
+                );
+            }
+        }
+        if !box_ok || self.spheres.is_empty() {
+            return;
+        }
+        let radii: Vec<f64> = self.spheres.iter().map(|s| s.radius).collect();
+        let small = crate::setup::small_radius_max(&radii);
+        for (i, sp) in self.spheres.iter().enumerate() {
+            if bad_spheres.binary_search(&i).is_ok() {
+                continue;
+            }
+            let subject = Subject::Spheres(i, i);
+            if let Some(a) = (0..3)
+                .find(|&a| p.axes[a] && !(p.min[a] <= sp.position[a] && sp.position[a] < p.max[a]))
+            {
+                out.push(
+                    subject,
+                    format!(
+                        "the centre must lie in the periodic box [min, max) along {}",
+                        axis[a]
+                    ),
+                );
+            }
+            if sp.radius > small {
+                out.push(
+                    subject,
+                    format!(
+                        "a periodic box takes no large sphere (radius over {} times the median \
+                         radius), and this one's radius is {} m",
+                        crate::setup::LARGE_RADIUS_RATIO,
+                        fmt_num(sp.radius)
+                    ),
+                );
+            }
+        }
     }
 
     /// Every sphere inside every sphere container: `|x − c| + r ≤ R_W` up to

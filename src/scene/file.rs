@@ -55,6 +55,11 @@
 //! theta = 0.5                  # the tree's opening angle, in (0, 1.5]
 //! rotation = false             # spheres spin under friction torques (soft laws)
 //! rolling_model = "cdt"        # or "none"; default cdt when some μ_r > 0 (needs rotation)
+//! periodic = [true, true, false]  # periodic axes x, y, z (default none); needs [domain]
+//!
+//! [domain]                     # the periodic box (docs/open-systems.md); only with periodic
+//! min = [0.0, 0.0, 0.0]        # m
+//! max = [1.0, 1.0, 1.0]        # m; a centre lies in [min, max) on each periodic axis
 //!
 //! [[material]]                 # presets steel, glass, wood, ivory, rubber need no table;
 //! name = "steel"               # a table with a preset's name overrides the keys it gives
@@ -151,6 +156,14 @@ struct FileDoc {
     box_container: Vec<Spanned<BoxTable>>,
     #[serde(default)]
     sphere_container: Vec<Spanned<SphereContainerTable>>,
+    domain: Option<Spanned<DomainTable>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DomainTable {
+    min: [f64; 3],
+    max: [f64; 3],
 }
 
 #[derive(Deserialize, Default)]
@@ -176,6 +189,7 @@ struct SimTable {
     rotation: Option<bool>,
     rolling_model: Option<RollingModel>,
     damping: Option<Damping>,
+    periodic: Option<[bool; 3]>,
 }
 
 #[derive(Deserialize)]
@@ -900,7 +914,29 @@ fn build(
             .map(|s| lines.line_column(s.span().start).0),
         ..Origins::default()
     };
-    let sim = simulation(doc.simulation.map(Spanned::into_inner).unwrap_or_default());
+    let mut sim = simulation(doc.simulation.map(Spanned::into_inner).unwrap_or_default());
+    match doc.domain {
+        Some(d) if sim.periodic.any() => {
+            let d = d.into_inner();
+            (sim.periodic.min, sim.periodic.max) = (v3(d.min), v3(d.max));
+        }
+        Some(d) => found.0.push((
+            lines.line_column(d.span().start).0,
+            SceneError::invalid(
+                "[domain]",
+                "is the periodic box, read only with periodic axes: add \
+                 [simulation] periodic = [..], or remove [domain]",
+            ),
+        )),
+        None if sim.periodic.any() => found.0.push((
+            origins.simulation.unwrap_or(0),
+            SceneError::invalid(
+                "[simulation]",
+                "periodic axes need the box they repeat: add [domain] with min and max (m)",
+            ),
+        )),
+        None => {}
+    }
     let materials = Materials::new(lines.with_lines(doc.material), &mut found);
     let mut b = Builder {
         found,
@@ -972,6 +1008,10 @@ fn simulation(t: SimTable) -> SimParams {
         rotation: t.rotation.unwrap_or(d.rotation),
         rolling_model: t.rolling_model.or(d.rolling_model),
         damping: t.damping.unwrap_or(d.damping),
+        periodic: crate::scene::Periodic {
+            axes: t.periodic.unwrap_or(d.periodic.axes),
+            ..d.periodic
+        },
     }
 }
 

@@ -159,6 +159,10 @@ pub struct SimParams {
     /// Damping of the Hertz law (scene key `damping`; default: [`Damping::Flores`]).
     #[serde(default)]
     pub damping: Damping,
+    /// Periodic boundaries (scene keys `periodic` and `[domain]`; default: none,
+    /// [`Periodic::default`]).
+    #[serde(default)]
+    pub periodic: Periodic,
 }
 
 /// Hysteresis damping of the Hertz law (scene key `damping`, `--damping`): the normal force is
@@ -243,7 +247,35 @@ impl Default for SimParams {
             rotation: false,
             rolling_model: None,
             damping: Damping::default(),
+            periodic: Periodic::default(),
         }
+    }
+}
+
+/// Periodic boundaries (docs/open-systems.md): on each axis where `axes` is true, space repeats
+/// with period `max − min` (m). A sphere leaving through a face re-enters through the opposite
+/// one, contacts take the nearest image (`physics::periodic::minimum_image`), and each sphere
+/// counts the box lengths it has crossed (its image, in the CSV's `ix,iy,iz`). Scene keys:
+/// `[simulation] periodic = [true, true, false]` and `[domain] min = [..], max = [..]`.
+#[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Periodic {
+    /// Which axes (x, y, z) are periodic (default: none).
+    pub axes: [bool; 3],
+    /// Lower corner of the box, m (read on the periodic axes only).
+    pub min: DVec3,
+    /// Upper corner of the box, m: a centre lies in `[min, max)` on each periodic axis.
+    pub max: DVec3,
+}
+
+impl Periodic {
+    /// Whether some axis is periodic.
+    pub fn any(&self) -> bool {
+        self.axes.iter().any(|&a| a)
+    }
+
+    /// The periodic box `[min, max)` on the axes in `axes`.
+    pub fn new(axes: [bool; 3], min: DVec3, max: DVec3) -> Self {
+        Self { axes, min, max }
     }
 }
 

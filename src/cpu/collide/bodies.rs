@@ -6,6 +6,8 @@
 //! `neighbours`, may import it.
 
 use crate::Real;
+use crate::cpu::cell_keys::GridAxes;
+use crate::physics::periodic::{PeriodicBox, minimum_image};
 use crate::scene::{ContactModel, Damping, RollingModel};
 use crate::setup::WallKind;
 
@@ -171,6 +173,19 @@ pub struct CollideParams<R: Real> {
     pub resting_speed: R,
     /// Neighbour-list skin s, m (0 for impulses): widens the large spheres' boxes.
     pub skin: R,
+    /// The periodic box (open without periodic axes): pair separations are minimum images.
+    pub periodic: PeriodicBox<R>,
+    /// The grid's periodic cells, from this step's cell edge.
+    pub grid: GridAxes<R>,
+}
+
+impl<R: Real> CollideParams<R> {
+    /// The separation `x_b − x_a` (m) of two spheres, as a pair law sees it: the minimum image
+    /// in a periodic box ([`minimum_image`]).
+    #[inline(always)]
+    pub fn separation(&self, x_a: R::V3, x_b: R::V3) -> R::V3 {
+        minimum_image::<R>(x_b - x_a, &self.periodic)
+    }
 }
 
 /// Which resolution round of the impulse model a [`sum_impulses`] pass is.

@@ -3,7 +3,7 @@
 //! (`neighbours::sphere_skin`), and `neighbours` imports the walk.
 
 use crate::Real;
-use crate::cpu::cell_keys::cell_of;
+use crate::cpu::cell_keys::{GridAxes, cell_of};
 use crate::cpu::neighbours::sphere_skin;
 
 use super::bodies::{CellBox, CollideParams};
@@ -19,8 +19,10 @@ pub fn large_box<R: Real>(x: R::V3, v: R::V3, r: R, params: &CollideParams<R>) -
         + (R::norm2(v).sqrt() + params.small_speed_max) * params.dt
         + skins * R::of(0.5);
     let reach3 = R::vec(reach, reach, reach);
+    // Unwrapped cells: a periodic scene has no large sphere (`Scene::check`).
+    let open = GridAxes::open();
     (
-        cell_of::<R>(x - reach3, params.inv_cell_edge),
-        cell_of::<R>(x + reach3, params.inv_cell_edge),
+        cell_of::<R>(x - reach3, params.inv_cell_edge, &open),
+        cell_of::<R>(x + reach3, params.inv_cell_edge, &open),
     )
 }

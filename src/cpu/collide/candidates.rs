@@ -13,12 +13,20 @@ use super::bodies::{Body, CellBox, CollideParams};
 
 /// True unless the pair is clearly apart: `|x_b − x_a|² ≤ 1.01 (r_a + r_b)²`, a superset of
 /// [`pair_force`]'s contact test (the margin absorbs rounding and fused multiply–adds), so that
-/// the pair handling runs only for pairs that may touch. [`in_reach`] with no skin.
+/// the pair handling runs only for pairs that may touch. [`in_reach`] with no skin, on the
+/// separation `params.separation` gives (the minimum image in a periodic box).
 ///
 /// [`pair_force`]: super::pair_force
 #[inline(always)]
-pub fn may_touch<R: Real>(a: &Body<R>, b: &Body<R>) -> bool {
-    in_reach(a.x, a.r, b.x, b.r, R::zero())
+pub fn may_touch<R: Real>(a: &Body<R>, b: &Body<R>, params: &CollideParams<R>) -> bool {
+    separation_in_reach(params.separation(a.x, b.x), a.r, b.r, R::zero())
+}
+
+/// [`in_reach`] of a separation `d = x_b − x_a` (m): `|d|² ≤ 1.01 (r_a + r_b + skin)²`.
+#[inline(always)]
+pub fn separation_in_reach<R: Real>(d: R::V3, r_a: R, r_b: R, skin: R) -> bool {
+    let reach = r_a + r_b + skin;
+    R::norm2(d) <= R::of(1.01) * reach * reach
 }
 
 /// True when spheres at `x_a`, `x_b` (m) of radii `r_a`, `r_b` (m) are within `skin` (m) of
@@ -26,8 +34,7 @@ pub fn may_touch<R: Real>(a: &Body<R>, b: &Body<R>) -> bool {
 /// (`neighbours`) holds the pairs within reach at its build.
 #[inline(always)]
 pub fn in_reach<R: Real>(x_a: R::V3, r_a: R, x_b: R::V3, r_b: R, skin: R) -> bool {
-    let reach = r_a + r_b + skin;
-    R::norm2(x_b - x_a) <= R::of(1.01) * reach * reach
+    separation_in_reach(x_b - x_a, r_a, r_b, skin)
 }
 
 #[inline(always)]
@@ -61,9 +68,9 @@ pub(crate) fn for_each_neighbour_bucket<R: Real>(
     params: &CollideParams<R>,
     mut f: impl FnMut(std::ops::Range<usize>),
 ) {
-    let buckets = neighbour_buckets(cell, params.table_size);
-    if params.table_size >= 1 << (3 * BLOCK_BITS) {
-        // At least one block of buckets: the 27 are distinct (`neighbour_buckets`).
+    let buckets = neighbour_buckets(cell, params.grid.cells, params.table_size);
+    if params.table_size >= 1 << (3 * BLOCK_BITS) && !params.grid.any() {
+        // At least one block of buckets and no wrap: the 27 are distinct (`neighbour_buckets`).
         for k in buckets {
             let start = cell_start[k as usize] as usize;
             f(start..start + counts[k as usize] as usize);

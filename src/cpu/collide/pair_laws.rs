@@ -10,6 +10,7 @@ use crate::physics::hertz::{
     hysteresis_force, impact_speed,
 };
 use crate::physics::impulse::{effective_restitution, normal_impulse, pair_restitution};
+use crate::physics::periodic::{PeriodicBox, minimum_image};
 use crate::physics::rotation::{add_spin_slip, contact_arm, spin_lever};
 use crate::physics::spring_dashpot::{dashpot_coefficient, normal_force};
 use crate::physics::toi::contact_fraction;
@@ -124,6 +125,7 @@ pub(super) fn unit_or<R: Real>(d: R::V3, fallback: R::V3) -> R::V3 {
 pub fn resolve_pair<R: Real>(
     a: &Body<R>,
     b: &Body<R>,
+    pbox: &PeriodicBox<R>,
     dt: R,
     resting_speed: R,
     k_a: R,
@@ -135,7 +137,7 @@ pub fn resolve_pair<R: Real>(
         return out;
     }
     let radius_sum = a.r + b.r;
-    let d1 = b.x - a.x;
+    let d1 = minimum_image::<R>(b.x - a.x, pbox);
     let dv = b.v - a.v;
     let delta = dv * dt;
     let d0 = d1 - delta;
@@ -373,7 +375,7 @@ pub fn pair_force<R: Real>(
         return out;
     }
     let radius_sum = a.r + b.r;
-    let d1 = b.x - a.x;
+    let d1 = params.separation(a.x, b.x);
     let dist2 = R::norm2(d1);
     if dist2 > radius_sum * radius_sum {
         return out;

@@ -22,7 +22,8 @@ use crate::cpu::neighbours::Rows;
 use super::bodies::{
     Ball, Body, CollideParams, ContactHistory, ContactOut, PlaneBody, Round, Spins,
 };
-use super::candidates::in_reach;
+use super::candidates::separation_in_reach;
+use crate::physics::periodic::{PeriodicBox, minimum_image};
 use super::pair_laws::{PairResponse, pair_force, resolve_pair, unit_or};
 use super::pair_records::{
     PAIR_COLLISION, PAIR_CONTACT, PAIR_FORCE, PairImpulse, PairOut, PairRecord,
@@ -100,6 +101,7 @@ fn apply<R: Real>(
     other: &Body<R>,
     wsum: R,
     me_is_a: bool,
+    pbox: &PeriodicBox<R>,
 ) {
     let sign = if me_is_a { -R::one() } else { R::one() };
     if p.impulse != R::zero() || p.push != R::zero() {
@@ -111,7 +113,7 @@ fn apply<R: Real>(
         if p.push != R::zero() {
             // From `a`'s side, as resolve_pair computed the push: the same bits on both sides.
             let (a, b) = if me_is_a { (me, other) } else { (other, me) };
-            let d = (b.x - a.x) + p.n * (p.impulse * wsum * p.rest);
+            let d = minimum_image::<R>(b.x - a.x, pbox) + p.n * (p.impulse * wsum * p.rest);
             let v = (b.v - a.v) + p.n * (p.impulse * wsum);
             let axis = unit_or::<R>(d, p.n);
             let share = sign * me.w / wsum;
@@ -160,8 +162,10 @@ pub fn collide_pairs<R: Real, P: PairRecord<R>>(
 ) {
     let history = !kept.is_empty();
     // may_touch, from the compact array: most entries are apart.
-    let screen =
-        |i: usize, j: usize| in_reach(balls[i].x, balls[i].r, balls[j].x, balls[j].r, R::zero());
+    let screen = |i: usize, j: usize| {
+        let d = params.separation(balls[i].x, balls[j].x);
+        separation_in_reach(d, balls[i].r, balls[j].r, R::zero())
+    };
     let eval = |i: usize, j: usize, kept: Option<&mut ContactHistory<R>>, _: &P| {
         let me = &bodies[i];
         let old = kept.as_ref().map_or(ContactHistory::default(), |k| **k);
@@ -400,6 +404,7 @@ pub fn impulse_pairs<R: Real>(
         let p = resolve_pair(
             &bodies[i],
             &bodies[j],
+            &params.periodic,
             params.dt,
             params.resting_speed,
             k_of(i),
@@ -505,7 +510,7 @@ pub fn sum_impulses<R: Real>(
             if round == Round::Matching {
                 p.keep_binary(is_mutual(me, mine, other, earliest[j].partner));
             }
-            apply(acc, &p, me, other, me.w + other.w, owned);
+            apply(acc, &p, me, other, me.w + other.w, owned, &params.periodic);
         };
         *acc = sum_row(i, start, params, add);
         for (k, plane) in planes.iter().enumerate() {
