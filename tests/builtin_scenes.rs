@@ -42,7 +42,7 @@ fn check_values(scene: &Scene) {
     assert!(sim.steps > 0);
     // The contact-mechanics scenes use the Hertz law with friction, rubble-pile without (its
     // spheres have no spin); the others impulses.
-    let soft = ["wall-stand", "container", "pile"].contains(&scene.name.as_str());
+    let soft = ["wall-stand", "container", "pile", "shear-cell"].contains(&scene.name.as_str());
     let model = if soft || scene.name == "rubble-pile" {
         spheresim::scene::ContactModel::Hertz
     } else {
@@ -175,7 +175,7 @@ fn within(count: usize, wanted: usize, rel: f64) -> bool {
 #[test]
 fn list_and_names_agree_and_every_scene_builds_at_its_default() {
     let list = builtin::list();
-    assert_eq!(list.len(), 11);
+    assert_eq!(list.len(), 12);
     assert_eq!(
         builtin::names(),
         vec![
@@ -187,6 +187,7 @@ fn list_and_names_agree_and_every_scene_builds_at_its_default() {
             "plummer",
             "rubble-pile",
             "pile",
+            "shear-cell",
             "bounce",
             "two-spheres",
             "pi-blocks"

@@ -162,6 +162,9 @@ fn resume_on_the_cpu_is_bit_identical_in_f32_and_f64() {
     // Mutual gravity by the tree, with Hertz contacts.
     let extra = ["--backend", "cpu"];
     split_run_is_identical(&["rubble-pile", "--particles", "300"], &extra, 60);
+    // Periodic boundaries with friction and rotation: grains cross the faces (their images
+    // carry over) between moving walls.
+    split_run_is_identical(&["shear-cell", "--particles", "300"], &extra, 600);
     // Rotation with the rolling spring: spin, orientation, angular acceleration and each
     // contact's spring torque carry over.
     let extra = [
@@ -187,6 +190,7 @@ fn resume_on_the_gpu_is_bit_identical() {
     split_run_is_identical(&["wall-break", "--particles", "400"], &extra, 60);
     split_run_is_identical(&["orbits", "--particles", "200"], &extra, 60);
     split_run_is_identical(&["rubble-pile", "--particles", "300"], &extra, 60);
+    split_run_is_identical(&["shear-cell", "--particles", "300"], &extra, 600);
     let extra = [
         "--backend",
         "gpu",

@@ -64,11 +64,17 @@ fn a_collision_across_a_face_is_the_collision_inside_the_box() {
         assert!(dv > 0.5, "{contact:?}: {}", a.velocity[0]);
         for i in 0..2 {
             let dv = (a.velocity[i] - b.velocity[i]).length();
-            assert!(dv < 1e-9, "{contact:?}: sphere {i} velocity differs by {dv} m/s");
+            assert!(
+                dv < 1e-9,
+                "{contact:?}: sphere {i} velocity differs by {dv} m/s"
+            );
             // The unwrapped paths stay as far apart as they started.
             let start = s_across.spheres[i].position - s_inside.spheres[i].position;
             let dx = unwrapped(&a)[i] - unwrapped(&b)[i] - start;
-            assert!(dx.length() < 1e-9, "{contact:?}: sphere {i} path differs by {dx}");
+            assert!(
+                dx.length() < 1e-9,
+                "{contact:?}: sphere {i} path differs by {dx}"
+            );
         }
         // Both crossed faces in 1.5 s at about 1 m/s.
         assert!(a.image.iter().any(|i| i[0] != 0), "{:?}", a.image);
@@ -101,7 +107,10 @@ fn a_free_sphere_wraps_and_its_image_counts_the_crossings() {
     assert_eq!(s.image[0], [3, -2, 0]);
     let unwrapped = x + DVec3::new(3.0, -2.0, 0.0);
     let exact = DVec3::new(0.1, 0.2, 0.0) + v;
-    assert!((unwrapped - exact).length() < 1e-9, "{unwrapped} vs {exact}");
+    assert!(
+        (unwrapped - exact).length() < 1e-9,
+        "{unwrapped} vs {exact}"
+    );
 }
 
 /// `n_side³` spheres on a jittered lattice of a fully periodic unit box, random velocities about
@@ -111,7 +120,9 @@ fn gas(n_side: usize, contact: ContactModel) -> Scene {
     let a = l / n_side as f64;
     let mut seed = 12345u64;
     let mut rand = move || {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
     };
     let mut b = Scene::builder()
@@ -153,7 +164,11 @@ fn a_periodic_gas_keeps_its_momentum_and_stays_in_the_box() {
         let d = sim.diagnostics();
         let drift = (d.momentum - p0).length() / d.momentum_magnitude_sum;
         assert!(drift < 1e-12, "{contact:?}: momentum drifted by {drift:e}");
-        assert!(d.collisions > 100, "{contact:?}: {} collisions", d.collisions);
+        assert!(
+            d.collisions > 100,
+            "{contact:?}: {} collisions",
+            d.collisions
+        );
         let s = sim.snapshot();
         assert!(
             s.position
@@ -176,8 +191,13 @@ fn scenes_periodic_boundaries_cannot_run_are_refused_with_the_reason() {
     s.sim.g_const = 1.0;
     assert!(err(&s).contains("mutual gravity"), "{}", err(&s));
     let mut s = base();
-    s.planes.push(plane(DVec3::ZERO, DVec3::new(1.0, 0.0, 0.0), 1.0));
-    assert!(err(&s).contains("parallel to the periodic axes"), "{}", err(&s));
+    s.planes
+        .push(plane(DVec3::ZERO, DVec3::new(1.0, 0.0, 0.0), 1.0));
+    assert!(
+        err(&s).contains("parallel to the periodic axes"),
+        "{}",
+        err(&s)
+    );
     let mut s = base();
     s.spheres[1].position.x = 1.0;
     assert!(err(&s).contains("[min, max) along x"), "{}", err(&s));
@@ -204,11 +224,15 @@ fn a_scene_file_gives_the_periodic_axes_and_their_box() {
     assert_eq!(s.sim.periodic.max, DVec3::new(1.0, 2.0, 3.0));
     let no_box = "[simulation]\nperiodic = [true, false, false]\n\n[[particle]]\n\
                   position = [0.5, 0.5, 0.5]\nradius = 0.1\nmass = 1.0\n";
-    let e = SceneFile::from_toml_str(no_box, "p").unwrap_err().to_string();
+    let e = SceneFile::from_toml_str(no_box, "p")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("add [domain]"), "{e}");
     let no_axes = "[domain]\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n\n[[particle]]\n\
                    position = [0.5, 0.5, 0.5]\nradius = 0.1\nmass = 1.0\n";
-    let e = SceneFile::from_toml_str(no_axes, "p").unwrap_err().to_string();
+    let e = SceneFile::from_toml_str(no_axes, "p")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("only with periodic axes"), "{e}");
 }
 
@@ -226,7 +250,11 @@ fn the_csv_of_a_periodic_run_has_image_columns() {
     );
     let s = sim.snapshot();
     for (i, line) in lines.enumerate() {
-        let image: Vec<i32> = line.split(',').skip(12).map(|f| f.parse().unwrap()).collect();
+        let image: Vec<i32> = line
+            .split(',')
+            .skip(12)
+            .map(|f| f.parse().unwrap())
+            .collect();
         assert_eq!(image, s.image[i].to_vec(), "{line}");
     }
     // The nine leading columns still read back.
@@ -243,17 +271,32 @@ fn the_gpu_runs_periodic_scenes_as_the_cpu_does() {
         return;
     };
     let cases = [
-        ("pair across a face, impulses", pair(0.93, ContactModel::Impulse), 300),
-        ("pair across a face, spring-dashpot", pair(0.93, ContactModel::SpringDashpot), 300),
+        (
+            "pair across a face, impulses",
+            pair(0.93, ContactModel::Impulse),
+            300,
+        ),
+        (
+            "pair across a face, spring-dashpot",
+            pair(0.93, ContactModel::SpringDashpot),
+            300,
+        ),
         ("periodic gas, impulses", gas(4, ContactModel::Impulse), 800),
-        ("periodic gas, friction and rotation", gas(4, ContactModel::SpringDashpot), 800),
+        (
+            "periodic gas, friction and rotation",
+            gas(4, ContactModel::SpringDashpot),
+            800,
+        ),
     ];
     for (label, scene, steps) in cases {
         let mut t = Twins::new(&scene, contract);
         t.step(steps);
         t.assert_states(label);
         let (g, c) = (t.gpu.snapshot(), t.cpu.snapshot());
-        assert!(c.image.iter().any(|i| *i != [0; 3]), "{label}: no sphere crossed a face");
+        assert!(
+            c.image.iter().any(|i| *i != [0; 3]),
+            "{label}: no sphere crossed a face"
+        );
         if contract == Contract::BitForBit {
             // The GPU sums its energies in f32 work-groups: the counts, not the sums, are equal.
             let (dg, dc) = (t.gpu.diagnostics(), t.cpu.diagnostics());
@@ -269,4 +312,3 @@ fn the_gpu_runs_periodic_scenes_as_the_cpu_does() {
         }
     }
 }
-

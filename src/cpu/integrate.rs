@@ -33,35 +33,33 @@ pub fn kick_drift<R: Real>(
     let half = dt * R::of(0.5);
     let pbox = periodic.pbox;
     // One block of CHUNK spheres from sorted index `base`, with its images in a periodic box.
-    let block = |base: usize,
-                 xs: &mut [R::V3],
-                 vs: &mut [R::V3],
-                 mut images: Option<&mut [[i32; 3]]>| {
-        let mut vmax2 = R::zero();
-        let mut moved = false;
-        for k in 0..xs.len() {
-            let i = base + k;
-            // In locals, stored once: re-reading a vector just stored in two parts
-            // (8 + 4 bytes) missed the store forwarding and stalled every sphere.
-            let (mut x, mut v) = (xs[k], vs[k]);
-            if inv_mass[i] != R::zero() {
-                v += acceleration[i] * half;
-                x += v * dt;
-                if let Some(images) = images.as_deref_mut() {
-                    x = wrap_position(x, &mut images[k], &pbox);
+    let block =
+        |base: usize, xs: &mut [R::V3], vs: &mut [R::V3], mut images: Option<&mut [[i32; 3]]>| {
+            let mut vmax2 = R::zero();
+            let mut moved = false;
+            for k in 0..xs.len() {
+                let i = base + k;
+                // In locals, stored once: re-reading a vector just stored in two parts
+                // (8 + 4 bytes) missed the store forwarding and stalled every sphere.
+                let (mut x, mut v) = (xs[k], vs[k]);
+                if inv_mass[i] != R::zero() {
+                    v += acceleration[i] * half;
+                    x += v * dt;
+                    if let Some(images) = images.as_deref_mut() {
+                        x = wrap_position(x, &mut images[k], &pbox);
+                    }
+                    (xs[k], vs[k]) = (x, v);
+                    if radius[i] <= small_radius_max {
+                        vmax2 = vmax2.max(R::norm2(v));
+                    }
                 }
-                (xs[k], vs[k]) = (x, v);
-                if radius[i] <= small_radius_max {
-                    vmax2 = vmax2.max(R::norm2(v));
+                if let Some(d) = &decide {
+                    let v = d.travel.then_some(v);
+                    moved |= needs_rebuild(x, d.x_build[i], v, dt, d.sweep[i], &pbox);
                 }
             }
-            if let Some(d) = &decide {
-                let v = d.travel.then_some(v);
-                moved |= needs_rebuild(x, d.x_build[i], v, dt, d.sweep[i], &pbox);
-            }
-        }
-        (vmax2, moved)
-    };
+            (vmax2, moved)
+        };
     let blocks = position
         .par_chunks_mut(CHUNK)
         .zip(velocity.par_chunks_mut(CHUNK))

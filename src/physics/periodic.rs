@@ -130,7 +130,10 @@ mod tests {
     fn the_minimum_image_is_the_nearest_copy_and_leaves_open_axes_alone() {
         let b = PeriodicBox::<f32>::of([true, false, true], [0.0; 3], [1.0, 1.0, 2.0]);
         let d = minimum_image::<f32>(Vec3::new(0.9, 0.9, -1.5), &b);
-        assert!((d - Vec3::new(-0.1, 0.9, 0.5)).abs().max_element() < 1e-6, "{d}");
+        assert!(
+            (d - Vec3::new(-0.1, 0.9, 0.5)).abs().max_element() < 1e-6,
+            "{d}"
+        );
         let open = PeriodicBox::<f32>::open();
         let far = Vec3::new(1e30, -1e30, 3.0);
         assert_eq!(minimum_image::<f32>(far, &open), far);

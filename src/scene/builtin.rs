@@ -93,6 +93,13 @@ const BUILTINS: &[BuiltinInfo] = &[
         default_particles: 2_000,
     },
     BuiltinInfo {
+        name: "shear-cell",
+        summary: "5 mm frictional grains (mu 0.5, rotation on, Hertz) at 50 % volume fraction, \
+                  periodic in x and z, sheared between two walls moving at -/+ 0.5 m/s along x \
+                  (docs/open-systems.md)",
+        default_particles: 4_000,
+    },
+    BuiltinInfo {
         name: "bounce",
         summary: "spheres (r 0.1 m, e = 0.7) dropped from 1 m onto a floor under gravity, 0.5 m \
                   grid when N > 1",
@@ -172,6 +179,7 @@ pub fn build(name: &str, particles: Option<usize>) -> Result<Scene, SceneError> 
         "plummer" => plummer(n),
         "rubble-pile" => rubble_pile(n),
         "pile" => pile(n),
+        "shear-cell" => shear_cell(n),
         "bounce" => bounce(n),
         "two-spheres" => two_spheres(n)?,
         "pi-blocks" if n != 2 => {
@@ -903,6 +911,101 @@ fn box_gas(n: usize) -> Scene {
         .to_vec(),
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// shear-cell
+
+/// Grain radius of `shear-cell`, m.
+pub const SHEAR_CELL_RADIUS: f64 = 5e-3;
+/// Wall speed of `shear-cell`, m/s: the walls move at ∓ this along x.
+pub const SHEAR_CELL_WALL_SPEED: f64 = 0.5;
+
+/// `shear-cell`: `n` grains on a jittered lattice at about 50 % volume fraction in a cell
+/// periodic in x and z (edge L, at least 6 diameters) between a floor at y = 0 and a lid at
+/// y = L, the floor moving at −U and the lid at +U along x (U = [`SHEAR_CELL_WALL_SPEED`]);
+/// the grains start on the linear profile between them. Plane Couette flow at constant volume,
+/// the set-up of granular rheology (GDR MiDi, Eur. Phys. J. E 14 (2004) 341).
+fn shear_cell(n: usize) -> Scene {
+    let r = SHEAR_CELL_RADIUS;
+    let grain = Surface {
+        youngs_modulus: 1e7,
+        poisson_ratio: 0.3,
+        friction: 0.5,
+        rolling_friction: 0.0,
+    };
+    let (e, density) = (0.7, 2500.0);
+    let mass = density * sphere_volume(r);
+    let side = (n as f64 * sphere_volume(r) / 0.5).cbrt().max(12.0 * r);
+    // Lattice sites in the cube, k a side, at least 2.05 r apart and clear of the walls.
+    let mut k = (n as f64).cbrt().ceil() as usize;
+    while k * k * k < n {
+        k += 1;
+    }
+    let a = side / k as f64;
+    let side = side.max(k as f64 * 2.05 * r + 2.0 * r);
+    let a = a.max(2.05 * r);
+    let jitter = 0.45 * (a - 2.05 * r);
+    let u = SHEAR_CELL_WALL_SPEED;
+    let mut rng = Pcg64::seed_from_u64(5);
+    let sites = (k * k * k) as u64;
+    let mut spheres = Vec::with_capacity(n);
+    for i in 0..n as u64 {
+        let cell = (i as u128 * sites as u128 / n as u128) as usize;
+        let (ix, iy, iz) = (cell % k, (cell / k) % k, cell / (k * k));
+        let p = DVec3::new(
+            (ix as f64 + 0.5) * a + uniform(&mut rng, -jitter, jitter),
+            r + (iy as f64 + 0.5) * (side - 2.0 * r) / k as f64,
+            (iz as f64 + 0.5) * a + uniform(&mut rng, -jitter, jitter),
+        );
+        let profile = u * (2.0 * p.y / side - 1.0);
+        let v = DVec3::new(profile, 0.0, 0.0)
+            + DVec3::new(
+                uniform(&mut rng, -0.1, 0.1),
+                uniform(&mut rng, -0.1, 0.1),
+                uniform(&mut rng, -0.1, 0.1),
+            ) * u;
+        spheres.push(Sphere {
+            surface: grain,
+            ..sphere(p, v, r, mass, e)
+        });
+    }
+    let wall = |y: f64, normal: DVec3, vx: f64| Plane {
+        point: DVec3::new(0.0, y, 0.0),
+        normal,
+        restitution: e,
+        surface: grain,
+        velocity: DVec3::new(vx, 0.0, 0.0),
+    };
+    let lattice = k as f64 * a;
+    let mut scene = Scene {
+        name: String::new(),
+        sim: SimParams {
+            contact: super::ContactModel::Hertz,
+            restitution: e,
+            surface: grain,
+            rotation: true,
+            periodic: super::Periodic::new(
+                [true, false, true],
+                DVec3::ZERO,
+                DVec3::new(lattice, side, lattice),
+            ),
+            ..SimParams::default()
+        },
+        materials: Vec::new(),
+        containers: Vec::new(),
+        spheres,
+        planes: vec![wall(0.0, DVec3::Y, -u), wall(side, DVec3::NEG_Y, u)],
+    };
+    let t = scene
+        .contact_time()
+        .expect("a Hertz scene with movable spheres has a contact time");
+    scene.sim.dt = round_down_2(t.suggested_dt());
+    scene.sim.steps = (SHEAR_CELL_TIME / scene.sim.dt).ceil() as u64;
+    scene
+}
+
+/// Sheared time of `shear-cell`, s: about 10 strain units at the cell's default size.
+pub const SHEAR_CELL_TIME: f64 = 1.0;
 
 // ---------------------------------------------------------------------------------------------
 // orbits

@@ -23,12 +23,12 @@ use super::bodies::{
     Ball, Body, CollideParams, ContactHistory, ContactOut, PlaneBody, Round, Spins,
 };
 use super::candidates::separation_in_reach;
-use crate::physics::periodic::{PeriodicBox, minimum_image};
 use super::pair_laws::{PairResponse, pair_force, resolve_pair, unit_or};
 use super::pair_records::{
     PAIR_COLLISION, PAIR_CONTACT, PAIR_FORCE, PairImpulse, PairOut, PairRecord,
 };
 use super::walls::{project_onto_walls, wall_contact, wall_event};
+use crate::physics::periodic::{PeriodicBox, minimum_image};
 
 /// The earliest collision of a sphere within the step: fraction τ and partner.
 #[derive(Clone, Copy, Debug, PartialEq)]
