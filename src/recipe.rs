@@ -168,6 +168,11 @@ pub fn entries(kind: Kind) -> &'static [(&'static str, &'static str)] {
     }
 }
 
+/// Per-sphere state that only one pass reads and writes, and reads again in a later step: the
+/// periodic images (`integrate::kick_drift`). A stage swapped between the backends
+/// (`cpu::swap::exchange`) brings it back although no other pass reads it.
+pub const CARRIED: &[&str] = &["image"];
+
 /// The GPU's own buffers, by stage file and WGSL name, which no recipe list names: set-up's
 /// constants (written by the host only), the step tail's dispatch arguments (a halting
 /// submission's), each stage's scratch (written and read within one pass) and the work

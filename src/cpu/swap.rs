@@ -99,7 +99,7 @@ pub trait StageHost {
 
 /// What crosses when `stage` of `recipe` is swapped: the resources to send (read by the
 /// stage's passes, not written by an earlier pass of the stage) and to bring back (written by
-/// them, unless only passes of the stage read them), by WGSL name, `ids` first (it reorders the
+/// them, unless only passes of the stage read them and it is not [`CARRIED`](crate::recipe::CARRIED)), by WGSL name, `ids` first (it reorders the
 /// CPU's per-sphere arrays, which the other imports then overwrite).
 #[doc(hidden)]
 pub fn exchange(recipe: &[Pass], stage: Stage) -> (Vec<&'static str>, Vec<&'static str>) {
@@ -116,7 +116,10 @@ pub fn exchange(recipe: &[Pass], stage: Stage) -> (Vec<&'static str>, Vec<&'stat
     }
     for &w in &written {
         let readers: Vec<&Pass> = recipe.iter().filter(|p| p.reads.contains(&w)).collect();
-        let internal = !readers.is_empty() && readers.iter().all(|p| inside(p));
+        // State only this stage reads, in a later step (the periodic images), comes back too.
+        let internal = !readers.is_empty()
+            && readers.iter().all(|p| inside(p))
+            && !crate::recipe::CARRIED.contains(&w);
         if !internal && !back.contains(&w) {
             back.push(w);
         }
@@ -354,6 +357,15 @@ impl CpuBackend<f32> {
             "status" => Some(cast_slice(&[u32::MAX, 0, 0, 0, 0, 0, 0, 0]).to_vec()),
             // The CPU keeps no per-sphere tally: the stage's own comes back.
             "dissipated" => Some(vec![0; 4 * n]),
+            // By input id, 3 × i32 each (a 16-byte stand-in without periodic axes).
+            "image" if self.image.is_empty() => Some(vec![0; 16]),
+            "image" => {
+                let mut by_id = vec![[0i32; 3]; n];
+                for (i, &image) in self.image.iter().enumerate() {
+                    by_id[self.id[i] as usize] = image;
+                }
+                Some(cast_slice(&by_id).to_vec())
+            }
             "contact" => {
                 let impulse = self.params.model == ContactModel::Impulse;
                 let v = (0..n)
@@ -496,6 +508,7 @@ impl CpuBackend<f32> {
                 reorder(&mut self.position, o);
                 reorder(&mut self.velocity, o);
                 reorder(&mut self.acceleration, o);
+                reorder(&mut self.image, o);
                 self.id.copy_from_slice(&ids[..n]);
                 self.bodies_stale = true;
             }
@@ -554,6 +567,13 @@ impl CpuBackend<f32> {
                 // round's are booked from the contact counts, as on the CPU.
                 if stage == Stage::Contacts {
                     run.collisions += s[2] as u64;
+                }
+            }
+            "image" if self.image.is_empty() => {}
+            "image" => {
+                let by_id = values::<[i32; 3]>(name, bytes, n)?;
+                for (i, image) in self.image.iter_mut().enumerate() {
+                    *image = by_id[self.id[i] as usize];
                 }
             }
             "dissipated" => {

@@ -333,8 +333,8 @@ impl<'a> SimRun<'a> {
         self.resume_notice.as_deref().or(self.sim.notice())
     }
 
-    /// One line describing the run: spheres, walls, steps, law, backend, adapter, precision and
-    /// the set-up time.
+    /// One line describing the run: spheres, walls, periodic axes, steps, law, backend, adapter,
+    /// precision and the set-up time.
     pub fn header(&self) -> String {
         let scene = self.scene;
         let steps = scene.sim.steps;
@@ -346,7 +346,7 @@ impl<'a> SimRun<'a> {
             match scene.containers.len() {
                 0 => String::new(),
                 k => format!(", {k} spherical container{}", if k == 1 { "" } else { "s" }),
-            },
+            } + &periodic_text(&scene.sim.periodic),
             steps,
             fmt_num(scene.sim.dt),
             fmt_num(steps as f64 * scene.sim.dt),
@@ -567,4 +567,24 @@ impl<'a> SimRun<'a> {
 fn write_diagnostics_log(dir: &Path, log: &[Diagnostics]) -> Result<()> {
     output::write_energy_log(&dir.join("diagnostics.csv"), log)?;
     Ok(())
+}
+
+/// `, periodic in x [0, 0.1) m, z [0, 0.1) m` for the header; empty without periodic axes.
+fn periodic_text(p: &crate::scene::Periodic) -> String {
+    let axes: Vec<String> = (0..3)
+        .filter(|&a| p.axes[a])
+        .map(|a| {
+            format!(
+                "{} [{}, {}) m",
+                ["x", "y", "z"][a],
+                fmt_num(p.min[a]),
+                fmt_num(p.max[a])
+            )
+        })
+        .collect();
+    if axes.is_empty() {
+        String::new()
+    } else {
+        format!(", periodic in {}", axes.join(", "))
+    }
 }

@@ -94,7 +94,7 @@ const BUILTINS: &[BuiltinInfo] = &[
     },
     BuiltinInfo {
         name: "shear-cell",
-        summary: "5 mm frictional grains (mu 0.5, rotation on, Hertz) at 50 % volume fraction, \
+        summary: "5 mm frictional grains (mu 0.5, rotation on, Hertz) at 45 % volume fraction, \
                   periodic in x and z, sheared between two walls moving at -/+ 0.5 m/s along x \
                   (docs/open-systems.md)",
         default_particles: 4_000,
@@ -920,7 +920,7 @@ pub const SHEAR_CELL_RADIUS: f64 = 5e-3;
 /// Wall speed of `shear-cell`, m/s: the walls move at ∓ this along x.
 pub const SHEAR_CELL_WALL_SPEED: f64 = 0.5;
 
-/// `shear-cell`: `n` grains on a jittered lattice at about 50 % volume fraction in a cell
+/// `shear-cell`: `n` grains on a jittered lattice at about 45 % volume fraction in a cell
 /// periodic in x and z (edge L, at least 6 diameters) between a floor at y = 0 and a lid at
 /// y = L, the floor moving at −U and the lid at +U along x (U = [`SHEAR_CELL_WALL_SPEED`]);
 /// the grains start on the linear profile between them. Plane Couette flow at constant volume,
@@ -935,7 +935,7 @@ fn shear_cell(n: usize) -> Scene {
     };
     let (e, density) = (0.7, 2500.0);
     let mass = density * sphere_volume(r);
-    let side = (n as f64 * sphere_volume(r) / 0.5).cbrt().max(12.0 * r);
+    let side = (n as f64 * sphere_volume(r) / 0.45).cbrt().max(12.0 * r);
     // Lattice sites in the cube, k a side, at least 2.05 r apart and clear of the walls.
     let mut k = (n as f64).cbrt().ceil() as usize;
     while k * k * k < n {

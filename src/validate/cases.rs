@@ -15,6 +15,8 @@ use crate::physics::gravity::circular_period;
 use crate::physics::hertz;
 use crate::scene::builtin;
 use crate::scene::{ContactModel, Damping, Material, RollingModel, Surface};
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64;
 
 const ALL: &[Backend] = &[Backend::Cpu, Backend::Gpu, Backend::Event];
 const STEPPED: &[Backend] = &[Backend::Cpu, Backend::Gpu];
@@ -63,6 +65,21 @@ pub static CASES: &[Case] = &[
                       field): total momentum is conserved",
         backends: ALL,
         run: wall_break_momentum,
+    },
+    Case {
+        name: "periodic-face",
+        description: "the binary-oblique collisions (e in {0, 0.5, 1} x mass ratio {1, 4, 1000}) \
+                      met across the face of a periodic box, against the same closed form \
+                      (docs/open-systems.md)",
+        backends: STEPPED,
+        run: periodic_face,
+    },
+    Case {
+        name: "periodic-gas-momentum",
+        description: "300 spheres (e = 0.8) in a box periodic in x, y and z with no wall: total \
+                      momentum is conserved to rounding through the faces (docs/open-systems.md)",
+        backends: STEPPED,
+        run: periodic_gas_momentum,
     },
     Case {
         name: "circular-orbit",
@@ -450,6 +467,92 @@ fn binary(backend: Backend, b_y: f64) -> Result<Vec<Row>, CaseError> {
         }
     }
     Ok(rows)
+}
+
+/// [`binary`]'s oblique pairs in a box periodic along x, [−0.5, 0.5) m, each pair meeting
+/// across the face at x = 0.5: sphere a starts at 0.3 m, b at 0.7 m wrapped to −0.3 m, their
+/// nearest images 0.4 m apart as in [`binary`].
+fn periodic_face(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    let b_y = 0.1;
+    let (va, vb) = (DVec3::new(1.0, 0.0, 0.0), DVec3::new(-0.5, 0.0, 0.0));
+    let combos: Vec<(f64, f64)> = [0.0, 0.5, 1.0]
+        .into_iter()
+        .flat_map(|e| [1.0, 4.0, 1000.0].map(|r| (e, r)))
+        .collect();
+    let mut spheres = Vec::new();
+    for (k, &(e, ratio)) in combos.iter().enumerate() {
+        let o = DVec3::new(0.0, 0.0, 2.0 * k as f64);
+        spheres.push(sphere(o + DVec3::new(0.3, 0.0, 0.0), va, 0.1, 1.0, e));
+        spheres.push(sphere(o + DVec3::new(-0.3, b_y, 0.0), vb, 0.1, ratio, e));
+    }
+    let s = scene("periodic-face", spheres, vec![], 1e-3, 400, |p| {
+        p.periodic = crate::scene::Periodic::new(
+            [true, false, false],
+            DVec3::splat(-0.5),
+            DVec3::splat(0.5),
+        );
+    });
+    let mut sim = start(&s, backend)?;
+    let snap = finish(&mut sim, &s)?;
+    let n = DVec3::new((0.04f64 - b_y * b_y).sqrt(), b_y, 0.0).normalize();
+    // As binary-oblique: the same rounding, on coordinates of the same size.
+    let mut rows = Vec::new();
+    for (k, &(e, ratio)) in combos.iter().enumerate() {
+        let gpu = if e == 0.0 { 5e-4 } else { 1e-5 };
+        let tolerance = tol(backend, 1e-12, 1e-6, gpu);
+        let (a2, b2) = neumann(1.0, ratio, va, vb, n, e);
+        for (who, want, got) in [
+            ("a", a2, snap.velocity[2 * k]),
+            ("b", b2, snap.velocity[2 * k + 1]),
+        ] {
+            rows.push(vector_row(
+                format!("|v_{who}'| m/s across the face, e={e} m_b/m_a={ratio}"),
+                want,
+                got,
+                1.5,
+                tolerance,
+            ));
+        }
+    }
+    Ok(rows)
+}
+
+/// 300 spheres on a jittered lattice of a fully periodic box, e = 0.8, random velocities about
+/// a drift that carries them through the faces: total momentum before and after.
+fn periodic_gas_momentum(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    let (k, r) = (7usize, 0.01);
+    let a = 2.6 * r;
+    let side = a * k as f64;
+    let mut rng = Pcg64::seed_from_u64(37);
+    let mut u = |lo: f64, hi: f64| lo + (hi - lo) * rng.random::<f64>();
+    let mut spheres = Vec::new();
+    for i in 0..300 {
+        let c = DVec3::new((i % k) as f64, ((i / k) % k) as f64, (i / (k * k)) as f64);
+        let jitter = DVec3::new(u(-0.1, 0.1), u(-0.1, 0.1), u(-0.1, 0.1)) * (a - 2.0 * r);
+        let v = DVec3::new(u(-1.0, 1.0), u(-1.0, 1.0), u(-1.0, 1.0)) + DVec3::new(1.0, 0.5, 0.0);
+        spheres.push(sphere((c + 0.5) * a + jitter, v, r, 1e-3, 0.8));
+    }
+    let s = scene("periodic-gas-momentum", spheres, vec![], 2e-4, 1000, |p| {
+        p.periodic = crate::scene::Periodic::new([true; 3], DVec3::ZERO, DVec3::splat(side));
+    });
+    let mut sim = start(&s, backend)?;
+    let d0 = sim.diagnostics();
+    let snap = finish(&mut sim, &s)?;
+    let d1 = sim.diagnostics();
+    let crossed = snap.image.iter().filter(|i| **i != [0; 3]).count();
+    // Every impulse acts equally and oppositely on a pair, through a face as inside: momentum
+    // is exact up to rounding, as in wall-break-momentum.
+    let t = tol(backend, 1e-12, 1e-12, 1e-5);
+    Ok(vec![vector_row(
+        format!(
+            "|momentum| kg m/s after {} collisions, {crossed} spheres through a face",
+            d1.collisions
+        ),
+        d0.momentum,
+        d1.momentum,
+        d0.momentum_magnitude_sum,
+        t,
+    )])
 }
 
 fn binary_head_on(backend: Backend) -> Result<Vec<Row>, CaseError> {

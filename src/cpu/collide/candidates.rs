@@ -245,6 +245,8 @@ mod tests {
                 small_speed_max: 0.0,
                 resting_speed: 0.0,
                 skin: 0.0,
+                periodic: crate::physics::periodic::PeriodicBox::open(),
+                grid: crate::cpu::cell_keys::GridAxes::open(),
             };
             for i in [0, n / 3, n / 2, n - 1] {
                 let mut visits = vec![0u32; n];
