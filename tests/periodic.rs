@@ -312,3 +312,24 @@ fn the_gpu_runs_periodic_scenes_as_the_cpu_does() {
         }
     }
 }
+
+#[test]
+fn spheres_overlapping_through_a_face_are_refused() {
+    let mut s = pair(0.93, ContactModel::Impulse);
+    // Sphere 1 (r 0.04) 0.02 m from sphere 0 (r 0.05) through the x face: 0.07 m of overlap.
+    s.spheres[0].position = DVec3::new(0.99, 0.5, 0.5);
+    s.spheres[1].position = DVec3::new(0.01, 0.5, 0.5);
+    let e = s.check(&Default::default()).unwrap_err().to_string();
+    assert!(
+        e.contains("spheres 0 and 1") && e.contains("overlap"),
+        "{e}"
+    );
+    // Through an edge (x and z faces at once) too.
+    s.spheres[0].position = DVec3::new(0.99, 0.5, 0.99);
+    s.spheres[1].position = DVec3::new(0.01, 0.5, 0.01);
+    let e = s.check(&Default::default()).unwrap_err().to_string();
+    assert!(e.contains("spheres 0 and 1"), "{e}");
+    // Apart through the face: accepted.
+    s.spheres[1].position = DVec3::new(0.1, 0.5, 0.1);
+    s.check(&Default::default()).unwrap();
+}

@@ -153,7 +153,12 @@ fn every_stage_swapped_to_the_gpu_equals_the_cpu() {
     // still to be found.
     sheared.sim.skin = Some(0.0);
     sheared.sim.contact = spheresim::scene::ContactModel::Impulse;
-    check(&sheared, "shear-cell with impulses, rebuilt every step", 3, contract);
+    check(
+        &sheared,
+        "shear-cell with impulses, rebuilt every step",
+        3,
+        contract,
+    );
     // Impulses under mutual gravity: the last round is applied in a pass of its own
     // (`integrate::apply_contacts`) before the gravity pass reads the positions.
     // A pair set overlapping and drifting apart takes the final round's pushes, so that pass

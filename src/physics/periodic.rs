@@ -20,6 +20,9 @@ pub struct PeriodicBox<R: Real> {
     pub len: [R; 3],
     /// Half the edge lengths, m (the largest finite `R` on an axis that is not periodic).
     pub half: [R; 3],
+    /// Whether any axis is periodic: without, [`minimum_image`] returns at once, so that the
+    /// pair loops of a closed scene pay one predictable branch.
+    pub on: bool,
 }
 
 impl<R: Real> PeriodicBox<R> {
@@ -29,6 +32,7 @@ impl<R: Real> PeriodicBox<R> {
             min: [R::zero(); 3],
             len: [R::zero(); 3],
             half: [R::max_value(); 3],
+            on: false,
         }
     }
 
@@ -41,6 +45,7 @@ impl<R: Real> PeriodicBox<R> {
                 b.min[a] = R::of(min[a]);
                 b.len[a] = R::of(max[a] - min[a]);
                 b.half[a] = R::of(0.5 * (max[a] - min[a]));
+                b.on = true;
             }
         }
         b
@@ -48,7 +53,7 @@ impl<R: Real> PeriodicBox<R> {
 
     /// Whether any axis is periodic.
     pub fn any(&self) -> bool {
-        self.len.iter().any(|&l| l > R::zero())
+        self.on
     }
 
     /// Whether axis `a` is periodic.
@@ -64,12 +69,15 @@ impl<R: Real> PeriodicBox<R> {
 /// than `round(d / L)` keep it exact and the same on every backend.
 #[inline(always)]
 pub fn minimum_image<R: Real>(d: R::V3, pbox: &PeriodicBox<R>) -> R::V3 {
+    if !pbox.on {
+        return d;
+    }
     let mut c = R::comps(d);
-    for a in 0..3 {
-        if c[a] > pbox.half[a] {
-            c[a] -= pbox.len[a];
-        } else if c[a] < -pbox.half[a] {
-            c[a] += pbox.len[a];
+    for (c, (&half, &len)) in c.iter_mut().zip(pbox.half.iter().zip(&pbox.len)) {
+        if *c > half {
+            *c -= len;
+        } else if *c < -half {
+            *c += len;
         }
     }
     R::vec(c[0], c[1], c[2])

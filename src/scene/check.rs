@@ -627,7 +627,7 @@ impl Scene {
         if opts.allow_overlap {
             return Ok(());
         }
-        match overlap::first_overlap(&self.spheres, OVERLAP_TOLERANCE) {
+        match overlap::first_overlap_in(&self.spheres, OVERLAP_TOLERANCE, &self.sim.periodic) {
             Some(o) => Err(SceneError::Overlap {
                 a: o.a,
                 b: o.b,

@@ -409,7 +409,7 @@ impl Origins {
         if opts.allow_overlap {
             return Ok(());
         }
-        match overlap::first_overlap(&scene.spheres, OVERLAP_TOLERANCE) {
+        match overlap::first_overlap_in(&scene.spheres, OVERLAP_TOLERANCE, &scene.sim.periodic) {
             Some(o) => {
                 let name = |i: usize| match self.sphere_table(i) {
                     Some((table, line)) => {

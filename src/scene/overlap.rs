@@ -83,6 +83,69 @@ pub fn first_overlap(spheres: &[Sphere], tolerance: f64) -> Option<Overlap> {
     })
 }
 
+/// [`first_overlap`] in a box periodic on the axes of `periodic`: also the pairs that overlap
+/// through a face. The spheres within reach of a face (twice the largest radius) are searched
+/// again with copies of those near a lower face moved by a box length (by each combination of
+/// their axes, for the edges and corners); a copy found stands for its sphere, with the depth
+/// of the nearest image. The pair with the smallest `(a, b)` of the two searches.
+pub fn first_overlap_in(
+    spheres: &[Sphere],
+    tolerance: f64,
+    periodic: &crate::scene::Periodic,
+) -> Option<Overlap> {
+    let inside = first_overlap(spheres, tolerance);
+    if !periodic.any() {
+        return inside;
+    }
+    let reach = 2.0 * spheres.iter().map(|s| s.radius).fold(0.0, f64::max);
+    let axes: Vec<usize> = (0..3).filter(|&a| periodic.axes[a]).collect();
+    let len = periodic.max - periodic.min;
+    // The spheres near a face (ids), then the copies of those near a lower face.
+    let mut near: Vec<Sphere> = Vec::new();
+    let mut id: Vec<usize> = Vec::new();
+    for (i, s) in spheres.iter().enumerate() {
+        let x = s.position;
+        let low: Vec<usize> = axes
+            .iter()
+            .copied()
+            .filter(|&a| x[a] - periodic.min[a] < reach)
+            .collect();
+        let high = axes.iter().any(|&a| periodic.max[a] - x[a] < reach);
+        if low.is_empty() && !high {
+            continue;
+        }
+        near.push(s.clone());
+        id.push(i);
+        for mask in 1..(1u32 << low.len()) {
+            let mut shift = DVec3::ZERO;
+            for (k, &a) in low.iter().enumerate() {
+                if mask & (1 << k) != 0 {
+                    shift[a] = len[a];
+                }
+            }
+            near.push(Sphere {
+                position: x + shift,
+                ..s.clone()
+            });
+            id.push(i);
+        }
+    }
+    // Copies ordered after the spheres they stand for keep the smallest pair first; a sphere
+    // never meets its own copy (the box is longer than twice the reach, `Scene::check`).
+    let across = first_overlap(&near, tolerance).and_then(|o| {
+        let (a, b) = (id[o.a], id[o.b]);
+        (a != b).then(|| Overlap {
+            a: a.min(b),
+            b: a.max(b),
+            ..o
+        })
+    });
+    match (inside, across) {
+        (Some(x), Some(y)) => Some(if (y.a, y.b) < (x.a, x.b) { y } else { x }),
+        (x, y) => x.or(y),
+    }
+}
+
 struct Ctx<'a> {
     spheres: &'a [Sphere],
     tolerance: f64,
