@@ -83,7 +83,9 @@ pub use bodies::{
     Spins,
 };
 pub use boxes::large_box;
-pub use candidates::{SEEN_FILTER_MULTIPLIER, in_reach, may_touch, seen_filter_bit};
+pub use candidates::{
+    SEEN_FILTER_MULTIPLIER, in_reach, may_touch, seen_filter_bit, separation_in_reach,
+};
 pub use pair_laws::{
     NormalForce, PairResponse, Soft, impulse_energy_change, pair_force, resolve_pair, soft_contact,
     soft_normal_force,

@@ -143,7 +143,7 @@ fn is_mutual<R: Real>(me: &Body<R>, mine: u32, other: &Body<R>, theirs: u32) -> 
 /// (the list's owned entries): [`pair_force`] at the end-of-drift positions into `pairs[k]`, k
 /// the pair's index ([`Rows::pair`] of both its entries; zero for a pair apart), so that
 /// [`sum_pairs`] reads each row in order. `balls` (centres and radii) screen the entries with
-/// [`separation_in_reach`] of the nearest image (no skin) before the bodies are read; `spin` is the spheres' rotation
+/// [`separation_in_reach`](super::separation_in_reach) of the nearest image (no skin) before the bodies are read; `spin` is the spheres' rotation
 /// ([`Spins::none`] without); with rolling friction a pair with a force gets its
 /// [`rolling_resistance`] (μ_r the smaller of the two, `1/R* = 1/r_a + 1/r_b`), whose power joins
 /// the pair's. With contact history `kept` holds what each entry's contact keeps
