@@ -63,6 +63,8 @@ class Scene:
         g_const: float = 0.0,
         softening: float = 0.0,
         walls: Optional[Tuple[_Vec3, _Vec3]] = None,
+        periodic: Optional[Tuple[bool, bool, bool]] = None,
+        domain: Optional[Tuple[_Vec3, _Vec3]] = None,
         name: str = "arrays",
     ) -> "Scene":
         """A scene from arrays: positions (N, 3) m; velocities (N, 3) m/s or None (at rest);
@@ -70,8 +72,10 @@ class Scene:
         × volume); materials: a preset name (steel, glass, wood, ivory, rubber) for all, or one
         name or None per sphere; dt s; gravity m/s²; restitution of spheres and walls without a
         material; stiffness N/m (spring-dashpot); g_const m³ kg⁻¹ s⁻²; softening m; walls: the
-        (min, max) corners of a box of six walls, m. Raises ValueError for a wrong shape,
-        SceneError for a value that fails the scene checks."""
+        (min, max) corners of a box of six walls, m; periodic: three booleans (x, y, z) for
+        periodic boundaries over domain, the (min, max) corners of the box, m. Raises ValueError
+        for a wrong shape or periodic without domain, SceneError for a value that fails the
+        scene checks."""
 
     @property
     def name(self) -> str: ...
@@ -164,6 +168,10 @@ class Simulation:
     @property
     def masses(self) -> _State:
         """Masses, (N,), kg."""
+    @property
+    def images(self) -> npt.NDArray[np.int32]:
+        """Periodic images, (N, 3): box lengths crossed along x, y, z (zeros without periodic
+        boundaries)."""
 
     def diagnostics(self) -> Dict[str, Union[int, float]]:
         """The diagnostics.csv columns (step, time s, kinetic, potential_uniform,

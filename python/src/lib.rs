@@ -223,7 +223,9 @@ impl PyScene {
     /// `spheresim run` would take), uniform `gravity` in m/s², `restitution` of spheres and
     /// walls without a material, `contact` law (impulse, spring-dashpot, hertz), spring
     /// `stiffness` in N/m, Newton's constant `g_const` in m³ kg⁻¹ s⁻² and `softening` in m for
-    /// mutual gravity, and `walls`, the (min, max) corners of a box of six walls in m.
+    /// mutual gravity, `walls`, the (min, max) corners of a box of six walls in m, and
+    /// `periodic`, three booleans (x, y, z) for periodic boundaries over the box `domain`, its
+    /// (min, max) corners in m (docs/open-systems.md).
     ///
     /// Raises `ValueError` for a wrong shape or an unknown contact law, `SceneError` for a value
     /// that fails the scene checks (a NaN velocity, a radius ≤ 0, …) or an unknown material.
@@ -231,7 +233,8 @@ impl PyScene {
     #[pyo3(signature = (
         positions, velocities, radii, masses = None, materials = None, *, dt = 1e-4,
         steps = 1000, gravity = (0.0, 0.0, 0.0), restitution = 1.0, contact = "impulse",
-        stiffness = 1e4, g_const = 0.0, softening = 0.0, walls = None, name = "arrays"
+        stiffness = 1e4, g_const = 0.0, softening = 0.0, walls = None, periodic = None,
+        domain = None, name = "arrays"
     ))]
     #[allow(clippy::too_many_arguments)]
     fn from_arrays(
@@ -250,6 +253,8 @@ impl PyScene {
         g_const: f64,
         softening: f64,
         walls: Option<(Vec3, Vec3)>,
+        periodic: Option<(bool, bool, bool)>,
+        domain: Option<(Vec3, Vec3)>,
         name: &str,
     ) -> PyResult<Self> {
         let x = read_vec3("positions", positions, None)?;
@@ -302,6 +307,26 @@ impl PyScene {
         sim.stiffness = stiffness;
         sim.g_const = g_const;
         sim.softening = softening;
+        match (periodic, domain) {
+            (Some((x, y, z)), Some((lo, hi))) => {
+                sim.periodic = spheresim::scene::Periodic::new(
+                    [x, y, z],
+                    DVec3::from(lo),
+                    DVec3::from(hi),
+                )
+            }
+            (Some(_), None) => {
+                return Err(PyValueError::new_err(
+                    "periodic: the periodic axes need the box they repeat: pass domain=(min, max)",
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(PyValueError::new_err(
+                    "domain: the periodic box is read only with periodic=(x, y, z)",
+                ));
+            }
+            (None, None) => {}
+        }
         let presets = Material::presets();
         for (i, name) in names.iter().enumerate() {
             let material = match name {
@@ -729,6 +754,23 @@ impl PySimulation {
         let mut st = self.lock();
         let f32 = st.f32();
         scalar_array(py, &st.snapshot().mass, f32)
+    }
+
+    /// Periodic images, (N, 3), int32: the box lengths each sphere has crossed along x, y, z
+    /// (+1 through the upper face), so that its unwrapped centre is `positions + images × (max
+    /// − min)`; zeros without periodic boundaries (docs/open-systems.md).
+    #[getter]
+    fn images<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let mut st = self.lock();
+        let snap = st.snapshot();
+        let n = snap.len();
+        let flat: Vec<i32> = if snap.image.len() == n {
+            snap.image.iter().flatten().copied().collect()
+        } else {
+            vec![0; 3 * n]
+        };
+        let a = Array2::from_shape_vec((n, 3), flat).expect("3 values a row");
+        a.into_pyarray(py).into_any()
     }
 
     /// Diagnostics of the current state, a dict with the columns of `diagnostics.csv`

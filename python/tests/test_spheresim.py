@@ -74,6 +74,25 @@ def test_from_arrays_keeps_the_given_values():
     np.testing.assert_array_equal(sim.positions, scene.positions)
 
 
+def test_periodic_boundaries_wrap_and_count_images():
+    # One free sphere at 3.25 m/s along x in a box periodic in x and y, 1 s: past the faces
+    # at 0.5, 1.5 and 2.5 m (docs/open-systems.md).
+    x = np.array([[0.1, 0.2, 0.0]])
+    v = np.array([[3.25, 0.0, 0.0]])
+    scene = spheresim.Scene.from_arrays(
+        x, v, 0.05, 1.0, dt=1e-3, steps=1000, periodic=(True, True, False),
+        domain=((-0.5, -0.5, -0.5), (0.5, 0.5, 0.5)))
+    sim = spheresim.Simulation(scene, backend="cpu", precision="f64")
+    assert sim.images.tolist() == [[0, 0, 0]]
+    sim.step(1000)
+    assert sim.images.tolist() == [[3, 0, 0]]
+    unwrapped = sim.positions[0, 0] + sim.images[0, 0] * 1.0
+    assert unwrapped == pytest.approx(0.1 + 3.25, abs=1e-9)
+    assert -0.5 <= sim.positions[0, 0] < 0.5
+    with pytest.raises(ValueError, match="domain"):
+        spheresim.Scene.from_arrays(x, v, 0.05, 1.0, periodic=(True, False, False))
+
+
 def test_a_material_gives_mass_from_its_density():
     x = np.array([[0.0, 0.0, 0.0]])
     scene = spheresim.Scene.from_arrays(x, None, 0.01, materials="steel")
