@@ -132,6 +132,8 @@ else
         --skin-fraction 0.25 "${steps[@]}"
     bench gpu_orbits_tree 90 --scenes orbits --particles "$m" --backends gpu \
         --gravity-solver tree "${few[@]}"
+    # Periodic boundaries (benches/NOTES.md, 2026-11-27): the images' cost in the drift.
+    bench gpu_shear_cell 45 --scenes shear-cell --particles "$m" --backends gpu "${few[@]}"
     if [ "$dry" -eq 1 ]; then
         bench gpu_big 90 --scenes box-gas,wall-break --particles "$big" --backends gpu "${few[@]}"
     else
