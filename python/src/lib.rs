@@ -309,11 +309,8 @@ impl PyScene {
         sim.softening = softening;
         match (periodic, domain) {
             (Some((x, y, z)), Some((lo, hi))) => {
-                sim.periodic = spheresim::scene::Periodic::new(
-                    [x, y, z],
-                    DVec3::from(lo),
-                    DVec3::from(hi),
-                )
+                sim.periodic =
+                    spheresim::scene::Periodic::new([x, y, z], DVec3::from(lo), DVec3::from(hi))
             }
             (Some(_), None) => {
                 return Err(PyValueError::new_err(

@@ -698,6 +698,18 @@ fn container(n: usize) -> Scene {
 // ---------------------------------------------------------------------------------------------
 // pile
 
+/// The grains of `pile` and `shear-cell`: E = 10 MPa (soft, for a usable step), ν = 0.3,
+/// μ = 0.5, no rolling friction.
+const SOFT_GRAIN: Surface = Surface {
+    youngs_modulus: 1e7,
+    poisson_ratio: 0.3,
+    friction: 0.5,
+    rolling_friction: 0.0,
+};
+
+/// Density of `pile`'s and `shear-cell`'s grains, kg/m³ (glass-like).
+const GRAIN_DENSITY: f64 = 2500.0;
+
 /// Grain radius of `pile`, m.
 pub const PILE_RADIUS: f64 = 0.005;
 /// Simulated time of `pile`, s: the column falls, spreads and comes to rest.
@@ -715,14 +727,9 @@ pub const PILE_TIME: f64 = 1.0;
 /// state (docs/physics.md §2.7).
 fn pile(n: usize) -> Scene {
     let r = PILE_RADIUS;
-    let grain = Surface {
-        youngs_modulus: 1e7,
-        poisson_ratio: 0.3,
-        friction: 0.5,
-        rolling_friction: 0.0,
-    };
-    let (e, density) = (0.5, 2500.0);
-    let mass = density * sphere_volume(r);
+    let grain = SOFT_GRAIN;
+    let e = 0.5;
+    let mass = GRAIN_DENSITY * sphere_volume(r);
     let pitch = 2.1 * r;
     let cells = pile_cells(n);
     let cells_r = cells.ceil() as i64;
@@ -927,14 +934,9 @@ pub const SHEAR_CELL_WALL_SPEED: f64 = 0.5;
 /// the set-up of granular rheology (GDR MiDi, Eur. Phys. J. E 14 (2004) 341).
 fn shear_cell(n: usize) -> Scene {
     let r = SHEAR_CELL_RADIUS;
-    let grain = Surface {
-        youngs_modulus: 1e7,
-        poisson_ratio: 0.3,
-        friction: 0.5,
-        rolling_friction: 0.0,
-    };
-    let (e, density) = (0.7, 2500.0);
-    let mass = density * sphere_volume(r);
+    let grain = SOFT_GRAIN;
+    let e = 0.7;
+    let mass = GRAIN_DENSITY * sphere_volume(r);
     let side = (n as f64 * sphere_volume(r) / 0.45).cbrt().max(12.0 * r);
     // Lattice sites in the cube, k a side, at least 2.05 r apart and clear of the walls.
     let mut k = (n as f64).cbrt().ceil() as usize;
