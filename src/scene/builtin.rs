@@ -94,7 +94,7 @@ const BUILTINS: &[BuiltinInfo] = &[
     },
     BuiltinInfo {
         name: "shear-cell",
-        summary: "5 mm frictional grains (mu 0.5, rotation on, Hertz) at 45 % volume fraction, \
+        summary: "5 mm frictional grains (mu 0.5, rotation on, Hertz) at about 43 % volume fraction, \
                   periodic in x and z, sheared between two walls moving at -/+ 0.5 m/s along x \
                   (docs/open-systems.md)",
         default_particles: 4_000,
@@ -927,9 +927,9 @@ pub const SHEAR_CELL_RADIUS: f64 = 5e-3;
 /// Wall speed of `shear-cell`, m/s: the walls move at ∓ this along x.
 pub const SHEAR_CELL_WALL_SPEED: f64 = 0.5;
 
-/// `shear-cell`: `n` grains on a jittered lattice at about 45 % volume fraction in a cell
+/// `shear-cell`: `n` grains on a jittered lattice at about 43 % volume fraction (45 % in the lattice, less with the walls' clearance) in a cell
 /// periodic in x and z (edge L, at least 6 diameters) between a floor at y = 0 and a lid at
-/// y = L, the floor moving at −U and the lid at +U along x (U = [`SHEAR_CELL_WALL_SPEED`]);
+/// y = H ≥ L, the floor moving at −U and the lid at +U along x (U = [`SHEAR_CELL_WALL_SPEED`]);
 /// the grains start on the linear profile between them. Plane Couette flow at constant volume,
 /// the set-up of granular rheology (GDR MiDi, Eur. Phys. J. E 14 (2004) 341).
 fn shear_cell(n: usize) -> Scene {
