@@ -10,6 +10,7 @@
 #   bash benches/device/run.sh --dry-run  # the same steps at 10^3-10^4 spheres (lavapipe)
 #   RUN_TESTS=0 bash benches/device/run.sh  # without the test executables
 #   RUN_BENCH=0 bash benches/device/run.sh  # without the bench matrix
+#   RUN_VALIDATE=0 bash benches/device/run.sh  # without `validate --backend gpu`
 #   TEST_LIMIT_S=60 bash benches/device/run.sh  # seconds per test executable (default 120;
 #                                               # 900 with --dry-run)
 #   BUDGET_S=300 bash benches/device/run.sh  # the whole run in at most 300 s (default 420)
@@ -105,7 +106,11 @@ fi
 # (about 40 s on an H200, several minutes on lavapipe)
 validate_limit=120
 [ "$dry" -eq 1 ] && validate_limit=900
-part validate_gpu "$validate_limit" "$sim" validate --backend gpu
+if [ "${RUN_VALIDATE:-1}" = 1 ]; then
+    part validate_gpu "$validate_limit" "$sim" validate --backend gpu
+else
+    say "== validate_gpu: not run (RUN_VALIDATE=0)"
+fi
 
 # 3. The bench matrix.
 if [ "${RUN_BENCH:-1}" != 1 ]; then
