@@ -22,6 +22,13 @@
 @group(0) @binding(7) var<storage, read_write> status: Status;
 @group(0) @binding(8) var<storage, read> planes: array<Plane>;
 @group(0) @binding(9) var<storage, read_write> earliest: array<vec4<u32>>;  // tau bits, partner, count, -
+
+// The soft laws have no earliest events: with params.wall_forces they record there the force
+// wall k exerted on sphere i, N, as f32 bits at i × walls + k (cpu::collide::wall_contact's
+// second result), since the layout has no binding to spare (lavapipe's 32 storage buffers).
+fn record_wall_force(i: u32, k: u32, force: vec3<f32>) {
+    earliest[i * params.n_planes + k] = bitcast<vec4<u32>>(vec4<f32>(force, 0.0));
+}
 // A sphere's contact result in two bindings of 16 bytes a sphere, so that neither limits N.
 @group(0) @binding(10) var<storage, read_write> contact: array<vec4<f32>>;     // dv | force, energy
 @group(0) @binding(12) var<storage, read_write> contact_dx: array<vec4<f32>>;  // dx, power
@@ -445,6 +452,11 @@ fn wall_contact(acc: ptr<function, Acc>, me: Body, wall: Plane, k: u32, is_earli
     let soft_history = params.model != MODEL_IMPULSE && params.history != 0u;
     let hs = params.history_stride;
     let w = hs * (me_index * params.n_planes + k);
+    // Zero unless a soft contact below writes the force (cpu::collide::wall_contact's second
+    // result).
+    if params.wall_forces != 0u {
+        record_wall_force(me_index, k, vec3<f32>(0.0));
+    }
     if soft_history {
         let xi_old = wall_xi[w];
         wall_xi[w] = vec4<f32>(0.0);
@@ -511,6 +523,9 @@ fn wall_contact(acc: ptr<function, Acc>, me: Body, wall: Plane, k: u32, is_earli
         }
         let force = n * soft.force + soft.friction;
         (*acc).force += force;
+        if params.wall_forces != 0u {
+            record_wall_force(me_index, k, force);
+        }
         if params.rotation != 0u {
             // physics::rotation::friction_moment
             (*acc).torque += friction_torque(arm, cross3(n, soft.friction));

@@ -39,6 +39,7 @@ struct Params {
     box_min: vec3<f32>,      // m, the periodic box's lower corner (0 on an open axis)
     box_len: vec3<f32>,      // m, its edges (0 on an open axis)
     box_half: vec3<f32>,     // m, half its edges (the largest f32 on an open axis)
+    wall_forces: u32,        // 1: each wall's force on each sphere is recorded (collide.wgsl)
 }
 
 // Grid parameters computed on the GPU each step (src/gpu/buffers.rs: Grid).

@@ -23,7 +23,7 @@ pub const MAGIC: &str = "spheresim checkpoint";
 
 /// Version of the body layout; a reader refuses any other. Raise it whenever [`Checkpoint`] or
 /// anything it holds changes shape.
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 
 /// File extension of checkpoints.
 pub const EXTENSION: &str = "ckpt";
@@ -266,6 +266,9 @@ pub struct CpuState {
     pub spring_energy: f64,
     /// Energy dissipated so far, J.
     pub dissipated: f64,
+    /// The force each wall exerted on each sphere in the last step, N (`3 n × walls`, sorted
+    /// order, with `wall_forces`; else empty).
+    pub wall_force: Floats,
 }
 
 /// One GPU buffer's bytes.

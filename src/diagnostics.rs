@@ -63,6 +63,21 @@ pub struct Diagnostics {
     pub neighbour_rebuilds: u64,
 }
 
+/// The force the spheres exert on each of `walls` walls, N, from the force each wall exerts on
+/// each sphere (`forces`, sphere by sphere in the backend's sorted order, `walls` values a
+/// sphere, in the order of the scene's planes and then its containers): minus their sum over
+/// the spheres, in f64 and in that order, so that two backends holding the same forces in the
+/// same order report the same bits. Empty when `walls` is 0.
+pub fn wall_force_sums(forces: impl Iterator<Item = DVec3>, walls: usize) -> Vec<DVec3> {
+    let mut sum = vec![DVec3::ZERO; walls];
+    if walls > 0 {
+        for (k, f) in forces.enumerate() {
+            sum[k % walls] -= f;
+        }
+    }
+    sum
+}
+
 impl Diagnostics {
     /// Total mechanical energy: kinetic (translational and rotational) plus all potential
     /// energies, J.

@@ -58,6 +58,13 @@ pub trait Engine: Send {
     /// step, time and counters.
     fn diagnostics(&self) -> Diagnostics;
 
+    /// The force the spheres exerted on each wall (planes, then containers) in the last step,
+    /// N; empty unless the scene records wall forces
+    /// ([`crate::scene::SimParams::wall_forces`]).
+    fn wall_forces(&self) -> Vec<glam::DVec3> {
+        Vec::new()
+    }
+
     /// The current state in input order, widened to f64 (m, m/s, rad/s).
     fn snapshot(&self) -> Snapshot;
 

@@ -72,6 +72,8 @@ pub struct StepParams {
     pub guard: Bounds,
     /// Periodic boundaries ([`crate::scene::SimParams::periodic`]).
     pub periodic: Periodic,
+    /// Whether each wall's force is recorded ([`crate::scene::SimParams::wall_forces`]).
+    pub wall_forces: bool,
 }
 
 impl StepParams {
@@ -100,6 +102,7 @@ impl StepParams {
             rolling: scene.rolling_model(),
             guard: Bounds::of_scene(scene),
             periodic: sim.periodic,
+            wall_forces: sim.wall_forces,
         }
     }
 

@@ -415,7 +415,15 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
                     "planes",
                     "wall_xi",
                 ],
-                &["contact", "contact_dx", "contact_counts", "wall_xi"],
+                // `earliest` only for its statically reachable wall forces (never written
+                // with impulses: SharedBuffers::earliest).
+                &[
+                    "contact",
+                    "contact_dx",
+                    "contact_counts",
+                    "wall_xi",
+                    "earliest",
+                ],
             )
         };
         let rounds = if init { 0 } else { c.rounds };
@@ -508,6 +516,8 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
                 "contact_counts",
                 "torque",
                 "wall_xi",
+                // The walls' forces (SharedBuffers::earliest).
+                "earliest",
             ],
         ));
     }

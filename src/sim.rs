@@ -633,6 +633,15 @@ impl Simulation {
         }
     }
 
+    /// The force the spheres exerted on each wall in the last step, N, in the scene's order
+    /// (its planes, then its containers; a box container's six planes among the planes):
+    /// minus the sum of the forces each wall exerts on the spheres. Empty unless the scene
+    /// records wall forces (`[simulation] wall_forces = true`, soft laws only); zero before the
+    /// first step.
+    pub fn wall_forces(&self) -> Vec<glam::DVec3> {
+        self.engine.wall_forces()
+    }
+
     /// Steps completed.
     pub fn steps_done(&self) -> u64 {
         self.base.step + self.engine.steps_done()

@@ -322,7 +322,7 @@ fn shared_structs_match_their_wgsl_layout() {
                 g_const, eps2, drag, stiffness, model, overlap_relaxation, dispatch_x,
                 resting_speed, history, skin, row_groups_x, rotation, rolling, damping,
                 history_stride, guard_distance, guard_speed, guard_accel, guard_centre, periodic,
-                box_min, box_len, box_half),
+                box_min, box_len, box_half, wall_forces),
         ),
         (
             "integrate",

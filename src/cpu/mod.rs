@@ -143,6 +143,9 @@ pub struct CpuBackend<R: Real> {
     cells: Vec<[i32; 3]>,
     boxes: Vec<CellBox>,
     contact: Vec<ContactOut<R>>,
+    /// The force each wall exerts on each sphere in the last step, N (`n × walls`, sorted
+    /// order; empty unless the scene records wall forces).
+    wall_force: Vec<R::V3>,
     earliest: Vec<Event<R>>,
     // Soft laws: the neighbour list with its friction history.
     list: NeighbourList<R>,
@@ -192,6 +195,10 @@ impl<R: Real> crate::engine::Engine for CpuBackend<R> {
 
     fn snapshot(&self) -> Snapshot {
         CpuBackend::snapshot(self)
+    }
+
+    fn wall_forces(&self) -> Vec<glam::DVec3> {
+        CpuBackend::wall_forces(self)
     }
 
     fn snapshot_into(&self, out: &mut Snapshot) {

@@ -135,6 +135,20 @@ impl<R: Real> CpuBackend<R> {
         }
     }
 
+    /// The force the spheres exerted on each wall in the last step, N (planes, then
+    /// containers; [`crate::diagnostics::wall_force_sums`]); empty unless the scene records
+    /// wall forces, zero before the first step.
+    pub fn wall_forces(&self) -> Vec<DVec3> {
+        if self.wall_force.is_empty() {
+            return Vec::new();
+        }
+        let f = self.wall_force.iter().map(|&v| {
+            let [x, y, z] = R::comps(v);
+            DVec3::new(x.f64(), y.f64(), z.f64())
+        });
+        crate::diagnostics::wall_force_sums(f, self.planes.len())
+    }
+
     /// Everything a later step reads (see [`CpuState`]), for a checkpoint.
     pub fn save_state(&self) -> CpuState {
         let flat = |v: &[R::V3]| floats::<R>(v.iter().flat_map(|&x| R::comps(x)).map(|c| c.f64()));
@@ -174,6 +188,7 @@ impl<R: Real> CpuBackend<R> {
             contacts: self.contacts,
             spring_energy: self.spring_energy,
             dissipated: self.dissipated,
+            wall_force: flat(&self.wall_force),
         }
     }
 
@@ -222,6 +237,18 @@ impl<R: Real> CpuBackend<R> {
             ));
         }
         check_list(s, n, self.params.history, self.planes.len())?;
+        if s.wall_force.len() != 3 * self.wall_force.len() {
+            return Err(format!(
+                "it holds {} wall-force values, a scene {} wall_forces needs {}",
+                s.wall_force.len(),
+                if self.wall_force.is_empty() {
+                    "without"
+                } else {
+                    "with"
+                },
+                3 * self.wall_force.len()
+            ));
+        }
         // Slot of each input id now, to carry the per-sphere constants into the saved order.
         let mut slot = vec![u32::MAX; n];
         for (i, &id) in self.id.iter().enumerate() {
@@ -296,6 +323,7 @@ impl<R: Real> CpuBackend<R> {
         self.contacts = s.contacts;
         self.spring_energy = s.spring_energy;
         self.dissipated = s.dissipated;
+        self.wall_force = v3s(&s.wall_force);
         Ok(())
     }
 

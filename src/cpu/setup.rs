@@ -99,6 +99,11 @@ impl<R: Real> CpuBackend<R> {
             cells: Vec::with_capacity(n),
             boxes: Vec::new(),
             contact: vec![ContactOut::default(); n],
+            wall_force: if sp.wall_forces {
+                vec![R::zero3(); n * p.walls.len()]
+            } else {
+                Vec::new()
+            },
             earliest: vec![Event::default(); n],
             list: NeighbourList::default(),
             a_mutual: Vec::new(),

@@ -248,13 +248,9 @@ impl<R: Real> CpuBackend<R> {
             inv_inertia: &self.inv_inertia,
             rolling_friction: &self.rolling_friction,
         };
-        let (bodies, balls, list, planes, contact) = (
-            &self.bodies,
-            &self.balls,
-            &mut self.list,
-            &self.planes,
-            &mut self.contact,
-        );
+        let (bodies, balls, list, planes) =
+            (&self.bodies, &self.balls, &mut self.list, &self.planes);
+        let contact = (&mut self.contact[..], &mut self.wall_force[..]);
         if self.params.rolling {
             let pairs = &mut self.roll_pairs;
             soft_pass(
@@ -641,8 +637,8 @@ impl<R: Real> CpuBackend<R> {
 }
 
 /// Stage `collide` of the soft laws from the neighbour list: `collide_pairs` into `pairs` (sized
-/// to the list first), or (`sum`) `sum_pairs` into `contact`; `P` is the record with or without
-/// rotation.
+/// to the list first), or (`sum`) `sum_pairs` into `contact` and the walls' forces; `P` is the
+/// record with or without rotation.
 #[allow(clippy::too_many_arguments)]
 fn soft_pass<R: Real, P: collide::PairRecord<R>>(
     bodies: &[Body<R>],
@@ -652,7 +648,7 @@ fn soft_pass<R: Real, P: collide::PairRecord<R>>(
     planes: &[PlaneBody<R>],
     params: &CollideParams<R>,
     pairs: &mut Vec<P>,
-    contact: &mut [ContactOut<R>],
+    (contact, wall_force): (&mut [ContactOut<R>], &mut [R::V3]),
     sum: bool,
 ) {
     if !sum {
@@ -661,7 +657,7 @@ fn soft_pass<R: Real, P: collide::PairRecord<R>>(
     let (rows, kept, wall_kept) = list.rows_and_history();
     if sum {
         collide::sum_pairs(
-            bodies, spin, &rows, pairs, planes, params, contact, wall_kept,
+            bodies, spin, &rows, pairs, planes, params, contact, wall_kept, wall_force,
         );
     } else {
         collide::collide_pairs(bodies, spin, balls, &rows, params, pairs, kept);

@@ -326,6 +326,7 @@ impl CpuBackend<f32> {
                     .collect(),
             ),
             "rot" | "torque" if !rotation => bytes(vec![[0.0; 4]]),
+
             // `Grid` (common.wgsl): the speed² bits kick_drift leaves for the binning, the
             // cell edge, the speed, and the steps begun.
             "grid" => {
@@ -720,6 +721,15 @@ impl CpuBackend<f32> {
                 }
             }
             "xi" | "wall_xi" => {}
+            // The soft laws' walls' forces, which the GPU keeps in its `earliest` buffer
+            // (`SharedBuffers::earliest`); the impulse model's events stay the stage's own.
+            "earliest" if !impulse && !self.wall_force.is_empty() => {
+                let v = vec4s(self.wall_force.len())?;
+                for (f, a) in self.wall_force.iter_mut().zip(&v) {
+                    *f = xyz(*a);
+                }
+            }
+            "earliest" => {}
             "boxes" => {
                 let large = n - self.n_small as usize;
                 let v = values::<[i32; 4]>(name, bytes, 2 * large)?;

@@ -77,8 +77,9 @@ pub struct Params {
     pub pad2: u32,
     /// Half the box's edges, m (the largest f32 on an open axis).
     pub box_half: [f32; 3],
-    /// Padding to the WGSL struct's size, a multiple of 16 bytes.
-    pub pad3: u32,
+    /// 1 when each wall's force on each sphere is recorded
+    /// ([`crate::scene::SimParams::wall_forces`]), else 0.
+    pub wall_forces: u32,
 }
 
 impl Params {
@@ -135,7 +136,7 @@ impl Params {
             box_len: pbox.len,
             pad2: 0,
             box_half: pbox.half,
-            pad3: 0,
+            wall_forces: sp.wall_forces as u32,
         }
     }
 }
@@ -369,8 +370,8 @@ pub(crate) fn binding_limit(limits: &wgpu::Limits, lowered: Option<u64>) -> (u64
 
 /// Checks before anything is allocated that `n` spheres fit the adapter's binding and buffer
 /// limits (lowered to `lowered` bytes when given): the largest per-sphere binding, the list's
-/// largest per-entry binding at `capacity` entries, the tree's cells, the rotation state and
-/// the hash table of `ts` buckets. Logs the whole memory estimate.
+/// largest per-entry binding at `capacity` entries, the tree's cells, the rotation state, the
+/// walls' forces (`wall_force_bytes` a sphere) and the hash table of `ts` buckets. Logs the whole memory estimate.
 ///
 /// # Errors
 /// [`super::GpuError::TooLarge`], naming the buffer, the bytes it needs, the limit and how many
@@ -385,6 +386,7 @@ pub(crate) fn check_fits(
     history: bool,
     tree: bool,
     (rotation, rolling): (bool, crate::scene::RollingModel),
+    wall_force_bytes: u64,
     lowered: Option<u64>,
 ) -> Result<(), super::GpuError> {
     let (limit, limit_name) = binding_limit(&ctx.limits, lowered);
@@ -402,6 +404,7 @@ pub(crate) fn check_fits(
         ("neighbour list", per_entry),
         ("gravity tree cells", tree_cells),
         ("rotation state", if rotation { 48 } else { 0 }),
+        ("wall forces", wall_force_bytes),
     ] {
         let need = per * n as u64;
         if need > limit {

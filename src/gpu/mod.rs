@@ -581,6 +581,10 @@ impl crate::engine::Engine for GpuBackend {
         GpuBackend::snapshot(self)
     }
 
+    fn wall_forces(&self) -> Vec<glam::DVec3> {
+        GpuBackend::wall_forces(self)
+    }
+
     fn snapshot_into(&self, out: &mut crate::Snapshot) {
         GpuBackend::snapshot_into(self, out)
     }

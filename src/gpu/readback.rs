@@ -40,6 +40,10 @@ impl GpuBackend {
             ("contact counts", &self.shared.contact_counts),
             ("mutual gravity", &self.shared.a_mutual),
         ];
+        if self.params.wall_forces {
+            // The soft laws' wall forces of the last step (SharedBuffers::earliest).
+            buffers.push(("wall forces", &self.shared.earliest));
+        }
         buffers.extend(self.list.persistent());
         buffers
     }
@@ -163,6 +167,21 @@ impl GpuBackend {
             partner,
             link,
         }
+    }
+
+    /// The force the spheres exerted on each wall in the last step, N, summed on the host in f64
+    /// in sorted order as the CPU sums it ([`crate::diagnostics::wall_force_sums`]); empty
+    /// unless the scene records wall forces. Reads `16 n × walls` bytes back.
+    pub fn wall_forces(&self) -> Vec<DVec3> {
+        if !self.params.wall_forces || self.walls == 0 {
+            return Vec::new();
+        }
+        let bytes = 16 * self.n as u64 * self.walls as u64;
+        let f: Vec<[f32; 4]> = self.read(&self.shared.earliest, bytes);
+        let f = f
+            .iter()
+            .map(|v| DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64));
+        crate::diagnostics::wall_force_sums(f, self.walls as usize)
     }
 
     /// The state in input order, widened to f64.

@@ -105,6 +105,11 @@ impl GpuBackend {
             history,
             tree_on,
             (rotation, rolling),
+            if sp.wall_forces {
+                16 * p.walls.len() as u64
+            } else {
+                0
+            },
             opts.max_binding_size,
         )?;
         let device = &ctx.device;

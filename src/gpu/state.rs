@@ -149,7 +149,9 @@ pub(crate) struct SharedBuffers {
     pub counts: wgpu::Buffer,
     /// Wall records ([`PlaneGpu`]).
     pub planes: wgpu::Buffer,
-    /// Each sphere's earliest event (impulses), `vec4<f32>`.
+    /// Each sphere's earliest event (impulses), `vec4<u32>`. The soft laws have none: with
+    /// `wall_forces` they record the force each wall exerted on each sphere there instead, N
+    /// (`vec4<f32>` bits at sorted slot × walls + wall; collide.wgsl `record_wall_force`).
     pub earliest: wgpu::Buffer,
     /// Each sphere's contact result, first half: Δv (impulses, m/s) or the force (soft laws,
     /// N), and the spring energy (J), `vec4<f32>`.
@@ -225,7 +227,16 @@ impl SharedBuffers {
             cell_start: storage(device, "cell start", table_bytes),
             counts: storage(device, "counts", table_bytes),
             planes: init_storage(device, "planes", planes),
-            earliest: storage(device, "earliest events", 16 * nn),
+            earliest: storage(
+                device,
+                "earliest events",
+                16 * nn
+                    * if params.wall_forces != 0 {
+                        planes.len().max(1) as u64
+                    } else {
+                        1
+                    },
+            ),
             contact: storage(device, "contact results", 16 * nn),
             contact_dx: storage(device, "contact displacements", 16 * nn),
             contact_counts: storage(device, "contact counts", 16 * nn),

@@ -332,6 +332,13 @@ impl SceneBuilder {
         self
     }
 
+    /// Records the force each plane and container takes from the spheres every step (default
+    /// off; soft laws only): [`crate::Simulation::wall_forces`].
+    pub fn wall_forces(mut self, on: bool) -> Self {
+        self.sim.wall_forces = on;
+        self
+    }
+
     /// Neighbour-list skin, m, ≥ 0 (default: 0.6 of the smallest radius, [`crate::scene::DEFAULT_SKIN_FRACTION`]).
     pub fn skin(mut self, skin: f64) -> Self {
         self.sim.skin = Some(skin);

@@ -14,7 +14,7 @@
 //! Numbers in messages are printed by [`fmt_num`]: at most six significant digits, so that
 //! `0.05000000000000002` reads `0.05`.
 
-use super::{GravitySolver, Scene, SimParams, Surface};
+use super::{ContactModel, GravitySolver, Scene, SimParams, Surface};
 use glam::DVec3;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -683,6 +683,23 @@ impl Scene {
         let mut bad_surfaces: Vec<Surface> = Vec::new();
         let mut bad_restitutions: Vec<f64> = Vec::new();
         let (restitution_ok, surface_ok) = check_sim(&self.sim, run, &mut out);
+        if self.sim.wall_forces {
+            if self.sim.contact == ContactModel::Impulse {
+                out.push(
+                    Subject::Simulation,
+                    "wall_forces needs a soft contact law (contact = \"spring-dashpot\" or \
+                     \"hertz\"): impulses have no force to record"
+                        .to_string(),
+                );
+            }
+            if self.planes.is_empty() && self.containers.is_empty() {
+                out.push(
+                    Subject::Simulation,
+                    "wall_forces = true, but the scene has no plane or container to record"
+                        .to_string(),
+                );
+            }
+        }
         // A skin beyond the largest diameter lists far more pairs than can ever touch (its
         // list grows as the cube of the skin).
         let r_max = self.spheres.iter().map(|p| p.radius).fold(0.0, f64::max);

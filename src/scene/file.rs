@@ -56,6 +56,7 @@
 //! rotation = false             # spheres spin under friction torques (soft laws)
 //! rolling_model = "cdt"        # or "none"; default cdt when some μ_r > 0 (needs rotation)
 //! periodic = [true, true, false]  # periodic axes x, y, z (default none); needs [domain]
+//! wall_forces = false          # record each wall's force from the spheres (soft laws)
 //!
 //! [domain]                     # the periodic box (docs/open-systems.md); only with periodic
 //! min = [0.0, 0.0, 0.0]        # m
@@ -190,6 +191,7 @@ struct SimTable {
     rolling_model: Option<RollingModel>,
     damping: Option<Damping>,
     periodic: Option<[bool; 3]>,
+    wall_forces: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -1012,6 +1014,7 @@ fn simulation(t: SimTable) -> SimParams {
             axes: t.periodic.unwrap_or(d.periodic.axes),
             ..d.periodic
         },
+        wall_forces: t.wall_forces.unwrap_or(d.wall_forces),
     }
 }
 

@@ -163,6 +163,11 @@ pub struct SimParams {
     /// [`Periodic::default`]).
     #[serde(default)]
     pub periodic: Periodic,
+    /// Record the force every plane and container takes from the spheres, each step (scene key
+    /// `wall_forces`; default `false`): [`crate::Simulation::wall_forces`], the diagnostics
+    /// CSV's `wall*_f*` columns and the stats JSON's `wall_forces`. Soft laws only.
+    #[serde(default)]
+    pub wall_forces: bool,
 }
 
 /// Hysteresis damping of the Hertz law (scene key `damping`, `--damping`): the normal force is
@@ -248,6 +253,7 @@ impl Default for SimParams {
             rolling_model: None,
             damping: Damping::default(),
             periodic: Periodic::default(),
+            wall_forces: false,
         }
     }
 }

@@ -515,7 +515,7 @@ pub fn sum_impulses<R: Real>(
         *acc = sum_row(i, start, params, add);
         for (k, plane) in planes.iter().enumerate() {
             let earliest = mine == PLANE_EVENT | k as u32;
-            wall_contact(
+            let _ = wall_contact(
                 acc,
                 me,
                 plane,
@@ -594,7 +594,9 @@ impl<R: Real> ContactOut<R> {
 /// sphere in [`sum_row`]'s order), with the energy, power and counts of the pairs it owns and
 /// the force reversed for the others, then meets the walls, into `out[i]`. With
 /// contact history `wall_kept` holds what each sphere's contact with each wall keeps (`n ×
-/// planes.len()`), read and overwritten; without, it is empty.
+/// planes.len()`), read and overwritten; without, it is empty. `wall_force` (`n ×
+/// planes.len()`, N, or empty when the scene records no wall forces) gets the force each wall
+/// exerts on each sphere, zero where they are apart.
 #[allow(clippy::too_many_arguments)]
 pub fn sum_pairs<R: Real, P: PairRecord<R>>(
     bodies: &[Body<R>],
@@ -605,8 +607,23 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
     params: &CollideParams<R>,
     out: &mut [ContactOut<R>],
     wall_kept: &mut [ContactHistory<R>],
+    wall_force: &mut [R::V3],
 ) {
     use crate::cpu::neighbours::{NO_PAIR, OWNED};
+    /// `wall_force` shared by the blocks: sphere i's forces are its block's alone.
+    struct Forces<T>(*mut T, usize);
+    // SAFETY: each sphere's `np` entries are written by the block that holds the sphere, and
+    // nobody reads them until the parallel loop has joined.
+    unsafe impl<T: Send> Sync for Forces<T> {}
+    impl<T> Forces<T> {
+        #[inline(always)]
+        fn write(&self, k: usize, v: T) {
+            assert!(k < self.1);
+            // SAFETY: in bounds (checked), written by the sphere's own block only.
+            unsafe { self.0.add(k).write(v) }
+        }
+    }
+    let forces = Forces(wall_force.as_mut_ptr(), wall_force.len());
     let Rows {
         start, link, pair, ..
     } = *rows;
@@ -651,7 +668,7 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
                 } else {
                     ContactHistory::default()
                 };
-                let kept = wall_contact(
+                let (kept, force) = wall_contact(
                     acc,
                     me,
                     plane,
@@ -664,6 +681,9 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
                 );
                 if history {
                     walls[k * np + w] = kept.unwrap_or_default();
+                }
+                if forces.1 != 0 {
+                    forces.write(i * np + w, force);
                 }
             }
         }

@@ -51,7 +51,9 @@ pub fn wall_power<R: Real>(force: R::V3, wall: &PlaneBody<R>) -> R {
 /// `k_me` is the sphere's mass-splitting factor in the final round (1 otherwise); `kept` what
 /// the contact kept from the last step (soft contact); `spin` the sphere's rotation (`None` without):
 /// the wall's friction and rolling resistance ([`rolling_resistance`], the wall's rolling friction
-/// with the sphere's as for μ) turn it. Returns the ξ to keep when a soft contact is on.
+/// with the sphere's as for μ) turn it. Returns the ξ to keep when a soft contact is on, and
+/// the force the wall exerts on the sphere, N (zero apart and with impulses; the wall takes its
+/// opposite: [`crate::scene::SimParams::wall_forces`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn wall_contact<R: Real>(
@@ -64,9 +66,9 @@ pub fn wall_contact<R: Real>(
     kept: ContactHistory<R>,
     spin: Option<SphereSpin<R>>,
     params: &CollideParams<R>,
-) -> Option<ContactHistory<R>> {
+) -> (Option<ContactHistory<R>>, R::V3) {
     if me.w == R::zero() {
-        return None;
+        return (None, R::zero3());
     }
     let (s1, vn, n) = approach(me, wall);
     match params.model {
@@ -91,11 +93,11 @@ pub fn wall_contact<R: Real>(
             if round == Round::Final {
                 acc.contacts += (s1 <= R::zero()) as u32;
             }
-            None
+            (None, R::zero3())
         }
         ContactModel::SpringDashpot | ContactModel::Hertz => {
             if s1 > R::zero() {
-                return None;
+                return (None, R::zero3());
             }
             // The wall is the first body (immovable, curvature 0 or −1/R_W), the sphere the
             // second: the normal force acts along n on the sphere.
@@ -159,7 +161,7 @@ pub fn wall_contact<R: Real>(
             acc.power += soft.power + rolling_power - wall_power(force, wall);
             acc.contacts += 1;
             acc.collisions += (s1 - vn * params.dt > R::zero()) as u32;
-            Some(keep)
+            (Some(keep), force)
         }
     }
 }
