@@ -65,6 +65,7 @@ class Scene:
         walls: Optional[Tuple[_Vec3, _Vec3]] = None,
         periodic: Optional[Tuple[bool, bool, bool]] = None,
         domain: Optional[Tuple[_Vec3, _Vec3]] = None,
+        wall_forces: bool = False,
         name: str = "arrays",
     ) -> "Scene":
         """A scene from arrays: positions (N, 3) m; velocities (N, 3) m/s or None (at rest);
@@ -172,6 +173,11 @@ class Simulation:
     def images(self) -> npt.NDArray[np.int32]:
         """Periodic images, (N, 3): box lengths crossed along x, y, z (zeros without periodic
         boundaries)."""
+
+    @property
+    def wall_forces(self) -> npt.NDArray[np.float64]:
+        """The force the spheres exerted on each wall in the last step, (W, 3), N; (0, 3)
+        unless the scene was made with wall_forces=True."""
 
     def diagnostics(self) -> Dict[str, Union[int, float]]:
         """The diagnostics.csv columns (step, time s, kinetic, potential_uniform,

@@ -506,6 +506,8 @@ pub struct RunState {
     pub initial: Diagnostics,
     /// Rows of `diagnostics.csv` written so far.
     pub log: Vec<Diagnostics>,
+    /// The walls' forces of each of those rows, N (empty rows without `wall_forces`).
+    pub wall_log: Vec<Vec<DVec3>>,
     /// Snapshots written so far.
     pub series: Vec<SeriesEntry>,
     /// Seconds of stepping so far.

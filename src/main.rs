@@ -122,6 +122,11 @@ struct SceneOverrides {
     /// [default: false].
     #[arg(long, value_name = "BOOL")]
     rotation: Option<bool>,
+    /// Whether the force the spheres exert on each plane and container is recorded every step,
+    /// replacing the scene's `wall_forces` [default: false]: diagnostics.csv's `wall*_f*`
+    /// columns, the summary and the stats JSON's `wall_forces_final` (soft contact laws).
+    #[arg(long, value_name = "BOOL")]
+    wall_forces: Option<bool>,
     /// Rolling friction coefficient μ_r ≥ 0 for every sphere, plane and container (soft contact
     /// laws with rotation).
     #[arg(long, value_name = "MU_R", allow_negative_numbers = true, value_parser = non_negative_finite)]
@@ -147,6 +152,7 @@ impl SceneOverrides {
             gravity_solver: self.gravity_solver,
             theta: self.theta,
             rotation: self.rotation,
+            wall_forces: self.wall_forces,
             rolling_friction: self.rolling_friction,
             rolling_model: self.rolling_model,
             damping: self.damping,
@@ -221,7 +227,7 @@ struct RunArgs {
     #[arg(
         long,
         value_name = "FILE|DIR",
-        conflicts_with_all = ["scene", "particles", "contact", "friction", "skin", "gravity_solver", "theta", "rotation", "rolling_friction", "rolling_model", "damping", "allow_overlap", "dt", "digits"]
+        conflicts_with_all = ["scene", "particles", "contact", "friction", "skin", "gravity_solver", "theta", "rotation", "wall_forces", "rolling_friction", "rolling_model", "damping", "allow_overlap", "dt", "digits"]
     )]
     resume: Option<PathBuf>,
     /// No progress bar; a progress line every --progress-every seconds instead (the summary is

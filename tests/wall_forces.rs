@@ -238,3 +238,93 @@ fn the_gpu_records_the_wall_forces_the_cpu_records() {
         );
     }
 }
+
+/// `spheresim run --wall-forces true`: the summary line, diagnostics.csv's three columns a wall
+/// (the last row the run's last step, as the stats JSON's `wall_forces_final`), and a clear
+/// refusal with the impulse law.
+#[test]
+fn the_cli_writes_the_wall_forces_where_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("drop.toml");
+    std::fs::write(
+        &scene,
+        "[simulation]\ncontact = \"hertz\"\ngravity = [0, -9.81, 0]\ndt = 2e-5\nsteps = 1000\n\
+         [[particle]]\nposition = [0.5, 0.0505, 0.5]\nradius = 0.05\nmass = 0.4\n\
+         restitution = 0.5\n\
+         [[box_container]]\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n",
+    )
+    .unwrap();
+    let (out, stats) = (dir.path().join("out"), dir.path().join("s.json"));
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            scene.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--precision",
+            "f64",
+        ];
+        args.extend_from_slice(extra);
+        std::process::Command::new(env!("CARGO_BIN_EXE_spheresim"))
+            .arg("run")
+            .args(&args)
+            .output()
+            .unwrap()
+    };
+    let o = run(&[
+        "--wall-forces",
+        "true",
+        "--output",
+        out.to_str().unwrap(),
+        "--every",
+        "100",
+        "--stats-json",
+        stats.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        text.contains("forces on the walls in the last step (N): 0: "),
+        "{text}"
+    );
+    let csv = std::fs::read_to_string(out.join("diagnostics.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    assert_eq!(header.len(), 17 + 18, "{header:?}");
+    assert_eq!(header[17..20], ["wall0_fx", "wall0_fy", "wall0_fz"]);
+    assert_eq!(header[34], "wall5_fz");
+    let rows: Vec<Vec<f64>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    let last = rows.last().unwrap();
+    assert_eq!(last[0], 1000.0);
+    // The floor (y min, the third wall) was pressed down while the sphere bounced on it.
+    assert!(rows.iter().any(|r| r[17 + 3 * 2 + 1] < 0.0), "{csv}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    let fin: Vec<f64> = json["wall_forces_final"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|w| w.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()))
+        .collect();
+    assert_eq!(
+        fin,
+        last[17..],
+        "the JSON's last step is the CSV's last row"
+    );
+    // Off by default: no wall columns, `null` in the JSON.
+    let o = run(&["--stats-json", stats.to_str().unwrap()]);
+    assert!(o.status.success());
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert!(json["wall_forces_final"].is_null());
+    // The impulse law has no force to record.
+    let o = run(&["--wall-forces", "true", "--contact", "impulse"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("wall_forces needs a soft contact law"),
+        "{err}"
+    );
+}

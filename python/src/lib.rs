@@ -225,7 +225,8 @@ impl PyScene {
     /// `stiffness` in N/m, Newton's constant `g_const` in m³ kg⁻¹ s⁻² and `softening` in m for
     /// mutual gravity, `walls`, the (min, max) corners of a box of six walls in m, and
     /// `periodic`, three booleans (x, y, z) for periodic boundaries over the box `domain`, its
-    /// (min, max) corners in m (docs/open-systems.md).
+    /// (min, max) corners in m (docs/open-systems.md), and `wall_forces`, whether each wall's
+    /// force is recorded (`Simulation.wall_forces`; soft laws).
     ///
     /// Raises `ValueError` for a wrong shape or an unknown contact law, `SceneError` for a value
     /// that fails the scene checks (a NaN velocity, a radius ≤ 0, …) or an unknown material.
@@ -234,7 +235,7 @@ impl PyScene {
         positions, velocities, radii, masses = None, materials = None, *, dt = 1e-4,
         steps = 1000, gravity = (0.0, 0.0, 0.0), restitution = 1.0, contact = "impulse",
         stiffness = 1e4, g_const = 0.0, softening = 0.0, walls = None, periodic = None,
-        domain = None, name = "arrays"
+        domain = None, wall_forces = false, name = "arrays"
     ))]
     #[allow(clippy::too_many_arguments)]
     fn from_arrays(
@@ -255,6 +256,7 @@ impl PyScene {
         walls: Option<(Vec3, Vec3)>,
         periodic: Option<(bool, bool, bool)>,
         domain: Option<(Vec3, Vec3)>,
+        wall_forces: bool,
         name: &str,
     ) -> PyResult<Self> {
         let x = read_vec3("positions", positions, None)?;
@@ -307,6 +309,7 @@ impl PyScene {
         sim.stiffness = stiffness;
         sim.g_const = g_const;
         sim.softening = softening;
+        sim.wall_forces = wall_forces;
         match (periodic, domain) {
             (Some((x, y, z)), Some((lo, hi))) => {
                 sim.periodic =
@@ -767,6 +770,17 @@ impl PySimulation {
             vec![0; 3 * n]
         };
         let a = Array2::from_shape_vec((n, 3), flat).expect("3 values a row");
+        a.into_pyarray(py).into_any()
+    }
+
+    /// The force the spheres exerted on each wall in the last step, (W, 3), N: the box's six
+    /// walls (x min, x max, y min, y max, z min, z max) of `walls`, the scene's planes then its
+    /// containers otherwise; an empty (0, 3) array unless the scene records wall forces.
+    #[getter]
+    fn wall_forces<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let f = py.detach(|| self.lock().sim.wall_forces());
+        let flat: Vec<f64> = f.iter().flat_map(|w| w.to_array()).collect();
+        let a = Array2::from_shape_vec((f.len(), 3), flat).expect("3 values a row");
         a.into_pyarray(py).into_any()
     }
 

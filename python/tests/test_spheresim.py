@@ -93,6 +93,24 @@ def test_periodic_boundaries_wrap_and_count_images():
         spheresim.Scene.from_arrays(x, v, 0.05, 1.0, periodic=(True, False, False))
 
 
+def test_wall_forces_give_the_floor_the_weight_it_carries():
+    # A 0.4 kg sphere dropped 1 cm onto the floor of a box (Hertz, restitution 0.5): after 1 s
+    # at rest, the floor (the box's third wall, y min) carries its weight, straight down.
+    x = np.array([[0.5, 0.06, 0.5]])
+    scene = spheresim.Scene.from_arrays(
+        x, None, 0.05, 0.4, dt=2e-5, steps=50000, gravity=(0.0, -9.81, 0.0),
+        restitution=0.5, contact="hertz", walls=((0.0, 0.0, 0.0), (1.0, 1.0, 1.0)),
+        wall_forces=True)
+    sim = spheresim.Simulation(scene, backend="cpu", precision="f64")
+    assert sim.wall_forces.shape == (6, 3)
+    sim.step(50000)
+    f = sim.wall_forces
+    assert f[2, 1] == pytest.approx(-0.4 * 9.81, rel=1e-6)
+    assert np.abs(np.delete(f, 2, axis=0)).max() == 0.0
+    off = spheresim.Simulation(small_scene(), backend="cpu", precision="f64")
+    assert off.wall_forces.shape == (0, 3)
+
+
 def test_a_material_gives_mass_from_its_density():
     x = np.array([[0.0, 0.0, 0.0]])
     scene = spheresim.Scene.from_arrays(x, None, 0.01, materials="steel")

@@ -16,6 +16,7 @@
 //! | `collisions` | collisions since the start | – |
 //! | `dissipated` | energy taken out by the contacts since the start (damping, friction, impulses) | J |
 //! | `kinetic_rotational` | Σ ½ I ω², I = (2/5) m r² (0 without rotation) | J |
+//! | `wall0_fx,wall0_fy,wall0_fz`, `wall1_fx`, … | with `wall_forces` only: the force the spheres exert on each wall in the row's step (planes, then containers) | N |
 //!
 //! Numbers use the CSV's shortest round-trip digits ([`super::csv`]).
 
@@ -37,11 +38,29 @@ potential_spring,total,px,py,pz,lx,ly,lz,contacts,collisions,dissipated,kinetic_
 /// # Errors
 /// [`OutputError::Write`] naming `path` when it cannot be written.
 pub fn write_energy_log(path: &Path, samples: &[Diagnostics]) -> Result<(), OutputError> {
+    write_energy_log_with_walls(path, samples, &[])
+}
+
+/// [`write_energy_log`] with the walls' forces of each sample (`walls`, N, one row per sample,
+/// as [`crate::Simulation::wall_forces`] gives them): their columns appear when the first row
+/// has some.
+///
+/// # Errors
+/// [`OutputError::Write`] naming `path` when it cannot be written.
+pub fn write_energy_log_with_walls(
+    path: &Path,
+    samples: &[Diagnostics],
+    walls: &[Vec<glam::DVec3>],
+) -> Result<(), OutputError> {
+    let n_walls = walls.first().map_or(0, Vec::len);
     write_atomic(path, |w| {
         let mut buf = Vec::with_capacity(64 * 1024);
         buf.extend_from_slice(ENERGY_LOG_HEADER.as_bytes());
+        for k in 0..n_walls {
+            buf.extend_from_slice(format!(",wall{k}_fx,wall{k}_fy,wall{k}_fz").as_bytes());
+        }
         buf.push(b'\n');
-        for d in samples {
+        for (r, d) in samples.iter().enumerate() {
             buf.extend_from_slice(d.step.to_string().as_bytes());
             let p = d.momentum;
             let l = d.angular_momentum;
@@ -66,6 +85,13 @@ pub fn write_energy_log(path: &Path, samples: &[Diagnostics]) -> Result<(), Outp
             push_f64(&mut buf, d.dissipated);
             buf.push(b',');
             push_f64(&mut buf, d.kinetic_rotational);
+            for k in 0..n_walls {
+                let f = walls.get(r).and_then(|row| row.get(k)).copied();
+                for x in f.map_or([f64::NAN; 3], |f| f.to_array()) {
+                    buf.push(b',');
+                    push_f64(&mut buf, x);
+                }
+            }
             buf.push(b'\n');
             if buf.len() >= 60 * 1024 {
                 w.write_all(&buf)?;

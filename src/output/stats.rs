@@ -41,7 +41,8 @@
 //!   "resumed_from_step": null,
 //!   "neighbour_rebuilds": 12,
 //!   "gravity_solver": "none",
-//!   "theta": null
+//!   "theta": null,
+//!   "wall_forces_final": null
 //! }
 //! ```
 //!
@@ -148,6 +149,10 @@ pub struct RunStats {
     pub gravity_solver: String,
     /// The tree's opening angle θ; `null` unless `gravity_solver` is `"tree"`.
     pub theta: Option<f64>,
+    /// With `wall_forces`: the force the spheres exerted on each wall (planes, then containers)
+    /// in the last step, N, `[x, y, z]` each ([`crate::Simulation::wall_forces`]); `null`
+    /// without.
+    pub wall_forces_final: Option<Vec<[f64; 3]>>,
 }
 
 impl RunStats {
@@ -220,6 +225,7 @@ impl RunStats {
                 .saturating_sub(initial.neighbour_rebuilds),
             gravity_solver: "none".to_string(),
             theta: None,
+            wall_forces_final: None,
         }
     }
 

@@ -45,6 +45,8 @@ pub struct SimRun<'a> {
     checkpointer: Option<Checkpointer>,
     resumed: Option<Resumed>,
     resume_notice: Option<String>,
+    /// The walls' forces of each row of the energy log (empty rows without `wall_forces`).
+    wall_log: Vec<Vec<glam::DVec3>>,
 }
 
 /// `path` made absolute against the working directory (a checkpoint stores absolute paths, so a
@@ -201,6 +203,10 @@ impl<'a> SimRun<'a> {
             setup_seconds: setup.elapsed().as_secs_f64(),
             sim,
             checkpointer,
+            wall_log: resume
+                .as_ref()
+                .map(|(_, r)| r.run.wall_log.clone())
+                .unwrap_or_default(),
             resumed: resume.map(|(_, r)| r),
             resume_notice,
         };
@@ -235,6 +241,7 @@ impl<'a> SimRun<'a> {
             checkpoint_every: o.checkpoint_every,
             initial,
             log: log.to_vec(),
+            wall_log: self.wall_log.clone(),
             series: self
                 .series
                 .as_ref()
@@ -372,6 +379,7 @@ impl<'a> SimRun<'a> {
             Some(r) => (r.run.initial, r.run.log.clone(), r.run.stepping_seconds),
             None => {
                 let d = self.sim.diagnostics();
+                self.wall_log = vec![self.sim.wall_forces()];
                 (d, vec![d], 0.0)
             }
         };
@@ -379,7 +387,7 @@ impl<'a> SimRun<'a> {
             && let Some(s) = self.series.as_mut()
         {
             s.write(&self.sim.snapshot())?;
-            write_diagnostics_log(log_dir.as_deref().unwrap(), &log)?;
+            write_diagnostics_log(log_dir.as_deref().unwrap(), &log, &self.wall_log)?;
         }
         let start_step = self.sim.steps_done();
         let mut progress = Progress::new(
@@ -431,7 +439,8 @@ impl<'a> SimRun<'a> {
             {
                 s.write(&self.sim.snapshot())?;
                 log.push(self.sim.diagnostics());
-                write_diagnostics_log(log_dir.as_deref().unwrap(), &log)?;
+                self.wall_log.push(self.sim.wall_forces());
+                write_diagnostics_log(log_dir.as_deref().unwrap(), &log, &self.wall_log)?;
             }
             if guard_energy && (d == steps || last_energy_check.elapsed() >= energy_interval) {
                 let t = Instant::now();
@@ -485,6 +494,15 @@ impl<'a> SimRun<'a> {
                 interrupted,
             );
             st.resumed_from_step = resumed.as_ref().map(|r| r.step);
+            if self.scene.sim.wall_forces {
+                st.wall_forces_final = Some(
+                    self.sim
+                        .wall_forces()
+                        .iter()
+                        .map(|f| f.to_array())
+                        .collect(),
+                );
+            }
             if let Some((solver, theta)) = self.gravity() {
                 st.gravity_solver = solver.to_string();
                 st.theta = theta;
@@ -537,6 +555,7 @@ impl<'a> SimRun<'a> {
                 .map(|(s, t)| (s.to_string(), t))
                 .collect(),
             files,
+            wall_forces: self.sim.wall_forces(),
         })
     }
 
@@ -563,9 +582,14 @@ impl<'a> SimRun<'a> {
     }
 }
 
-/// Rewrites `DIR/diagnostics.csv` (atomically) with one row per diagnostics sample.
-fn write_diagnostics_log(dir: &Path, log: &[Diagnostics]) -> Result<()> {
-    output::write_energy_log(&dir.join("diagnostics.csv"), log)?;
+/// Rewrites `DIR/diagnostics.csv` (atomically) with one row per diagnostics sample, and the
+/// walls' forces of each (`walls`, empty rows without `wall_forces`).
+fn write_diagnostics_log(
+    dir: &Path,
+    log: &[Diagnostics],
+    walls: &[Vec<glam::DVec3>],
+) -> Result<()> {
+    output::write_energy_log_with_walls(&dir.join("diagnostics.csv"), log, walls)?;
     Ok(())
 }
 

@@ -38,6 +38,8 @@ pub struct SceneOptions {
     pub theta: Option<f64>,
     /// Whether spheres rotate (`--rotation`), replacing the scene's.
     pub rotation: Option<bool>,
+    /// Whether each wall's force is recorded (`--wall-forces`), replacing the scene's.
+    pub wall_forces: Option<bool>,
     /// Rolling friction μ_r ≥ 0 (`--rolling-friction`) for every sphere, plane and container;
     /// soft laws with rotation only.
     pub rolling_friction: Option<f64>,
@@ -111,6 +113,12 @@ impl SceneOptions {
     /// Sets `--rotation`.
     pub fn rotation(mut self, rotation: bool) -> Self {
         self.rotation = Some(rotation);
+        self
+    }
+
+    /// Sets `--wall-forces`.
+    pub fn wall_forces(mut self, on: bool) -> Self {
+        self.wall_forces = Some(on);
         self
     }
 
@@ -208,8 +216,8 @@ impl SceneOptions {
     }
 
     /// Applies `--steps`, `--dt`, `--contact`, `--skin`, `--gravity-solver`, `--theta`,
-    /// `--rotation`, `--rolling-model`, `--damping`, `--friction` and `--rolling-friction` to a
-    /// scene (unchecked).
+    /// `--rotation`, `--wall-forces`, `--rolling-model`, `--damping`, `--friction` and
+    /// `--rolling-friction` to a scene (unchecked).
     ///
     /// # Errors
     /// `--friction` with the impulse law, which has no friction.
@@ -234,6 +242,9 @@ impl SceneOptions {
         }
         if let Some(rotation) = self.rotation {
             scene.sim.rotation = rotation;
+        }
+        if let Some(on) = self.wall_forces {
+            scene.sim.wall_forces = on;
         }
         if let Some(damping) = self.damping {
             scene.sim.damping = damping;

@@ -43,6 +43,9 @@ pub struct RunReport {
     pub stage_seconds: Vec<(String, f64)>,
     /// Files written: (what, path).
     pub files: Vec<(&'static str, PathBuf)>,
+    /// The force the spheres exerted on each wall in the last step, N (planes, then
+    /// containers); empty without `wall_forces`.
+    pub wall_forces: Vec<glam::DVec3>,
 }
 
 impl RunReport {
@@ -175,6 +178,19 @@ impl fmt::Display for RunReport {
                 f,
                 "  rotation: rotational kinetic energy {:.4e} -> {:.4e} J (counted in the totals)",
                 i.kinetic_rotational, e.kinetic_rotational
+            )?;
+        }
+        if !self.wall_forces.is_empty() {
+            let walls: Vec<String> = self
+                .wall_forces
+                .iter()
+                .enumerate()
+                .map(|(k, w)| format!("{k}: [{:.4e}, {:.4e}, {:.4e}]", w.x, w.y, w.z))
+                .collect();
+            writeln!(
+                f,
+                "  forces on the walls in the last step (N): {}",
+                walls.join("; ")
             )?;
         }
         match self.gravity {
