@@ -82,6 +82,14 @@ pub static CASES: &[Case] = &[
         run: periodic_gas_momentum,
     },
     Case {
+        name: "wall-force-weight",
+        description: "a stack of three spheres (0.1, 0.2, 0.4 kg) at rest on a floor under \
+                      gravity, Hertz and spring-dashpot: the floor's recorded force is the \
+                      stack's weight, straight down (static equilibrium; docs/output.md)",
+        backends: STEPPED,
+        run: wall_force_weight,
+    },
+    Case {
         name: "circular-orbit",
         description: "two bodies (1e12 kg, 1 kg) on a circular orbit of radius 10 m: period \
                       2 pi sqrt(r^3 / G M) and no radius drift (docs/physics.md §3)",
@@ -523,6 +531,56 @@ fn periodic_gas_momentum(backend: Backend) -> Result<Vec<Row>, CaseError> {
         d0.momentum_magnitude_sum,
         t,
     )])
+}
+
+/// A vertical stack of three touching spheres (r = 2 cm; 0.1, 0.2 and 0.4 kg from the top,
+/// e = 0.3) set on a floor at y = 0 under g = 9.81 m/s², with the walls' forces recorded: after
+/// 0.8 s its oscillation has died away and the floor carries the whole stack, (0, −M g, 0) with
+/// M = 0.7 kg.
+/// The force reaches the floor through the two contacts above it, so the row checks the
+/// recorded force and the stack's equilibrium together.
+fn wall_force_weight(backend: Backend) -> Result<Vec<Row>, CaseError> {
+    let (g, r) = (9.81, 0.02);
+    let masses = [0.4, 0.2, 0.1];
+    let mut rows = Vec::new();
+    for model in [ContactModel::Hertz, ContactModel::SpringDashpot] {
+        let spheres = masses
+            .iter()
+            .enumerate()
+            .map(|(k, &m)| {
+                let y = r + k as f64 * 2.0 * r;
+                sphere(DVec3::new(0.0, y, 0.0), DVec3::ZERO, r, m, 0.3)
+            })
+            .collect();
+        let s = soft(
+            scene(
+                "wall-force-weight",
+                spheres,
+                vec![plane(DVec3::ZERO, DVec3::Y, 0.3)],
+                5e-5,
+                16_000,
+                |p| {
+                    p.gravity = DVec3::new(0.0, -g, 0.0);
+                    p.wall_forces = true;
+                    p.stiffness = 1e4;
+                },
+            ),
+            model,
+            rubbery(0.3),
+        );
+        let mut sim = start(&s, backend)?;
+        finish(&mut sim, &s)?;
+        let weight = masses.iter().sum::<f64>() * g;
+        let floor = sim.wall_forces().first().copied().unwrap_or(DVec3::NAN);
+        rows.push(vector_row(
+            format!("floor force N under a stack of 0.7 kg, {model}"),
+            DVec3::new(0.0, -weight, 0.0),
+            floor,
+            weight,
+            tol(backend, 0.0, 1e-6, 1e-4),
+        ));
+    }
+    Ok(rows)
 }
 
 fn binary_head_on(backend: Backend) -> Result<Vec<Row>, CaseError> {
