@@ -30,9 +30,9 @@ fn check_values(scene: &Scene) {
         if let Some(m) = s.material {
             assert!(m < scene.materials.len(), "sphere {i} names material {m}");
         }
-        // Only pile's carpet is fixed.
+        // Only pile's and hopper-flow's carpets are fixed.
         assert!(
-            !s.fixed || scene.name == "pile",
+            !s.fixed || ["pile", "hopper-flow"].contains(&scene.name.as_str()),
             "{}: sphere {i} fixed",
             scene.name
         );
@@ -42,7 +42,14 @@ fn check_values(scene: &Scene) {
     assert!(sim.steps > 0);
     // The contact-mechanics scenes use the Hertz law with friction, rubble-pile without (its
     // spheres have no spin); the others impulses.
-    let soft = ["wall-stand", "container", "pile", "shear-cell"].contains(&scene.name.as_str());
+    let soft = [
+        "wall-stand",
+        "container",
+        "pile",
+        "shear-cell",
+        "hopper-flow",
+    ]
+    .contains(&scene.name.as_str());
     let model = if soft || scene.name == "rubble-pile" {
         spheresim::scene::ContactModel::Hertz
     } else {
@@ -175,7 +182,7 @@ fn within(count: usize, wanted: usize, rel: f64) -> bool {
 #[test]
 fn list_and_names_agree_and_every_scene_builds_at_its_default() {
     let list = builtin::list();
-    assert_eq!(list.len(), 12);
+    assert_eq!(list.len(), 13);
     assert_eq!(
         builtin::names(),
         vec![
@@ -188,6 +195,7 @@ fn list_and_names_agree_and_every_scene_builds_at_its_default() {
             "rubble-pile",
             "pile",
             "shear-cell",
+            "hopper-flow",
             "bounce",
             "two-spheres",
             "pi-blocks"

@@ -100,6 +100,14 @@ const BUILTINS: &[BuiltinInfo] = &[
         default_particles: 4_000,
     },
     BuiltinInfo {
+        name: "hopper-flow",
+        summary: "a square silo of 5 mm frictional grains (mu 0.5, rotation on, Hertz) discharging \
+                  under gravity through a 6-diameter circular orifice in a carpet of fixed \
+                  half-size grains into a basin below (docs/open-systems.md; the carpet adds to \
+                  the count)",
+        default_particles: 4_000,
+    },
+    BuiltinInfo {
         name: "bounce",
         summary: "spheres (r 0.1 m, e = 0.7) dropped from 1 m onto a floor under gravity, 0.5 m \
                   grid when N > 1",
@@ -180,6 +188,7 @@ pub fn build(name: &str, particles: Option<usize>) -> Result<Scene, SceneError> 
         "rubble-pile" => rubble_pile(n),
         "pile" => pile(n),
         "shear-cell" => shear_cell(n),
+        "hopper-flow" => hopper_flow(n),
         "bounce" => bounce(n),
         "two-spheres" => two_spheres(n)?,
         "pi-blocks" if n != 2 => {
@@ -252,6 +261,10 @@ pub fn build_cost(name: &str, n: usize) -> BuildCost {
             (c, c * sphere + pile_disc_bound(n) * 2 * 8)
         }
         "pi-blocks" => (2, 2 * sphere),
+        "hopper-flow" => {
+            let c = nn + hopper_carpet_bound(n);
+            (c, c * sphere)
+        }
         _ => (nn, nn * sphere),
     };
     let kept = spheres * (sphere + CHECK_BYTES_PER_SPHERE);
@@ -1008,6 +1021,122 @@ fn shear_cell(n: usize) -> Scene {
 
 /// Sheared time of `shear-cell`, s: about 10 strain units at the cell's default size.
 pub const SHEAR_CELL_TIME: f64 = 1.0;
+
+// ---------------------------------------------------------------------------------------------
+// hopper-flow
+
+/// Grain radius of `hopper-flow`, m.
+pub const HOPPER_RADIUS: f64 = 5e-3;
+/// Orifice of `hopper-flow`, grain diameters: the circle about the silo's axis that the carpet
+/// leaves clear.
+pub const HOPPER_ORIFICE: f64 = 6.0;
+/// Simulated time of `hopper-flow`, s: the column packs in about 0.3 s, then discharges at a
+/// steady rate.
+pub const HOPPER_TIME: f64 = 1.0;
+/// Pitch of the `hopper-flow` column's initial lattice, grain diameters.
+const HOPPER_PITCH: f64 = 1.1;
+
+/// The `hopper-flow` silo's side for `n` grains, grain diameters: the column about 1.5 times as
+/// tall as wide, and at least three orifices wide.
+fn hopper_side(n: usize) -> f64 {
+    (HOPPER_PITCH * (n as f64 / 1.5).cbrt())
+        .ceil()
+        .max(3.0 * HOPPER_ORIFICE)
+}
+
+/// Most fixed carpet grains `hopper-flow` adds for `n` grains (the whole square).
+fn hopper_carpet_bound(n: usize) -> u64 {
+    let k = (2.0 * hopper_side(n)).round() as u64;
+    k * k
+}
+
+/// `hopper-flow`: a flat-bottomed square silo discharging through a circular orifice, the set-up
+/// of Beverloo's law (Beverloo, Leniger and van de Velde, Chem. Eng. Sci. 15 (1961) 260). `n`
+/// grains (r = [`HOPPER_RADIUS`], 2500 kg/m³, E = 10 MPa, ν = 0.3, e = 0.5, μ = 0.5, rotation
+/// on, Hertz) start at rest on a jittered cubic lattice ([`HOPPER_PITCH`] diameters) in a
+/// silo of side L ([`hopper_side`]) walled by four planes; its floor is a carpet of fixed grains
+/// of radius r/2 touching on a square lattice, their tops at y = 0, minus those within
+/// ([`HOPPER_ORIFICE`] d)/2 + r/2 of the axis. Under gravity (0, −9.81, 0) m/s² the column
+/// packs and discharges into a basin whose floor lies 1.5 column heights below. Measured:
+/// benches/hopper/beverloo.py.
+fn hopper_flow(n: usize) -> Scene {
+    let r = HOPPER_RADIUS;
+    let d = 2.0 * r;
+    let grain = SOFT_GRAIN;
+    let e = 0.5;
+    let mass = GRAIN_DENSITY * sphere_volume(r);
+    let side = hopper_side(n) * d;
+    let pitch = HOPPER_PITCH * d;
+    let m = ((side - d) / pitch).floor() as usize + 1;
+    let margin = r + (side - d - (m - 1) as f64 * pitch) / 2.0;
+    let jitter = 0.4 * (pitch - d);
+    let mut rng = Pcg64::seed_from_u64(13);
+    let mut spheres = Vec::with_capacity(n + hopper_carpet_bound(n) as usize);
+    for i in 0..n {
+        let (ix, iz, layer) = (i % m, (i / m) % m, i / (m * m));
+        let p = DVec3::new(
+            margin + ix as f64 * pitch + uniform(&mut rng, -jitter, jitter),
+            1.5 * d + layer as f64 * pitch + uniform(&mut rng, -jitter, jitter),
+            margin + iz as f64 * pitch + uniform(&mut rng, -jitter, jitter),
+        );
+        spheres.push(Sphere {
+            surface: grain,
+            ..sphere(p, DVec3::ZERO, r, mass, e)
+        });
+    }
+    let height = (n.div_ceil(m * m)) as f64 * pitch;
+    let rc = r / 2.0;
+    // The carpet never moves; its mass only matters for mutual gravity, which this scene lacks.
+    let carpet_mass = GRAIN_DENSITY * sphere_volume(rc);
+    let k = (side / (2.0 * rc)).round() as usize;
+    let hole = HOPPER_ORIFICE * d / 2.0 + rc;
+    for i in 0..k {
+        for j in 0..k {
+            let (x, z) = (rc + 2.0 * rc * i as f64, rc + 2.0 * rc * j as f64);
+            if (x - side / 2.0).hypot(z - side / 2.0) >= hole {
+                spheres.push(Sphere {
+                    fixed: true,
+                    surface: grain,
+                    ..sphere(DVec3::new(x, -rc, z), DVec3::ZERO, rc, carpet_mass, e)
+                });
+            }
+        }
+    }
+    let wall = |point: DVec3, normal: DVec3| Plane {
+        point,
+        normal,
+        restitution: e,
+        surface: grain,
+        velocity: DVec3::ZERO,
+    };
+    let mut scene = Scene {
+        name: String::new(),
+        sim: SimParams {
+            gravity: DVec3::new(0.0, -9.81, 0.0),
+            contact: super::ContactModel::Hertz,
+            restitution: e,
+            surface: grain,
+            rotation: true,
+            ..SimParams::default()
+        },
+        planes: vec![
+            wall(DVec3::ZERO, DVec3::X),
+            wall(DVec3::new(side, 0.0, 0.0), DVec3::NEG_X),
+            wall(DVec3::ZERO, DVec3::Z),
+            wall(DVec3::new(0.0, 0.0, side), DVec3::NEG_Z),
+            wall(DVec3::new(0.0, -(1.5 * height + 4.0 * d), 0.0), DVec3::Y),
+        ],
+        containers: Vec::new(),
+        materials: Vec::new(),
+        spheres,
+    };
+    let t = scene
+        .contact_time()
+        .expect("a Hertz scene with movable spheres has a contact time");
+    scene.sim.dt = round_down_2(t.suggested_dt());
+    scene.sim.steps = (HOPPER_TIME / scene.sim.dt).ceil() as u64;
+    scene
+}
 
 // ---------------------------------------------------------------------------------------------
 // orbits
