@@ -358,6 +358,11 @@ fn measure(
                 && scene.sim.gravity_solver == crate::scene::GravitySolver::Tree,
             scene.sim.rotation,
             scene.rolling_model(),
+            crate::gpu::buffers::option_bytes_per_sphere(
+                scene.sim.periodic.any(),
+                scene.sim.wall_forces,
+                scene.planes.len() + scene.containers.len(),
+            ),
         ),
         _ => CpuBackend::<f32>::memory_estimate(n, history, scene.sim.rotation),
     };

@@ -308,11 +308,25 @@ pub const LARGEST_BINDING_PER_SPHERE: u64 = 16;
 /// the two state sets, and the friction torque (16).
 pub const ROTATION_BYTES_PER_SPHERE: u64 = 2 * 48 + 16;
 
+/// Bytes per sphere that a scene's options add on the device: periodic images (12, by input
+/// id) and, with recorded wall forces, 16 per wall beyond the 16 of the earliest-event buffer
+/// that holds them (`state::SharedBuffers::earliest`).
+pub fn option_bytes_per_sphere(periodic: bool, wall_forces: bool, walls: usize) -> u64 {
+    12 * periodic as u64
+        + if wall_forces {
+            16 * walls.saturating_sub(1) as u64
+        } else {
+            0
+        }
+}
+
 /// Estimated device memory for `n` spheres with `table_size` buckets and a neighbour list of
 /// `capacity` entries, bytes; `history` adds the list's friction history, `tree` the gravity
 /// tree's [`BYTES_PER_BODY`](super::tree::BYTES_PER_BODY) per sphere, `rotation`
 /// [`ROTATION_BYTES_PER_SPHERE`] and the list's friction moments, `rolling` the list's rolling
-/// resistance torques.
+/// resistance torques, `options` the bytes per sphere of [`option_bytes_per_sphere`].
+// Each argument is one buffer family the estimate sizes.
+#[allow(clippy::too_many_arguments)]
 pub fn memory_estimate(
     n: u64,
     table_size: u64,
@@ -321,8 +335,10 @@ pub fn memory_estimate(
     tree: bool,
     rotation: bool,
     rolling: crate::scene::RollingModel,
+    options: u64,
 ) -> u64 {
-    PER_SPHERE.iter().map(|(_, b)| b * n).sum::<u64>()
+    options * n
+        + PER_SPHERE.iter().map(|(_, b)| b * n).sum::<u64>()
         + 8 * (table_size + 1)
         + capacity * super::neighbours::bytes_per_entry(history, rotation, rolling)
         + if rotation { ROTATION_BYTES_PER_SPHERE * n } else { 0 }
@@ -371,7 +387,8 @@ pub(crate) fn binding_limit(limits: &wgpu::Limits, lowered: Option<u64>) -> (u64
 /// Checks before anything is allocated that `n` spheres fit the adapter's binding and buffer
 /// limits (lowered to `lowered` bytes when given): the largest per-sphere binding, the list's
 /// largest per-entry binding at `capacity` entries, the tree's cells, the rotation state, the
-/// walls' forces (`wall_force_bytes` a sphere) and the hash table of `ts` buckets. Logs the whole memory estimate.
+/// walls' forces (`wall_force_bytes` a sphere) and the hash table of `ts` buckets. Logs the
+/// whole memory estimate, with `options` bytes a sphere ([`option_bytes_per_sphere`]).
 ///
 /// # Errors
 /// [`super::GpuError::TooLarge`], naming the buffer, the bytes it needs, the limit and how many
@@ -386,7 +403,7 @@ pub(crate) fn check_fits(
     history: bool,
     tree: bool,
     (rotation, rolling): (bool, crate::scene::RollingModel),
-    wall_force_bytes: u64,
+    (wall_force_bytes, options): (u64, u64),
     lowered: Option<u64>,
 ) -> Result<(), super::GpuError> {
     let (limit, limit_name) = binding_limit(&ctx.limits, lowered);
@@ -440,7 +457,8 @@ pub(crate) fn check_fits(
             history,
             tree,
             rotation,
-            rolling
+            rolling,
+            options
         ) as f64
             / 1048576.0
     );

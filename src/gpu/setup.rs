@@ -97,6 +97,8 @@ impl GpuBackend {
             .max(1);
         check_normal(p)?;
         let tree_on = sp.gravity_tree() && n > 0;
+        let options =
+            buffers::option_bytes_per_sphere(sp.periodic.any(), sp.wall_forces, p.walls.len());
         buffers::check_fits(
             &ctx,
             n,
@@ -105,11 +107,14 @@ impl GpuBackend {
             history,
             tree_on,
             (rotation, rolling),
-            if sp.wall_forces {
-                16 * p.walls.len() as u64
-            } else {
-                0
-            },
+            (
+                if sp.wall_forces {
+                    16 * p.walls.len() as u64
+                } else {
+                    0
+                },
+                options,
+            ),
             opts.max_binding_size,
         )?;
         let device = &ctx.device;
@@ -223,6 +228,7 @@ impl GpuBackend {
                     tree_on,
                     rotation,
                     rolling,
+                    options,
                 ),
                 spheres: n,
                 detail: e.to_string(),
