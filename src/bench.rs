@@ -110,6 +110,13 @@ pub struct BenchConfig {
         help = "Neighbour-list skin as a fraction of each scene's smallest radius (0: rebuild every step) [default: the scene's]"
     )]
     pub skin_fraction: Option<f64>,
+    /// Record the walls' forces (`wall_forces`) in every scene with walls and a soft contact
+    /// law; the others run as they are (default: off, as in the scenes).
+    #[arg(
+        long,
+        help = "Record the walls' forces in every scene with walls and a soft contact law (the others run as they are)"
+    )]
+    pub wall_forces: bool,
 }
 
 impl Default for BenchConfig {
@@ -125,6 +132,7 @@ impl Default for BenchConfig {
             gravity_solver: None,
             theta: None,
             skin_fraction: None,
+            wall_forces: false,
         }
     }
 }
@@ -252,6 +260,9 @@ fn measure(
             .check(&Default::default())
             .map_err(|e| e.to_string())?;
     }
+    scene.sim.wall_forces = cfg.wall_forces
+        && scene.sim.contact.is_soft()
+        && !(scene.planes.is_empty() && scene.containers.is_empty());
     if scene.sim.g_const > 0.0 {
         if let Some(solver) = cfg.gravity_solver {
             scene.sim.gravity_solver = solver;
@@ -447,6 +458,9 @@ pub fn header(cfg: &BenchConfig) -> String {
         h.push_str(&format!(
             "; neighbour-list skin {f} of each scene's smallest radius"
         ));
+    }
+    if cfg.wall_forces {
+        h.push_str("; the walls' forces recorded where a scene has walls and a soft law");
     }
     if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
         let avg: Vec<&str> = load.split_whitespace().take(3).collect();

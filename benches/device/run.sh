@@ -139,6 +139,11 @@ else
         --gravity-solver tree "${few[@]}"
     # Periodic boundaries (benches/NOTES.md, 2026-11-27): the images' cost in the drift.
     bench gpu_shear_cell 45 --scenes shear-cell --particles "$m" --backends gpu "${few[@]}"
+    # The walls' forces recorded (benches/NOTES.md, 2026-11-27: predicted 0.01-0.02 ms a step
+    # more at 10^6 on an H100), and the silo with its fixed carpet.
+    bench gpu_shear_walls 45 --scenes shear-cell --particles "$m" --backends gpu --wall-forces \
+        "${few[@]}"
+    bench gpu_hopper 45 --scenes hopper-flow --particles "$m" --backends gpu "${few[@]}"
     if [ "$dry" -eq 1 ]; then
         bench gpu_big 90 --scenes box-gas,wall-break --particles "$big" --backends gpu "${few[@]}"
     else
