@@ -700,11 +700,7 @@ fn container(n: usize) -> Scene {
         spheres,
         planes: Vec::new(),
     };
-    let t = scene
-        .contact_time()
-        .expect("a Hertz scene with movable spheres has a contact time");
-    scene.sim.dt = round_down_2(t.suggested_dt());
-    scene.sim.steps = (CONTAINER_TIME / scene.sim.dt).ceil() as u64;
+    at_suggested_dt(&mut scene, CONTAINER_TIME);
     scene
 }
 
@@ -814,11 +810,7 @@ fn pile(n: usize) -> Scene {
         materials: Vec::new(),
         spheres,
     };
-    let t = scene
-        .contact_time()
-        .expect("a Hertz scene with movable spheres has a contact time");
-    scene.sim.dt = round_down_2(t.suggested_dt());
-    scene.sim.steps = (PILE_TIME / scene.sim.dt).ceil() as u64;
+    at_suggested_dt(&mut scene, PILE_TIME);
     scene
 }
 
@@ -849,6 +841,16 @@ fn pile_disc_bound(n: usize) -> u64 {
 }
 
 /// `x` rounded down to two significant digits (for a time step that reads well).
+/// Sets a soft-contact scene's `dt` to its contact time's suggestion (t_c/20, two significant
+/// digits, rounded down) and its steps to cover `time` (s).
+fn at_suggested_dt(scene: &mut Scene, time: f64) {
+    let t = scene
+        .contact_time()
+        .expect("a Hertz scene with movable spheres has a contact time");
+    scene.sim.dt = round_down_2(t.suggested_dt());
+    scene.sim.steps = (time / scene.sim.dt).ceil() as u64;
+}
+
 fn round_down_2(x: f64) -> f64 {
     let scale = 10f64.powi(x.log10().floor() as i32 - 1);
     (x / scale).floor() * scale
@@ -1011,11 +1013,7 @@ fn shear_cell(n: usize) -> Scene {
         spheres,
         planes: vec![wall(0.0, DVec3::Y, -u), wall(side, DVec3::NEG_Y, u)],
     };
-    let t = scene
-        .contact_time()
-        .expect("a Hertz scene with movable spheres has a contact time");
-    scene.sim.dt = round_down_2(t.suggested_dt());
-    scene.sim.steps = (SHEAR_CELL_TIME / scene.sim.dt).ceil() as u64;
+    at_suggested_dt(&mut scene, SHEAR_CELL_TIME);
     scene
 }
 
@@ -1130,11 +1128,7 @@ fn hopper_flow(n: usize) -> Scene {
         materials: Vec::new(),
         spheres,
     };
-    let t = scene
-        .contact_time()
-        .expect("a Hertz scene with movable spheres has a contact time");
-    scene.sim.dt = round_down_2(t.suggested_dt());
-    scene.sim.steps = (HOPPER_TIME / scene.sim.dt).ceil() as u64;
+    at_suggested_dt(&mut scene, HOPPER_TIME);
     scene
 }
 

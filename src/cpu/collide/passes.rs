@@ -245,6 +245,50 @@ pub fn collide_pairs<R: Real, P: PairRecord<R>>(
     );
 }
 
+/// A slice shared by the blocks of a parallel loop, each of which reads and writes only its own
+/// indices (the caller's invariant, stated where it builds one); nobody else touches the slice
+/// until the loop has joined.
+struct Disjoint<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _slice: std::marker::PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: the blocks access disjoint indices (Disjoint's invariant), so sharing the pointer
+// between threads shares no element.
+unsafe impl<T: Send> Sync for Disjoint<'_, T> {}
+
+impl<'a, T> Disjoint<'a, T> {
+    fn new(slice: &'a mut [T]) -> Self {
+        Self {
+            ptr: slice.as_mut_ptr(),
+            len: slice.len(),
+            _slice: std::marker::PhantomData,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline(always)]
+    fn write(&self, k: usize, v: T) {
+        assert!(k < self.len);
+        // SAFETY: in bounds (checked), and index k is the calling block's alone.
+        unsafe { self.ptr.add(k).write(v) }
+    }
+
+    #[inline(always)]
+    fn read(&self, k: usize) -> T
+    where
+        T: Copy,
+    {
+        assert!(k < self.len);
+        // SAFETY: in bounds (checked), and index k is the calling block's alone.
+        unsafe { self.ptr.add(k).read() }
+    }
+}
+
 /// Asks the cache for `items[k]` (nothing when out of range or off x86-64): the screen of
 /// [`evaluate_pairs`] knows the partners a batch ahead of their evaluation.
 #[inline(always)]
@@ -294,28 +338,6 @@ fn evaluate_pairs<T: Copy + Send + Sync, U: Send + Default, S: Sync, B: Sync>(
     touch: &[B],
     f: &(impl Fn(usize, usize, Option<&mut U>, &T) -> Option<T> + Sync),
 ) {
-    /// `out` shared by the blocks, each of which stores the pairs it owns.
-    struct Shared<T>(*mut T, usize);
-    // SAFETY: a pair index belongs to one block (its owned entry's), and nobody reads `out`
-    // until the parallel loop has joined.
-    unsafe impl<T: Send> Sync for Shared<T> {}
-    impl<T> Shared<T> {
-        #[inline(always)]
-        fn write(&self, k: usize, v: T) {
-            assert!(k < self.1);
-            // SAFETY: in bounds (checked) and written by the pair's own block only.
-            unsafe { self.0.add(k).write(v) }
-        }
-        #[inline(always)]
-        fn read(&self, k: usize) -> T
-        where
-            T: Copy,
-        {
-            assert!(k < self.1);
-            // SAFETY: in bounds (checked); only the pair's own block accesses it.
-            unsafe { self.0.add(k).read() }
-        }
-    }
     let Rows {
         start,
         partner,
@@ -324,7 +346,8 @@ fn evaluate_pairs<T: Copy + Send + Sync, U: Send + Default, S: Sync, B: Sync>(
         ..
     } = *rows;
     assert!(out.len() >= owned.len());
-    let shared = Shared(out.as_mut_ptr(), out.len());
+    // A pair index belongs to one block (its owned entry's).
+    let shared = Disjoint::new(out);
     crate::cpu::neighbours::for_each_block(start, state, &mut [(); 0], &|b, state, _| {
         let base = start[b * CHUNK] as usize;
         let first = owned_block[b] as usize;
@@ -610,20 +633,8 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
     wall_force: &mut [R::V3],
 ) {
     use crate::cpu::neighbours::{NO_PAIR, OWNED};
-    /// `wall_force` shared by the blocks: sphere i's forces are its block's alone.
-    struct Forces<T>(*mut T, usize);
-    // SAFETY: each sphere's `np` entries are written by the block that holds the sphere, and
-    // nobody reads them until the parallel loop has joined.
-    unsafe impl<T: Send> Sync for Forces<T> {}
-    impl<T> Forces<T> {
-        #[inline(always)]
-        fn write(&self, k: usize, v: T) {
-            assert!(k < self.1);
-            // SAFETY: in bounds (checked), written by the sphere's own block only.
-            unsafe { self.0.add(k).write(v) }
-        }
-    }
-    let forces = Forces(wall_force.as_mut_ptr(), wall_force.len());
+    // Sphere i's `np` forces are written by the block that holds the sphere.
+    let forces = Disjoint::new(wall_force);
     let Rows {
         start, link, pair, ..
     } = *rows;
@@ -682,7 +693,7 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
                 if history {
                     walls[k * np + w] = kept.unwrap_or_default();
                 }
-                if forces.1 != 0 {
+                if !forces.is_empty() {
                     forces.write(i * np + w, force);
                 }
             }
