@@ -172,6 +172,9 @@ pub struct PackedScene {
     /// Angular velocities, rad/s (zero for fixed spheres, which the scene check requires, and
     /// for every sphere without rotation).
     pub angular_velocity: Vec<DVec3>,
+    /// Periodic images at the start, box lengths per axis ([`crate::scene::Sphere::image`];
+    /// zeros without periodic axes).
+    pub image: Vec<[i32; 3]>,
     /// Radii, m.
     pub radius: Vec<f64>,
     /// Masses, kg (infinite for fixed spheres).
@@ -270,6 +273,7 @@ impl PackedScene {
                     }
                 })
                 .collect(),
+            image: spheres.iter().map(|s| s.image).collect(),
             mass: spheres.iter().map(|s| s.mass).collect(),
             inv_mass: spheres.iter().map(|s| s.inverse_mass()).collect(),
             restitution: spheres.iter().map(|s| s.restitution).collect(),

@@ -173,6 +173,7 @@ fn builder_gives_the_struct_literal() {
                 material: Some(0),
                 fixed: false,
                 surface: Surface::of(&steel),
+                image: [0; 3],
             },
             Sphere {
                 position: DVec3::new(2.0, 2.0, 3.0),
@@ -184,6 +185,7 @@ fn builder_gives_the_struct_literal() {
                 material: None,
                 fixed: true,
                 surface: Surface::default(),
+                image: [0; 3],
             },
         ],
         planes: Vec::new(),

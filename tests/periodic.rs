@@ -333,3 +333,69 @@ fn spheres_overlapping_through_a_face_are_refused() {
     s.spheres[1].position = DVec3::new(0.1, 0.5, 0.1);
     s.check(&Default::default()).unwrap();
 }
+
+/// A periodic run restarted from the state CSV it wrote (`ix,iy,iz` columns) goes on counting
+/// images from where they were, so its unwrapped paths go on: the restart is the run continued,
+/// bit for bit on the CPU (impulses keep no contact history, and the CSV's numbers read back
+/// exactly), and on the GPU for the images.
+#[test]
+fn a_run_restarted_from_its_csv_keeps_its_images() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("state.csv");
+    // The pair that meets across the face, and goes on through the faces.
+    let scene = pair(0.93, ContactModel::Impulse);
+    let mut backends = vec![(Backend::Cpu, Precision::F64)];
+    if common::contract::gpu_contract("images through a CSV restart").is_some() {
+        backends.push((Backend::Gpu, Precision::F32));
+    }
+    for (backend, precision) in backends {
+        let mut first = Simulation::new(&scene, backend, precision).unwrap();
+        first.step(300).unwrap();
+        let before = first.snapshot();
+        assert!(
+            before.image.iter().any(|i| *i != [0; 3]),
+            "{backend}: crossed no face"
+        );
+        spheresim::output::write_csv(&csv, &before).unwrap();
+        let toml = format!(
+            "[simulation]\ndt = 5e-4\nsteps = 1000\nperiodic = [true, true, true]\n\
+             [domain]\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n\
+             [[particles_file]]\npath = {:?}\nrestitution = 0.9\n",
+            csv.display().to_string()
+        );
+        let restarted = Scene::from_toml_str(&toml, "restart").unwrap();
+        assert_eq!(
+            restarted
+                .spheres
+                .iter()
+                .map(|s| s.image)
+                .collect::<Vec<_>>(),
+            before.image,
+            "{backend}: the scene reads the images back"
+        );
+        // A closed scene reads the same file and ignores the images.
+        let closed = toml
+            .replace("periodic = [true, true, true]\n", "")
+            .replace("[domain]\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n", "");
+        let closed = Scene::from_toml_str(&closed, "closed").unwrap();
+        assert!(closed.spheres.iter().all(|s| s.image == [0; 3]));
+        let mut second = Simulation::new(&restarted, backend, precision).unwrap();
+        assert_eq!(second.snapshot().image, before.image, "{backend}");
+        first.step(200).unwrap();
+        second.step(200).unwrap();
+        let (a, b) = (first.snapshot(), second.snapshot());
+        assert_eq!(a.image, b.image, "{backend}: the images count on alike");
+        if backend == Backend::Cpu {
+            assert_eq!(a.position, b.position, "{backend}");
+        }
+    }
+    // Images along an axis that is not periodic are refused, naming the sphere.
+    let mut s = pair(0.93, ContactModel::Impulse);
+    s.sim.periodic = Periodic::new([true, false, true], DVec3::ZERO, DVec3::ONE);
+    s.spheres[1].image = [0, 2, 0];
+    let e = s.check(&Default::default()).unwrap_err().to_string();
+    assert!(
+        e.contains("sphere 1") && e.contains("not a periodic axis"),
+        "{e}"
+    );
+}

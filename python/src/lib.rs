@@ -382,6 +382,7 @@ impl PyScene {
                 material,
                 fixed: false,
                 surface: mat.map_or(scene.sim.surface, Surface::of),
+                image: [0; 3],
             });
         }
         if let Some((lo, hi)) = walls {

@@ -77,7 +77,7 @@ impl<R: Real> CpuBackend<R> {
             mu: of(&p.friction),
             id: (0..n as u32).collect(),
             image: if sp.periodic.any() {
-                vec![[0; 3]; n]
+                p.image.clone()
             } else {
                 Vec::new()
             },

@@ -155,6 +155,7 @@ impl GpuBackend {
             device,
             &params,
             &planes,
+            &p.image,
             ts,
             (n_large, large_chunks),
             groups,

@@ -199,13 +199,15 @@ pub(crate) struct SharedBuffers {
 impl SharedBuffers {
     /// Allocates the shared buffers for `params.n` spheres, `table_size` hash buckets,
     /// `n_large` large spheres (each built by `large_chunks` work-groups) and `groups` work-groups of a per-sphere dispatch (padding ones
-    /// of a 2-D dispatch included: one diagnostics partial each), with the walls' `planes`. The
-    /// grid starts at step 0; the rest is zeroed by wgpu. The
-    /// friction torque is a 16-byte stand-in without rotation (`params.rotation`).
+    /// of a 2-D dispatch included: one diagnostics partial each), with the walls' `planes` and,
+    /// in a periodic scene, each sphere's initial `image` (by input id). The grid starts at
+    /// step 0; the rest is zeroed by wgpu. The friction torque is a 16-byte stand-in without
+    /// rotation (`params.rotation`).
     pub fn new(
         device: &wgpu::Device,
         params: &super::buffers::Params,
         planes: &[PlaneGpu],
+        image: &[[i32; 3]],
         table_size: u32,
         (n_large, large_chunks): (usize, u32),
         groups: u64,
@@ -254,12 +256,12 @@ impl SharedBuffers {
             a_mutual: storage(device, "mutual gravity", 16 * nn),
             // Indexed by input id, so the scatter need not move it.
             dissipated: storage(device, "dissipated energy", 4 * nn),
-            // By input id too; zero at set-up.
-            image: storage(
-                device,
-                "periodic images",
-                if params.periodic != 0 { 12 * nn } else { 16 },
-            ),
+            // By input id too: the scene's images at set-up.
+            image: if params.periodic != 0 {
+                init_storage(device, "periodic images", image)
+            } else {
+                storage(device, "periodic images", 16)
+            },
             keys: storage(device, "keys", 4 * nn),
             slot: storage(device, "slots", 4 * nn),
             arrival: storage(device, "arrival", 4 * nn),

@@ -245,7 +245,9 @@ const COLUMNS: [&str; 9] = ["id", "x", "y", "z", "vx", "vy", "vz", "radius", "ma
 /// format).
 ///
 /// The header's first nine names must be exactly those of [`CSV_HEADER`], in that order; more
-/// columns may follow (for example a future `wx,wy,wz`) and are ignored, as are their fields.
+/// columns may follow and are ignored, as are their fields, except `wx,wy,wz` right after the
+/// nine (the angular velocity) and `ix,iy,iz` right after those (the periodic images, integers),
+/// which are read into [`Snapshot::angular_velocity`] and [`Snapshot::image`].
 /// Every other non-blank line must hold as many fields as the header names, and its `id` must be
 /// its row index (0, 1, 2, …). `\r\n` line ends, a UTF-8 byte-order mark and spaces around
 /// fields are accepted. Values are not checked: `NaN` (a blown-up run) and any radius or mass
@@ -286,6 +288,7 @@ struct Piece {
     position: Vec<DVec3>,
     velocity: Vec<DVec3>,
     angular_velocity: Vec<DVec3>,
+    image: Vec<[i32; 3]>,
     radius: Vec<f64>,
     mass: Vec<f64>,
     first: Option<(usize, usize)>,
@@ -305,9 +308,10 @@ fn read(path: &Path, checked: bool) -> Result<Snapshot, OutputError> {
     let mut file = File::open(path).map_err(|e| OutputError::read_io(path, &e))?;
     let file_len = file.metadata().map(|m| m.len()).unwrap_or(0);
     let mut snap = Snapshot::default();
-    // Columns of the header, once read, and whether they include `wx,wy,wz`.
+    // Columns of the header, once read, and whether they include `wx,wy,wz` and `ix,iy,iz`.
     let mut columns: Option<usize> = None;
     let mut spin = false;
+    let mut image = false;
     // Lines consumed so far (the header is line 1).
     let mut lines_done = 0usize;
     let mut reserved = false;
@@ -349,11 +353,12 @@ fn read(path: &Path, checked: bool) -> Result<Snapshot, OutputError> {
             }
             columns = Some(header_columns(line).map_err(|r| OutputError::parse(path, 1, r))?);
             spin = header_has_spin(line);
+            image = spin && header_has_image(line);
             lines_done = 1;
             batch = rest;
         }
         let ncols = columns.unwrap_or(COLUMNS.len());
-        for piece in parse_batch(batch, ncols, spin, checked) {
+        for piece in parse_batch(batch, ncols, (spin, image), checked) {
             if let Some((id, line)) = piece.first {
                 let expected = snap.len();
                 if id != expected {
@@ -368,6 +373,7 @@ fn read(path: &Path, checked: bool) -> Result<Snapshot, OutputError> {
             snap.velocity.extend_from_slice(&piece.velocity);
             snap.angular_velocity
                 .extend_from_slice(&piece.angular_velocity);
+            snap.image.extend_from_slice(&piece.image);
             snap.radius.extend_from_slice(&piece.radius);
             snap.mass.extend_from_slice(&piece.mass);
             if let Some((line, error)) = piece.error {
@@ -428,8 +434,19 @@ fn header_has_spin(line: &[u8]) -> bool {
 /// The optional angular-velocity columns after the nine, read when the header names them.
 const SPIN_COLUMNS: [&str; 3] = ["wx", "wy", "wz"];
 
+/// Whether the header's columns 13 to 15 are `ix,iy,iz` (the periodic images, read back).
+fn header_has_image(line: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(line);
+    let names: Vec<&str> = text.trim_end().split(',').map(str::trim).collect();
+    names.get(COLUMNS.len() + 3..COLUMNS.len() + 6) == Some(&IMAGE_COLUMNS[..])
+}
+
+/// The periodic images' columns after `wx,wy,wz` (docs/open-systems.md), read when the header
+/// names them.
+const IMAGE_COLUMNS: [&str; 3] = ["ix", "iy", "iz"];
+
 /// Parses the complete lines of `batch` in parallel pieces, in order.
-fn parse_batch(batch: &[u8], ncols: usize, spin: bool, checked: bool) -> Vec<Piece> {
+fn parse_batch(batch: &[u8], ncols: usize, extra: (bool, bool), checked: bool) -> Vec<Piece> {
     if batch.is_empty() {
         return Vec::new();
     }
@@ -450,12 +467,12 @@ fn parse_batch(batch: &[u8], ncols: usize, spin: bool, checked: bool) -> Vec<Pie
     }
     bounds
         .par_windows(2)
-        .map(|w| parse_piece(&batch[w[0]..w[1]], ncols, spin, checked))
+        .map(|w| parse_piece(&batch[w[0]..w[1]], ncols, extra, checked))
         .collect()
 }
 
 /// Parses one piece of whole lines, stopping at its first problem.
-fn parse_piece(piece: &[u8], ncols: usize, spin: bool, checked: bool) -> Piece {
+fn parse_piece(piece: &[u8], ncols: usize, extra: (bool, bool), checked: bool) -> Piece {
     // Text up to the first invalid UTF-8 byte; its line is then the piece's last.
     let (text, invalid) = match std::str::from_utf8(piece) {
         Ok(text) => (text, false),
@@ -487,7 +504,7 @@ fn parse_piece(piece: &[u8], ncols: usize, spin: bool, checked: bool) -> Piece {
             ));
             return out;
         }
-        let row = match parse_row(line, ncols, spin, checked) {
+        let row = match parse_row(line, ncols, extra, checked) {
             Ok(Some(row)) => row,
             Ok(None) => continue,
             Err(reason) => {
@@ -495,7 +512,7 @@ fn parse_piece(piece: &[u8], ncols: usize, spin: bool, checked: bool) -> Piece {
                 return out;
             }
         };
-        let (id, [x, y, z, vx, vy, vz, r, m], w) = row;
+        let (id, [x, y, z, vx, vy, vz, r, m], w, image) = row;
         let k = out.position.len();
         match out.first {
             None => out.first = Some((id, index)),
@@ -512,6 +529,9 @@ fn parse_piece(piece: &[u8], ncols: usize, spin: bool, checked: bool) -> Piece {
         if let Some(w) = w {
             out.angular_velocity.push(w);
         }
+        if let Some(image) = image {
+            out.image.push(image);
+        }
     }
     if invalid {
         let reason = "line is not valid UTF-8 text".to_string();
@@ -520,11 +540,16 @@ fn parse_piece(piece: &[u8], ncols: usize, spin: bool, checked: bool) -> Piece {
     out
 }
 
-/// A data line's id, eight numbers, and with `spin` its angular velocity (`wx,wy,wz`); `None`
-/// for a blank line; the reason when it is malformed (or, when `checked`, when its values are
-/// not a valid initial state).
-type Row = (usize, [f64; 8], Option<DVec3>);
-fn parse_row(line: &str, ncols: usize, spin: bool, checked: bool) -> Result<Option<Row>, String> {
+/// A data line's id, eight numbers, with `extra.0` its angular velocity (`wx,wy,wz`) and with
+/// `extra.1` its periodic images (`ix,iy,iz`, integers); `None` for a blank line; the reason
+/// when it is malformed (or, when `checked`, when its values are not a valid initial state).
+type Row = (usize, [f64; 8], Option<DVec3>, Option<[i32; 3]>);
+fn parse_row(
+    line: &str,
+    ncols: usize,
+    (spin, image): (bool, bool),
+    checked: bool,
+) -> Result<Option<Row>, String> {
     let line = line.trim();
     if line.is_empty() {
         return Ok(None);
@@ -582,14 +607,34 @@ fn parse_row(line: &str, ncols: usize, spin: bool, checked: bool) -> Result<Opti
         }
         w = Some(DVec3::from_array(c));
     }
+    let mut images = None;
+    if image {
+        let mut c = [0i32; 3];
+        for (k, value) in c.iter_mut().enumerate() {
+            let part = parts.next().map(str::trim);
+            match part.map(str::parse::<i32>) {
+                Some(Ok(v)) => *value = v,
+                _ => {
+                    return Err(wrong_count(line).unwrap_or_else(|| {
+                        format!(
+                            "{} {} is not an integer",
+                            IMAGE_COLUMNS[k],
+                            excerpt(part.unwrap_or_default())
+                        )
+                    }));
+                }
+            }
+        }
+        images = Some(c);
+    }
     // The ignored columns: only their count matters.
-    if parts.count() + 9 + 3 * spin as usize != ncols {
+    if parts.count() + 9 + 3 * spin as usize + 3 * image as usize != ncols {
         return Err(wrong_count(line).unwrap_or_default());
     }
     if checked {
         check_row(&values)?;
     }
-    Ok(Some((id, values, w)))
+    Ok(Some((id, values, w, images)))
 }
 
 /// The rules of [`read_csv_checked`]; the reason for the first value that breaks one.
@@ -781,7 +826,7 @@ mod tests {
             .map(|i| format!("{i},{},0.5,-2.25,0,0,1e-3,0.01,1", i as f64 * 0.1))
             .collect();
         let text = body.join("\n") + "\n";
-        let pieces = parse_batch(text.as_bytes(), 9, false, true);
+        let pieces = parse_batch(text.as_bytes(), 9, (false, false), true);
         assert!(pieces.len() > 2, "{} pieces", pieces.len());
         let at_boundary = pieces[0].position.len() + pieces[1].position.len();
         for row in [at_boundary, at_boundary + 1] {

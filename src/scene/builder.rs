@@ -46,6 +46,7 @@ pub struct SphereBuilder {
     material: Option<String>,
     restitution: Option<f64>,
     fixed: bool,
+    image: [i32; 3],
 }
 
 impl Sphere {
@@ -65,6 +66,7 @@ impl Sphere {
             material: None,
             restitution: None,
             fixed: false,
+            image: [0; 3],
         }
     }
 }
@@ -106,6 +108,13 @@ impl SphereBuilder {
     /// Infinite mass: the sphere never moves (default: `false`).
     pub fn fixed(mut self, fixed: bool) -> Self {
         self.fixed = fixed;
+        self
+    }
+
+    /// Periodic images at the start: box lengths already crossed along x, y, z (default 0;
+    /// non-zero only on periodic axes; [`crate::scene::Sphere::image`]).
+    pub fn image(mut self, image: [i32; 3]) -> Self {
+        self.image = image;
         self
     }
 }
@@ -450,6 +459,7 @@ impl SceneBuilder {
                 material,
                 fixed: s.fixed,
                 surface,
+                image: s.image,
             });
         }
         let mut planes = Vec::with_capacity(self.planes.len() + 6 * self.boxes.len());

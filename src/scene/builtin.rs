@@ -375,6 +375,7 @@ fn sphere(position: DVec3, velocity: DVec3, radius: f64, mass: f64, restitution:
         material: None,
         fixed: false,
         surface: Surface::default(),
+        image: [0; 3],
     }
 }
 
@@ -495,6 +496,7 @@ fn wall_break(n: usize) -> Result<Scene, SceneError> {
                     material: Some(0),
                     fixed: false,
                     surface: Surface::of(&wood),
+                    image: [0; 3],
                 });
             }
         }
@@ -519,6 +521,7 @@ fn wall_break(n: usize) -> Result<Scene, SceneError> {
         material: Some(1),
         fixed: false,
         surface: Surface::of(&steel),
+        image: [0; 3],
     });
 
     let dt = 1e-4;

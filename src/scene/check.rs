@@ -844,6 +844,22 @@ impl Scene {
         if self.sim.periodic.any() {
             self.check_periodic(&bad_spheres, &mut out);
         }
+        for (i, sp) in self.spheres.iter().enumerate() {
+            let axes = self.sim.periodic.axes;
+            if let Some(a) = (0..3).find(|&a| sp.image[a] != 0 && !axes[a]) {
+                out.push(
+                    Subject::Spheres(i, i),
+                    format!(
+                        "image [{}, {}, {}] counts box lengths crossed along {}, which is not a \
+                         periodic axis (docs/open-systems.md)",
+                        sp.image[0],
+                        sp.image[1],
+                        sp.image[2],
+                        ["x", "y", "z"][a]
+                    ),
+                );
+            }
+        }
         out
     }
 

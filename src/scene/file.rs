@@ -1154,6 +1154,7 @@ impl Builder {
                 material: r.material,
                 fixed: p.fixed,
                 surface: r.surface,
+                image: [0; 3],
             });
         }
     }
@@ -1165,6 +1166,8 @@ impl Builder {
         loaded: Vec<Option<(Snapshot, Resolved)>>,
         spheres: &mut Vec<Sphere>,
     ) {
+        // Images mean nothing without periodic axes: a closed scene ignores the columns.
+        let periodic = self.sim.periodic.any();
         for (k, ((line, f), loaded)) in files.into_iter().zip(loaded).enumerate() {
             let Some((snap, r)) = loaded else { continue };
             let first = spheres.len();
@@ -1182,6 +1185,14 @@ impl Builder {
                     // As the CSV writes a fixed sphere without a mass.
                     fixed: mass == f64::INFINITY,
                     surface: r.surface,
+                    // The images a periodic run wrote (`ix,iy,iz`), so that its unwrapped
+                    // paths go on; zero without those columns.
+                    image: snap
+                        .image
+                        .get(i)
+                        .copied()
+                        .filter(|_| periodic)
+                        .unwrap_or([0; 3]),
                 }
             }));
             self.origins.runs.push(Run {
@@ -1261,6 +1272,7 @@ impl Builder {
                             material: r.material,
                             fixed: false,
                             surface: r.surface,
+                            image: [0; 3],
                         });
                     }
                 }

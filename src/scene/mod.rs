@@ -357,6 +357,12 @@ pub struct Sphere {
     pub fixed: bool,
     /// Elastic constants and friction: the material's, else `[simulation]`'s.
     pub surface: Surface,
+    /// Periodic images at the start: box lengths already crossed along x, y and z, so that the
+    /// unwrapped centre is `position + image × (max − min)` (default 0; non-zero only on
+    /// periodic axes; a `[[particles_file]]` with `ix,iy,iz` columns sets it;
+    /// docs/open-systems.md).
+    #[serde(default)]
+    pub image: [i32; 3],
 }
 
 impl Sphere {
@@ -569,5 +575,6 @@ pub(crate) fn test_sphere(position: DVec3, radius: f64, fixed: bool) -> Sphere {
         material: None,
         fixed,
         surface: Surface::default(),
+        image: [0; 3],
     }
 }

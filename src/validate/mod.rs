@@ -190,6 +190,7 @@ pub fn sphere(position: DVec3, velocity: DVec3, radius: f64, mass: f64, e: f64) 
         material: None,
         fixed: false,
         surface: Surface::default(),
+        image: [0; 3],
     }
 }
 
