@@ -65,6 +65,7 @@ class Scene:
         walls: Optional[Tuple[_Vec3, _Vec3]] = None,
         periodic: Optional[Tuple[bool, bool, bool]] = None,
         domain: Optional[Tuple[_Vec3, _Vec3]] = None,
+        images: Optional[npt.ArrayLike] = None,
         wall_forces: bool = False,
         name: str = "arrays",
     ) -> "Scene":

@@ -225,8 +225,9 @@ impl PyScene {
     /// `stiffness` in N/m, Newton's constant `g_const` in m³ kg⁻¹ s⁻² and `softening` in m for
     /// mutual gravity, `walls`, the (min, max) corners of a box of six walls in m, and
     /// `periodic`, three booleans (x, y, z) for periodic boundaries over the box `domain`, its
-    /// (min, max) corners in m (docs/open-systems.md), and `wall_forces`, whether each wall's
-    /// force is recorded (`Simulation.wall_forces`; soft laws).
+    /// (min, max) corners in m (docs/open-systems.md), with `images` (N, 3) integers, the box
+    /// lengths each sphere has already crossed (None: zeros), and `wall_forces`, whether each
+    /// wall's force is recorded (`Simulation.wall_forces`; soft laws).
     ///
     /// Raises `ValueError` for a wrong shape or an unknown contact law, `SceneError` for a value
     /// that fails the scene checks (a NaN velocity, a radius ≤ 0, …) or an unknown material.
@@ -235,7 +236,7 @@ impl PyScene {
         positions, velocities, radii, masses = None, materials = None, *, dt = 1e-4,
         steps = 1000, gravity = (0.0, 0.0, 0.0), restitution = 1.0, contact = "impulse",
         stiffness = 1e4, g_const = 0.0, softening = 0.0, walls = None, periodic = None,
-        domain = None, wall_forces = false, name = "arrays"
+        domain = None, images = None, wall_forces = false, name = "arrays"
     ))]
     #[allow(clippy::too_many_arguments)]
     fn from_arrays(
@@ -256,6 +257,7 @@ impl PyScene {
         walls: Option<(Vec3, Vec3)>,
         periodic: Option<(bool, bool, bool)>,
         domain: Option<(Vec3, Vec3)>,
+        images: Option<&Bound<'_, PyAny>>,
         wall_forces: bool,
         name: &str,
     ) -> PyResult<Self> {
@@ -266,6 +268,25 @@ impl PyScene {
             _ => vec![DVec3::ZERO; n],
         };
         let r = read_scalars("radii", radii, n)?;
+        let image = match images {
+            Some(a) if !a.is_none() => read_vec3("images", a, Some(n))?
+                .iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    let c = x.to_array();
+                    if c.iter()
+                        .all(|c| c.fract() == 0.0 && c.abs() <= i32::MAX as f64)
+                    {
+                        Ok(c.map(|c| c as i32))
+                    } else {
+                        Err(PyValueError::new_err(format!(
+                            "images: row {i} is {c:?}, expected three integers"
+                        )))
+                    }
+                })
+                .collect::<PyResult<Vec<[i32; 3]>>>()?,
+            _ => vec![[0; 3]; n],
+        };
         let m = match masses {
             Some(m) if !m.is_none() => Some(read_scalars("masses", m, n)?),
             _ => None,
@@ -382,7 +403,7 @@ impl PyScene {
                 material,
                 fixed: false,
                 surface: mat.map_or(scene.sim.surface, Surface::of),
-                image: [0; 3],
+                image: image[i],
             });
         }
         if let Some((lo, hi)) = walls {

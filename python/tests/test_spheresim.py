@@ -91,6 +91,20 @@ def test_periodic_boundaries_wrap_and_count_images():
     assert -0.5 <= sim.positions[0, 0] < 0.5
     with pytest.raises(ValueError, match="domain"):
         spheresim.Scene.from_arrays(x, v, 0.05, 1.0, periodic=(True, False, False))
+    # A new scene from this one's state goes on counting where it stopped.
+    again = spheresim.Scene.from_arrays(
+        sim.positions, sim.velocities, 0.05, 1.0, dt=1e-3, steps=1000,
+        periodic=(True, True, False), domain=((-0.5, -0.5, -0.5), (0.5, 0.5, 0.5)),
+        images=sim.images)
+    more = spheresim.Simulation(again, backend="cpu", precision="f64")
+    assert more.images.tolist() == [[3, 0, 0]]
+    more.step(1000)
+    # Unwrapped 0.1 + 2 × 3.25 = 6.6 m: seven box lengths above -0.4 m.
+    assert more.images.tolist() == [[7, 0, 0]]
+    with pytest.raises(ValueError, match="images"):
+        spheresim.Scene.from_arrays(x, v, 0.05, 1.0, periodic=(True, True, False),
+                                    domain=((-0.5, -0.5, -0.5), (0.5, 0.5, 0.5)),
+                                    images=[[0.5, 0, 0]])
 
 
 def test_wall_forces_give_the_floor_the_weight_it_carries():
