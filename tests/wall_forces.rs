@@ -328,3 +328,28 @@ fn the_cli_writes_the_wall_forces_where_asked() {
         "{err}"
     );
 }
+
+/// The silo and the shear cell with its walls' forces on the GPU: bit for bit on a software
+/// adapter (states and wall forces), within f32 rounding's spread of the statistics on a
+/// hardware one.
+#[test]
+fn the_gpu_runs_the_silo_and_the_recorded_shear_cell_as_the_cpu_does() {
+    use common::contract::{Contract, Twins, gpu_contract};
+    let Some(contract) = gpu_contract("hopper-flow and shear-cell twins") else {
+        return;
+    };
+    let mut sheared = spheresim::scene::builtin::build("shear-cell", Some(300)).unwrap();
+    sheared.sim.wall_forces = true;
+    let silo = spheresim::scene::builtin::build("hopper-flow", Some(300)).unwrap();
+    for (label, scene, steps) in [("shear-cell", sheared, 400), ("hopper-flow", silo, 3000)] {
+        let mut t = Twins::new(&scene, contract);
+        t.step(steps);
+        assert!(t.cpu.diagnostics().contacts > 0, "{label}: nothing touches");
+        if contract == Contract::BitForBit {
+            t.assert_states(label);
+            assert_eq!(t.gpu.wall_forces(), t.cpu.wall_forces(), "{label}");
+        } else {
+            t.assert_statistics(label);
+        }
+    }
+}
