@@ -17,7 +17,7 @@ limit=$((64 * 1024 * 1024))
 # The test executables that open a GPU adapter. Tests that call the `spheresim` binary through
 # CARGO_BIN_EXE (cli, bench, validate_cli) are left out: that path is this machine's.
 tests=(gpu contact neighbours gpu_tree gpu_shaders rotation ledger checkpoint validate
-    shader_constants render periodic stage_swap guards)
+    shader_constants render periodic stage_swap guards wall_forces)
 
 rm -rf "$bundle"
 mkdir -p "$bundle/tests"
