@@ -1038,3 +1038,29 @@ fn dev_stdout_gets_the_output_in_place() {
             .is_symlink()
     );
 }
+
+/// The periodic images' columns read back as integers (after `wx,wy,wz`); a field that is not an
+/// integer is named with its column.
+#[test]
+fn csv_reads_periodic_images_back_and_names_a_bad_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("images.csv");
+    let head = "id,x,y,z,vx,vy,vz,radius,mass,wx,wy,wz,ix,iy,iz\n";
+    fs::write(
+        &path,
+        format!("{head}0,0.1,0.2,0.3,0,0,0,0.05,1,0,0,0,3,-1,0\n"),
+    )
+    .unwrap();
+    let snap = read_csv(&path).unwrap();
+    assert_eq!(snap.image, vec![[3, -1, 0]]);
+    fs::write(
+        &path,
+        format!("{head}0,0.1,0.2,0.3,0,0,0,0.05,1,0,0,0,0.5,0,0\n"),
+    )
+    .unwrap();
+    let e = read_csv(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("line 2") && e.contains("ix \"0.5\" is not an integer"),
+        "{e}"
+    );
+}

@@ -6,9 +6,9 @@ use crate::physics::guard::within_bounds;
 use crate::physics::periodic::{PeriodicBox, wrap_position};
 use rayon::prelude::*;
 
-use super::CHUNK;
 use super::collide::ContactOut;
 use super::neighbours::{Decide, needs_rebuild};
+use super::{CHUNK, Disjoint};
 
 /// First half of a step: `v += a dt/2`, then `x += v dt`, for every sphere with `inv_mass > 0`
 /// (fixed spheres never move), wrapped into the periodic box with its image counted
@@ -32,9 +32,15 @@ pub fn kick_drift<R: Real>(
 ) -> (R, bool) {
     let half = dt * R::of(0.5);
     let pbox = periodic.pbox;
-    // One block of CHUNK spheres from sorted index `base`, with its images in a periodic box.
-    let block =
-        |base: usize, xs: &mut [R::V3], vs: &mut [R::V3], mut images: Option<&mut [[i32; 3]]>| {
+    // Sphere i's image is written by the block that holds sphere i (empty without periodic
+    // axes).
+    let images = Disjoint::new(periodic.image);
+    let (vmax2, moved) = position
+        .par_chunks_mut(CHUNK)
+        .zip(velocity.par_chunks_mut(CHUNK))
+        .enumerate()
+        .map(|(c, (xs, vs))| {
+            let base = c * CHUNK;
             let mut vmax2 = R::zero();
             let mut moved = false;
             for k in 0..xs.len() {
@@ -45,8 +51,10 @@ pub fn kick_drift<R: Real>(
                 if inv_mass[i] != R::zero() {
                     v += acceleration[i] * half;
                     x += v * dt;
-                    if let Some(images) = images.as_deref_mut() {
-                        x = wrap_position(x, &mut images[k], &pbox);
+                    if !images.is_empty() {
+                        let mut image = images.read(i);
+                        x = wrap_position(x, &mut image, &pbox);
+                        images.write(i, image);
                     }
                     (xs[k], vs[k]) = (x, v);
                     if radius[i] <= small_radius_max {
@@ -59,21 +67,8 @@ pub fn kick_drift<R: Real>(
                 }
             }
             (vmax2, moved)
-        };
-    let blocks = position
-        .par_chunks_mut(CHUNK)
-        .zip(velocity.par_chunks_mut(CHUNK))
-        .enumerate();
-    let (vmax2, moved) = if periodic.image.is_empty() {
-        blocks
-            .map(|(c, (xs, vs))| block(c * CHUNK, xs, vs, None))
-            .reduce(|| (R::zero(), false), |a, b| (a.0.max(b.0), a.1 | b.1))
-    } else {
-        blocks
-            .zip(periodic.image.par_chunks_mut(CHUNK))
-            .map(|((c, (xs, vs)), images)| block(c * CHUNK, xs, vs, Some(images)))
-            .reduce(|| (R::zero(), false), |a, b| (a.0.max(b.0), a.1 | b.1))
-    };
+        })
+        .reduce(|| (R::zero(), false), |a, b| (a.0.max(b.0), a.1 | b.1));
     (vmax2.sqrt(), moved)
 }
 

@@ -45,6 +45,50 @@ use step::{ContactSums, StepRun};
 /// Spheres per block of the parallel loops and reductions (fixed, so sums are reproducible).
 pub const CHUNK: usize = 4096;
 
+/// A slice shared by the blocks of a parallel loop, each of which reads and writes only its own
+/// indices (the caller's invariant, stated where it builds one); nobody else touches the slice
+/// until the loop has joined.
+pub(crate) struct Disjoint<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _slice: std::marker::PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: the blocks access disjoint indices (Disjoint's invariant), so sharing the pointer
+// between threads shares no element.
+unsafe impl<T: Send> Sync for Disjoint<'_, T> {}
+
+impl<'a, T> Disjoint<'a, T> {
+    pub(crate) fn new(slice: &'a mut [T]) -> Self {
+        Self {
+            ptr: slice.as_mut_ptr(),
+            len: slice.len(),
+            _slice: std::marker::PhantomData,
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline(always)]
+    pub(crate) fn write(&self, k: usize, v: T) {
+        assert!(k < self.len);
+        // SAFETY: in bounds (checked), and index k is the calling block's alone.
+        unsafe { self.ptr.add(k).write(v) }
+    }
+
+    #[inline(always)]
+    pub(crate) fn read(&self, k: usize) -> T
+    where
+        T: Copy,
+    {
+        assert!(k < self.len);
+        // SAFETY: in bounds (checked), and index k is the calling block's alone.
+        unsafe { self.ptr.add(k).read() }
+    }
+}
+
 /// Below this many spheres [`CpuBackend::step_many`] runs on one thread (see there). Chosen
 /// from `box-gas` on 2 cores (docs/performance.md): about where the two rates meet.
 pub const SERIAL_BELOW: usize = 1024;

@@ -130,8 +130,9 @@ pub struct GpuBackend {
     step_dispatches: u64,
     step_with_work: u64,
     counted_steps: u64,
-    // The read-back buffers `snapshot_into`, `diagnostics` and each submission's status read
-    // reuse; and the read-back buffers made for one read (`read`), counted.
+    // The read-back buffers `snapshot_into` (and `wall_forces`), `diagnostics` and each
+    // submission's status read reuse; and the read-back buffers made for one read (`read`),
+    // counted.
     snapshot_staging: buffers::Staging,
     diagnostics_staging: buffers::Staging,
     status_staging: buffers::Staging,

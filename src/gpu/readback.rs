@@ -171,17 +171,21 @@ impl GpuBackend {
 
     /// The force the spheres exerted on each wall in the last step, N, summed on the host in f64
     /// in sorted order as the CPU sums it ([`crate::diagnostics::wall_force_sums`]); empty
-    /// unless the scene records wall forces. Reads `16 n × walls` bytes back.
+    /// unless the scene records wall forces. Reads `16 n × walls` bytes back through the
+    /// snapshot's kept read-back buffer: a run that samples them creates no buffer each time.
     pub fn wall_forces(&self) -> Vec<DVec3> {
         if !self.params.wall_forces || self.walls == 0 {
             return Vec::new();
         }
         let bytes = 16 * self.n as u64 * self.walls as u64;
-        let f: Vec<[f32; 4]> = self.read(&self.shared.earliest, bytes);
-        let f = f
-            .iter()
-            .map(|v| DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64));
-        crate::diagnostics::wall_force_sums(f, self.walls as usize)
+        self.snapshot_staging
+            .read_with(&self.ctx, &[(&self.shared.earliest, bytes)], |b| {
+                let f: &[[f32; 4]] = bytemuck::cast_slice(b);
+                let f = f
+                    .iter()
+                    .map(|v| DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64));
+                crate::diagnostics::wall_force_sums(f, self.walls as usize)
+            })
     }
 
     /// The state in input order, widened to f64.

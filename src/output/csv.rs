@@ -564,69 +564,36 @@ fn parse_row(
         return Err(wrong_count(line)
             .unwrap_or_else(|| format!("id {} is not a non-negative integer", excerpt(id))));
     };
-    let mut values = [0.0f64; 8];
-    for (k, value) in values.iter_mut().enumerate() {
-        let part = parts.next().map(str::trim);
-        match part.map(str::parse::<f64>) {
-            Some(Ok(v)) => *value = v,
-            _ => {
-                return Err(wrong_count(line).unwrap_or_else(|| {
-                    format!(
-                        "{} {} is not a number",
-                        COLUMNS[k + 1],
-                        excerpt(part.unwrap_or_default())
-                    )
-                }));
-            }
+    let values: [f64; 8] = fields(&mut parts, &COLUMNS[1..], "a number", |_, _| Ok(()))
+        .map_err(|(e, _)| wrong_count(line).unwrap_or(e))?;
+    let not_counted = |e: String, parsed: bool| {
+        if parsed {
+            e
+        } else {
+            wrong_count(line).unwrap_or(e)
         }
-    }
-    let mut w = None;
-    if spin {
-        let mut c = [0.0f64; 3];
-        for (k, value) in c.iter_mut().enumerate() {
-            let part = parts.next().map(str::trim);
-            match part.map(str::parse::<f64>) {
-                Some(Ok(v)) if !checked || v.is_finite() => *value = v,
-                Some(Ok(v)) => {
-                    return Err(format!(
-                        "{} must be finite, got {}",
-                        SPIN_COLUMNS[k],
-                        fmt_f64(v)
-                    ));
-                }
-                _ => {
-                    return Err(wrong_count(line).unwrap_or_else(|| {
-                        format!(
-                            "{} {} is not a number",
-                            SPIN_COLUMNS[k],
-                            excerpt(part.unwrap_or_default())
-                        )
-                    }));
-                }
+    };
+    let w = if spin {
+        let finite = |name: &str, v: f64| {
+            if !checked || v.is_finite() {
+                Ok(())
+            } else {
+                Err(format!("{name} must be finite, got {}", fmt_f64(v)))
             }
-        }
-        w = Some(DVec3::from_array(c));
-    }
-    let mut images = None;
-    if image {
-        let mut c = [0i32; 3];
-        for (k, value) in c.iter_mut().enumerate() {
-            let part = parts.next().map(str::trim);
-            match part.map(str::parse::<i32>) {
-                Some(Ok(v)) => *value = v,
-                _ => {
-                    return Err(wrong_count(line).unwrap_or_else(|| {
-                        format!(
-                            "{} {} is not an integer",
-                            IMAGE_COLUMNS[k],
-                            excerpt(part.unwrap_or_default())
-                        )
-                    }));
-                }
-            }
-        }
-        images = Some(c);
-    }
+        };
+        let c: [f64; 3] = fields(&mut parts, &SPIN_COLUMNS, "a number", finite)
+            .map_err(|(e, parsed)| not_counted(e, parsed))?;
+        Some(DVec3::from_array(c))
+    } else {
+        None
+    };
+    let images = if image {
+        let c: [i32; 3] = fields(&mut parts, &IMAGE_COLUMNS, "an integer", |_, _| Ok(()))
+            .map_err(|(e, parsed)| not_counted(e, parsed))?;
+        Some(c)
+    } else {
+        None
+    };
     // The ignored columns: only their count matters.
     if parts.count() + 9 + 3 * spin as usize + 3 * image as usize != ncols {
         return Err(wrong_count(line).unwrap_or_default());
@@ -635,6 +602,29 @@ fn parse_row(
         check_row(&values)?;
     }
     Ok(Some((id, values, w, images)))
+}
+
+/// The next `N` fields of `parts` as `T`, named `names`: the reason for the first that does not
+/// parse as `kind` ("a number", "an integer"; `false` beside it: the field count may be the
+/// cause) or that `check` refuses (`true`: it parsed).
+fn fields<T: std::str::FromStr + Copy + Default, const N: usize>(
+    parts: &mut std::str::Split<'_, char>,
+    names: &[&str],
+    kind: &str,
+    check: impl Fn(&str, T) -> Result<(), String>,
+) -> Result<[T; N], (String, bool)> {
+    let mut out = [T::default(); N];
+    for (k, value) in out.iter_mut().enumerate() {
+        let part = parts.next().map(str::trim).unwrap_or_default();
+        *value = part.parse::<T>().map_err(|_| {
+            (
+                format!("{} {} is not {kind}", names[k], excerpt(part)),
+                false,
+            )
+        })?;
+        check(names[k], *value).map_err(|e| (e, true))?;
+    }
+    Ok(out)
 }
 
 /// The rules of [`read_csv_checked`]; the reason for the first value that breaks one.

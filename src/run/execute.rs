@@ -472,6 +472,8 @@ impl<'a> SimRun<'a> {
             checkpoints.push(self.write_checkpoint(reason, initial, &log, wall_seconds)?);
         }
         let fin = self.sim.diagnostics();
+        // Read once: the summary and the stats JSON report the same last step.
+        let walls_final = self.sim.wall_forces();
         let mut files = Vec::new();
         if let Some(path) = &self.opts.final_csv {
             output::write_csv(path, &self.sim.snapshot())?;
@@ -495,13 +497,7 @@ impl<'a> SimRun<'a> {
             );
             st.resumed_from_step = resumed.as_ref().map(|r| r.step);
             if self.scene.sim.wall_forces {
-                st.wall_forces_final = Some(
-                    self.sim
-                        .wall_forces()
-                        .iter()
-                        .map(|f| f.to_array())
-                        .collect(),
-                );
+                st.wall_forces_final = Some(walls_final.iter().map(|f| f.to_array()).collect());
             }
             if let Some((solver, theta)) = self.gravity() {
                 st.gravity_solver = solver.to_string();
@@ -555,7 +551,7 @@ impl<'a> SimRun<'a> {
                 .map(|(s, t)| (s.to_string(), t))
                 .collect(),
             files,
-            wall_forces: self.sim.wall_forces(),
+            wall_forces: walls_final,
         })
     }
 

@@ -16,8 +16,8 @@ use crate::physics::rotation::{
 use crate::scene::RollingModel;
 use rayon::prelude::*;
 
-use crate::cpu::CHUNK;
 use crate::cpu::neighbours::Rows;
+use crate::cpu::{CHUNK, Disjoint};
 
 use super::bodies::{
     Ball, Body, CollideParams, ContactHistory, ContactOut, PlaneBody, Round, Spins,
@@ -243,50 +243,6 @@ pub fn collide_pairs<R: Real, P: PairRecord<R>>(
         bodies,
         &eval,
     );
-}
-
-/// A slice shared by the blocks of a parallel loop, each of which reads and writes only its own
-/// indices (the caller's invariant, stated where it builds one); nobody else touches the slice
-/// until the loop has joined.
-struct Disjoint<'a, T> {
-    ptr: *mut T,
-    len: usize,
-    _slice: std::marker::PhantomData<&'a mut [T]>,
-}
-
-// SAFETY: the blocks access disjoint indices (Disjoint's invariant), so sharing the pointer
-// between threads shares no element.
-unsafe impl<T: Send> Sync for Disjoint<'_, T> {}
-
-impl<'a, T> Disjoint<'a, T> {
-    fn new(slice: &'a mut [T]) -> Self {
-        Self {
-            ptr: slice.as_mut_ptr(),
-            len: slice.len(),
-            _slice: std::marker::PhantomData,
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    #[inline(always)]
-    fn write(&self, k: usize, v: T) {
-        assert!(k < self.len);
-        // SAFETY: in bounds (checked), and index k is the calling block's alone.
-        unsafe { self.ptr.add(k).write(v) }
-    }
-
-    #[inline(always)]
-    fn read(&self, k: usize) -> T
-    where
-        T: Copy,
-    {
-        assert!(k < self.len);
-        // SAFETY: in bounds (checked), and index k is the calling block's alone.
-        unsafe { self.ptr.add(k).read() }
-    }
 }
 
 /// Asks the cache for `items[k]` (nothing when out of range or off x86-64): the screen of
