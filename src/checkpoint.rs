@@ -23,7 +23,7 @@ pub const MAGIC: &str = "spheresim checkpoint";
 
 /// Version of the body layout; a reader refuses any other. Raise it whenever [`Checkpoint`] or
 /// anything it holds changes shape.
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 
 /// File extension of checkpoints.
 pub const EXTENSION: &str = "ckpt";
@@ -330,9 +330,10 @@ impl GpuState {
     }
 }
 
-/// Counters a run resumed on another backend or precision carries over: its new backend starts
-/// from zero and the simulation reports these plus the backend's own. Zero for a run that was
-/// never converted.
+/// Counters a run resumed on another backend or precision carries over, and those of a run
+/// before its last outflow pass (which starts the backend again on the spheres that stay): the
+/// new backend starts from zero and the simulation reports these plus the backend's own. Zero
+/// for a run that was never converted and has no outflow.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Offsets {
     /// Steps done before the conversion.
@@ -345,6 +346,12 @@ pub struct Offsets {
     pub history_dropped: u64,
     /// Neighbour-list rebuilds before the conversion.
     pub rebuilds: u64,
+    /// Spheres the outflows removed so far ([`crate::Outflow`]).
+    pub removed_spheres: u64,
+    /// Their mass, kg.
+    pub removed_mass: f64,
+    /// The mechanical energy they took out, J (see [`Diagnostics::removed_energy`]).
+    pub removed_energy: f64,
 }
 
 /// A backend's state.
@@ -535,6 +542,9 @@ pub struct Checkpoint {
     pub engine: EngineState,
     /// Counters from before a change of backend or precision (see [`Offsets`]).
     pub offsets: Offsets,
+    /// The id of each sphere of `scene` once outflows removed some (empty: sphere `i` is id
+    /// `i`): outputs keep naming a sphere by the id it started with.
+    pub ids: Vec<u64>,
     /// Diagnostics of the saved state.
     pub diagnostics: Diagnostics,
     /// The run's bookkeeping.

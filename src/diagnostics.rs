@@ -61,6 +61,18 @@ pub struct Diagnostics {
     /// neighbour-list rebuilds (see `cpu::neighbours`; the GPU's soft laws rebuild at the same
     /// steps, its impulse model every step); 0 for the event solver.
     pub neighbour_rebuilds: u64,
+    /// Spheres removed by outflows since the start (`[[outflow]]`; 0 without).
+    #[serde(default)]
+    pub removed_spheres: u64,
+    /// Their mass, kg.
+    #[serde(default)]
+    pub removed_mass: f64,
+    /// The mechanical energy they took with them, J: at each outflow pass, the total energy
+    /// ([`Diagnostics::total_energy`]) just before it less the total of the spheres that stay,
+    /// so that their kinetic and potential energies, and the elastic energy of their contacts,
+    /// stay in [`Diagnostics::energy_balance`].
+    #[serde(default)]
+    pub removed_energy: f64,
 }
 
 /// The force the spheres exert on each of `walls` walls, N, from the force each wall exerts on
@@ -89,10 +101,11 @@ impl Diagnostics {
             + self.potential_spring
     }
 
-    /// Mechanical energy plus the energy dissipated so far, J: constant up to the integration
-    /// error when the contacts are the only losses (no drag), for every contact law.
+    /// Mechanical energy plus the energy dissipated so far and the energy outflows took out,
+    /// J: constant up to the integration error when the contacts are the only losses (no
+    /// drag), for every contact law.
     pub fn energy_balance(&self) -> f64 {
-        self.total_energy() + self.dissipated
+        self.total_energy() + self.dissipated + self.removed_energy
     }
 
     /// The size of the energies in play, J: `K + |U_uniform| + |U_gravity| + U_elastic`. The

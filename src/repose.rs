@@ -156,6 +156,7 @@ mod tests {
             angular_velocity: Vec::new(),
             orientation: Vec::<DQuat>::new(),
             image: Vec::new(),
+            id: Vec::new(),
             position,
             radius,
         }

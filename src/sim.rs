@@ -296,6 +296,18 @@ pub struct Simulation {
     /// The likely cause of a blow-up, for the stop's message (`dt` and the guard's bounds are
     /// the engine's [`Engine::step_params`]).
     cause: String,
+    /// The open system's bookkeeping, when the scene has outflows.
+    open: Option<Box<OpenSystem>>,
+}
+
+/// What an outflow pass needs: the scene as it now runs (the spheres that stay, with their
+/// static properties), the stable id of each of its spheres, and how to start the backend
+/// again on them.
+struct OpenSystem {
+    scene: Scene,
+    ids: Vec<u64>,
+    precision: Precision,
+    gpu: GpuOptions,
 }
 
 /// The likely cause of a run of `scene` blowing up, computed in f32 (`f32`) or f64, for the
@@ -432,6 +444,15 @@ impl Simulation {
                     ),
                 });
             }
+            Backend::Event if !scene.outflows.is_empty() => {
+                return Err(SimError::Unavailable {
+                    backend,
+                    reason: format!(
+                        "the event-driven solver has no outflows (`[[outflow]]`); use {}",
+                        Setting::BackendCpuOrGpu
+                    ),
+                });
+            }
             Backend::Event if scene.sim.periodic.any() => {
                 return Err(SimError::Unavailable {
                     backend,
@@ -513,13 +534,8 @@ impl Simulation {
             }
             Backend::Auto | Backend::Cpu => (cpu_engine(scene, precision)?, Backend::Cpu),
         };
-        Ok(Self::of_engine(
-            engine,
-            backend,
-            scene,
-            Offsets::default(),
-            notice,
-        ))
+        Ok(Self::of_engine(engine, backend, scene, Offsets::default(), notice)
+            .with_open(scene, precision, gpu))
     }
 
     /// The simulation of `scene` stepped by `engine` (which is `backend`), with `base` the
@@ -541,7 +557,21 @@ impl Simulation {
             stepping: std::time::Duration::ZERO,
             notice,
             cause: likely_cause(scene, f32),
+            open: None,
         }
+    }
+
+    /// Keeps what the outflow passes of `scene` need, when it has outflows.
+    fn with_open(mut self, scene: &Scene, precision: Precision, gpu: GpuOptions) -> Self {
+        if !scene.outflows.is_empty() {
+            self.open = Some(Box::new(OpenSystem {
+                scene: scene.clone(),
+                ids: (0..scene.spheres.len() as u64).collect(),
+                precision,
+                gpu,
+            }));
+        }
+        self
     }
 
     /// Why `Backend::Auto` did not take the GPU, if it did not; that `Backend::Gpu` runs on a
@@ -566,7 +596,197 @@ impl Simulation {
     }
 
     /// Advances `n` steps. Stops at the first non-finite state with [`SimError::NonFinite`].
+    ///
+    /// With outflows, each step that is a multiple of an outflow's `every` ends with its pass:
+    /// the movable spheres whose centres lie in it leave, and the backend starts again on the
+    /// spheres that stay, from their state (positions, velocities, angular velocities, images).
+    /// Contact history restarts then: friction's tangential springs and the rolling springs
+    /// begin again from zero (docs/open-systems.md).
+    ///
+    /// # Errors
+    /// As above, and [`SimError::Unavailable`] when the last movable spheres leave.
     pub fn step(&mut self, n: u64) -> Result<(), SimError> {
+        if n == 0 || self.open.is_none() {
+            return self.step_engine(n);
+        }
+        let mut left = n;
+        while left > 0 {
+            let done = self.steps_done();
+            let next = self.open.as_ref().map_or(u64::MAX, |o| {
+                o.scene
+                    .outflows
+                    .iter()
+                    .map(|f| (done / f.every + 1).saturating_mul(f.every))
+                    .min()
+                    .unwrap_or(u64::MAX)
+            });
+            let chunk = (next - done).min(left);
+            self.step_engine(chunk)?;
+            left -= chunk;
+            self.outflow_pass()?;
+        }
+        Ok(())
+    }
+
+    /// The outflows due at this step take their spheres out (see [`Simulation::step`]).
+    fn outflow_pass(&mut self) -> Result<(), SimError> {
+        let done = self.steps_done();
+        let due = |o: &OpenSystem| {
+            o.scene
+                .outflows
+                .iter()
+                .filter(|f| done % f.every == 0)
+                .copied()
+                .collect::<Vec<_>>()
+        };
+        let outflows = match &self.open {
+            Some(o) => due(o),
+            None => return Ok(()),
+        };
+        if outflows.is_empty() {
+            return Ok(());
+        }
+        let snap = self.snapshot();
+        let open = self.open.as_ref().expect("checked above");
+        let leaves: Vec<bool> = open
+            .scene
+            .spheres
+            .iter()
+            .zip(&snap.position)
+            .map(|(s, &x)| !s.fixed && outflows.iter().any(|f| f.takes(x)))
+            .collect();
+        let gone = leaves.iter().filter(|&&l| l).count();
+        if gone == 0 {
+            return Ok(());
+        }
+        let before = self.diagnostics();
+        let OpenSystem {
+            mut scene,
+            ids,
+            precision,
+            gpu,
+        } = *self.open.take().expect("checked above");
+        let mut kept = Vec::with_capacity(ids.len() - gone);
+        let mut removed_mass = 0.0;
+        let spheres = std::mem::take(&mut scene.spheres);
+        scene.spheres.reserve_exact(spheres.len() - gone);
+        for (i, mut s) in spheres.into_iter().enumerate() {
+            if leaves[i] {
+                removed_mass += s.mass;
+                continue;
+            }
+            s.position = snap.position[i];
+            s.velocity = snap.velocity[i];
+            s.angular_velocity = snap.angular_velocity_of(i);
+            if let Some(&image) = snap.image.get(i) {
+                s.image = image;
+            }
+            scene.spheres.push(s);
+            kept.push(ids[i]);
+        }
+        if scene.spheres.iter().all(|s| s.fixed) {
+            return Err(SimError::Unavailable {
+                backend: self.backend,
+                reason: format!(
+                    "every movable sphere has left through the outflows by step {done} \
+                     ({} removed): nothing is left to simulate",
+                    before.removed_spheres + gone as u64
+                ),
+            });
+        }
+        self.engine = self.engine_for(&scene, precision, gpu)?;
+        self.particles = scene.spheres.len();
+        let after = self.engine.diagnostics();
+        self.base = Offsets {
+            step: before.step,
+            collisions: before.collisions,
+            dissipated: before.dissipated,
+            history_dropped: before.friction_history_dropped,
+            rebuilds: before.neighbour_rebuilds,
+            removed_spheres: before.removed_spheres + gone as u64,
+            removed_mass: before.removed_mass + removed_mass,
+            removed_energy: before.removed_energy + before.total_energy() - after.total_energy(),
+        };
+        self.open = Some(Box::new(OpenSystem {
+            scene,
+            ids: kept,
+            precision,
+            gpu,
+        }));
+        Ok(())
+    }
+
+    /// A backend of this simulation's kind on `scene` (checked when the run began; its spheres
+    /// moved since), on the same GPU device when it runs on one.
+    fn engine_for(
+        &self,
+        scene: &Scene,
+        precision: Precision,
+        gpu: GpuOptions,
+    ) -> Result<Box<dyn Engine>, SimError> {
+        match self.backend {
+            #[cfg(feature = "gpu")]
+            Backend::Gpu => {
+                let g = match self.engine.gpu() {
+                    Some(g) => GpuBackend::with_context(g.context().clone(), scene, gpu)?,
+                    None => GpuBackend::new(scene, gpu)?,
+                };
+                Ok(Box::new(g))
+            }
+            Backend::Event => Err(SimError::Unavailable {
+                backend: Backend::Event,
+                reason: "the event-driven solver has no outflows".to_string(),
+            }),
+            _ => {
+                let _ = gpu;
+                cpu_engine(scene, precision)
+            }
+        }
+    }
+
+    /// The scene as it runs now, when outflows have changed it: the spheres that stay, with
+    /// their static properties (positions and velocities as of the last outflow pass). A
+    /// checkpoint stores this scene. `None` without outflows.
+    pub fn open_scene(&self) -> Option<&Scene> {
+        self.open.as_ref().map(|o| &o.scene)
+    }
+
+    /// The id of each sphere, in the order of [`Simulation::snapshot`]: `0..n` unless outflows
+    /// removed spheres (the spheres that stay keep their ids).
+    pub fn ids(&self) -> Vec<u64> {
+        match &self.open {
+            Some(o) => o.ids.clone(),
+            None => (0..self.particles as u64).collect(),
+        }
+    }
+
+    /// Gives the spheres the ids a checkpoint saved ([`crate::checkpoint::Checkpoint::ids`];
+    /// empty: `0..n`).
+    ///
+    /// # Errors
+    /// [`SimError::Unavailable`] when `ids` is not empty and does not hold one id a sphere.
+    pub fn restore_ids(&mut self, ids: &[u64]) -> Result<(), SimError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        if ids.len() != self.particles {
+            return Err(SimError::Unavailable {
+                backend: self.backend,
+                reason: format!(
+                    "the checkpoint names {} sphere ids for {} spheres",
+                    ids.len(),
+                    self.particles
+                ),
+            });
+        }
+        if let Some(o) = &mut self.open {
+            o.ids = ids.to_vec();
+        }
+        Ok(())
+    }
+
+    /// Advances the backend `n` steps.
+    fn step_engine(&mut self, n: u64) -> Result<(), SimError> {
         let t0 = std::time::Instant::now();
         let result = self.engine.step(n);
         self.stepping += t0.elapsed();
@@ -663,6 +883,9 @@ impl Simulation {
             d.friction_history_dropped += self.base.history_dropped;
             d.neighbour_rebuilds += self.base.rebuilds;
         }
+        d.removed_spheres = self.base.removed_spheres;
+        d.removed_mass = self.base.removed_mass;
+        d.removed_energy = self.base.removed_energy;
         d
     }
 
@@ -678,6 +901,10 @@ impl Simulation {
     /// still allocates the buffers it reads back from the device).
     pub fn snapshot_into(&mut self, out: &mut Snapshot) {
         self.engine.snapshot_into(out);
+        out.id.clear();
+        if let Some(o) = &self.open {
+            out.id.extend_from_slice(&o.ids);
+        }
         if self.base.step > 0 {
             out.step = self.steps_done();
             out.time = self.time();
@@ -753,7 +980,11 @@ impl Simulation {
                 }
             };
             engine.restore_state(state).map_err(unusable)?;
-            let sim = Self::of_engine(engine, state.backend(), scene, offsets, None);
+            let sim = Self::of_engine(engine, state.backend(), scene, offsets, None).with_open(
+                scene,
+                state.precision(),
+                gpu,
+            );
             return Ok((sim, notice));
         }
         let p = state.portable(scene.spheres.len()).map_err(unusable)?;
@@ -775,6 +1006,9 @@ impl Simulation {
             dissipated: at.dissipated,
             history_dropped: at.friction_history_dropped,
             rebuilds: at.neighbour_rebuilds,
+            removed_spheres: at.removed_spheres,
+            removed_mass: at.removed_mass,
+            removed_energy: at.removed_energy,
         };
         let notice = format!(
             "resuming a {} {} checkpoint on the {} backend in {}: the state is converted, \
@@ -870,6 +1104,15 @@ impl Simulation {
     ) -> Result<Self, SimError> {
         let checked = scene.into_checked_scene()?;
         let scene: &Scene = &checked;
+        if !scene.outflows.is_empty() {
+            return Err(SimError::Unavailable {
+                backend: Backend::Gpu,
+                reason: "the viewer draws the buffers the GPU backend was set up with, and an \
+                         outflow pass sets it up again: run scenes with `[[outflow]]` with \
+                         `spheresim run`"
+                    .to_string(),
+            });
+        }
         let engine = Box::new(GpuBackend::with_context(ctx, scene, gpu)?);
         Ok(Self::of_engine(
             engine,

@@ -28,6 +28,9 @@ pub struct Snapshot {
     /// Periodic images: box lengths each sphere has crossed per axis, so that its unwrapped
     /// centre is `position + image × (max − min)` (empty: no periodic axis).
     pub image: Vec<[i32; 3]>,
+    /// Each sphere's id (empty: sphere `i` has id `i`). Outflows remove spheres; those that
+    /// stay keep the id they started with, so an id names one sphere for the whole run.
+    pub id: Vec<u64>,
 }
 
 impl Snapshot {
@@ -57,6 +60,7 @@ impl Snapshot {
         self.mass.clear();
         self.mass.extend_from_slice(mass);
         self.image.clear();
+        self.id.clear();
         if rotation {
             fill(&mut self.angular_velocity, n, DVec3::ZERO);
             fill(&mut self.orientation, n, DQuat::IDENTITY);
@@ -64,6 +68,11 @@ impl Snapshot {
             self.angular_velocity.clear();
             self.orientation.clear();
         }
+    }
+
+    /// The id of sphere `i` (its index unless outflows removed spheres before it).
+    pub fn id_of(&self, i: usize) -> u64 {
+        self.id.get(i).copied().unwrap_or(i as u64)
     }
 
     /// Number of spheres.

@@ -563,6 +563,9 @@ fn diag(step: u64, kinetic: f64, collisions: u64) -> Diagnostics {
         dissipated: 0.125 * step as f64,
         friction_history_dropped: 3 * step,
         neighbour_rebuilds: step / 4,
+        removed_spheres: step / 8,
+        removed_mass: 0.5 * (step / 8) as f64,
+        removed_energy: 0.0625 * step as f64,
     }
 }
 
@@ -601,6 +604,7 @@ fn stats_json_has_every_design_key_with_the_right_type() {
         "collisions",
         "contacts_final",
         "neighbour_rebuilds",
+        "removed_spheres",
     ] {
         assert!(o[key].is_u64(), "{key}");
     }
@@ -618,6 +622,8 @@ fn stats_json_has_every_design_key_with_the_right_type() {
         "energy_drift_relative",
         "dissipated_energy",
         "energy_balance_change_relative",
+        "removed_mass",
+        "removed_energy",
     ] {
         assert!(o[key].is_f64(), "{key}: {}", o[key]);
     }
@@ -626,6 +632,9 @@ fn stats_json_has_every_design_key_with_the_right_type() {
     assert_eq!(o["dissipated_energy"], 0.125 * 200.0);
     assert_eq!(o["friction_history_dropped"], 3 * 200);
     assert_eq!(o["neighbour_rebuilds"], 200 / 4);
+    assert_eq!(o["removed_spheres"], 200 / 8);
+    assert_eq!(o["removed_mass"], 0.5 * 25.0);
+    assert_eq!(o["removed_energy"], 0.0625 * 200.0);
     // A run that starts past step 0 (non-zero counters at the start) reports only its own part.
     let later = RunStats::from_diagnostics(
         "bounce",

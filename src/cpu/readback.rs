@@ -132,6 +132,7 @@ impl<R: Real> CpuBackend<R> {
             collisions: self.collisions,
             friction_history_dropped: self.history_dropped,
             neighbour_rebuilds: self.rebuilds(),
+            ..Diagnostics::default()
         }
     }
 

@@ -111,7 +111,7 @@ fn push_row(buf: &mut Vec<u8>, snap: &Snapshot, i: usize) {
     let v = snap.velocity[i];
     let w = snap.angular_velocity_of(i);
     // Writing into a Vec<u8> cannot fail.
-    let _ = write!(buf, "{i}");
+    let _ = write!(buf, "{}", snap.id_of(i));
     let row = [
         p.x,
         p.y,

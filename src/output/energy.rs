@@ -17,6 +17,7 @@
 //! | `dissipated` | energy taken out by the contacts since the start (damping, friction, impulses) | J |
 //! | `kinetic_rotational` | Σ ½ I ω², I = (2/5) m r² (0 without rotation) | J |
 //! | `wall0_fx,wall0_fy,wall0_fz`, `wall1_fx`, … | with `wall_forces` only: the force the spheres exert on each wall in the row's step (planes, then containers) | N |
+//! | `removed_spheres,removed_mass,removed_energy` | with `[[outflow]]`s only, after any wall columns: spheres the outflows removed since the start, their mass, the mechanical energy they took out | –, kg, J |
 //!
 //! Numbers use the CSV's shortest round-trip digits ([`super::csv`]).
 
@@ -52,12 +53,29 @@ pub fn write_energy_log_with_walls(
     samples: &[Diagnostics],
     walls: &[Vec<glam::DVec3>],
 ) -> Result<(), OutputError> {
+    write_energy_log_open(path, samples, walls, false)
+}
+
+/// [`write_energy_log_with_walls`], with the outflows' columns `removed_spheres`,
+/// `removed_mass` and `removed_energy` at the end when `removed` (a scene with outflows).
+///
+/// # Errors
+/// [`OutputError::Write`] naming `path` when it cannot be written.
+pub fn write_energy_log_open(
+    path: &Path,
+    samples: &[Diagnostics],
+    walls: &[Vec<glam::DVec3>],
+    removed: bool,
+) -> Result<(), OutputError> {
     let n_walls = walls.first().map_or(0, Vec::len);
     write_atomic(path, |w| {
         let mut buf = Vec::with_capacity(64 * 1024);
         buf.extend_from_slice(ENERGY_LOG_HEADER.as_bytes());
         for k in 0..n_walls {
             buf.extend_from_slice(format!(",wall{k}_fx,wall{k}_fy,wall{k}_fz").as_bytes());
+        }
+        if removed {
+            buf.extend_from_slice(b",removed_spheres,removed_mass,removed_energy");
         }
         buf.push(b'\n');
         for (r, d) in samples.iter().enumerate() {
@@ -91,6 +109,12 @@ pub fn write_energy_log_with_walls(
                     buf.push(b',');
                     push_f64(&mut buf, x);
                 }
+            }
+            if removed {
+                buf.extend_from_slice(format!(",{},", d.removed_spheres).as_bytes());
+                push_f64(&mut buf, d.removed_mass);
+                buf.push(b',');
+                push_f64(&mut buf, d.removed_energy);
             }
             buf.push(b'\n');
             if buf.len() >= 60 * 1024 {

@@ -33,7 +33,9 @@ pub mod vtk;
 
 pub use atomic::{check_writable_file, prepare_output_dir, write_atomic};
 pub use csv::{CSV_HEADER, read_csv, write_csv};
-pub use energy::{ENERGY_LOG_HEADER, write_energy_log, write_energy_log_with_walls};
+pub use energy::{
+    ENERGY_LOG_HEADER, write_energy_log, write_energy_log_open, write_energy_log_with_walls,
+};
 pub use error::OutputError;
 pub(crate) use error::io_reason;
 pub use stats::{RunStats, write_stats_json};

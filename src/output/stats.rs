@@ -42,7 +42,10 @@
 //!   "neighbour_rebuilds": 12,
 //!   "gravity_solver": "none",
 //!   "theta": null,
-//!   "wall_forces_final": null
+//!   "wall_forces_final": null,
+//!   "removed_spheres": 0,
+//!   "removed_mass": 0.0,
+//!   "removed_energy": 0.0
 //! }
 //! ```
 //!
@@ -77,7 +80,7 @@ pub struct RunStats {
     pub adapter: String,
     /// Floating-point precision of the state: `"f32"` or `"f64"`.
     pub precision: String,
-    /// Number of spheres.
+    /// Number of spheres at the start of the run (outflows may remove some: `removed_spheres`).
     pub particles: u64,
     /// Steps actually taken (fewer than asked when interrupted).
     pub steps: u64,
@@ -153,6 +156,12 @@ pub struct RunStats {
     /// in the last step, N, `[x, y, z]` each ([`crate::Simulation::wall_forces`]); `null`
     /// without.
     pub wall_forces_final: Option<Vec<[f64; 3]>>,
+    /// Spheres the outflows (`[[outflow]]`) removed during the run (0 without outflows).
+    pub removed_spheres: u64,
+    /// Their mass, kg.
+    pub removed_mass: f64,
+    /// The mechanical energy they took out, J ([`Diagnostics::removed_energy`]).
+    pub removed_energy: f64,
 }
 
 impl RunStats {
@@ -226,6 +235,11 @@ impl RunStats {
             gravity_solver: "none".to_string(),
             theta: None,
             wall_forces_final: None,
+            removed_spheres: final_
+                .removed_spheres
+                .saturating_sub(initial.removed_spheres),
+            removed_mass: final_.removed_mass - initial.removed_mass,
+            removed_energy: final_.removed_energy - initial.removed_energy,
         }
     }
 

@@ -206,7 +206,7 @@ pub fn write_vtp(path: &Path, snap: &Snapshot) -> Result<(), OutputError> {
         header(w, 1)?;
         put_words(w, snap.mass.iter().copied(), f64::to_le_bytes)?;
         header(w, 1)?;
-        put_words(w, 0..n64 as i64, i64::to_le_bytes)?;
+        put_words(w, (0..n).map(|i| snap.id_of(i) as i64), i64::to_le_bytes)?;
         header(w, 3)?;
         put_words(
             w,

@@ -181,15 +181,19 @@ impl<'a> SimRun<'a> {
         };
         let setup = Instant::now();
         let (sim, resume_notice) = match &resume {
-            Some((ckpt, _)) => Simulation::resume(
-                scene,
-                &ckpt.engine,
-                ckpt.offsets,
-                &ckpt.diagnostics,
-                opts.backend,
-                opts.precision,
-                Default::default(),
-            )?,
+            Some((ckpt, _)) => {
+                let (mut sim, notice) = Simulation::resume(
+                    scene,
+                    &ckpt.engine,
+                    ckpt.offsets,
+                    &ckpt.diagnostics,
+                    opts.backend,
+                    opts.precision,
+                    Default::default(),
+                )?;
+                sim.restore_ids(&ckpt.ids)?;
+                (sim, notice)
+            }
             None => (Simulation::new(scene, opts.backend, opts.precision)?, None),
         };
         // What the backend computes in (the event-driven solver: f64 whatever the options say).
@@ -266,12 +270,16 @@ impl<'a> SimRun<'a> {
             reason,
             step: self.sim.steps_done(),
             time: self.sim.time(),
-            scene: self.scene.clone(),
+            scene: self.sim.open_scene().unwrap_or(self.scene).clone(),
             backend: self.sim.backend(),
             precision: self.precision,
             adapter: self.sim.adapter(),
             engine: self.sim.save_state()?,
             offsets: self.sim.offsets(),
+            ids: match self.sim.open_scene() {
+                Some(_) => self.sim.ids(),
+                None => Vec::new(),
+            },
             diagnostics,
             run,
         })
@@ -387,7 +395,12 @@ impl<'a> SimRun<'a> {
             && let Some(s) = self.series.as_mut()
         {
             s.write(&self.sim.snapshot())?;
-            write_diagnostics_log(log_dir.as_deref().unwrap(), &log, &self.wall_log)?;
+            write_diagnostics_log(
+                log_dir.as_deref().unwrap(),
+                &log,
+                &self.wall_log,
+                !self.scene.outflows.is_empty(),
+            )?;
         }
         let start_step = self.sim.steps_done();
         let mut progress = Progress::new(
@@ -440,7 +453,12 @@ impl<'a> SimRun<'a> {
                 s.write(&self.sim.snapshot())?;
                 log.push(self.sim.diagnostics());
                 self.wall_log.push(self.sim.wall_forces());
-                write_diagnostics_log(log_dir.as_deref().unwrap(), &log, &self.wall_log)?;
+                write_diagnostics_log(
+                log_dir.as_deref().unwrap(),
+                &log,
+                &self.wall_log,
+                !self.scene.outflows.is_empty(),
+            )?;
             }
             if guard_energy && (d == steps || last_energy_check.elapsed() >= energy_interval) {
                 let t = Instant::now();
@@ -479,7 +497,8 @@ impl<'a> SimRun<'a> {
             output::write_csv(path, &self.sim.snapshot())?;
             files.push(("final state", path.clone()));
         }
-        let n = self.sim.particles();
+        // The spheres the run started with: outflows may have removed some since.
+        let n = self.scene.spheres.len();
         let steps_done = self.sim.steps_done();
         if let Some(path) = &self.opts.stats_json {
             let mut st = RunStats::from_diagnostics(
@@ -537,8 +556,11 @@ impl<'a> SimRun<'a> {
                 && sc.containers.is_empty()
                 && sc.spheres.iter().all(|s| !s.fixed)
                 && sc.sim.gravity == glam::DVec3::ZERO
-                && sc.sim.drag == 0.0,
+                && sc.sim.drag == 0.0
+                && sc.outflows.is_empty(),
             soft: self.scene.sim.contact.is_soft(),
+            outflow: !sc.outflows.is_empty(),
+            particles_left: self.sim.particles(),
             gravity: self.gravity(),
             resumed_from: resumed.map(|r| (r.path, r.step)),
             stats,
@@ -579,13 +601,15 @@ impl<'a> SimRun<'a> {
 }
 
 /// Rewrites `DIR/diagnostics.csv` (atomically) with one row per diagnostics sample, and the
-/// walls' forces of each (`walls`, empty rows without `wall_forces`).
+/// walls' forces of each (`walls`, empty rows without `wall_forces`), and the outflows' columns
+/// when `removed`.
 fn write_diagnostics_log(
     dir: &Path,
     log: &[Diagnostics],
     walls: &[Vec<glam::DVec3>],
+    removed: bool,
 ) -> Result<()> {
-    output::write_energy_log_with_walls(&dir.join("diagnostics.csv"), log, walls)?;
+    output::write_energy_log_open(&dir.join("diagnostics.csv"), log, walls, removed)?;
     Ok(())
 }
 

@@ -46,6 +46,10 @@ pub struct RunReport {
     /// The force the spheres exerted on each wall in the last step, N (planes, then
     /// containers); empty without `wall_forces`.
     pub wall_forces: Vec<glam::DVec3>,
+    /// True when the scene has outflows: the summary says what they removed.
+    pub outflow: bool,
+    /// Spheres at the end of the run (fewer than `particles` once outflows removed some).
+    pub particles_left: usize,
 }
 
 impl RunReport {
@@ -178,6 +182,16 @@ impl fmt::Display for RunReport {
                 f,
                 "  rotation: rotational kinetic energy {:.4e} -> {:.4e} J (counted in the totals)",
                 i.kinetic_rotational, e.kinetic_rotational
+            )?;
+        }
+        if self.outflow {
+            writeln!(
+                f,
+                "  outflows: {} spheres removed, {:.4e} kg, taking {:.4e} J out; {} spheres left",
+                e.removed_spheres.saturating_sub(i.removed_spheres),
+                e.removed_mass - i.removed_mass,
+                e.removed_energy - i.removed_energy,
+                self.particles_left
             )?;
         }
         if !self.wall_forces.is_empty() {

@@ -243,6 +243,7 @@ pub struct SceneBuilder {
     planes: Vec<PlaneBuilder>,
     boxes: Vec<BoxContainer>,
     containers: Vec<ContainerBuilder>,
+    outflows: Vec<super::Outflow>,
 }
 
 impl Scene {
@@ -398,6 +399,13 @@ impl SceneBuilder {
         self
     }
 
+    /// Adds an outflow: spheres whose centres enter it leave the simulation
+    /// ([`Outflow`](super::Outflow)).
+    pub fn outflow(mut self, o: super::Outflow) -> Self {
+        self.outflows.push(o);
+        self
+    }
+
     /// The scene, resolved as a scene file is (see the [module](self) notes) and checked for
     /// every value as [`Scene::check`] checks it; overlaps between spheres are not searched here
     /// (see [`SceneBuilder::check`]).
@@ -538,6 +546,7 @@ impl SceneBuilder {
             spheres,
             planes,
             containers,
+            outflows: self.outflows,
         };
         scene.check(&CheckOptions {
             allow_overlap: true,

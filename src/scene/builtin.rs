@@ -528,6 +528,7 @@ fn wall_break(n: usize) -> Result<Scene, SceneError> {
     let travel = 1.5 * (gap + thickness + 2.0 * big_r);
     let steps = ((travel / (WALL_PROJECTILE_SPEED * dt)).ceil() as u64).max(1500);
     Ok(Scene {
+        outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
             dt,
@@ -685,6 +686,7 @@ fn container(n: usize) -> Scene {
         })
         .collect();
     let mut scene = Scene {
+        outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
             gravity: DVec3::new(0.0, -9.81, 0.0),
@@ -793,6 +795,7 @@ fn pile(n: usize) -> Scene {
         }
     }
     let mut scene = Scene {
+        outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
             gravity: DVec3::new(0.0, 0.0, -9.81),
@@ -917,6 +920,7 @@ fn box_gas(n: usize) -> Scene {
         spheres.push(sphere(centre + offset, velocity, r, mass, 1.0));
     }
     Scene {
+        outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
             dt: 2e-4,
@@ -998,6 +1002,7 @@ fn shear_cell(n: usize) -> Scene {
     };
     let lattice = k as f64 * a;
     let mut scene = Scene {
+        outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
             contact: super::ContactModel::Hertz,
@@ -1111,6 +1116,7 @@ fn hopper_flow(n: usize) -> Scene {
         velocity: DVec3::ZERO,
     };
     let mut scene = Scene {
+        outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
             gravity: DVec3::new(0.0, -9.81, 0.0),
@@ -1217,6 +1223,7 @@ fn orbits(n: usize) -> Result<Scene, SceneError> {
     }
     spheres[0].velocity = -momentum / big_m;
     Ok(Scene {
+        outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
             dt: 1e-3,
@@ -1307,6 +1314,7 @@ fn plummer(n: usize) -> Scene {
         .map(|(x, v)| sphere(x, v, radius, mass, 1.0))
         .collect();
     Scene {
+        outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
             dt: 1.0 / 256.0,
@@ -1410,6 +1418,7 @@ fn rubble_pile(n: usize) -> Scene {
         s.velocity -= v0;
     }
     Scene {
+        outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
             dt,
@@ -1447,6 +1456,7 @@ fn bounce(n: usize) -> Scene {
         spheres.push(sphere(position, DVec3::ZERO, 0.1, 1.0, 0.7));
     }
     Scene {
+        outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
             dt: 1e-4,
@@ -1511,6 +1521,7 @@ fn two_spheres(n: usize) -> Result<Scene, SceneError> {
         ));
     }
     Ok(Scene {
+        outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
             dt: 1e-4,
@@ -1588,6 +1599,7 @@ pub fn pi_blocks(digits: u32) -> Result<Scene, SceneError> {
     let duration = 1.25 * pi_blocks_last_collision_time(1.0, big_m, l, speed);
     let steps = 5000;
     Ok(Scene {
+        outflows: Vec::new(),
         name: "pi-blocks".to_string(),
         sim: SimParams {
             dt: duration / steps as f64,

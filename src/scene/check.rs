@@ -405,6 +405,8 @@ pub(crate) enum Subject {
     Planes(usize, usize),
     /// A sphere container, by index.
     Container(usize),
+    /// An outflow, by index into [`Scene::outflows`].
+    Outflow(usize),
     /// The scene has no spheres ([`SceneError::Empty`]).
     Empty,
     /// The scene as a whole ([`SceneError::Other`]).
@@ -657,6 +659,7 @@ impl Scene {
             Subject::Spheres(a, b) => range("sphere", a, b),
             Subject::Planes(a, b) => range("plane", a, b),
             Subject::Container(k) => format!("sphere_container {k}"),
+            Subject::Outflow(k) => format!("outflow {k}"),
             Subject::Empty | Subject::Scene => "scene".to_string(),
         }
     }
@@ -683,6 +686,11 @@ impl Scene {
         let mut bad_surfaces: Vec<Surface> = Vec::new();
         let mut bad_restitutions: Vec<f64> = Vec::new();
         let (restitution_ok, surface_ok) = check_sim(&self.sim, run, &mut out);
+        for (k, o) in self.outflows.iter().enumerate() {
+            if let Some(reason) = o.problem() {
+                out.push(Subject::Outflow(k), reason);
+            }
+        }
         if self.sim.wall_forces {
             if self.sim.contact == ContactModel::Impulse {
                 out.push(

@@ -118,15 +118,23 @@
 //! radius = 10.0                # m, inner radius R_W > 0
 //! restitution = 0.7            # default: the material's, else [simulation] restitution
 //! material = "glass"           # optional, as for planes
+//!
+//! [[outflow]]                  # spheres whose centres enter it leave the simulation
+//! min = [-1.0, -3.0, -1.0]     # m: a box (min, max) ...
+//! max = [1.0, -2.0, 1.0]       # m
+//! # point = [0.0, -2.0, 0.0]   # ... or a half-space beyond a plane (point, normal: out of
+//! # normal = [0.0, -1.0, 0.0]  #     the domain)
+//! every = 1000                 # steps between two outflow passes (default 1000)
 //! ```
 
 use super::check::{
     MAX_SPHERES, OVERLAP_TOLERANCE, Problem, Subject, did_you_mean, finite3, fmt_vec, non_negative,
     overlap, overlap_reason, positive, report, restitution, suggestion,
 };
+use super::outflow::DEFAULT_OUTFLOW_EVERY;
 use super::{
-    CheckOptions, ContactModel, Damping, GravitySolver, Material, Plane, RollingModel, Scene,
-    SceneError, SimParams, Sphere, SphereContainer, Surface,
+    CheckOptions, ContactModel, Damping, GravitySolver, Material, Outflow, Plane, RollingModel,
+    Scene, SceneError, SimParams, Sphere, SphereContainer, Surface,
 };
 use crate::Snapshot;
 use crate::output::OutputError;
@@ -157,6 +165,8 @@ struct FileDoc {
     box_container: Vec<Spanned<BoxTable>>,
     #[serde(default)]
     sphere_container: Vec<Spanned<SphereContainerTable>>,
+    #[serde(default)]
+    outflow: Vec<Spanned<OutflowTable>>,
     domain: Option<Spanned<DomainTable>>,
 }
 
@@ -281,6 +291,16 @@ struct SphereContainerTable {
     material: Option<String>,
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OutflowTable {
+    min: Option<[f64; 3]>,
+    max: Option<[f64; 3]>,
+    point: Option<[f64; 3]>,
+    normal: Option<[f64; 3]>,
+    every: Option<u64>,
+}
+
 impl Scene {
     /// Parses a scene from TOML text (format: docs/scene-files.md); `name` is used in
     /// summaries and in error messages. As [`SceneFile::from_toml_str`], keeping the scene only.
@@ -367,6 +387,8 @@ pub struct Origins {
     planes: Vec<(&'static str, usize, usize)>,
     /// Per sphere container of the scene: table index, line.
     containers: Vec<(usize, usize)>,
+    /// Per outflow of the scene: table index, line.
+    outflows: Vec<(usize, usize)>,
 }
 
 /// Consecutive spheres from one table.
@@ -534,6 +556,13 @@ impl Origins {
                         format!("[[sphere_container]] #{t} at line {line}"),
                         p.reason,
                     ),
+                ),
+                None => plain(p),
+            },
+            Subject::Outflow(k) => match self.outflows.get(k) {
+                Some(&(t, line)) => (
+                    line,
+                    SceneError::invalid(format!("[[outflow]] #{t} at line {line}"), p.reason),
                 ),
                 None => plain(p),
             },
@@ -982,7 +1011,8 @@ fn build(
     b.planes(lines.with_lines(doc.plane), &mut planes);
     b.boxes(boxes, &mut planes);
     let containers = b.sphere_containers(lines.with_lines(doc.sphere_container));
-    b.finish(name, spheres, planes, containers)
+    let outflows = b.outflows(lines.with_lines(doc.outflow));
+    b.finish(name, spheres, planes, containers, outflows)
 }
 
 /// `[simulation]`, each key missing taken from [`SimParams::default`].
@@ -1405,6 +1435,32 @@ impl Builder {
         containers
     }
 
+    /// One outflow per `[[outflow]]` that gives a box (`min`, `max`) or a half-space
+    /// (`point`, `normal`), not both. Value checks are [`Scene::check`]'s.
+    fn outflows(&mut self, tables: Vec<(usize, OutflowTable)>) -> Vec<Outflow> {
+        let mut outflows = Vec::with_capacity(tables.len());
+        for (k, (line, t)) in tables.into_iter().enumerate() {
+            let item = format!("[[outflow]] #{k} at line {line}");
+            let outflow = match (t.min, t.max, t.point, t.normal) {
+                (Some(min), Some(max), None, None) => Outflow::of_box(v3(min), v3(max)),
+                (None, None, Some(point), Some(normal)) => Outflow::beyond(v3(point), v3(normal)),
+                _ => {
+                    self.found.check(
+                        line,
+                        &item,
+                        Err("give a box (min and max) or a half-space (point and normal), \
+                             not both, not parts of one"
+                            .to_string()),
+                    );
+                    continue;
+                }
+            };
+            outflows.push(outflow.every(t.every.unwrap_or(DEFAULT_OUTFLOW_EVERY)));
+            self.origins.outflows.push((k, line));
+        }
+        outflows
+    }
+
     /// The scene, after its value checks: every problem found while building and by the
     /// checks, each located in the file, or the scene with its origins.
     fn finish(
@@ -1413,6 +1469,7 @@ impl Builder {
         spheres: Vec<Sphere>,
         planes: Vec<Plane>,
         containers: Vec<SphereContainer>,
+        outflows: Vec<Outflow>,
     ) -> Result<SceneFile, SceneError> {
         let Builder {
             found,
@@ -1428,6 +1485,7 @@ impl Builder {
             spheres,
             planes,
             containers,
+            outflows,
         };
         let checked = scene.problems();
         let mut items = found.0;

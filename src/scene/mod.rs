@@ -9,6 +9,7 @@ pub mod builtin;
 pub mod check;
 pub mod file;
 pub mod materials;
+pub mod outflow;
 pub mod overlap;
 pub mod timestep;
 
@@ -18,6 +19,7 @@ pub use builder::{BoxContainer, ContainerBuilder, PlaneBuilder, SceneBuilder, Sp
 pub use check::{CheckOptions, CheckedScene, SceneError, SceneInput, fmt_num};
 pub use file::{Origins, SceneFile};
 pub use materials::{Material, sphere_volume};
+pub use outflow::{Outflow, OutflowRegion};
 
 /// Normal contact law between touching bodies (`contact` key).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -422,6 +424,9 @@ pub struct Scene {
     pub planes: Vec<Plane>,
     /// Spherical containers.
     pub containers: Vec<SphereContainer>,
+    /// Outflow regions (`[[outflow]]`; default none): where spheres leave the simulation.
+    #[serde(default)]
+    pub outflows: Vec<Outflow>,
 }
 
 impl Scene {

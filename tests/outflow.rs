@@ -1,0 +1,342 @@
+//! Outflows (`[[outflow]]`): the spheres that enter one leave, the others keep their ids, the
+//! ledger books what left, the GPU removes what the CPU removes, a checkpoint taken after a
+//! pass resumes bit for bit, and bad tables are refused with their line.
+
+mod common;
+use common::*;
+use glam::DVec3;
+use spheresim::scene::{BoxContainer, ContactModel, Outflow, Plane, Scene, Sphere};
+use spheresim::{Backend, Precision, Simulation};
+use std::process::Command;
+
+const G: f64 = 9.81;
+
+/// Twelve spheres of 1 cm in a row along x, 4 cm apart (they never touch), dropped from
+/// heights 0.1 to 0.21 m onto a floor at y = 0 (spring–dashpot, e = 0.5); an outflow box
+/// `0 ≤ x < 0.2`, `y < 0.03` checked every 500 steps takes the five with x < 0.2 as they come
+/// down, the others bounce and settle. No sphere meets another, so which leave, and when, does
+/// not depend on rounding.
+fn rain(every: u64) -> Scene {
+    let mut b = Scene::builder()
+        .dt(1e-4)
+        .steps(6000)
+        .gravity(DVec3::new(0.0, -G, 0.0))
+        .contact(ContactModel::SpringDashpot)
+        .stiffness(2e4)
+        .plane(Plane::new(DVec3::ZERO, DVec3::Y).restitution(0.5))
+        .outflow(
+            Outflow::of_box(DVec3::new(0.0, -1.0, -1.0), DVec3::new(0.2, 0.03, 1.0)).every(every),
+        );
+    for i in 0..12 {
+        b = b.sphere(
+            Sphere::new(DVec3::new(0.02 + 0.04 * i as f64, 0.1 + 0.01 * i as f64, 0.0), 0.01)
+                .mass(0.01 + 0.001 * i as f64)
+                .restitution(0.5),
+        );
+    }
+    b.build().unwrap()
+}
+
+#[test]
+fn the_spheres_that_enter_an_outflow_leave_and_the_others_keep_their_ids() {
+    let scene = rain(500);
+    let expected_mass: f64 = scene.spheres[..5].iter().map(|s| s.mass).sum();
+    for precision in [Precision::F32, Precision::F64] {
+        let mut sim = Simulation::new(&scene, Backend::Cpu, precision).unwrap();
+        sim.step(6000).unwrap();
+        assert_eq!(sim.particles(), 7, "{precision:?}");
+        assert_eq!(sim.ids(), (5..12).collect::<Vec<u64>>(), "{precision:?}");
+        let snap = sim.snapshot();
+        assert_eq!(snap.id, (5..12).collect::<Vec<u64>>());
+        // The survivors are the spheres of ids 5 to 11, resting on the floor where they fell.
+        for (k, &id) in snap.id.iter().enumerate() {
+            let x0 = scene.spheres[id as usize].position.x;
+            // f32 rounds 0.46 m to 3e-8 m.
+            assert!((snap.position[k].x - x0).abs() < 1e-7, "sphere {id} moved sideways");
+            assert!(snap.position[k].y < 0.011, "sphere {id} is not on the floor");
+        }
+        let d = sim.diagnostics();
+        assert_eq!(d.removed_spheres, 5);
+        assert!(
+            rel(d.removed_mass, expected_mass, 0.0) < 1e-15,
+            "{} against {expected_mass}",
+            d.removed_mass
+        );
+        assert!(d.removed_energy > 0.0);
+        assert_eq!(d.step, 6000);
+    }
+}
+
+#[test]
+fn steps_between_passes_do_not_change_where_the_passes_fall() {
+    // One call of 6000 steps and calls of odd lengths pass at the same steps (multiples of
+    // `every`), so they end in the same state.
+    let scene = rain(700);
+    let mut whole = Simulation::new(&scene, Backend::Cpu, Precision::F64).unwrap();
+    whole.step(6000).unwrap();
+    let mut parts = Simulation::new(&scene, Backend::Cpu, Precision::F64).unwrap();
+    for n in [1, 699, 1, 333, 2000, 966, 2000] {
+        parts.step(n).unwrap();
+    }
+    assert_eq!(parts.steps_done(), 6000);
+    assert_eq!(whole.snapshot(), parts.snapshot());
+    assert_eq!(whole.diagnostics(), parts.diagnostics());
+}
+
+/// 27 frictional rubber grains with rotation settling in a 10 cm box, and an outflow beyond the
+/// plane x = 0.06 m (a third of the grains) at step `pass`.
+fn pile(pass: u64, outflow: bool) -> Scene {
+    let mut b = Scene::builder()
+        .dt(1e-5)
+        .steps(2 * pass)
+        .gravity(DVec3::new(0.0, -G, 0.0))
+        .contact(ContactModel::Hertz)
+        .rotation(true)
+        .box_container(BoxContainer::new(DVec3::ZERO, DVec3::splat(0.1)).material("rubber"));
+    if outflow {
+        b = b.outflow(Outflow::beyond(DVec3::new(0.06, 0.0, 0.0), DVec3::X).every(pass));
+    }
+    for i in 0..27 {
+        let (x, y, z) = ((i % 3) as f64, ((i / 3) % 3) as f64, (i / 9) as f64);
+        b = b.sphere(
+            Sphere::new(
+                DVec3::new(
+                    0.025 + 0.025 * x + 0.002 * y,
+                    0.012 + 0.021 * y,
+                    0.025 + 0.025 * z,
+                ),
+                0.01,
+            )
+            .velocity(DVec3::new(0.1 * (x - 1.0), -0.1, 0.05 * (z - 1.0)))
+            .material("rubber"),
+        );
+    }
+    b.build().unwrap()
+}
+
+#[test]
+fn the_ledger_books_the_energy_of_what_leaves() {
+    let pass = 8000;
+    let mut closed = Simulation::new(&pile(pass, false), Backend::Cpu, Precision::F64).unwrap();
+    let mut open = Simulation::new(&pile(pass, true), Backend::Cpu, Precision::F64).unwrap();
+    let start = open.diagnostics();
+    closed.step(pass).unwrap();
+    open.step(pass).unwrap();
+    let (before, after) = (closed.diagnostics(), open.diagnostics());
+    assert!(before.contacts > 10, "the grains should touch at the pass");
+    assert!(after.removed_spheres > 0 && after.removed_spheres < 27);
+    // At the pass the ledger moves what left from the mechanical energy to `removed_energy`:
+    // the balance is the closed run's at the same step, to rounding.
+    let scale = before.energy_scale();
+    assert!(
+        (after.energy_balance() - before.energy_balance()).abs() < 1e-12 * scale,
+        "balance {} after the pass against {} before it",
+        after.energy_balance(),
+        before.energy_balance()
+    );
+    assert!(after.removed_energy > 0.0);
+    assert!(after.total_energy() < before.total_energy());
+    // And it keeps balancing after it, the elastic energy of the contacts that stay included.
+    let drift_closed = {
+        closed.step(pass).unwrap();
+        closed.diagnostics().energy_balance_change_relative(&start)
+    };
+    open.step(pass).unwrap();
+    let drift_open = open.diagnostics().energy_balance_change_relative(&start);
+    eprintln!("energy balance change: closed {drift_closed:e}, open {drift_open:e}");
+    assert!(
+        drift_open.abs() < 1e-3,
+        "the open pile's balance drifted by {drift_open:e}"
+    );
+}
+
+#[test]
+fn the_gpu_removes_what_the_cpu_removes() {
+    use common::contract::{Contract, Twins, gpu_contract};
+    let Some(contract) = gpu_contract("outflow twins") else {
+        return;
+    };
+    let mut t = Twins::new(&rain(500), contract);
+    t.step(6000);
+    assert_eq!(t.gpu.ids(), t.cpu.ids());
+    assert_eq!(t.gpu.ids(), (5..12).collect::<Vec<u64>>());
+    t.assert_states("rain through an outflow");
+    if contract == Contract::BitForBit {
+        // Grains in contact at the pass: the same grains leave, and the piles stay equal.
+        let mut t = Twins::new(&pile(3000, true), contract);
+        t.step(6000);
+        assert_eq!(t.gpu.ids(), t.cpu.ids());
+        assert!(t.cpu.diagnostics().removed_spheres > 0);
+        t.assert_states("pile through an outflow");
+        let (g, c) = (t.gpu.diagnostics(), t.cpu.diagnostics());
+        assert_eq!(
+            (g.removed_spheres, g.removed_mass),
+            (c.removed_spheres, c.removed_mass)
+        );
+    }
+}
+
+#[test]
+fn the_event_solver_refuses_outflows() {
+    let e = Simulation::new(&rain(500), Backend::Event, Precision::F64)
+        .err()
+        .expect("refused");
+    assert!(e.to_string().contains("outflow"), "{e}");
+}
+
+#[test]
+fn an_outflow_that_empties_the_scene_stops_the_run_saying_so() {
+    let mut scene = rain(500);
+    scene.outflows = vec![Outflow::beyond(DVec3::new(0.0, 0.05, 0.0), DVec3::NEG_Y).every(500)];
+    let mut sim = Simulation::new(&scene, Backend::Cpu, Precision::F32).unwrap();
+    let e = sim.step(6000).err().expect("stops");
+    assert!(e.to_string().contains("every movable sphere has left"), "{e}");
+}
+
+const FILE: &str = r#"
+[simulation]
+dt = 5e-5
+steps = 6000
+gravity = [0.0, -9.81, 0.0]
+contact = "spring-dashpot"
+stiffness = 2e4
+
+[[block]]
+min = [0.02, 0.1, 0.0]
+count = [12, 1, 1]
+spacing = 0.04
+radius = 0.01
+mass = 0.01
+restitution = 0.5
+
+[[plane]]
+point = [0.0, 0.0, 0.0]
+normal = [0.0, 1.0, 0.0]
+restitution = 0.5
+
+[[outflow]]
+min = [0.0, -1.0, -1.0]
+max = [0.2, 0.03, 1.0]
+every = 500
+"#;
+
+fn cli() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_spheresim"));
+    c.env("XDG_RUNTIME_DIR", std::env::temp_dir());
+    c
+}
+
+#[test]
+fn a_run_reports_what_left_in_its_outputs_and_resumes_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("rain.toml");
+    std::fs::write(&scene, FILE).unwrap();
+    let mut backends = vec!["cpu"];
+    if common::contract::gpu_contract("outflow checkpoints").is_some() {
+        backends.push("gpu");
+    }
+    for backend in backends {
+        let d = dir.path().join(backend);
+        std::fs::create_dir_all(&d).unwrap();
+        let out = cli()
+            .arg("run")
+            .arg(&scene)
+            .args(["--backend", backend, "--every", "1000"])
+            .arg("--output")
+            .arg(d.join("out"))
+            .arg("--final")
+            .arg(d.join("whole.csv"))
+            .arg("--stats-json")
+            .arg(d.join("stats.json"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stderr).to_string()
+            + &String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{backend}: {text}");
+        assert!(
+            text.contains("outflows: 5 spheres removed"),
+            "{backend}: the summary says what left: {text}"
+        );
+        let stats: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join("stats.json")).unwrap())
+                .unwrap();
+        assert_eq!(stats["removed_spheres"], 5, "{backend}");
+        assert_eq!(stats["particles"], 12, "{backend}: the spheres the run began with");
+        assert!(stats["removed_mass"].as_f64().unwrap() > 0.0);
+        let log = std::fs::read_to_string(d.join("out/diagnostics.csv")).unwrap();
+        let header: Vec<&str> = log.lines().next().unwrap().split(',').collect();
+        assert_eq!(
+            header[header.len() - 3..],
+            ["removed_spheres", "removed_mass", "removed_energy"]
+        );
+        let last: Vec<&str> = log.lines().last().unwrap().split(',').collect();
+        assert_eq!(last[header.len() - 3], "5", "{backend}: {log}");
+        // The final CSV names the spheres that stayed by the ids they started with.
+        let csv = std::fs::read_to_string(d.join("whole.csv")).unwrap();
+        let ids: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+        assert_eq!(ids, ["5", "6", "7", "8", "9", "10", "11"], "{backend}");
+
+        // Stopped at step 3300 (after the passes at 500 to 3000) and resumed to 6000.
+        let ck = d.join("ck");
+        let first = cli()
+            .arg("run")
+            .arg(&scene)
+            .args(["--backend", backend, "--steps", "3300"])
+            .arg("--checkpoint")
+            .arg(&ck)
+            .output()
+            .unwrap();
+        assert!(first.status.success(), "{backend}: {first:?}");
+        let second = cli()
+            .arg("run")
+            .arg("--resume")
+            .arg(&ck)
+            .args(["--steps", "6000"])
+            .arg("--final")
+            .arg(d.join("resumed.csv"))
+            .output()
+            .unwrap();
+        assert!(second.status.success(), "{backend}: {second:?}");
+        assert_eq!(
+            std::fs::read_to_string(d.join("resumed.csv")).unwrap(),
+            csv,
+            "{backend}: the resumed run ends where the whole run ends"
+        );
+    }
+}
+
+#[test]
+fn bad_outflow_tables_are_refused_with_their_line() {
+    let bad = |table: &str| {
+        let text = format!(
+            "[[particle]]\nposition = [0.0, 0.0, 0.0]\nradius = 0.1\nmass = 1.0\n\n{table}"
+        );
+        Scene::from_toml_str(&text, "bad")
+            .err()
+            .expect("refused")
+            .to_string()
+    };
+    let e = bad("[[outflow]]\nmin = [0.0, 0.0, 0.0]\n");
+    assert!(e.contains("[[outflow]] #0 at line 6"), "{e}");
+    assert!(e.contains("give a box (min and max) or a half-space"), "{e}");
+    let e = bad("[[outflow]]\nmin = [1.0, 0.0, 0.0]\nmax = [0.0, 1.0, 1.0]\n");
+    assert!(e.contains("[[outflow]] #0 at line 6"), "{e}");
+    assert!(e.contains("min must be below max"), "{e}");
+    let e = bad("[[outflow]]\npoint = [0.0, 0.0, 0.0]\nnormal = [0.0, 0.0, 0.0]\n");
+    assert!(e.contains("normal has zero length"), "{e}");
+    let e = bad("[[outflow]]\npoint = [0.0, 0.0, 0.0]\nnormal = [0.0, 1.0, 0.0]\nevery = 0\n");
+    assert!(e.contains("every must be at least 1"), "{e}");
+    let e = bad("[[outflow]]\npoint = [0.0, 0.0, 0.0]\nnormal = [0.0, 1.0, 0.0]\nradius = 1\n");
+    assert!(e.contains("unknown field `radius`"), "{e}");
+    let ok = Scene::from_toml_str(
+        "[[particle]]\nposition = [0.0, 0.0, 0.0]\nradius = 0.1\nmass = 1.0\n\n[[outflow]]\npoint = \
+         [0.0, -1.0, 0.0]\nnormal = [0.0, -2.0, 0.0]\n",
+        "ok",
+    )
+    .unwrap();
+    assert_eq!(
+        ok.outflows,
+        [Outflow::beyond(DVec3::new(0.0, -1.0, 0.0), DVec3::NEG_Y)]
+    );
+    assert_eq!(ok.outflows[0].every, 1000);
+}
