@@ -534,8 +534,10 @@ impl Simulation {
             }
             Backend::Auto | Backend::Cpu => (cpu_engine(scene, precision)?, Backend::Cpu),
         };
-        Ok(Self::of_engine(engine, backend, scene, Offsets::default(), notice)
-            .with_open(scene, precision, gpu))
+        Ok(
+            Self::of_engine(engine, backend, scene, Offsets::default(), notice)
+                .with_open(scene, precision, gpu),
+        )
     }
 
     /// The simulation of `scene` stepped by `engine` (which is `backend`), with `base` the

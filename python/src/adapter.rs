@@ -48,12 +48,21 @@ pub fn check(
 /// A simulation of a checked `scene`.
 ///
 /// # Errors
-/// As [`Simulation::new`].
+/// As [`Simulation::new`], and [`SimError::Unavailable`] for a scene with outflows, whose
+/// sphere count changes under the arrays and setters this package keeps.
 pub fn start(
     scene: &Scene,
     backend: Backend,
     precision: Precision,
 ) -> Result<Simulation, SimError> {
+    if !scene.outflows.is_empty() {
+        return Err(SimError::Unavailable {
+            backend,
+            reason: "the Python package does not run scenes with `[[outflow]]` yet; run them \
+                     with `spheresim run`"
+                .to_string(),
+        });
+    }
     Simulation::new(scene, backend, precision)
 }
 
@@ -74,6 +83,9 @@ pub fn restart(sim: &mut Simulation, scene: &Scene) -> Result<Simulation, SimErr
         dissipated: at.dissipated,
         history_dropped: at.friction_history_dropped,
         rebuilds: at.neighbour_rebuilds,
+        removed_spheres: at.removed_spheres,
+        removed_mass: at.removed_mass,
+        removed_energy: at.removed_energy,
     };
     // The engine's public way to start with carried-over counters is a resume of a state; the
     // fresh engine's step-0 state is restored exactly.
@@ -112,6 +124,8 @@ pub fn checkpoint(
         adapter: sim.adapter(),
         engine: sim.save_state()?,
         offsets: sim.offsets(),
+        // The package refuses scenes with outflows (`start`): ids are 0..n.
+        ids: Vec::new(),
         diagnostics: sim.diagnostics(),
         run: RunState {
             initial,
@@ -138,7 +152,8 @@ pub struct Resumed {
 /// Resumes the checkpoint file `path` on `backend` in `precision` (`None`: the checkpoint's).
 ///
 /// # Errors
-/// As [`Checkpoint::read`] and [`Checkpoint::check`]; as [`Simulation::resume`].
+/// As [`Checkpoint::read`] and [`Checkpoint::check`]; as [`Simulation::resume`]; a checkpoint
+/// of a scene with outflows (as [`start`]).
 pub fn resume(
     path: &Path,
     backend: Option<Backend>,
@@ -146,6 +161,14 @@ pub fn resume(
 ) -> Result<Resumed, Failure> {
     let ckpt = Checkpoint::read(path)?;
     ckpt.check(&ckpt.scene, path)?;
+    if !ckpt.scene.outflows.is_empty() {
+        return Err(Failure::Sim(SimError::Unavailable {
+            backend: ckpt.backend,
+            reason: "the Python package does not run scenes with `[[outflow]]` yet; resume \
+                     the checkpoint with `spheresim run --resume`"
+                .to_string(),
+        }));
+    }
     let (sim, notice) = Simulation::resume(
         &ckpt.scene,
         &ckpt.engine,

@@ -115,7 +115,8 @@ pub fn write_vtk(path: &Path, snap: &Snapshot) -> Result<(), OutputError> {
         write!(w, "\nFIELD FieldData 3\nmass 1 {n} double\n")?;
         put_words(w, snap.mass.iter().copied(), f64::to_be_bytes)?;
         write!(w, "\nid 1 {n} int\n")?;
-        put_words(w, 0..n as i32, i32::to_be_bytes)?;
+        // Legacy VTK's `int` is 32 bits: ids past 2³¹ − 1 would need `vtkIdType`.
+        put_words(w, (0..n).map(|i| snap.id_of(i) as i32), i32::to_be_bytes)?;
         write!(w, "\nangular_velocity 3 {n} double\n")?;
         put_words(
             w,

@@ -454,11 +454,11 @@ impl<'a> SimRun<'a> {
                 log.push(self.sim.diagnostics());
                 self.wall_log.push(self.sim.wall_forces());
                 write_diagnostics_log(
-                log_dir.as_deref().unwrap(),
-                &log,
-                &self.wall_log,
-                !self.scene.outflows.is_empty(),
-            )?;
+                    log_dir.as_deref().unwrap(),
+                    &log,
+                    &self.wall_log,
+                    !self.scene.outflows.is_empty(),
+                )?;
             }
             if guard_energy && (d == steps || last_energy_check.elapsed() >= energy_interval) {
                 let t = Instant::now();

@@ -129,9 +129,14 @@ impl fmt::Display for RunReport {
         } else {
             "inelastic impulses"
         };
+        let balance = if self.outflow {
+            "total + dissipated + removed"
+        } else {
+            "total + dissipated"
+        };
         writeln!(
             f,
-            "  dissipated by {by}: {:.6e} J; total + dissipated {:.6e} J (change {:+.3e} of the energy scale)",
+            "  dissipated by {by}: {:.6e} J; {balance} {:.6e} J (change {:+.3e} of the energy scale)",
             e.dissipated - i.dissipated,
             e.energy_balance(),
             e.energy_balance_change_relative(i)

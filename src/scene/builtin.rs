@@ -27,7 +27,9 @@ use glam::DVec3;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 
-use super::{Material, Plane, Scene, SceneError, SimParams, Sphere, Surface, sphere_volume};
+use super::{
+    Material, Outflow, Plane, Scene, SceneError, SimParams, Sphere, Surface, sphere_volume,
+};
 
 /// One line of `spheresim scenes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1039,6 +1041,8 @@ pub const HOPPER_ORIFICE: f64 = 6.0;
 /// Simulated time of `hopper-flow`, s: the column packs in about 0.3 s, then discharges at a
 /// steady rate.
 pub const HOPPER_TIME: f64 = 1.0;
+/// Steps between two passes of `hopper-flow`'s outflow (about 0.044 s at its dt).
+pub const HOPPER_OUTFLOW_EVERY: u64 = 1000;
 /// Pitch of the `hopper-flow` column's initial lattice, grain diameters.
 const HOPPER_PITCH: f64 = 1.1;
 
@@ -1063,9 +1067,17 @@ fn hopper_carpet_bound(n: usize) -> u64 {
 /// silo of side L ([`hopper_side`]) walled by four planes; its floor is a carpet of fixed grains
 /// of radius r/2 touching on a square lattice, their tops at y = 0, minus those within
 /// ([`HOPPER_ORIFICE`] d)/2 + r/2 of the axis. Under gravity (0, −9.81, 0) m/s² the column
-/// packs and discharges into a basin whose floor lies 1.5 column heights below. Measured:
-/// benches/hopper/beverloo.py.
+/// packs and discharges towards a basin whose floor lies 1.5 column heights below; grains one
+/// column height below the carpet leave through an outflow every [`HOPPER_OUTFLOW_EVERY`]
+/// steps. Measured: benches/hopper/beverloo.py.
 fn hopper_flow(n: usize) -> Scene {
+    hopper_flow_with_orifice(n, HOPPER_ORIFICE)
+}
+
+/// `hopper-flow` (see the built-in's description) with `n` grains and an orifice of `orifice`
+/// grain diameters (> 0; the silo's side stays at least 3 × [`HOPPER_ORIFICE`] diameters): the
+/// silos of a Beverloo sweep.
+pub fn hopper_flow_with_orifice(n: usize, orifice: f64) -> Scene {
     let r = HOPPER_RADIUS;
     let d = 2.0 * r;
     let grain = SOFT_GRAIN;
@@ -1095,7 +1107,7 @@ fn hopper_flow(n: usize) -> Scene {
     // The carpet never moves; its mass only matters for mutual gravity, which this scene lacks.
     let carpet_mass = GRAIN_DENSITY * sphere_volume(rc);
     let k = (side / (2.0 * rc)).round() as usize;
-    let hole = HOPPER_ORIFICE * d / 2.0 + rc;
+    let hole = orifice * d / 2.0 + rc;
     for i in 0..k {
         for j in 0..k {
             let (x, z) = (rc + 2.0 * rc * i as f64, rc + 2.0 * rc * j as f64);
@@ -1116,7 +1128,11 @@ fn hopper_flow(n: usize) -> Scene {
         velocity: DVec3::ZERO,
     };
     let mut scene = Scene {
-        outflows: Vec::new(),
+        // Grains leave one column height below the carpet, halfway down to the basin's floor.
+        outflows: vec![
+            Outflow::beyond(DVec3::new(0.0, -height, 0.0), DVec3::NEG_Y)
+                .every(HOPPER_OUTFLOW_EVERY),
+        ],
         name: String::new(),
         sim: SimParams {
             gravity: DVec3::new(0.0, -9.81, 0.0),

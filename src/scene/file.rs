@@ -1448,9 +1448,11 @@ impl Builder {
                     self.found.check(
                         line,
                         &item,
-                        Err("give a box (min and max) or a half-space (point and normal), \
+                        Err(
+                            "give a box (min and max) or a half-space (point and normal), \
                              not both, not parts of one"
-                            .to_string()),
+                                .to_string(),
+                        ),
                     );
                     continue;
                 }
