@@ -352,6 +352,14 @@ pub struct Offsets {
     pub removed_mass: f64,
     /// The mechanical energy they took out, J (see [`Diagnostics::removed_energy`]).
     pub removed_energy: f64,
+    /// Spheres the insertions placed so far ([`crate::scene::Insert`]).
+    pub inserted_spheres: u64,
+    /// Their mass, kg.
+    pub inserted_mass: f64,
+    /// The mechanical energy they brought in, J.
+    pub inserted_energy: f64,
+    /// Spheres the insertions could not place.
+    pub insertion_failures: u64,
 }
 
 /// A backend's state.
@@ -542,9 +550,9 @@ pub struct Checkpoint {
     pub engine: EngineState,
     /// Counters from before a change of backend or precision (see [`Offsets`]).
     pub offsets: Offsets,
-    /// The id of each sphere of `scene` once outflows removed some (empty: sphere `i` is id
-    /// `i`): outputs keep naming a sphere by the id it started with.
-    pub ids: Vec<u64>,
+    /// With outflows or insertions: the id of each sphere of `scene` and what each insertion
+    /// made ([`crate::sim::OpenState`]); `None` without.
+    pub open: Option<crate::sim::OpenState>,
     /// Diagnostics of the saved state.
     pub diagnostics: Diagnostics,
     /// The run's bookkeeping.

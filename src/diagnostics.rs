@@ -73,6 +73,19 @@ pub struct Diagnostics {
     /// stay in [`Diagnostics::energy_balance`].
     #[serde(default)]
     pub removed_energy: f64,
+    /// Spheres the insertions placed since the start (`[[insert]]`; 0 without).
+    #[serde(default)]
+    pub inserted_spheres: u64,
+    /// Their mass, kg.
+    #[serde(default)]
+    pub inserted_mass: f64,
+    /// The mechanical energy they brought in, J: kinetic and in the uniform field, at their
+    /// pass (a new sphere touches nothing).
+    #[serde(default)]
+    pub inserted_energy: f64,
+    /// Spheres the insertions could not place (no free spot in their region).
+    #[serde(default)]
+    pub insertion_failures: u64,
 }
 
 /// The force the spheres exert on each of `walls` walls, N, from the force each wall exerts on
@@ -102,10 +115,10 @@ impl Diagnostics {
     }
 
     /// Mechanical energy plus the energy dissipated so far and the energy outflows took out,
-    /// J: constant up to the integration error when the contacts are the only losses (no
+    /// less the energy insertions brought in, J: constant up to the integration error when the contacts are the only losses (no
     /// drag), for every contact law.
     pub fn energy_balance(&self) -> f64 {
-        self.total_energy() + self.dissipated + self.removed_energy
+        self.total_energy() + self.dissipated + self.removed_energy - self.inserted_energy
     }
 
     /// The size of the energies in play, J: `K + |U_uniform| + |U_gravity| + U_elastic`. The

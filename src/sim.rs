@@ -300,14 +300,36 @@ pub struct Simulation {
     open: Option<Box<OpenSystem>>,
 }
 
-/// What an outflow pass needs: the scene as it now runs (the spheres that stay, with their
-/// static properties), the stable id of each of its spheres, and how to start the backend
-/// again on them.
+/// What an open-system pass needs: the scene as it now runs (the spheres present, with their
+/// static properties), the open state, and how to start the backend again on them.
 struct OpenSystem {
     scene: Scene,
-    ids: Vec<u64>,
+    state: OpenState,
     precision: Precision,
     gpu: GpuOptions,
+}
+
+/// The bookkeeping of a run with outflows or insertions that a checkpoint keeps
+/// ([`Simulation::open_state`]).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct OpenState {
+    /// The id of each sphere present, in the order of the snapshots: a sphere keeps the id it
+    /// started with (or was inserted with) for the whole run.
+    pub ids: Vec<u64>,
+    /// The id the next inserted sphere gets.
+    pub next_id: u64,
+    /// Per insertion of the scene ([`Scene::inserts`]): what it has made.
+    pub inserts: Vec<InsertProgress>,
+}
+
+/// What one insertion has made so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct InsertProgress {
+    /// Spheres placed so far.
+    pub made: u64,
+    /// The fraction of a sphere (`rate`) or the kilograms (`mass_rate`) carried to the next
+    /// pass.
+    pub owed: f64,
 }
 
 /// The likely cause of a run of `scene` blowing up, computed in f32 (`f32`) or f64, for the
@@ -444,11 +466,11 @@ impl Simulation {
                     ),
                 });
             }
-            Backend::Event if !scene.outflows.is_empty() => {
+            Backend::Event if scene.is_open() => {
                 return Err(SimError::Unavailable {
                     backend,
                     reason: format!(
-                        "the event-driven solver has no outflows (`[[outflow]]`); use {}",
+                        "the event-driven solver has no outflows or insertions (`[[outflow]]`, `[[insert]]`); use {}",
                         Setting::BackendCpuOrGpu
                     ),
                 });
@@ -563,12 +585,17 @@ impl Simulation {
         }
     }
 
-    /// Keeps what the outflow passes of `scene` need, when it has outflows.
+    /// Keeps what the open-system passes of `scene` need, when it has outflows or insertions.
     fn with_open(mut self, scene: &Scene, precision: Precision, gpu: GpuOptions) -> Self {
-        if !scene.outflows.is_empty() {
+        if scene.is_open() {
+            let n = scene.spheres.len() as u64;
             self.open = Some(Box::new(OpenSystem {
                 scene: scene.clone(),
-                ids: (0..scene.spheres.len() as u64).collect(),
+                state: OpenState {
+                    ids: (0..n).collect(),
+                    next_id: n,
+                    inserts: vec![InsertProgress::default(); scene.inserts.len()],
+                },
                 precision,
                 gpu,
             }));
@@ -599,11 +626,12 @@ impl Simulation {
 
     /// Advances `n` steps. Stops at the first non-finite state with [`SimError::NonFinite`].
     ///
-    /// With outflows, each step that is a multiple of an outflow's `every` ends with its pass:
-    /// the movable spheres whose centres lie in it leave, and the backend starts again on the
-    /// spheres that stay, from their state (positions, velocities, angular velocities, images).
-    /// Contact history restarts then: friction's tangential springs and the rolling springs
-    /// begin again from zero (docs/open-systems.md).
+    /// With outflows or insertions, each step that is a multiple of one's `every` ends with an
+    /// open-system pass: the movable spheres whose centres lie in a due outflow leave, each due
+    /// insertion places its new spheres, and the backend starts again on the spheres present,
+    /// from their state (positions, velocities, angular velocities, images). Contact history
+    /// restarts then: friction's tangential springs and the rolling springs begin again from
+    /// zero (docs/open-systems.md).
     ///
     /// # Errors
     /// As above, and [`SimError::Unavailable`] when the last movable spheres leave.
@@ -615,41 +643,42 @@ impl Simulation {
         while left > 0 {
             let done = self.steps_done();
             let next = self.open.as_ref().map_or(u64::MAX, |o| {
-                o.scene
-                    .outflows
-                    .iter()
-                    .map(|f| (done / f.every + 1).saturating_mul(f.every))
+                let scene = &o.scene;
+                let everies = scene.outflows.iter().map(|f| f.every);
+                everies
+                    .chain(scene.inserts.iter().map(|i| i.every))
+                    .map(|every| (done / every + 1).saturating_mul(every))
                     .min()
                     .unwrap_or(u64::MAX)
             });
             let chunk = (next - done).min(left);
             self.step_engine(chunk)?;
             left -= chunk;
-            self.outflow_pass()?;
+            self.open_pass()?;
         }
         Ok(())
     }
 
-    /// The outflows due at this step take their spheres out (see [`Simulation::step`]).
-    fn outflow_pass(&mut self) -> Result<(), SimError> {
+    /// The outflows and insertions due at this step take spheres out and put new ones in (see
+    /// [`Simulation::step`]).
+    fn open_pass(&mut self) -> Result<(), SimError> {
         let done = self.steps_done();
-        let due = |o: &OpenSystem| {
-            o.scene
-                .outflows
-                .iter()
-                .filter(|f| done % f.every == 0)
-                .copied()
-                .collect::<Vec<_>>()
+        let Some(open) = &self.open else {
+            return Ok(());
         };
-        let outflows = match &self.open {
-            Some(o) => due(o),
-            None => return Ok(()),
-        };
-        if outflows.is_empty() {
+        let outflows: Vec<_> = open
+            .scene
+            .outflows
+            .iter()
+            .filter(|f| done % f.every == 0)
+            .copied()
+            .collect();
+        let inserting = open.scene.inserts.iter().any(|i| done % i.every == 0);
+        if outflows.is_empty() && !inserting {
             return Ok(());
         }
         let snap = self.snapshot();
-        let open = self.open.as_ref().expect("checked above");
+        let open = self.open.as_mut().expect("checked above");
         let leaves: Vec<bool> = open
             .scene
             .spheres
@@ -658,20 +687,64 @@ impl Simulation {
             .map(|(s, &x)| !s.fixed && outflows.iter().any(|f| f.takes(x)))
             .collect();
         let gone = leaves.iter().filter(|&&l| l).count();
-        if gone == 0 {
+        // The spheres that stay, and where the new ones may not go.
+        let (mut xs, mut rs) = (Vec::new(), Vec::new());
+        if inserting {
+            for (i, &l) in leaves.iter().enumerate() {
+                if !l {
+                    xs.push(snap.position[i]);
+                    rs.push(snap.radius[i]);
+                }
+            }
+        }
+        let scene = &open.scene;
+        let planes: Vec<_> = scene.planes.iter().map(|p| (p.point, p.normal)).collect();
+        let containers: Vec<_> = scene
+            .containers
+            .iter()
+            .map(|c| (c.center, c.radius))
+            .collect();
+        let mut added = Vec::new();
+        let mut failed = 0;
+        for (k, ins) in scene.inserts.iter().enumerate() {
+            if done % ins.every != 0 {
+                continue;
+            }
+            let progress = &mut open.state.inserts[k];
+            let placed = ins.place(
+                done / ins.every,
+                scene.sim.dt,
+                (&xs, &rs),
+                &planes,
+                &containers,
+                &mut progress.owed,
+                progress.made,
+            );
+            progress.made += placed.spheres.len() as u64;
+            failed += placed.failed;
+            for s in &placed.spheres {
+                xs.push(s.position);
+                rs.push(s.radius);
+            }
+            added.extend(placed.spheres);
+        }
+        self.base.insertion_failures += failed;
+        if gone == 0 && added.is_empty() {
             return Ok(());
         }
         let before = self.diagnostics();
         let OpenSystem {
             mut scene,
-            ids,
+            mut state,
             precision,
             gpu,
         } = *self.open.take().expect("checked above");
-        let mut kept = Vec::with_capacity(ids.len() - gone);
+        let mut ids = Vec::with_capacity(state.ids.len() - gone + added.len());
         let mut removed_mass = 0.0;
         let spheres = std::mem::take(&mut scene.spheres);
-        scene.spheres.reserve_exact(spheres.len() - gone);
+        scene
+            .spheres
+            .reserve_exact(spheres.len() - gone + added.len());
         for (i, mut s) in spheres.into_iter().enumerate() {
             if leaves[i] {
                 removed_mass += s.mass;
@@ -684,7 +757,21 @@ impl Simulation {
                 s.image = image;
             }
             scene.spheres.push(s);
-            kept.push(ids[i]);
+            ids.push(state.ids[i]);
+        }
+        // A new sphere's energy: kinetic and in the uniform field (it touches nothing; under
+        // mutual gravity its pair terms fall to `removed_energy`, which keeps the balance).
+        let g = scene.sim.gravity;
+        let inserted_mass: f64 = added.iter().map(|s| s.mass).sum();
+        let inserted_energy: f64 = added
+            .iter()
+            .map(|s| 0.5 * s.mass * s.velocity.length_squared() - s.mass * g.dot(s.position))
+            .sum();
+        let inserted = added.len() as u64;
+        for s in added {
+            scene.spheres.push(s);
+            ids.push(state.next_id);
+            state.next_id += 1;
         }
         if scene.spheres.iter().all(|s| s.fixed) {
             return Err(SimError::Unavailable {
@@ -707,11 +794,17 @@ impl Simulation {
             rebuilds: before.neighbour_rebuilds,
             removed_spheres: before.removed_spheres + gone as u64,
             removed_mass: before.removed_mass + removed_mass,
-            removed_energy: before.removed_energy + before.total_energy() - after.total_energy(),
+            removed_energy: before.removed_energy + before.total_energy() - after.total_energy()
+                + inserted_energy,
+            inserted_spheres: before.inserted_spheres + inserted,
+            inserted_mass: before.inserted_mass + inserted_mass,
+            inserted_energy: before.inserted_energy + inserted_energy,
+            insertion_failures: before.insertion_failures,
         };
+        state.ids = ids;
         self.open = Some(Box::new(OpenSystem {
             scene,
-            ids: kept,
+            state,
             precision,
             gpu,
         }));
@@ -746,44 +839,52 @@ impl Simulation {
         }
     }
 
-    /// The scene as it runs now, when outflows have changed it: the spheres that stay, with
-    /// their static properties (positions and velocities as of the last outflow pass). A
-    /// checkpoint stores this scene. `None` without outflows.
+    /// The scene as it runs now, in a run with outflows or insertions: the spheres present,
+    /// with their static properties (positions and velocities as of the last pass). A
+    /// checkpoint stores this scene. `None` without outflows and insertions.
     pub fn open_scene(&self) -> Option<&Scene> {
         self.open.as_ref().map(|o| &o.scene)
     }
 
+    /// The open system's bookkeeping (ids, what each insertion made), for a checkpoint; `None`
+    /// without outflows and insertions.
+    pub fn open_state(&self) -> Option<&OpenState> {
+        self.open.as_ref().map(|o| &o.state)
+    }
+
     /// The id of each sphere, in the order of [`Simulation::snapshot`]: `0..n` unless outflows
-    /// removed spheres (the spheres that stay keep their ids).
+    /// removed spheres or insertions added some (every sphere keeps its id).
     pub fn ids(&self) -> Vec<u64> {
         match &self.open {
-            Some(o) => o.ids.clone(),
+            Some(o) => o.state.ids.clone(),
             None => (0..self.particles as u64).collect(),
         }
     }
 
-    /// Gives the spheres the ids a checkpoint saved ([`crate::checkpoint::Checkpoint::ids`];
-    /// empty: `0..n`).
+    /// Continues with the open state a checkpoint saved ([`Simulation::open_state`]); nothing
+    /// to do for a scene without outflows and insertions.
     ///
     /// # Errors
-    /// [`SimError::Unavailable`] when `ids` is not empty and does not hold one id a sphere.
-    pub fn restore_ids(&mut self, ids: &[u64]) -> Result<(), SimError> {
-        if ids.is_empty() {
+    /// [`SimError::Unavailable`] when `state` does not fit the scene (one id a sphere, one
+    /// entry an insertion).
+    pub fn restore_open_state(&mut self, state: &OpenState) -> Result<(), SimError> {
+        let Some(o) = &mut self.open else {
             return Ok(());
-        }
-        if ids.len() != self.particles {
+        };
+        if state.ids.len() != self.particles || state.inserts.len() != o.scene.inserts.len() {
             return Err(SimError::Unavailable {
                 backend: self.backend,
                 reason: format!(
-                    "the checkpoint names {} sphere ids for {} spheres",
-                    ids.len(),
-                    self.particles
+                    "the checkpoint's open state names {} sphere ids and {} insertions for {} \
+                     spheres and {} insertions",
+                    state.ids.len(),
+                    state.inserts.len(),
+                    self.particles,
+                    o.scene.inserts.len()
                 ),
             });
         }
-        if let Some(o) = &mut self.open {
-            o.ids = ids.to_vec();
-        }
+        o.state = state.clone();
         Ok(())
     }
 
@@ -888,6 +989,10 @@ impl Simulation {
         d.removed_spheres = self.base.removed_spheres;
         d.removed_mass = self.base.removed_mass;
         d.removed_energy = self.base.removed_energy;
+        d.inserted_spheres = self.base.inserted_spheres;
+        d.inserted_mass = self.base.inserted_mass;
+        d.inserted_energy = self.base.inserted_energy;
+        d.insertion_failures = self.base.insertion_failures;
         d
     }
 
@@ -905,7 +1010,7 @@ impl Simulation {
         self.engine.snapshot_into(out);
         out.id.clear();
         if let Some(o) = &self.open {
-            out.id.extend_from_slice(&o.ids);
+            out.id.extend_from_slice(&o.state.ids);
         }
         if self.base.step > 0 {
             out.step = self.steps_done();
@@ -1011,6 +1116,10 @@ impl Simulation {
             removed_spheres: at.removed_spheres,
             removed_mass: at.removed_mass,
             removed_energy: at.removed_energy,
+            inserted_spheres: at.inserted_spheres,
+            inserted_mass: at.inserted_mass,
+            inserted_energy: at.inserted_energy,
+            insertion_failures: at.insertion_failures,
         };
         let notice = format!(
             "resuming a {} {} checkpoint on the {} backend in {}: the state is converted, \
@@ -1106,11 +1215,11 @@ impl Simulation {
     ) -> Result<Self, SimError> {
         let checked = scene.into_checked_scene()?;
         let scene: &Scene = &checked;
-        if !scene.outflows.is_empty() {
+        if scene.is_open() {
             return Err(SimError::Unavailable {
                 backend: Backend::Gpu,
                 reason: "the viewer draws the buffers the GPU backend was set up with, and an \
-                         outflow pass sets it up again: run scenes with `[[outflow]]` with \
+                         open-system pass sets it up again: run scenes with `[[outflow]]` or `[[insert]]` with \
                          `spheresim run`"
                     .to_string(),
             });

@@ -156,6 +156,7 @@ fn builder_gives_the_scene_of_the_equivalent_file() {
 fn builder_gives_the_struct_literal() {
     let steel = Material::steel();
     let literal = Scene {
+        inserts: Vec::new(),
         outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {

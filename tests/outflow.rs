@@ -266,7 +266,7 @@ fn a_run_reports_what_left_in_its_outputs_and_resumes_bit_for_bit() {
             + &String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{backend}: {text}");
         assert!(
-            text.contains("outflows: 5 spheres removed"),
+            text.contains("open system: 5 spheres removed"),
             "{backend}: the summary says what left: {text}"
         );
         let stats: serde_json::Value =
@@ -279,12 +279,24 @@ fn a_run_reports_what_left_in_its_outputs_and_resumes_bit_for_bit() {
         assert!(stats["removed_mass"].as_f64().unwrap() > 0.0);
         let log = std::fs::read_to_string(d.join("out/diagnostics.csv")).unwrap();
         let header: Vec<&str> = log.lines().next().unwrap().split(',').collect();
+        let column = header
+            .iter()
+            .position(|&c| c == "removed_spheres")
+            .expect("a removed_spheres column");
         assert_eq!(
-            header[header.len() - 3..],
-            ["removed_spheres", "removed_mass", "removed_energy"]
+            header[column..],
+            [
+                "removed_spheres",
+                "removed_mass",
+                "removed_energy",
+                "inserted_spheres",
+                "inserted_mass",
+                "inserted_energy",
+                "insertion_failures"
+            ]
         );
         let last: Vec<&str> = log.lines().last().unwrap().split(',').collect();
-        assert_eq!(last[header.len() - 3], "5", "{backend}: {log}");
+        assert_eq!(last[column], "5", "{backend}: {log}");
         // The final CSV names the spheres that stayed by the ids they started with.
         let csv = std::fs::read_to_string(d.join("whole.csv")).unwrap();
         let ids: Vec<&str> = csv

@@ -566,6 +566,10 @@ fn diag(step: u64, kinetic: f64, collisions: u64) -> Diagnostics {
         removed_spheres: step / 8,
         removed_mass: 0.5 * (step / 8) as f64,
         removed_energy: 0.0625 * step as f64,
+        inserted_spheres: step / 16,
+        inserted_mass: 0.25 * (step / 16) as f64,
+        inserted_energy: 0.03125 * step as f64,
+        insertion_failures: step / 32,
     }
 }
 
@@ -605,6 +609,8 @@ fn stats_json_has_every_design_key_with_the_right_type() {
         "contacts_final",
         "neighbour_rebuilds",
         "removed_spheres",
+        "inserted_spheres",
+        "insertion_failures",
     ] {
         assert!(o[key].is_u64(), "{key}");
     }
@@ -624,6 +630,8 @@ fn stats_json_has_every_design_key_with_the_right_type() {
         "energy_balance_change_relative",
         "removed_mass",
         "removed_energy",
+        "inserted_mass",
+        "inserted_energy",
     ] {
         assert!(o[key].is_f64(), "{key}: {}", o[key]);
     }
@@ -635,6 +643,8 @@ fn stats_json_has_every_design_key_with_the_right_type() {
     assert_eq!(o["removed_spheres"], 200 / 8);
     assert_eq!(o["removed_mass"], 0.5 * 25.0);
     assert_eq!(o["removed_energy"], 0.0625 * 200.0);
+    assert_eq!(o["inserted_spheres"], 200 / 16);
+    assert_eq!(o["insertion_failures"], 200 / 32);
     // A run that starts past step 0 (non-zero counters at the start) reports only its own part.
     let later = RunStats::from_diagnostics(
         "bounce",

@@ -30,6 +30,7 @@ fn scene(spheres: &[(DVec3, f64, usize)]) -> Scene {
         m
     };
     Scene {
+        inserts: Vec::new(),
         outflows: Vec::new(),
         name: "render-test".into(),
         sim: SimParams::default(),

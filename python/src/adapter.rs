@@ -55,10 +55,10 @@ pub fn start(
     backend: Backend,
     precision: Precision,
 ) -> Result<Simulation, SimError> {
-    if !scene.outflows.is_empty() {
+    if !scene.outflows.is_empty() || !scene.inserts.is_empty() {
         return Err(SimError::Unavailable {
             backend,
-            reason: "the Python package does not run scenes with `[[outflow]]` yet; run them \
+            reason: "the Python package does not run scenes with `[[outflow]]` or `[[insert]]` yet; run them \
                      with `spheresim run`"
                 .to_string(),
         });
@@ -86,6 +86,10 @@ pub fn restart(sim: &mut Simulation, scene: &Scene) -> Result<Simulation, SimErr
         removed_spheres: at.removed_spheres,
         removed_mass: at.removed_mass,
         removed_energy: at.removed_energy,
+        inserted_spheres: at.inserted_spheres,
+        inserted_mass: at.inserted_mass,
+        inserted_energy: at.inserted_energy,
+        insertion_failures: at.insertion_failures,
     };
     // The engine's public way to start with carried-over counters is a resume of a state; the
     // fresh engine's step-0 state is restored exactly.
@@ -124,8 +128,8 @@ pub fn checkpoint(
         adapter: sim.adapter(),
         engine: sim.save_state()?,
         offsets: sim.offsets(),
-        // The package refuses scenes with outflows (`start`): ids are 0..n.
-        ids: Vec::new(),
+        // The package refuses scenes with outflows and insertions (`start`).
+        open: None,
         diagnostics: sim.diagnostics(),
         run: RunState {
             initial,
@@ -161,10 +165,10 @@ pub fn resume(
 ) -> Result<Resumed, Failure> {
     let ckpt = Checkpoint::read(path)?;
     ckpt.check(&ckpt.scene, path)?;
-    if !ckpt.scene.outflows.is_empty() {
+    if !ckpt.scene.outflows.is_empty() || !ckpt.scene.inserts.is_empty() {
         return Err(Failure::Sim(SimError::Unavailable {
             backend: ckpt.backend,
-            reason: "the Python package does not run scenes with `[[outflow]]` yet; resume \
+            reason: "the Python package does not run scenes with `[[outflow]]` or `[[insert]]` yet; resume \
                      the checkpoint with `spheresim run --resume`"
                 .to_string(),
         }));

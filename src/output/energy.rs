@@ -17,7 +17,8 @@
 //! | `dissipated` | energy taken out by the contacts since the start (damping, friction, impulses) | J |
 //! | `kinetic_rotational` | Σ ½ I ω², I = (2/5) m r² (0 without rotation) | J |
 //! | `wall0_fx,wall0_fy,wall0_fz`, `wall1_fx`, … | with `wall_forces` only: the force the spheres exert on each wall in the row's step (planes, then containers) | N |
-//! | `removed_spheres,removed_mass,removed_energy` | with `[[outflow]]`s only, after any wall columns: spheres the outflows removed since the start, their mass, the mechanical energy they took out | –, kg, J |
+//! | `removed_spheres,removed_mass,removed_energy` | with `[[outflow]]`s or `[[insert]]`s only, after any wall columns: spheres the outflows removed since the start, their mass, the mechanical energy they took out | –, kg, J |
+//! | `inserted_spheres,inserted_mass,inserted_energy,insertion_failures` | likewise: spheres the insertions placed since the start, their mass, the energy they brought in, and the spheres that found no place | –, kg, J, – |
 //!
 //! Numbers use the CSV's shortest round-trip digits ([`super::csv`]).
 
@@ -56,8 +57,9 @@ pub fn write_energy_log_with_walls(
     write_energy_log_open(path, samples, walls, false)
 }
 
-/// [`write_energy_log_with_walls`], with the outflows' columns `removed_spheres`,
-/// `removed_mass` and `removed_energy` at the end when `removed` (a scene with outflows).
+/// [`write_energy_log_with_walls`], with the open system's columns (`removed_spheres`,
+/// `removed_mass`, `removed_energy`, `inserted_spheres`, `inserted_mass`, `inserted_energy`,
+/// `insertion_failures`) at the end when `removed` (a scene with outflows or insertions).
 ///
 /// # Errors
 /// [`OutputError::Write`] naming `path` when it cannot be written.
@@ -75,7 +77,10 @@ pub fn write_energy_log_open(
             buf.extend_from_slice(format!(",wall{k}_fx,wall{k}_fy,wall{k}_fz").as_bytes());
         }
         if removed {
-            buf.extend_from_slice(b",removed_spheres,removed_mass,removed_energy");
+            buf.extend_from_slice(
+                b",removed_spheres,removed_mass,removed_energy,inserted_spheres,inserted_mass,\
+                  inserted_energy,insertion_failures",
+            );
         }
         buf.push(b'\n');
         for (r, d) in samples.iter().enumerate() {
@@ -115,6 +120,11 @@ pub fn write_energy_log_open(
                 push_f64(&mut buf, d.removed_mass);
                 buf.push(b',');
                 push_f64(&mut buf, d.removed_energy);
+                buf.extend_from_slice(format!(",{},", d.inserted_spheres).as_bytes());
+                push_f64(&mut buf, d.inserted_mass);
+                buf.push(b',');
+                push_f64(&mut buf, d.inserted_energy);
+                buf.extend_from_slice(format!(",{}", d.insertion_failures).as_bytes());
             }
             buf.push(b'\n');
             if buf.len() >= 60 * 1024 {

@@ -45,7 +45,11 @@
 //!   "wall_forces_final": null,
 //!   "removed_spheres": 0,
 //!   "removed_mass": 0.0,
-//!   "removed_energy": 0.0
+//!   "removed_energy": 0.0,
+//!   "inserted_spheres": 0,
+//!   "inserted_mass": 0.0,
+//!   "inserted_energy": 0.0,
+//!   "insertion_failures": 0
 //! }
 //! ```
 //!
@@ -162,6 +166,14 @@ pub struct RunStats {
     pub removed_mass: f64,
     /// The mechanical energy they took out, J ([`Diagnostics::removed_energy`]).
     pub removed_energy: f64,
+    /// Spheres the insertions (`[[insert]]`) placed during the run (0 without insertions).
+    pub inserted_spheres: u64,
+    /// Their mass, kg.
+    pub inserted_mass: f64,
+    /// The mechanical energy they brought in, J ([`Diagnostics::inserted_energy`]).
+    pub inserted_energy: f64,
+    /// Spheres the insertions could not place during the run.
+    pub insertion_failures: u64,
 }
 
 impl RunStats {
@@ -240,6 +252,14 @@ impl RunStats {
                 .saturating_sub(initial.removed_spheres),
             removed_mass: final_.removed_mass - initial.removed_mass,
             removed_energy: final_.removed_energy - initial.removed_energy,
+            inserted_spheres: final_
+                .inserted_spheres
+                .saturating_sub(initial.inserted_spheres),
+            inserted_mass: final_.inserted_mass - initial.inserted_mass,
+            inserted_energy: final_.inserted_energy - initial.inserted_energy,
+            insertion_failures: final_
+                .insertion_failures
+                .saturating_sub(initial.insertion_failures),
         }
     }
 

@@ -50,11 +50,18 @@ pub struct Bounds {
 }
 
 impl Bounds {
-    /// The bounds of `scene` at its start (module docs); zero bounds when no sphere moves.
+    /// The bounds of `scene` at its start (module docs); [`MAX_BOUND`] when no sphere moves
+    /// (a scene that insertions will fill): nothing can blow up, and the fixed spheres stay
+    /// where they are, wherever that is. An open-system pass sets the guard again.
     pub fn of_scene(scene: &Scene) -> Self {
         let movable = || scene.spheres.iter().filter(|s| !s.fixed);
         let Some(m_min) = movable().map(|s| s.mass).reduce(f64::min) else {
-            return Self::default();
+            return Self {
+                centre: DVec3::ZERO,
+                speed: MAX_BOUND,
+                accel: 0.0,
+                distance: MAX_BOUND,
+            };
         };
         let (lo, hi) = scene.bounds().unwrap_or((DVec3::ZERO, DVec3::ZERO));
         let centre = 0.5 * (lo + hi);

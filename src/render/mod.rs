@@ -69,9 +69,9 @@ pub fn open_simulation(
     backend: Backend,
     ctx: &GpuContext,
 ) -> Result<Simulation, RenderError> {
-    if !scene.outflows.is_empty() {
+    if scene.is_open() {
         return Err(RenderError::Invalid(
-            "scenes with `[[outflow]]` cannot be drawn yet: the drawing holds one instance a \
+            "scenes with `[[outflow]]` or `[[insert]]` cannot be drawn yet: the drawing holds one instance a \
              sphere of the scene it was set up with; run them with `spheresim run`"
                 .to_string(),
         ));

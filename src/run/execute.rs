@@ -191,7 +191,9 @@ impl<'a> SimRun<'a> {
                     opts.precision,
                     Default::default(),
                 )?;
-                sim.restore_ids(&ckpt.ids)?;
+                if let Some(open) = &ckpt.open {
+                    sim.restore_open_state(open)?;
+                }
                 (sim, notice)
             }
             None => (Simulation::new(scene, opts.backend, opts.precision)?, None),
@@ -276,10 +278,7 @@ impl<'a> SimRun<'a> {
             adapter: self.sim.adapter(),
             engine: self.sim.save_state()?,
             offsets: self.sim.offsets(),
-            ids: match self.sim.open_scene() {
-                Some(_) => self.sim.ids(),
-                None => Vec::new(),
-            },
+            open: self.sim.open_state().cloned(),
             diagnostics,
             run,
         })
@@ -399,7 +398,7 @@ impl<'a> SimRun<'a> {
                 log_dir.as_deref().unwrap(),
                 &log,
                 &self.wall_log,
-                !self.scene.outflows.is_empty(),
+                self.scene.is_open(),
             )?;
         }
         let start_step = self.sim.steps_done();
@@ -457,7 +456,7 @@ impl<'a> SimRun<'a> {
                     log_dir.as_deref().unwrap(),
                     &log,
                     &self.wall_log,
-                    !self.scene.outflows.is_empty(),
+                    self.scene.is_open(),
                 )?;
             }
             if guard_energy && (d == steps || last_energy_check.elapsed() >= energy_interval) {
@@ -557,9 +556,9 @@ impl<'a> SimRun<'a> {
                 && sc.spheres.iter().all(|s| !s.fixed)
                 && sc.sim.gravity == glam::DVec3::ZERO
                 && sc.sim.drag == 0.0
-                && sc.outflows.is_empty(),
+                && !sc.is_open(),
             soft: self.scene.sim.contact.is_soft(),
-            outflow: !sc.outflows.is_empty(),
+            outflow: sc.is_open(),
             particles_left: self.sim.particles(),
             gravity: self.gravity(),
             resumed_from: resumed.map(|r| (r.path, r.step)),

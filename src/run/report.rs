@@ -46,7 +46,7 @@ pub struct RunReport {
     /// The force the spheres exerted on each wall in the last step, N (planes, then
     /// containers); empty without `wall_forces`.
     pub wall_forces: Vec<glam::DVec3>,
-    /// True when the scene has outflows: the summary says what they removed.
+    /// True when the scene has outflows or insertions: the summary says what they did.
     pub outflow: bool,
     /// Spheres at the end of the run (fewer than `particles` once outflows removed some).
     pub particles_left: usize,
@@ -130,7 +130,7 @@ impl fmt::Display for RunReport {
             "inelastic impulses"
         };
         let balance = if self.outflow {
-            "total + dissipated + removed"
+            "total + dissipated + removed - inserted"
         } else {
             "total + dissipated"
         };
@@ -192,10 +192,15 @@ impl fmt::Display for RunReport {
         if self.outflow {
             writeln!(
                 f,
-                "  outflows: {} spheres removed, {:.4e} kg, taking {:.4e} J out; {} spheres left",
+                "  open system: {} spheres removed ({:.4e} kg, {:.4e} J), {} inserted ({:.4e} kg, \
+                 {:.4e} J), {} could not be placed; {} spheres now",
                 e.removed_spheres.saturating_sub(i.removed_spheres),
                 e.removed_mass - i.removed_mass,
                 e.removed_energy - i.removed_energy,
+                e.inserted_spheres.saturating_sub(i.inserted_spheres),
+                e.inserted_mass - i.inserted_mass,
+                e.inserted_energy - i.inserted_energy,
+                e.insertion_failures.saturating_sub(i.insertion_failures),
                 self.particles_left
             )?;
         }

@@ -244,6 +244,7 @@ pub struct SceneBuilder {
     boxes: Vec<BoxContainer>,
     containers: Vec<ContainerBuilder>,
     outflows: Vec<super::Outflow>,
+    inserts: Vec<super::InsertBuilder>,
 }
 
 impl Scene {
@@ -406,6 +407,13 @@ impl SceneBuilder {
         self
     }
 
+    /// Adds an insertion: spheres placed in a region at intervals
+    /// ([`InsertBuilder`](super::InsertBuilder)); its material is resolved as a sphere's.
+    pub fn insert(mut self, i: super::InsertBuilder) -> Self {
+        self.inserts.push(i);
+        self
+    }
+
     /// The scene, resolved as a scene file is (see the [module](self) notes) and checked for
     /// every value as [`Scene::check`] checks it; overlaps between spheres are not searched here
     /// (see [`SceneBuilder::check`]).
@@ -536,6 +544,13 @@ impl SceneBuilder {
                 }),
             }
         }
+        let mut inserts = Vec::with_capacity(self.inserts.len());
+        for (i, b) in self.inserts.into_iter().enumerate() {
+            match b.resolve(&mut materials, &sim) {
+                Ok(ins) => inserts.push(ins),
+                Err(reason) => bad(format!("insert {i}"), reason),
+            }
+        }
         if !found.is_empty() {
             return Err(report(&origin, false, found, 0));
         }
@@ -547,6 +562,7 @@ impl SceneBuilder {
             planes,
             containers,
             outflows: self.outflows,
+            inserts,
         };
         scene.check(&CheckOptions {
             allow_overlap: true,

@@ -530,6 +530,7 @@ fn wall_break(n: usize) -> Result<Scene, SceneError> {
     let travel = 1.5 * (gap + thickness + 2.0 * big_r);
     let steps = ((travel / (WALL_PROJECTILE_SPEED * dt)).ceil() as u64).max(1500);
     Ok(Scene {
+        inserts: Vec::new(),
         outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
@@ -688,6 +689,7 @@ fn container(n: usize) -> Scene {
         })
         .collect();
     let mut scene = Scene {
+        inserts: Vec::new(),
         outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
@@ -797,6 +799,7 @@ fn pile(n: usize) -> Scene {
         }
     }
     let mut scene = Scene {
+        inserts: Vec::new(),
         outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
@@ -922,6 +925,7 @@ fn box_gas(n: usize) -> Scene {
         spheres.push(sphere(centre + offset, velocity, r, mass, 1.0));
     }
     Scene {
+        inserts: Vec::new(),
         outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
@@ -1004,6 +1008,7 @@ fn shear_cell(n: usize) -> Scene {
     };
     let lattice = k as f64 * a;
     let mut scene = Scene {
+        inserts: Vec::new(),
         outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
@@ -1128,6 +1133,7 @@ pub fn hopper_flow_with_orifice(n: usize, orifice: f64) -> Scene {
         velocity: DVec3::ZERO,
     };
     let mut scene = Scene {
+        inserts: Vec::new(),
         // Grains leave one column height below the carpet, halfway down to the basin's floor.
         outflows: vec![
             Outflow::beyond(DVec3::new(0.0, -height, 0.0), DVec3::NEG_Y)
@@ -1239,6 +1245,7 @@ fn orbits(n: usize) -> Result<Scene, SceneError> {
     }
     spheres[0].velocity = -momentum / big_m;
     Ok(Scene {
+        inserts: Vec::new(),
         outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
@@ -1330,6 +1337,7 @@ fn plummer(n: usize) -> Scene {
         .map(|(x, v)| sphere(x, v, radius, mass, 1.0))
         .collect();
     Scene {
+        inserts: Vec::new(),
         outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
@@ -1434,6 +1442,7 @@ fn rubble_pile(n: usize) -> Scene {
         s.velocity -= v0;
     }
     Scene {
+        inserts: Vec::new(),
         outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
@@ -1472,6 +1481,7 @@ fn bounce(n: usize) -> Scene {
         spheres.push(sphere(position, DVec3::ZERO, 0.1, 1.0, 0.7));
     }
     Scene {
+        inserts: Vec::new(),
         outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
@@ -1537,6 +1547,7 @@ fn two_spheres(n: usize) -> Result<Scene, SceneError> {
         ));
     }
     Ok(Scene {
+        inserts: Vec::new(),
         outflows: Vec::new(),
         name: String::new(),
         sim: SimParams {
@@ -1615,6 +1626,7 @@ pub fn pi_blocks(digits: u32) -> Result<Scene, SceneError> {
     let duration = 1.25 * pi_blocks_last_collision_time(1.0, big_m, l, speed);
     let steps = 5000;
     Ok(Scene {
+        inserts: Vec::new(),
         outflows: Vec::new(),
         name: "pi-blocks".to_string(),
         sim: SimParams {

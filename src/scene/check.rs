@@ -407,6 +407,8 @@ pub(crate) enum Subject {
     Container(usize),
     /// An outflow, by index into [`Scene::outflows`].
     Outflow(usize),
+    /// An insertion, by index into [`Scene::inserts`].
+    Insert(usize),
     /// The scene has no spheres ([`SceneError::Empty`]).
     Empty,
     /// The scene as a whole ([`SceneError::Other`]).
@@ -660,6 +662,7 @@ impl Scene {
             Subject::Planes(a, b) => range("plane", a, b),
             Subject::Container(k) => format!("sphere_container {k}"),
             Subject::Outflow(k) => format!("outflow {k}"),
+            Subject::Insert(k) => format!("insert {k}"),
             Subject::Empty | Subject::Scene => "scene".to_string(),
         }
     }
@@ -689,6 +692,11 @@ impl Scene {
         for (k, o) in self.outflows.iter().enumerate() {
             if let Some(reason) = o.problem() {
                 out.push(Subject::Outflow(k), reason);
+            }
+        }
+        for (k, i) in self.inserts.iter().enumerate() {
+            if let Some(reason) = i.problem() {
+                out.push(Subject::Insert(k), reason);
             }
         }
         if self.sim.wall_forces {

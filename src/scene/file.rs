@@ -131,6 +131,9 @@ use super::check::{
     MAX_SPHERES, OVERLAP_TOLERANCE, Problem, Subject, did_you_mean, finite3, fmt_vec, non_negative,
     overlap, overlap_reason, positive, report, restitution, suggestion,
 };
+use super::insert::{
+    DEFAULT_INSERT_EVERY, Insert, InsertAmount, InsertBuilder, InsertRegion, InsertSizes,
+};
 use super::outflow::DEFAULT_OUTFLOW_EVERY;
 use super::{
     CheckOptions, ContactModel, Damping, GravitySolver, Material, Outflow, Plane, RollingModel,
@@ -167,6 +170,8 @@ struct FileDoc {
     sphere_container: Vec<Spanned<SphereContainerTable>>,
     #[serde(default)]
     outflow: Vec<Spanned<OutflowTable>>,
+    #[serde(default)]
+    insert: Vec<Spanned<InsertTable>>,
     domain: Option<Spanned<DomainTable>>,
 }
 
@@ -293,6 +298,33 @@ struct SphereContainerTable {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct InsertTable {
+    min: Option<[f64; 3]>,
+    max: Option<[f64; 3]>,
+    base: Option<[f64; 3]>,
+    axis: Option<String>,
+    cylinder_radius: Option<f64>,
+    height: Option<f64>,
+    radius: Option<f64>,
+    radius_range: Option<[f64; 2]>,
+    radii: Option<Vec<f64>>,
+    weights: Option<Vec<f64>>,
+    count: Option<u64>,
+    rate: Option<f64>,
+    mass_rate: Option<f64>,
+    every: Option<u64>,
+    total: Option<u64>,
+    #[serde(default)]
+    velocity: [f64; 3],
+    density: Option<f64>,
+    material: Option<String>,
+    restitution: Option<f64>,
+    #[serde(default)]
+    seed: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct OutflowTable {
     min: Option<[f64; 3]>,
     max: Option<[f64; 3]>,
@@ -389,6 +421,8 @@ pub struct Origins {
     containers: Vec<(usize, usize)>,
     /// Per outflow of the scene: table index, line.
     outflows: Vec<(usize, usize)>,
+    /// Per insertion of the scene: table index, line.
+    inserts: Vec<(usize, usize)>,
 }
 
 /// Consecutive spheres from one table.
@@ -563,6 +597,13 @@ impl Origins {
                 Some(&(t, line)) => (
                     line,
                     SceneError::invalid(format!("[[outflow]] #{t} at line {line}"), p.reason),
+                ),
+                None => plain(p),
+            },
+            Subject::Insert(k) => match self.inserts.get(k) {
+                Some(&(t, line)) => (
+                    line,
+                    SceneError::invalid(format!("[[insert]] #{t} at line {line}"), p.reason),
                 ),
                 None => plain(p),
             },
@@ -1012,7 +1053,8 @@ fn build(
     b.boxes(boxes, &mut planes);
     let containers = b.sphere_containers(lines.with_lines(doc.sphere_container));
     let outflows = b.outflows(lines.with_lines(doc.outflow));
-    b.finish(name, spheres, planes, containers, outflows)
+    let inserts = b.inserts(lines.with_lines(doc.insert));
+    b.finish(name, spheres, planes, containers, outflows, inserts)
 }
 
 /// `[simulation]`, each key missing taken from [`SimParams::default`].
@@ -1463,6 +1505,98 @@ impl Builder {
         outflows
     }
 
+    /// One insertion per `[[insert]]` that names one region (a box: `min`, `max`; a cylinder:
+    /// `base`, `cylinder_radius`, `height`, `axis`), one size (`radius`, `radius_range`, or
+    /// `radii` with `weights`) and one amount (`count`, `rate`, `mass_rate`), with its material
+    /// resolved. Value checks are [`Scene::check`]'s.
+    fn inserts(&mut self, tables: Vec<(usize, InsertTable)>) -> Vec<Insert> {
+        let mut inserts = Vec::with_capacity(tables.len());
+        for (k, (line, t)) in tables.into_iter().enumerate() {
+            let item = format!("[[insert]] #{k} at line {line}");
+            let axis = match t.axis.as_deref() {
+                None | Some("y") => Ok(1),
+                Some("x") => Ok(0),
+                Some("z") => Ok(2),
+                Some(other) => Err(format!("axis must be \"x\", \"y\" or \"z\", got {other:?}")),
+            };
+            let region = match (t.min, t.max, t.base, t.cylinder_radius, t.height) {
+                (Some(min), Some(max), None, None, None) => Ok(InsertRegion::Box {
+                    min: v3(min),
+                    max: v3(max),
+                }),
+                (None, None, Some(base), Some(radius), Some(height)) => {
+                    axis.map(|axis| InsertRegion::Cylinder {
+                        base: v3(base),
+                        axis,
+                        radius,
+                        height,
+                    })
+                }
+                _ => Err("give one region: a box (min, max) or a cylinder (base, \
+                          cylinder_radius, height, and optionally axis)"
+                    .to_string()),
+            };
+            let sizes = match (t.radius, t.radius_range, t.radii, t.weights) {
+                (Some(r), None, None, None) => Ok(InsertSizes::Fixed(r)),
+                (None, Some([a, b]), None, None) => Ok(InsertSizes::Uniform(a, b)),
+                (None, None, Some(radii), weights) => {
+                    let weights = weights.unwrap_or_else(|| vec![1.0; radii.len()]);
+                    Ok(InsertSizes::List { radii, weights })
+                }
+                _ => Err(
+                    "give one size: radius, radius_range = [smallest, largest], or radii \
+                          (with weights)"
+                        .to_string(),
+                ),
+            };
+            let amount = match (t.count, t.rate, t.mass_rate) {
+                (Some(c), None, None) => Ok(InsertAmount::Count(c)),
+                (None, Some(r), None) => Ok(InsertAmount::Rate(r)),
+                (None, None, Some(m)) => Ok(InsertAmount::MassRate(m)),
+                _ => Err(
+                    "give one amount: count (spheres a pass), rate (spheres/s) or \
+                          mass_rate (kg/s)"
+                        .to_string(),
+                ),
+            };
+            let (region, sizes, amount) = match (region, sizes, amount) {
+                (Ok(r), Ok(s), Ok(a)) => (r, s, a),
+                (r, s, a) => {
+                    for e in [r.err(), s.err(), a.err()].into_iter().flatten() {
+                        self.found.check(line, &item, Err(e));
+                    }
+                    continue;
+                }
+            };
+            let mut b = InsertBuilder::new(region, sizes, amount)
+                .every(t.every.unwrap_or(DEFAULT_INSERT_EVERY))
+                .velocity(v3(t.velocity))
+                .seed(t.seed);
+            if let Some(n) = t.total {
+                b = b.total(n);
+            }
+            if let Some(d) = t.density {
+                b = b.density(d);
+            }
+            if let Some(m) = &t.material {
+                b = b.material(m);
+            }
+            if let Some(e) = t.restitution {
+                b = b.restitution(e);
+            }
+            match b.resolve(&mut self.materials, &self.sim) {
+                Ok(ins) => {
+                    inserts.push(ins);
+                    self.origins.inserts.push((k, line));
+                }
+                Err(reason) => {
+                    self.found.check(line, &item, Err(reason));
+                }
+            }
+        }
+        inserts
+    }
+
     /// The scene, after its value checks: every problem found while building and by the
     /// checks, each located in the file, or the scene with its origins.
     fn finish(
@@ -1472,6 +1606,7 @@ impl Builder {
         planes: Vec<Plane>,
         containers: Vec<SphereContainer>,
         outflows: Vec<Outflow>,
+        inserts: Vec<Insert>,
     ) -> Result<SceneFile, SceneError> {
         let Builder {
             found,
@@ -1488,6 +1623,7 @@ impl Builder {
             planes,
             containers,
             outflows,
+            inserts,
         };
         let checked = scene.problems();
         let mut items = found.0;

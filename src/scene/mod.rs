@@ -8,6 +8,7 @@ pub mod builder;
 pub mod builtin;
 pub mod check;
 pub mod file;
+pub mod insert;
 pub mod materials;
 pub mod outflow;
 pub mod overlap;
@@ -18,6 +19,7 @@ use glam::DVec3;
 pub use builder::{BoxContainer, ContainerBuilder, PlaneBuilder, SceneBuilder, SphereBuilder};
 pub use check::{CheckOptions, CheckedScene, SceneError, SceneInput, fmt_num};
 pub use file::{Origins, SceneFile};
+pub use insert::{Insert, InsertAmount, InsertBuilder, InsertRegion, InsertSizes};
 pub use materials::{Material, sphere_volume};
 pub use outflow::{Outflow, OutflowRegion};
 
@@ -427,9 +429,17 @@ pub struct Scene {
     /// Outflow regions (`[[outflow]]`; default none): where spheres leave the simulation.
     #[serde(default)]
     pub outflows: Vec<Outflow>,
+    /// Insertion regions (`[[insert]]`; default none): where spheres enter it.
+    #[serde(default)]
+    pub inserts: Vec<Insert>,
 }
 
 impl Scene {
+    /// True when spheres enter or leave the scene during a run: it has outflows or insertions.
+    pub fn is_open(&self) -> bool {
+        !self.outflows.is_empty() || !self.inserts.is_empty()
+    }
+
     /// A hint when the scene sums mutual gravity directly (G > 0) over at least
     /// [`TREE_HINT_SPHERES`] spheres, where the O(N²) sum dominates the step and the tree is
     /// available; `None` otherwise.

@@ -231,6 +231,7 @@ pub fn scene(
     };
     f(&mut sim);
     Scene {
+        inserts: Vec::new(),
         outflows: Vec::new(),
         name: name.to_string(),
         sim,

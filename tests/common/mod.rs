@@ -12,6 +12,7 @@ use spheresim::{Backend, Precision, Simulation};
 
 pub fn scene(spheres: Vec<Sphere>, planes: Vec<Plane>, sim: SimParams) -> Scene {
     Scene {
+        inserts: Vec::new(),
         outflows: Vec::new(),
         name: "test".into(),
         sim,

@@ -1,0 +1,639 @@
+//! Insertion regions (`[[insert]]`): where spheres enter an open system, and how they are placed.
+
+use super::file::{Materials, resolve};
+use super::{SimParams, Sphere, Surface, sphere_volume};
+use glam::DVec3;
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64;
+
+/// A uniform draw in `[lo, hi)`.
+fn uniform(rng: &mut Pcg64, lo: f64, hi: f64) -> f64 {
+    lo + (hi - lo) * rng.random::<f64>()
+}
+
+/// Steps between two insertion passes when a table gives no `every`.
+pub const DEFAULT_INSERT_EVERY: u64 = 1000;
+
+/// Random positions tried for one new sphere before it counts as not placed.
+pub const INSERT_ATTEMPTS: u32 = 100;
+
+/// Where an [`Insert`] places spheres: each new sphere lies wholly inside it.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum InsertRegion {
+    /// An axis-aligned box, m.
+    Box {
+        /// Lower corner, m.
+        min: DVec3,
+        /// Upper corner, m (above `min` on every axis).
+        max: DVec3,
+    },
+    /// A cylinder along a coordinate axis, m.
+    Cylinder {
+        /// Centre of its lower disc, m.
+        base: DVec3,
+        /// Its axis: 0 (x), 1 (y) or 2 (z).
+        axis: usize,
+        /// Radius, m (> 0).
+        radius: f64,
+        /// Length along the axis, m (> 0).
+        height: f64,
+    },
+}
+
+impl InsertRegion {
+    /// A uniformly random centre for a sphere of radius `r` wholly inside the region, or `None`
+    /// when the region is too small for it.
+    fn sample(&self, r: f64, rng: &mut Pcg64) -> Option<DVec3> {
+        match *self {
+            InsertRegion::Box { min, max } => {
+                let (lo, hi) = (min + DVec3::splat(r), max - DVec3::splat(r));
+                if !lo.cmplt(hi).all() {
+                    return None;
+                }
+                Some(DVec3::new(
+                    uniform(rng, lo.x, hi.x),
+                    uniform(rng, lo.y, hi.y),
+                    uniform(rng, lo.z, hi.z),
+                ))
+            }
+            InsertRegion::Cylinder {
+                base,
+                axis,
+                radius,
+                height,
+            } => {
+                let (rr, h) = (radius - r, height - 2.0 * r);
+                if rr <= 0.0 || h <= 0.0 {
+                    return None;
+                }
+                // Uniform over the disc: the radius as the square root of a uniform draw.
+                let rho = rr * rng.random::<f64>().sqrt();
+                let phi = uniform(rng, 0.0, std::f64::consts::TAU);
+                let along = r + uniform(rng, 0.0, h);
+                let (u, v) = (rho * phi.cos(), rho * phi.sin());
+                let mut p = base;
+                p[axis] += along;
+                p[(axis + 1) % 3] += u;
+                p[(axis + 2) % 3] += v;
+                Some(p)
+            }
+        }
+    }
+
+    /// Corners of the region's bounding box, m.
+    fn bounds(&self) -> (DVec3, DVec3) {
+        match *self {
+            InsertRegion::Box { min, max } => (min, max),
+            InsertRegion::Cylinder {
+                base,
+                axis,
+                radius,
+                height,
+            } => {
+                let mut lo = base - DVec3::splat(radius);
+                let mut hi = base + DVec3::splat(radius);
+                lo[axis] = base[axis];
+                hi[axis] = base[axis] + height;
+                (lo, hi)
+            }
+        }
+    }
+}
+
+/// The radii of the spheres an [`Insert`] makes.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum InsertSizes {
+    /// One radius, m.
+    Fixed(f64),
+    /// Uniform between two radii, m.
+    Uniform(f64, f64),
+    /// Radii (m) drawn with the given weights (not necessarily summing to 1).
+    List {
+        /// The radii, m.
+        radii: Vec<f64>,
+        /// Their weights (≥ 0, not all zero).
+        weights: Vec<f64>,
+    },
+}
+
+impl InsertSizes {
+    fn draw(&self, rng: &mut Pcg64) -> f64 {
+        match self {
+            InsertSizes::Fixed(r) => *r,
+            InsertSizes::Uniform(a, b) => uniform(rng, *a, *b),
+            InsertSizes::List { radii, weights } => {
+                let total: f64 = weights.iter().sum();
+                let mut x = uniform(rng, 0.0, total);
+                for (r, w) in radii.iter().zip(weights) {
+                    if x < *w {
+                        return *r;
+                    }
+                    x -= w;
+                }
+                *radii.last().expect("checked: not empty")
+            }
+        }
+    }
+
+    /// The largest radius, m.
+    pub fn largest(&self) -> f64 {
+        match self {
+            InsertSizes::Fixed(r) => *r,
+            InsertSizes::Uniform(a, b) => a.max(*b),
+            InsertSizes::List { radii, .. } => radii.iter().copied().fold(0.0, f64::max),
+        }
+    }
+}
+
+/// How many spheres an [`Insert`] makes at each pass.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum InsertAmount {
+    /// This many a pass.
+    Count(u64),
+    /// Spheres a second: `rate × every × dt` a pass, fractions carried to the next.
+    Rate(f64),
+    /// Kilograms a second: spheres until their mass reaches `rate × every × dt` a pass, the
+    /// excess or shortfall carried to the next.
+    MassRate(f64),
+}
+
+/// An insertion (`[[insert]]`): every `every` steps, new spheres are placed at random in
+/// `region`, each where it overlaps no sphere (old or new), no plane and no container wall;
+/// a sphere that finds no such place in [`INSERT_ATTEMPTS`] tries is counted as not placed.
+/// Placement is deterministic: pass `k` draws from a Pcg64 generator seeded with `seed` and
+/// `k`, and only reads the state at the pass, so the CPU and lavapipe insert the same spheres.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Insert {
+    /// Where the spheres go.
+    pub region: InsertRegion,
+    /// Their radii.
+    pub sizes: InsertSizes,
+    /// How many a pass.
+    pub amount: InsertAmount,
+    /// Steps between two passes (≥ 1).
+    pub every: u64,
+    /// Most spheres this insertion makes over the whole run (`None`: no limit).
+    pub total: Option<u64>,
+    /// Velocity of each new sphere, m/s.
+    pub velocity: DVec3,
+    /// Density, kg/m³ (> 0): a new sphere's mass is `density × 4/3 π r³`.
+    pub density: f64,
+    /// Restitution coefficient of the new spheres, in [0, 1].
+    pub restitution: f64,
+    /// Their material (index into `Scene::materials`), if any.
+    pub material: Option<usize>,
+    /// Their elastic constants and friction.
+    pub surface: Surface,
+    /// Seed of the placement's generator.
+    pub seed: u64,
+}
+
+/// What one insertion pass made: the spheres and how many could not be placed.
+pub(crate) struct Placed {
+    pub spheres: Vec<Sphere>,
+    pub failed: u64,
+}
+
+impl Insert {
+    /// Why the insertion is unusable, if it is.
+    pub fn problem(&self) -> Option<String> {
+        let finite = |name: &str, v: DVec3| {
+            (!v.is_finite()).then(|| format!("{name} must be finite, got {v:?}"))
+        };
+        if self.every == 0 {
+            return Some("every must be at least 1 step, got 0".into());
+        }
+        if let Some(p) = finite("velocity", self.velocity) {
+            return Some(p);
+        }
+        if !(self.density > 0.0 && self.density.is_finite()) {
+            return Some(format!(
+                "density must be positive and finite (give `density`, or a `material` with \
+                 one), got {}",
+                self.density
+            ));
+        }
+        let region = match self.region {
+            InsertRegion::Box { min, max } => finite("min", min)
+                .or_else(|| finite("max", max))
+                .or_else(|| {
+                    (!min.cmplt(max).all()).then(|| {
+                        format!("min must be below max on every axis, got min {min}, max {max}")
+                    })
+                }),
+            InsertRegion::Cylinder {
+                base,
+                axis,
+                radius,
+                height,
+            } => finite("base", base)
+                .or_else(|| (axis > 2).then(|| format!("axis must be 0, 1 or 2, got {axis}")))
+                .or_else(|| {
+                    (!(radius > 0.0 && radius.is_finite())).then(|| {
+                        format!("cylinder_radius must be positive and finite, got {radius}")
+                    })
+                })
+                .or_else(|| {
+                    (!(height > 0.0 && height.is_finite()))
+                        .then(|| format!("height must be positive and finite, got {height}"))
+                }),
+        };
+        if region.is_some() {
+            return region;
+        }
+        let sizes = match &self.sizes {
+            InsertSizes::Fixed(r) => (!(*r > 0.0 && r.is_finite()))
+                .then(|| format!("radius must be positive and finite, got {r}")),
+            InsertSizes::Uniform(a, b) => (!(*a > 0.0 && a <= b && b.is_finite())).then(|| {
+                format!("radius_range must be [smallest, largest] with 0 < smallest ≤ largest, got [{a}, {b}]")
+            }),
+            InsertSizes::List { radii, weights } => {
+                if radii.is_empty() || radii.len() != weights.len() {
+                    Some(format!(
+                        "radii and weights must be lists of the same positive length, got {} \
+                         radii and {} weights",
+                        radii.len(),
+                        weights.len()
+                    ))
+                } else if let Some(r) = radii.iter().find(|r| !(**r > 0.0 && r.is_finite())) {
+                    Some(format!("every radius must be positive and finite, got {r}"))
+                } else if weights.iter().any(|w| !(*w >= 0.0 && w.is_finite()))
+                    || weights.iter().sum::<f64>() <= 0.0
+                {
+                    Some(format!(
+                        "weights must be finite, non-negative and not all zero, got {weights:?}"
+                    ))
+                } else {
+                    None
+                }
+            }
+        };
+        if sizes.is_some() {
+            return sizes;
+        }
+        let fits = self
+            .region
+            .sample(self.sizes.largest(), &mut Pcg64::seed_from_u64(0));
+        if fits.is_none() {
+            return Some(format!(
+                "the region is too small for a sphere of radius {}",
+                self.sizes.largest()
+            ));
+        }
+        match self.amount {
+            InsertAmount::Count(0) => Some("count must be at least 1".into()),
+            InsertAmount::Rate(r) | InsertAmount::MassRate(r) if !(r > 0.0 && r.is_finite()) => {
+                Some(format!("rate must be positive and finite, got {r}"))
+            }
+            _ => None,
+        }
+    }
+
+    /// The spheres pass `pass` (1, 2, … at steps `every`, `2 every`, …) makes, at `dt` s a
+    /// step, given the spheres now present (`existing`: centres and radii, m), the planes
+    /// (point, unit normal) and containers (centre, radius) that new spheres must not touch,
+    /// the periodic box (`periodic`, the axes and `min`, `max`) and `owed`, the fraction of a
+    /// sphere (or of a kilogram) carried from the last pass, updated here. `made` is how many
+    /// this insertion made before; at most `total − made` more are made.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn place(
+        &self,
+        pass: u64,
+        dt: f64,
+        existing: (&[DVec3], &[f64]),
+        planes: &[(DVec3, DVec3)],
+        containers: &[(DVec3, f64)],
+        owed: &mut f64,
+        made: u64,
+    ) -> Placed {
+        let mut rng = Pcg64::seed_from_u64(self.seed ^ pass.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let span = self.every as f64 * dt;
+        let left = self.total.map_or(u64::MAX, |t| t.saturating_sub(made));
+        let (lo, hi) = self.region.bounds();
+        let reach = 2.0 * self.sizes.largest();
+        // The spheres near the region, in a grid of cells as wide as the largest new diameter.
+        let cell = reach.max(f64::MIN_POSITIVE);
+        let key = |x: DVec3| ((x - lo) / cell).floor().as_ivec3();
+        let mut grid: std::collections::HashMap<glam::IVec3, Vec<(DVec3, f64)>> =
+            std::collections::HashMap::new();
+        let (xs, rs) = existing;
+        let mut far = 0.0f64;
+        for (&x, &r) in xs.iter().zip(rs) {
+            let m = r + reach;
+            if x.cmpge(lo - DVec3::splat(m)).all() && x.cmple(hi + DVec3::splat(m)).all() {
+                grid.entry(key(x)).or_default().push((x, r));
+                far = far.max(r);
+            }
+        }
+        let mut spheres = Vec::new();
+        let mut failed = 0;
+        let mut mass_due = 0.0;
+        let mut count_due = 0u64;
+        match self.amount {
+            InsertAmount::Count(c) => count_due = c,
+            InsertAmount::Rate(r) => {
+                let due = *owed + r * span;
+                count_due = due.floor() as u64;
+                *owed = due - count_due as f64;
+            }
+            InsertAmount::MassRate(m) => mass_due = *owed + m * span,
+        }
+        let mut made_mass = 0.0;
+        loop {
+            let more = match self.amount {
+                InsertAmount::MassRate(_) => made_mass < mass_due,
+                _ => (spheres.len() as u64 + failed) < count_due,
+            };
+            if !more || spheres.len() as u64 >= left {
+                break;
+            }
+            let r = self.sizes.draw(&mut rng);
+            let mass = self.density * sphere_volume(r);
+            let mut found = None;
+            for _ in 0..INSERT_ATTEMPTS {
+                let Some(x) = self.region.sample(r, &mut rng) else {
+                    break;
+                };
+                if planes.iter().any(|&(p, n)| (x - p).dot(n) < r)
+                    || containers.iter().any(|&(c, rc)| (x - c).length() > rc - r)
+                {
+                    continue;
+                }
+                // Cells within r + the largest radius near the region.
+                let k = key(x);
+                let span = ((r + far.max(self.sizes.largest())) / cell).ceil() as i32;
+                let mut clear = true;
+                'cells: for i in -span..=span {
+                    for j in -span..=span {
+                        for l in -span..=span {
+                            if let Some(v) = grid.get(&(k + glam::IVec3::new(i, j, l))) {
+                                if v.iter().any(|&(y, ry)| (x - y).length() < r + ry) {
+                                    clear = false;
+                                    break 'cells;
+                                }
+                            }
+                        }
+                    }
+                }
+                if clear {
+                    found = Some(x);
+                    break;
+                }
+            }
+            match found {
+                Some(x) => {
+                    grid.entry(key(x)).or_default().push((x, r));
+                    far = far.max(r);
+                    made_mass += mass;
+                    spheres.push(Sphere {
+                        position: x,
+                        velocity: self.velocity,
+                        angular_velocity: DVec3::ZERO,
+                        radius: r,
+                        mass,
+                        restitution: self.restitution,
+                        material: self.material,
+                        fixed: false,
+                        surface: self.surface,
+                        image: [0; 3],
+                    });
+                }
+                None => {
+                    failed += 1;
+                    if matches!(self.amount, InsertAmount::MassRate(_)) {
+                        // Counted as if placed, so that a full region does not loop forever.
+                        made_mass += mass;
+                    }
+                }
+            }
+        }
+        if let InsertAmount::MassRate(_) = self.amount {
+            *owed = mass_due - made_mass;
+        }
+        Placed { spheres, failed }
+    }
+}
+
+/// An [`Insert`] as given, before its material is resolved: what `[[insert]]` and
+/// [`crate::scene::SceneBuilder::insert`] take.
+///
+/// Start with [`InsertBuilder::new`]; defaults: `every` [`DEFAULT_INSERT_EVERY`], no `total`,
+/// velocity zero, seed 0, the restitution and surface of the material, else `[simulation]`'s.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InsertBuilder {
+    region: InsertRegion,
+    sizes: InsertSizes,
+    amount: InsertAmount,
+    every: u64,
+    total: Option<u64>,
+    velocity: DVec3,
+    density: Option<f64>,
+    material: Option<String>,
+    restitution: Option<f64>,
+    seed: u64,
+}
+
+impl InsertBuilder {
+    /// An insertion of `amount` spheres of `sizes` into `region` every
+    /// [`DEFAULT_INSERT_EVERY`] steps.
+    pub fn new(region: InsertRegion, sizes: InsertSizes, amount: InsertAmount) -> Self {
+        Self {
+            region,
+            sizes,
+            amount,
+            every: DEFAULT_INSERT_EVERY,
+            total: None,
+            velocity: DVec3::ZERO,
+            density: None,
+            material: None,
+            restitution: None,
+            seed: 0,
+        }
+    }
+
+    /// Steps between two passes (≥ 1).
+    pub fn every(mut self, steps: u64) -> Self {
+        self.every = steps;
+        self
+    }
+
+    /// Most spheres made over the run.
+    pub fn total(mut self, spheres: u64) -> Self {
+        self.total = Some(spheres);
+        self
+    }
+
+    /// Velocity of each new sphere, m/s.
+    pub fn velocity(mut self, v: DVec3) -> Self {
+        self.velocity = v;
+        self
+    }
+
+    /// Density, kg/m³ (default: the material's).
+    pub fn density(mut self, rho: f64) -> Self {
+        self.density = Some(rho);
+        self
+    }
+
+    /// Material by name (a preset or one of the scene's).
+    pub fn material(mut self, name: &str) -> Self {
+        self.material = Some(name.to_string());
+        self
+    }
+
+    /// Restitution coefficient, in [0, 1] (default: the material's, else `[simulation]`'s).
+    pub fn restitution(mut self, e: f64) -> Self {
+        self.restitution = Some(e);
+        self
+    }
+
+    /// Seed of the placement's generator (default 0).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// The insertion with its material resolved; the reason when the material is unknown or
+    /// no density is given.
+    pub(super) fn resolve(
+        self,
+        materials: &mut Materials,
+        sim: &SimParams,
+    ) -> Result<Insert, String> {
+        // Resolved as a sphere of unit radius, whose mass over its volume is the density.
+        let unit = resolve(
+            materials,
+            sim,
+            1.0,
+            self.density.map(|d| d * sphere_volume(1.0)),
+            self.material.as_deref(),
+            self.restitution,
+            false,
+        )
+        .map_err(|e| e.replace("no mass: give `mass`", "no density: give `density`"))?;
+        Ok(Insert {
+            region: self.region,
+            sizes: self.sizes,
+            amount: self.amount,
+            every: self.every,
+            total: self.total,
+            velocity: self.velocity,
+            density: unit.mass / sphere_volume(1.0),
+            restitution: unit.restitution,
+            material: unit.material,
+            surface: unit.surface,
+            seed: self.seed,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn insert(region: InsertRegion, amount: InsertAmount) -> Insert {
+        Insert {
+            region,
+            sizes: InsertSizes::Uniform(0.01, 0.02),
+            amount,
+            every: 100,
+            total: None,
+            velocity: DVec3::ZERO,
+            density: 1000.0,
+            restitution: 0.5,
+            material: None,
+            surface: Surface::default(),
+            seed: 7,
+        }
+    }
+
+    #[test]
+    fn placed_spheres_overlap_nothing_and_lie_in_the_region() {
+        let region = InsertRegion::Cylinder {
+            base: DVec3::new(0.0, 0.0, 0.0),
+            axis: 1,
+            radius: 0.2,
+            height: 0.3,
+        };
+        let ins = insert(region, InsertAmount::Count(200));
+        let old = [DVec3::new(0.0, 0.1, 0.0)];
+        let plane = [(DVec3::new(0.0, 0.05, 0.0), DVec3::Y)];
+        let mut owed = 0.0;
+        let p = ins.place(1, 1e-3, (&old, &[0.05]), &plane, &[], &mut owed, 0);
+        assert!(p.spheres.len() > 100, "{} placed", p.spheres.len());
+        assert_eq!(p.spheres.len() as u64 + p.failed, 200);
+        for (i, a) in p.spheres.iter().enumerate() {
+            let x = a.position;
+            assert!(x.y - a.radius >= 0.05, "sphere {i} crosses the plane");
+            assert!(x.x.hypot(x.z) <= 0.2 - a.radius + 1e-12);
+            assert!(x.y + a.radius <= 0.3 + 1e-12);
+            assert!((x - old[0]).length() >= a.radius + 0.05);
+            for b in &p.spheres[..i] {
+                assert!((x - b.position).length() >= a.radius + b.radius);
+            }
+            assert_eq!(a.mass, 1000.0 * sphere_volume(a.radius));
+        }
+        // The same pass draws the same spheres; another pass others.
+        let again = ins.place(1, 1e-3, (&old, &[0.05]), &plane, &[], &mut 0.0, 0);
+        assert_eq!(again.spheres, p.spheres);
+        let next = ins.place(2, 1e-3, (&old, &[0.05]), &plane, &[], &mut 0.0, 0);
+        assert_ne!(next.spheres, p.spheres);
+    }
+
+    #[test]
+    fn rates_carry_their_fractions_and_totals_cap_the_count() {
+        let region = InsertRegion::Box {
+            min: DVec3::ZERO,
+            max: DVec3::splat(1.0),
+        };
+        // 25 spheres a second over 0.1 s passes: 2.5 a pass, so 2, 3, 2, 3.
+        let ins = insert(region, InsertAmount::Rate(25.0));
+        let mut owed = 0.0;
+        let counts: Vec<usize> = (1..=4)
+            .map(|k| {
+                ins.place(k, 1e-3, (&[], &[]), &[], &[], &mut owed, 0)
+                    .spheres
+                    .len()
+            })
+            .collect();
+        assert_eq!(counts, [2, 3, 2, 3]);
+        let capped = Insert {
+            total: Some(5),
+            ..insert(region, InsertAmount::Count(4))
+        };
+        let p = capped.place(2, 1e-3, (&[], &[]), &[], &[], &mut 0.0, 3);
+        assert_eq!(p.spheres.len(), 2);
+        // 1 kg/s over 0.1 s: spheres until their mass reaches 0.1 kg.
+        let by_mass = insert(region, InsertAmount::MassRate(1.0));
+        let mut owed = 0.0;
+        let p = by_mass.place(1, 1e-3, (&[], &[]), &[], &[], &mut owed, 0);
+        let m: f64 = p.spheres.iter().map(|s| s.mass).sum();
+        assert!(m >= 0.1 && m - 0.1 < 1000.0 * sphere_volume(0.02));
+        assert!((owed - (0.1 - m)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn unusable_insertions_say_why() {
+        let region = InsertRegion::Box {
+            min: DVec3::ZERO,
+            max: DVec3::splat(0.03),
+        };
+        let p = |i: Insert| i.problem().unwrap_or_default();
+        assert!(p(insert(region, InsertAmount::Count(1))).contains("too small"));
+        let ok_region = InsertRegion::Box {
+            min: DVec3::ZERO,
+            max: DVec3::splat(1.0),
+        };
+        assert!(p(insert(ok_region, InsertAmount::Count(0))).contains("count"));
+        assert!(p(insert(ok_region, InsertAmount::Rate(-1.0))).contains("rate"));
+        assert_eq!(insert(ok_region, InsertAmount::Count(3)).problem(), None);
+        let bad_sizes = Insert {
+            sizes: InsertSizes::List {
+                radii: vec![0.01],
+                weights: vec![0.0],
+            },
+            ..insert(ok_region, InsertAmount::Count(1))
+        };
+        assert!(p(bad_sizes).contains("weights"));
+    }
+}
