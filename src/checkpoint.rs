@@ -346,7 +346,7 @@ pub struct Offsets {
     pub history_dropped: u64,
     /// Neighbour-list rebuilds before the conversion.
     pub rebuilds: u64,
-    /// Spheres the outflows removed so far ([`crate::Outflow`]).
+    /// Spheres the outflows removed so far ([`crate::scene::Outflow`]).
     pub removed_spheres: u64,
     /// Their mass, kg.
     pub removed_mass: f64,

@@ -670,10 +670,14 @@ impl Simulation {
             .scene
             .outflows
             .iter()
-            .filter(|f| done % f.every == 0)
+            .filter(|f| done.is_multiple_of(f.every))
             .copied()
             .collect();
-        let inserting = open.scene.inserts.iter().any(|i| done % i.every == 0);
+        let inserting = open
+            .scene
+            .inserts
+            .iter()
+            .any(|i| done.is_multiple_of(i.every));
         if outflows.is_empty() && !inserting {
             return Ok(());
         }
@@ -707,7 +711,7 @@ impl Simulation {
         let mut added = Vec::new();
         let mut failed = 0;
         for (k, ins) in scene.inserts.iter().enumerate() {
-            if done % ins.every != 0 {
+            if !done.is_multiple_of(ins.every) {
                 continue;
             }
             let progress = &mut open.state.inserts[k];

@@ -125,6 +125,14 @@
 //! # point = [0.0, -2.0, 0.0]   # ... or a half-space beyond a plane (point, normal: out of
 //! # normal = [0.0, -1.0, 0.0]  #     the domain)
 //! every = 1000                 # steps between two outflow passes (default 1000)
+//!
+//! [[insert]]                   # new spheres, placed where they overlap nothing
+//! min = [-1.0, 2.0, -1.0]      # m: a box (min, max), or a cylinder (base, cylinder_radius,
+//! max = [1.0, 3.0, 1.0]        #    height, axis = "y")
+//! radius = 0.05                # or radius_range = [a, b], or radii = [..] with weights = [..]
+//! count = 100                  # spheres a pass; or rate (spheres/s) or mass_rate (kg/s)
+//! every = 1000                 # steps between two passes (default 1000)
+//! material = "glass"           # or density (kg/m³); restitution, velocity, seed, total
 //! ```
 
 use super::check::{

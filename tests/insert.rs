@@ -1,0 +1,345 @@
+//! Insertion (`[[insert]]`): new spheres go where they overlap nothing, as many as asked (or
+//! counted as not placed), with new ids; the ledger books what they bring; the CPU and
+//! lavapipe insert the same spheres; a checkpoint of a filling, draining silo resumes bit for
+//! bit; bad tables are refused with their line.
+
+mod common;
+use common::*;
+use glam::DVec3;
+use spheresim::scene::{
+    BoxContainer, ContactModel, InsertAmount, InsertBuilder, InsertRegion, InsertSizes, Outflow,
+    Scene, Sphere,
+};
+use spheresim::{Backend, Precision, Simulation};
+use std::process::Command;
+
+const G: f64 = 9.81;
+
+/// Four rubber grains (r = 1 cm) at rest on the floor of a 10 cm box under gravity, Hertz with
+/// rotation, and an insertion of `count` rubber grains of 5 to 7 mm every 1000 steps into a
+/// cylinder (r 4 cm, 10 cm tall) above them, 0.2 m/s down.
+fn filling(count: u64, seed: u64) -> Scene {
+    let mut b = Scene::builder()
+        .dt(1e-5)
+        .steps(5000)
+        .gravity(DVec3::new(0.0, -G, 0.0))
+        .contact(ContactModel::Hertz)
+        .rotation(true)
+        .box_container(
+            BoxContainer::new(DVec3::ZERO, DVec3::new(0.1, 0.25, 0.1)).material("rubber"),
+        )
+        .insert(
+            InsertBuilder::new(
+                InsertRegion::Cylinder {
+                    base: DVec3::new(0.05, 0.1, 0.05),
+                    axis: 1,
+                    radius: 0.04,
+                    height: 0.1,
+                },
+                InsertSizes::Uniform(0.005, 0.007),
+                InsertAmount::Count(count),
+            )
+            .every(1000)
+            .velocity(DVec3::new(0.0, -0.2, 0.0))
+            .material("rubber")
+            .seed(seed),
+        );
+    for i in 0..4 {
+        b = b.sphere(
+            Sphere::new(DVec3::new(0.02 + 0.02 * i as f64, 0.0101, 0.05), 0.01).material("rubber"),
+        );
+    }
+    b.build().unwrap()
+}
+
+/// The deepest overlap (m) of spheres `first..` with any sphere or with the box's walls.
+fn deepest_overlap(s: &spheresim::Snapshot, first: usize, scene: &Scene) -> f64 {
+    let mut depth = f64::NEG_INFINITY;
+    for i in first..s.len() {
+        for j in 0..s.len() {
+            if j != i {
+                let gap = (s.position[i] - s.position[j]).length() - s.radius[i] - s.radius[j];
+                depth = depth.max(-gap);
+            }
+        }
+        for p in &scene.planes {
+            depth = depth.max(s.radius[i] - (s.position[i] - p.point).dot(p.normal));
+        }
+    }
+    depth
+}
+
+#[test]
+fn new_spheres_overlap_nothing_and_take_new_ids() {
+    let scene = filling(40, 1);
+    for precision in [Precision::F32, Precision::F64] {
+        let mut sim = Simulation::new(&scene, Backend::Cpu, precision).unwrap();
+        sim.step(1000).unwrap();
+        let s = sim.snapshot();
+        assert_eq!(s.len(), 44, "{precision:?}");
+        assert_eq!(s.id, (0..44).collect::<Vec<u64>>());
+        let depth = deepest_overlap(&s, 4, &scene);
+        assert!(depth < 0.0, "a new sphere overlaps by {depth:e} m");
+        let d = sim.diagnostics();
+        assert_eq!((d.inserted_spheres, d.insertion_failures), (40, 0));
+        for i in 4..44 {
+            assert!((0.005..=0.007).contains(&s.radius[i]));
+            let x = s.position[i] - DVec3::new(0.05, 0.1, 0.05);
+            assert!(x.x.hypot(x.z) <= 0.04 - s.radius[i] + 1e-6);
+            assert!(x.y >= s.radius[i] - 1e-6 && x.y <= 0.1 - s.radius[i] + 1e-6);
+            // Rubber at 1100 kg/m³; f32 rounds the mass.
+            let m = 1100.0 * 4.0 / 3.0 * std::f64::consts::PI * s.radius[i].powi(3);
+            assert!(
+                rel(s.mass[i], m, 0.0) < 1e-6,
+                "sphere {i}: {} kg",
+                s.mass[i]
+            );
+            assert!((s.velocity[i] - DVec3::new(0.0, -0.2, 0.0)).length() < 1e-7);
+        }
+        let mass: f64 = s.mass[4..].iter().sum();
+        assert!(rel(d.inserted_mass, mass, 0.0) < 1e-6);
+        // Four more passes: the grains fall 2 mm between two, so the cylinder fills and some
+        // find no place; every one asked for is placed or counted.
+        sim.step(4000).unwrap();
+        let d = sim.diagnostics();
+        assert_eq!(d.inserted_spheres + d.insertion_failures, 200);
+        let n = 4 + d.inserted_spheres;
+        assert_eq!(sim.ids(), (0..n).collect::<Vec<u64>>());
+    }
+}
+
+#[test]
+fn placement_is_deterministic_and_follows_the_seed() {
+    let run = |seed| {
+        let mut sim = Simulation::new(&filling(40, seed), Backend::Cpu, Precision::F32).unwrap();
+        sim.step(2500).unwrap();
+        sim.snapshot()
+    };
+    let (a, b, c) = (run(1), run(1), run(2));
+    assert_eq!(a, b);
+    assert_ne!(a.position, c.position);
+    assert_eq!(a.len(), c.len());
+}
+
+#[test]
+fn a_full_region_counts_what_it_could_not_place() {
+    // 400 grains a pass into a cylinder that holds far fewer.
+    let mut sim = Simulation::new(&filling(400, 1), Backend::Cpu, Precision::F32).unwrap();
+    sim.step(1000).unwrap();
+    let d = sim.diagnostics();
+    assert!(d.insertion_failures > 0, "{d:?}");
+    assert_eq!(d.inserted_spheres + d.insertion_failures, 400);
+    assert_eq!(sim.particles() as u64, 4 + d.inserted_spheres);
+    assert!(deepest_overlap(&sim.snapshot(), 4, &filling(400, 1)) < 0.0);
+}
+
+#[test]
+fn the_ledger_books_the_energy_new_spheres_bring() {
+    let scene = filling(40, 1);
+    let mut sim = Simulation::new(&scene, Backend::Cpu, Precision::F64).unwrap();
+    let start = sim.diagnostics();
+    sim.step(999).unwrap();
+    let before = sim.diagnostics();
+    sim.step(1).unwrap();
+    let after = sim.diagnostics();
+    assert!(after.inserted_energy > 0.0);
+    // One step of integration apart: the balance moves by rounding, not by what came in.
+    assert!(
+        (after.energy_balance() - before.energy_balance()).abs() < 1e-9 * after.inserted_energy,
+        "{} against {} (inserted {})",
+        after.energy_balance(),
+        before.energy_balance(),
+        after.inserted_energy
+    );
+    sim.step(4000).unwrap();
+    let end = sim.diagnostics();
+    let drift = (end.energy_balance() - start.energy_balance()) / end.energy_scale();
+    eprintln!("energy balance change over the fill: {drift:e}");
+    assert!(drift.abs() < 5e-3, "{drift:e}");
+}
+
+#[test]
+fn the_gpu_inserts_what_the_cpu_inserts() {
+    use common::contract::{Contract, Twins, gpu_contract};
+    let Some(contract) = gpu_contract("insertion twins") else {
+        return;
+    };
+    let mut scene = filling(30, 5);
+    scene.outflows = vec![Outflow::beyond(DVec3::new(0.0, 0.02, 0.0), DVec3::NEG_Y).every(1500)];
+    let mut t = Twins::new(&scene, contract);
+    t.step(3000);
+    assert_eq!(t.gpu.ids(), t.cpu.ids());
+    let (g, c) = (t.gpu.diagnostics(), t.cpu.diagnostics());
+    assert_eq!(
+        (g.inserted_spheres, g.inserted_mass),
+        (c.inserted_spheres, c.inserted_mass)
+    );
+    if contract == Contract::BitForBit {
+        t.assert_states("filling and draining box");
+    } else {
+        // After the first pass the grains pile up: chaotic, compared on statistics.
+        t.assert_statistics("filling and draining box");
+    }
+}
+
+const SILO: &str = r#"
+[simulation]
+dt = 2e-5
+steps = 8000
+gravity = [0.0, -9.81, 0.0]
+contact = "hertz"
+rotation = true
+
+[[particle]]
+position = [0.05, 0.01, 0.05]
+radius = 0.01
+material = "rubber"
+fixed = true
+
+[[box_container]]
+min = [0.0, 0.0, 0.0]
+max = [0.1, 0.3, 0.1]
+material = "rubber"
+
+[[insert]]
+min = [0.0, 0.15, 0.0]
+max = [0.1, 0.3, 0.1]
+radius_range = [0.004, 0.006]
+rate = 3000.0
+every = 1000
+material = "rubber"
+velocity = [0.0, -0.5, 0.0]
+seed = 3
+total = 200
+
+[[outflow]]
+point = [0.0, 0.02, 0.0]
+normal = [0.0, -1.0, 0.0]
+every = 1500
+"#;
+
+fn cli() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_spheresim"));
+    c.env("XDG_RUNTIME_DIR", std::env::temp_dir());
+    c
+}
+
+#[test]
+fn a_filling_draining_silo_reports_both_and_resumes_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("silo.toml");
+    std::fs::write(&scene, SILO).unwrap();
+    let mut backends = vec!["cpu"];
+    if common::contract::gpu_contract("insertion checkpoints").is_some() {
+        backends.push("gpu");
+    }
+    for backend in backends {
+        let d = dir.path().join(backend);
+        std::fs::create_dir_all(&d).unwrap();
+        let whole = cli()
+            .arg("run")
+            .arg(&scene)
+            .args(["--backend", backend])
+            .arg("--final")
+            .arg(d.join("whole.csv"))
+            .arg("--stats-json")
+            .arg(d.join("stats.json"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&whole.stderr).to_string()
+            + &String::from_utf8_lossy(&whole.stdout);
+        assert!(whole.status.success(), "{backend}: {text}");
+        let stats: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join("stats.json")).unwrap()).unwrap();
+        // 3000 spheres/s over 1000 steps of 20 µs: 60 a pass, 200 in all.
+        assert_eq!(stats["inserted_spheres"], 200, "{backend}: {text}");
+        assert_eq!(stats["insertion_failures"], 0, "{backend}");
+        assert!(
+            stats["removed_spheres"].as_u64().unwrap() > 0,
+            "{backend}: grains reach the outflow"
+        );
+        assert!(text.contains("200 inserted"), "{backend}: {text}");
+        let csv = std::fs::read_to_string(d.join("whole.csv")).unwrap();
+        let ids: Vec<u64> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(ids[0], 0, "{backend}: the fixed grain stays");
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{backend}: ids ascend");
+        assert!(*ids.last().unwrap() <= 200);
+
+        // Stopped at step 3500, between passes, and resumed to 8000.
+        let ck = d.join("ck");
+        let first = cli()
+            .arg("run")
+            .arg(&scene)
+            .args(["--backend", backend, "--steps", "3500"])
+            .arg("--checkpoint")
+            .arg(&ck)
+            .output()
+            .unwrap();
+        assert!(first.status.success(), "{backend}: {first:?}");
+        let second = cli()
+            .arg("run")
+            .arg("--resume")
+            .arg(&ck)
+            .args(["--steps", "8000"])
+            .arg("--final")
+            .arg(d.join("resumed.csv"))
+            .output()
+            .unwrap();
+        assert!(second.status.success(), "{backend}: {second:?}");
+        assert_eq!(
+            std::fs::read_to_string(d.join("resumed.csv")).unwrap(),
+            csv,
+            "{backend}: the resumed run ends where the whole run ends"
+        );
+    }
+}
+
+#[test]
+fn bad_insert_tables_are_refused_with_their_line() {
+    let bad = |table: &str| {
+        let text = format!(
+            "[[particle]]\nposition = [0.0, 0.0, 0.0]\nradius = 0.1\nmass = 1.0\n\n[[insert]]\n\
+             {table}"
+        );
+        Scene::from_toml_str(&text, "bad")
+            .expect_err("refused")
+            .to_string()
+    };
+    let region = "min = [0.0, 1.0, 0.0]\nmax = [1.0, 2.0, 1.0]\n";
+    let e = bad(&format!("{region}radius = 0.1\ndensity = 1000.0\n"));
+    assert!(e.contains("[[insert]] #0 at line 6"), "{e}");
+    assert!(e.contains("give one amount"), "{e}");
+    let e = bad("radius = 0.1\ncount = 3\ndensity = 1000.0\n");
+    assert!(e.contains("give one region"), "{e}");
+    let e = bad(&format!(
+        "{region}radius = 0.1\nradius_range = [0.1, 0.2]\ncount = 3\ndensity = 1000.0\n"
+    ));
+    assert!(e.contains("give one size"), "{e}");
+    let e = bad(&format!("{region}radius = 0.1\ncount = 3\n"));
+    assert!(e.contains("no density"), "{e}");
+    let e = bad(&format!(
+        "{region}radius = 0.1\ncount = 3\nmaterial = \"cheese\"\n"
+    ));
+    assert!(e.contains("cheese"), "{e}");
+    let e = bad(&format!(
+        "{region}radius = 0.6\ncount = 3\ndensity = 1000.0\n"
+    ));
+    assert!(e.contains("too small"), "{e}");
+    let e = bad(&format!(
+        "{region}radii = [0.1, 0.2]\nweights = [1.0]\ncount = 3\ndensity = 1000.0\n"
+    ));
+    assert!(e.contains("same positive length"), "{e}");
+    let e = bad(
+        "base = [0.0, 1.0, 0.0]\ncylinder_radius = 0.5\nheight = 1.0\naxis = \"w\"\nradius = \
+         0.1\ncount = 3\ndensity = 1000.0\n",
+    );
+    assert!(e.contains("axis must be"), "{e}");
+    let e = bad(&format!(
+        "{region}radius = 0.1\nrate = -2.0\ndensity = 1000.0\n"
+    ));
+    assert!(e.contains("rate must be positive"), "{e}");
+}
