@@ -362,6 +362,28 @@ pub struct Offsets {
     pub insertion_failures: u64,
 }
 
+impl Offsets {
+    /// The counters of `d`, the diagnostics of a run at the moment its backend is replaced
+    /// (a resume on another backend or precision, an open-system pass): the new backend's own
+    /// count from zero on top of these.
+    pub fn of(d: &Diagnostics) -> Self {
+        Self {
+            step: d.step,
+            collisions: d.collisions,
+            dissipated: d.dissipated,
+            history_dropped: d.friction_history_dropped,
+            rebuilds: d.neighbour_rebuilds,
+            removed_spheres: d.removed_spheres,
+            removed_mass: d.removed_mass,
+            removed_energy: d.removed_energy,
+            inserted_spheres: d.inserted_spheres,
+            inserted_mass: d.inserted_mass,
+            inserted_energy: d.inserted_energy,
+            insertion_failures: d.insertion_failures,
+        }
+    }
+}
+
 /// A backend's state.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 // One per checkpoint, moved rarely: the CPU variant's inline vectors cost nothing to keep.
@@ -674,7 +696,11 @@ impl Checkpoint {
         let opts = crate::scene::CheckOptions {
             allow_overlap: true,
         };
-        scene.check(&opts).map_err(|e| unusable(e.to_string()))?;
+        // An open system's scene is the one its last pass left: checked when the run began
+        // (`Scene::checked_mid_run`).
+        if self.open.is_none() {
+            scene.check(&opts).map_err(|e| unusable(e.to_string()))?;
+        }
         self.engine.check_ids(scene.spheres.len()).map_err(unusable)
     }
 

@@ -720,6 +720,7 @@ impl Simulation {
             }
             let progress = &mut open.state.inserts[k];
             let placed = ins.place(
+                k,
                 done / ins.every,
                 scene.sim.dt,
                 (&xs, &rs),
@@ -739,6 +740,33 @@ impl Simulation {
         self.base.insertion_failures += failed;
         if gone == 0 && added.is_empty() {
             return Ok(());
+        }
+        // Fixed spheres alone may wait for an insertion that can still add some; an empty
+        // scene cannot run.
+        let stay = leaves.iter().filter(|&&l| !l).count() + added.len();
+        let moving = open
+            .scene
+            .spheres
+            .iter()
+            .zip(&leaves)
+            .filter(|(s, l)| !s.fixed && !**l)
+            .count()
+            + added.len();
+        let refill = open
+            .scene
+            .inserts
+            .iter()
+            .zip(&open.state.inserts)
+            .any(|(i, p)| i.total.is_none_or(|t| p.made < t));
+        if stay == 0 || (moving == 0 && !refill) {
+            return Err(SimError::Unavailable {
+                backend: self.backend,
+                reason: format!(
+                    "every movable sphere has left through the outflows by step {done} ({} \
+                     removed) and no insertion can add more: nothing is left to simulate",
+                    self.base.removed_spheres + gone as u64
+                ),
+            });
         }
         let before = self.diagnostics();
         let OpenSystem {
@@ -781,25 +809,11 @@ impl Simulation {
             ids.push(state.next_id);
             state.next_id += 1;
         }
-        if scene.spheres.iter().all(|s| s.fixed) {
-            return Err(SimError::Unavailable {
-                backend: self.backend,
-                reason: format!(
-                    "every movable sphere has left through the outflows by step {done} \
-                     ({} removed): nothing is left to simulate",
-                    before.removed_spheres + gone as u64
-                ),
-            });
-        }
         self.engine = self.engine_for(&scene, precision, gpu)?;
         self.particles = scene.spheres.len();
+        self.cause = likely_cause(&scene, self.engine.precision() == Precision::F32);
         let after = self.engine.diagnostics();
         self.base = Offsets {
-            step: before.step,
-            collisions: before.collisions,
-            dissipated: before.dissipated,
-            history_dropped: before.friction_history_dropped,
-            rebuilds: before.neighbour_rebuilds,
             removed_spheres: before.removed_spheres + gone as u64,
             removed_mass: before.removed_mass + removed_mass,
             removed_energy: before.removed_energy + before.total_energy() - after.total_energy()
@@ -807,7 +821,7 @@ impl Simulation {
             inserted_spheres: before.inserted_spheres + inserted,
             inserted_mass: before.inserted_mass + inserted_mass,
             inserted_energy: before.inserted_energy + inserted_energy,
-            insertion_failures: before.insertion_failures,
+            ..Offsets::of(&before)
         };
         state.ids = ids;
         self.open = Some(Box::new(OpenSystem {
@@ -1115,20 +1129,7 @@ impl Simulation {
         // Not checked again: only positions and velocities changed, to the checkpoint's finite
         // values (a sphere pressed into a container's wall may be deeper than the check allows).
         let mut sim = Self::start(&moved, backend, precision, gpu)?;
-        sim.base = Offsets {
-            step: at.step,
-            collisions: at.collisions,
-            dissipated: at.dissipated,
-            history_dropped: at.friction_history_dropped,
-            rebuilds: at.neighbour_rebuilds,
-            removed_spheres: at.removed_spheres,
-            removed_mass: at.removed_mass,
-            removed_energy: at.removed_energy,
-            inserted_spheres: at.inserted_spheres,
-            inserted_mass: at.inserted_mass,
-            inserted_energy: at.inserted_energy,
-            insertion_failures: at.insertion_failures,
-        };
+        sim.base = Offsets::of(at);
         let notice = format!(
             "resuming a {} {} checkpoint on the {} backend in {}: the state is converted, \
              friction history restarts, and the run is not bit-identical to an uninterrupted one",

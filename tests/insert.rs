@@ -11,7 +11,6 @@ use spheresim::scene::{
     Scene, Sphere,
 };
 use spheresim::{Backend, Precision, Simulation};
-use std::process::Command;
 
 const G: f64 = 9.81;
 
@@ -218,12 +217,6 @@ normal = [0.0, -1.0, 0.0]
 every = 1500
 "#;
 
-fn cli() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_spheresim"));
-    c.env("XDG_RUNTIME_DIR", std::env::temp_dir());
-    c
-}
-
 #[test]
 fn a_filling_draining_silo_reports_both_and_resumes_bit_for_bit() {
     let dir = tempfile::tempdir().unwrap();
@@ -270,31 +263,7 @@ fn a_filling_draining_silo_reports_both_and_resumes_bit_for_bit() {
         assert!(*ids.last().unwrap() <= 200);
 
         // Stopped at step 3500, between passes, and resumed to 8000.
-        let ck = d.join("ck");
-        let first = cli()
-            .arg("run")
-            .arg(&scene)
-            .args(["--backend", backend, "--steps", "3500"])
-            .arg("--checkpoint")
-            .arg(&ck)
-            .output()
-            .unwrap();
-        assert!(first.status.success(), "{backend}: {first:?}");
-        let second = cli()
-            .arg("run")
-            .arg("--resume")
-            .arg(&ck)
-            .args(["--steps", "8000"])
-            .arg("--final")
-            .arg(d.join("resumed.csv"))
-            .output()
-            .unwrap();
-        assert!(second.status.success(), "{backend}: {second:?}");
-        assert_eq!(
-            std::fs::read_to_string(d.join("resumed.csv")).unwrap(),
-            csv,
-            "{backend}: the resumed run ends where the whole run ends"
-        );
+        assert_resumes_bit_for_bit(&scene, &d, backend, (3500, 8000), &csv);
     }
 }
 
@@ -342,4 +311,86 @@ fn bad_insert_tables_are_refused_with_their_line() {
         "{region}radius = 0.1\nrate = -2.0\ndensity = 1000.0\n"
     ));
     assert!(e.contains("rate must be positive"), "{e}");
+    let e = bad(&format!(
+        "{region}radius = 0.1\ncount = 3\ndensity = 1000.0\nrestitution = 1.5\n"
+    ));
+    assert!(e.contains("restitution must be in [0, 1]"), "{e}");
+    let e = bad(&format!(
+        "{region}radius = 0.1\ncount = 3\ndensity = 1000.0\ntotal = 0\n"
+    ));
+    assert!(e.contains("total must be at least 1"), "{e}");
+    let e = bad(&format!(
+        "{region}radius = 0.1\ncount = 3\ndensity = 1000.0\naxis = \"x\"\n"
+    ));
+    assert!(e.contains("axis belongs to a cylinder"), "{e}");
+    // Not with periodic boundaries yet.
+    let text = "[simulation]\nperiodic = [true, false, false]\n[domain]\nmin = [0.0, 0.0, 0.0]\n\
+                max = [4.0, 4.0, 4.0]\n[[particle]]\nposition = [1.0, 1.0, 1.0]\nradius = 0.1\n\
+                mass = 1.0\n[[insert]]\nmin = [0.0, 2.0, 0.0]\nmax = [4.0, 3.0, 4.0]\n\
+                radius = 0.1\ncount = 3\ndensity = 1000.0\n";
+    let e = Scene::from_toml_str(text, "periodic")
+        .expect_err("refused")
+        .to_string();
+    assert!(e.contains("do not run with periodic boundaries"), "{e}");
+}
+
+#[test]
+fn fixed_spheres_wait_for_the_next_insertion_once_the_outflow_has_taken_the_rest() {
+    // One fixed sphere; 5 grains inserted at steps 1000 and 2000 (10 in all) fall 0.17 s out
+    // through an outflow checked every 100 steps of 1 ms.
+    let scene = Scene::builder()
+        .dt(1e-3)
+        .steps(4000)
+        .gravity(DVec3::new(0.0, -G, 0.0))
+        .contact(ContactModel::SpringDashpot)
+        .stiffness(1e4)
+        .sphere(Sphere::new(DVec3::new(5.0, 0.0, 0.0), 0.1).fixed(true))
+        .outflow(Outflow::beyond(DVec3::new(0.0, 0.05, 0.0), DVec3::NEG_Y).every(100))
+        .insert(
+            InsertBuilder::new(
+                InsertRegion::Box {
+                    min: DVec3::new(0.0, 0.15, 0.0),
+                    max: DVec3::new(1.0, 0.25, 1.0),
+                },
+                InsertSizes::Fixed(0.01),
+                InsertAmount::Count(5),
+            )
+            .every(1000)
+            .total(10)
+            .density(1000.0),
+        )
+        .build()
+        .unwrap();
+    let mut sim = Simulation::new(&scene, Backend::Cpu, Precision::F64).unwrap();
+    sim.step(1900).unwrap();
+    let d = sim.diagnostics();
+    assert_eq!((d.inserted_spheres, d.removed_spheres), (5, 5));
+    assert_eq!(sim.particles(), 1, "the fixed sphere waits alone");
+    sim.step(100).unwrap();
+    assert_eq!(sim.particles(), 6);
+    assert_eq!(sim.ids(), [0, 6, 7, 8, 9, 10]);
+    // The second five leave too, and no insertion can add more.
+    let e = sim.step(2000).expect_err("nothing left");
+    assert!(e.to_string().contains("no insertion can add more"), "{e}");
+}
+
+#[test]
+fn an_open_runs_csv_reads_back_with_its_ids() {
+    let mut scene = filling(30, 2);
+    scene.outflows =
+        vec![Outflow::of_box(DVec3::new(0.0, -1.0, 0.0), DVec3::new(0.035, 1.0, 1.0)).every(1000)];
+    let mut sim = Simulation::new(&scene, Backend::Cpu, Precision::F32).unwrap();
+    sim.step(2000).unwrap();
+    let snap = sim.snapshot();
+    assert!(
+        snap.id.windows(2).any(|w| w[1] > w[0] + 1),
+        "ids with gaps: {:?}",
+        snap.id
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("open.csv");
+    spheresim::output::write_csv(&path, &snap).unwrap();
+    let back = spheresim::output::read_csv(&path).unwrap();
+    assert_eq!(back.id, snap.id);
+    assert_eq!(back.position, snap.position);
 }

@@ -7,7 +7,6 @@ use common::*;
 use glam::DVec3;
 use spheresim::scene::{BoxContainer, ContactModel, Outflow, Plane, Scene, Sphere};
 use spheresim::{Backend, Precision, Simulation};
-use std::process::Command;
 
 const G: f64 = 9.81;
 
@@ -232,12 +231,6 @@ max = [0.2, 0.03, 1.0]
 every = 500
 "#;
 
-fn cli() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_spheresim"));
-    c.env("XDG_RUNTIME_DIR", std::env::temp_dir());
-    c
-}
-
 #[test]
 fn a_run_reports_what_left_in_its_outputs_and_resumes_bit_for_bit() {
     let dir = tempfile::tempdir().unwrap();
@@ -307,31 +300,7 @@ fn a_run_reports_what_left_in_its_outputs_and_resumes_bit_for_bit() {
         assert_eq!(ids, ["5", "6", "7", "8", "9", "10", "11"], "{backend}");
 
         // Stopped at step 3300 (after the passes at 500 to 3000) and resumed to 6000.
-        let ck = d.join("ck");
-        let first = cli()
-            .arg("run")
-            .arg(&scene)
-            .args(["--backend", backend, "--steps", "3300"])
-            .arg("--checkpoint")
-            .arg(&ck)
-            .output()
-            .unwrap();
-        assert!(first.status.success(), "{backend}: {first:?}");
-        let second = cli()
-            .arg("run")
-            .arg("--resume")
-            .arg(&ck)
-            .args(["--steps", "6000"])
-            .arg("--final")
-            .arg(d.join("resumed.csv"))
-            .output()
-            .unwrap();
-        assert!(second.status.success(), "{backend}: {second:?}");
-        assert_eq!(
-            std::fs::read_to_string(d.join("resumed.csv")).unwrap(),
-            csv,
-            "{backend}: the resumed run ends where the whole run ends"
-        );
+        assert_resumes_bit_for_bit(&scene, &d, backend, (3300, 6000), &csv);
     }
 }
 

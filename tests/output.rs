@@ -194,7 +194,7 @@ fn read_csv_rejects_bad_input_naming_path_and_line() {
         ),
         (
             "order.csv",
-            "id,x,y,z,vx,vy,vz,radius,mass\n0,1,2,3,4,5,6,7,8\n2,1,2,3,4,5,6,7,8\n",
+            "id,x,y,z,vx,vy,vz,radius,mass\n3,1,2,3,4,5,6,7,8\n2,1,2,3,4,5,6,7,8\n",
             3,
             "out of order",
         ),

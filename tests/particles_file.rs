@@ -257,7 +257,10 @@ fn a_bad_row_is_reported_with_the_scene_table_the_csv_and_its_line() {
         ("2,2,0,0,abc,0,0,0.1,1", r#"vx "abc" is not a number"#),
         ("2,2,0,0,0,0,0,0.1", "8 fields, expected 9"),
         ("2,2,0,0,0,0,0,0.1,1,7", "10 fields, expected 9"),
-        ("3,2,0,0,0,0,0,0.1,1", "id 3 out of order, expected 2"),
+        (
+            "1,2,0,0,0,0,0,0.1,1",
+            "id 1 out of order: ids must increase, and the row before has id 1",
+        ),
         (
             "x,2,0,0,0,0,0,0.1,1",
             r#"id "x" is not a non-negative integer"#,

@@ -77,20 +77,7 @@ pub fn start(
 pub fn restart(sim: &mut Simulation, scene: &Scene) -> Result<Simulation, SimError> {
     let (backend, precision) = (sim.backend(), sim.precision());
     let at = sim.diagnostics();
-    let offsets = Offsets {
-        step: at.step,
-        collisions: at.collisions,
-        dissipated: at.dissipated,
-        history_dropped: at.friction_history_dropped,
-        rebuilds: at.neighbour_rebuilds,
-        removed_spheres: at.removed_spheres,
-        removed_mass: at.removed_mass,
-        removed_energy: at.removed_energy,
-        inserted_spheres: at.inserted_spheres,
-        inserted_mass: at.inserted_mass,
-        inserted_energy: at.inserted_energy,
-        insertion_failures: at.insertion_failures,
-    };
+    let offsets = Offsets::of(&at);
     // The engine's public way to start with carried-over counters is a resume of a state; the
     // fresh engine's step-0 state is restored exactly.
     let state = Simulation::new(scene, backend, precision)?.save_state()?;

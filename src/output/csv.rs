@@ -249,7 +249,8 @@ const COLUMNS: [&str; 9] = ["id", "x", "y", "z", "vx", "vy", "vz", "radius", "ma
 /// nine (the angular velocity) and `ix,iy,iz` right after those (the periodic images, integers),
 /// which are read into [`Snapshot::angular_velocity`] and [`Snapshot::image`].
 /// Every other non-blank line must hold as many fields as the header names, and its `id` must be
-/// its row index (0, 1, 2, …). `\r\n` line ends, a UTF-8 byte-order mark and spaces around
+/// above the row before's (0, 1, 2, … in a closed run's files; with gaps once outflows removed
+/// spheres): ids other than the row indices are read into [`Snapshot::id`]. `\r\n` line ends, a UTF-8 byte-order mark and spaces around
 /// fields are accepted. Values are not checked: `NaN` (a blown-up run) and any radius or mass
 /// read back as written; see [`read_csv_checked`] for an initial state. The returned snapshot
 /// has `step = 0` and `time = 0.0`, which the CSV does not record.
@@ -285,6 +286,7 @@ pub fn read_csv_checked(path: &Path) -> Result<Snapshot, OutputError> {
 /// first row's; that the first row's follows the previous piece's is checked when merging.
 #[derive(Default)]
 struct Piece {
+    ids: Vec<u64>,
     position: Vec<DVec3>,
     velocity: Vec<DVec3>,
     angular_velocity: Vec<DVec3>,
@@ -300,8 +302,13 @@ struct Piece {
 enum PieceError {
     /// The line is malformed or breaks a rule; the reason.
     Line(String),
-    /// The row's `id` is not its first row's plus `offset` (the row's index in the piece).
-    Id { id: usize, offset: usize },
+    /// The row's `id` is not above the id of the row before it, `before`.
+    Id { id: usize, before: usize },
+}
+
+/// The reason of a row whose `id` does not increase.
+fn out_of_order(id: usize, before: usize) -> String {
+    format!("id {id} out of order: ids must increase, and the row before has id {before}")
 }
 
 fn read(path: &Path, checked: bool) -> Result<Snapshot, OutputError> {
@@ -359,16 +366,16 @@ fn read(path: &Path, checked: bool) -> Result<Snapshot, OutputError> {
         }
         let ncols = columns.unwrap_or(COLUMNS.len());
         for piece in parse_batch(batch, ncols, (spin, image), checked) {
-            if let Some((id, line)) = piece.first {
-                let expected = snap.len();
-                if id != expected {
+            if let (Some((id, line)), Some(&before)) = (piece.first, snap.id.last()) {
+                if id as u64 <= before {
                     return Err(OutputError::parse(
                         path,
                         lines_done + line + 1,
-                        format!("id {id} out of order, expected {expected}"),
+                        out_of_order(id, before as usize),
                     ));
                 }
             }
+            snap.id.extend_from_slice(&piece.ids);
             snap.position.extend_from_slice(&piece.position);
             snap.velocity.extend_from_slice(&piece.velocity);
             snap.angular_velocity
@@ -379,11 +386,7 @@ fn read(path: &Path, checked: bool) -> Result<Snapshot, OutputError> {
             if let Some((line, error)) = piece.error {
                 let reason = match error {
                     PieceError::Line(reason) => reason,
-                    // The piece's first id was right: it is where the piece's rows start.
-                    PieceError::Id { id, offset } => {
-                        let expected = snap.len() - piece.position.len() + offset;
-                        format!("id {id} out of order, expected {expected}")
-                    }
+                    PieceError::Id { id, before } => out_of_order(id, before),
                 };
                 return Err(OutputError::parse(path, lines_done + line + 1, reason));
             }
@@ -400,6 +403,10 @@ fn read(path: &Path, checked: bool) -> Result<Snapshot, OutputError> {
             snap.mass.reserve(extra);
         }
         buf.drain(..end);
+    }
+    // Ids 0, 1, 2, … (every file of a closed run) are the rows' indices: `Snapshot::id` empty.
+    if snap.id.iter().enumerate().all(|(i, &id)| id == i as u64) {
+        snap.id = Vec::new();
     }
     Ok(snap)
 }
@@ -513,15 +520,16 @@ fn parse_piece(piece: &[u8], ncols: usize, extra: (bool, bool), checked: bool) -
             }
         };
         let (id, [x, y, z, vx, vy, vz, r, m], w, image) = row;
-        let k = out.position.len();
-        match out.first {
-            None => out.first = Some((id, index)),
-            Some((first, _)) if first.checked_add(k) != Some(id) => {
-                out.error = Some((index, PieceError::Id { id, offset: k }));
+        match (out.first, out.ids.last()) {
+            (None, _) => out.first = Some((id, index)),
+            (Some(_), Some(&before)) if id as u64 <= before => {
+                let before = before as usize;
+                out.error = Some((index, PieceError::Id { id, before }));
                 return out;
             }
-            Some(_) => {}
+            _ => {}
         }
+        out.ids.push(id as u64);
         out.position.push(DVec3::new(x, y, z));
         out.velocity.push(DVec3::new(vx, vy, vz));
         out.radius.push(r);
@@ -820,9 +828,9 @@ mod tests {
         assert!(pieces.len() > 2, "{} pieces", pieces.len());
         let at_boundary = pieces[0].position.len() + pieces[1].position.len();
         for row in [at_boundary, at_boundary + 1] {
-            assert_eq!((row + 1).to_string().len(), row.to_string().len());
+            assert_eq!((row - 1).to_string().len(), row.to_string().len());
             let mut lines = body.clone();
-            lines[row] = lines[row].replacen(&format!("{row},"), &format!("{},", row + 1), 1);
+            lines[row] = lines[row].replacen(&format!("{row},"), &format!("{},", row - 1), 1);
             let path = write(
                 dir.path(),
                 "ids.csv",
@@ -832,10 +840,29 @@ mod tests {
                 parse_line(&path, true),
                 (
                     row + 2,
-                    format!("id {} out of order, expected {row}", row + 1)
+                    format!(
+                        "id {} out of order: ids must increase, and the row before has id {}",
+                        row - 1,
+                        row - 1
+                    )
                 )
             );
         }
+        // Ids with gaps (an open system's survivors), across piece boundaries, are read.
+        let gaps: Vec<String> = (0..n)
+            .map(|i| format!("{},{},0.5,-2.25,0,0,1e-3,0.01,1", 3 * i + 7, i as f64 * 0.1))
+            .collect();
+        let path = write(
+            dir.path(),
+            "gaps.csv",
+            &format!("{}\n{}\n", COLUMNS.join(","), gaps.join("\n")),
+        );
+        let snap = read_csv(&path).unwrap();
+        assert_eq!(
+            snap.id,
+            (0..n as u64).map(|i| 3 * i + 7).collect::<Vec<_>>()
+        );
+        assert_eq!(snap.len(), n);
         let header = COLUMNS.join(",");
         let mut bytes = format!("{header}\n0,1,2,3,4,5,6,7,8\n1,1,2,3,4,5,6,7,8,").into_bytes();
         bytes.extend_from_slice(b"\xff\n");

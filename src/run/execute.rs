@@ -6,7 +6,7 @@ use super::{RunOptions, RunReport};
 use crate::checkpoint::{Checkpoint, Checkpointer, Reason, RunState};
 use crate::naming::Setting;
 use crate::output::{self, RunStats, SeriesWriter, SnapshotFormat};
-use crate::scene::fmt_num;
+use crate::scene::{SceneInput, fmt_num};
 use crate::{Backend, Diagnostics, Precision, Scene, Simulation, StepStats};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -182,8 +182,12 @@ impl<'a> SimRun<'a> {
         let setup = Instant::now();
         let (sim, resume_notice) = match &resume {
             Some((ckpt, _)) => {
+                let input = match ckpt.open {
+                    Some(_) => scene.checked_mid_run(),
+                    None => scene.into_checked_scene()?,
+                };
                 let (mut sim, notice) = Simulation::resume(
-                    scene,
+                    input,
                     &ckpt.engine,
                     ckpt.offsets,
                     &ckpt.diagnostics,

@@ -1528,6 +1528,11 @@ impl Builder {
                 Some(other) => Err(format!("axis must be \"x\", \"y\" or \"z\", got {other:?}")),
             };
             let region = match (t.min, t.max, t.base, t.cylinder_radius, t.height) {
+                (Some(_), Some(_), None, None, None) if t.axis.is_some() => Err(
+                    "axis belongs to a cylinder region (base, cylinder_radius, height), \
+                         not to a box"
+                        .to_string(),
+                ),
                 (Some(min), Some(max), None, None, None) => Ok(InsertRegion::Box {
                     min: v3(min),
                     max: v3(max),

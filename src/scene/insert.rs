@@ -17,6 +17,10 @@ pub const DEFAULT_INSERT_EVERY: u64 = 1000;
 /// Random positions tried for one new sphere before it counts as not placed.
 pub const INSERT_ATTEMPTS: u32 = 100;
 
+/// Spheres in a row that find no place before a pass gives up on the rest (counted as not
+/// placed): the region is full.
+pub const GIVE_UP_AFTER: u64 = 20;
+
 /// Where an [`Insert`] places spheres: each new sphere lies wholly inside it.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum InsertRegion {
@@ -206,6 +210,15 @@ impl Insert {
         if let Some(p) = finite("velocity", self.velocity) {
             return Some(p);
         }
+        if !(0.0..=1.0).contains(&self.restitution) {
+            return Some(format!(
+                "restitution must be in [0, 1], got {}",
+                self.restitution
+            ));
+        }
+        if self.total == Some(0) {
+            return Some("total must be at least 1 sphere, got 0".into());
+        }
         if !(self.density > 0.0 && self.density.is_finite()) {
             return Some(format!(
                 "density must be positive and finite (give `density`, or a `material` with \
@@ -289,7 +302,8 @@ impl Insert {
         }
     }
 
-    /// The spheres pass `pass` (1, 2, … at steps `every`, `2 every`, …) makes, at `dt` s a
+    /// The spheres pass `pass` (1, 2, … at steps `every`, `2 every`, …) of the scene's insertion
+    /// `index` makes, at `dt` s a
     /// step, given the spheres now present (`existing`: centres and radii, m), the planes
     /// (point, unit normal) and containers (centre, radius) that new spheres must not touch,
     /// the periodic box (`periodic`, the axes and `min`, `max`) and `owed`, the fraction of a
@@ -298,6 +312,7 @@ impl Insert {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn place(
         &self,
+        index: usize,
         pass: u64,
         dt: f64,
         existing: (&[DVec3], &[f64]),
@@ -306,7 +321,12 @@ impl Insert {
         owed: &mut f64,
         made: u64,
     ) -> Placed {
-        let mut rng = Pcg64::seed_from_u64(self.seed ^ pass.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        // Odd multipliers keep (seed, pass, index) apart: two insertions of one seed differ.
+        let mut rng = Pcg64::seed_from_u64(
+            self.seed
+                ^ pass.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                ^ (index as u64).wrapping_mul(0xd1b5_4a32_d192_ed03),
+        );
         let span = self.every as f64 * dt;
         let left = self.total.map_or(u64::MAX, |t| t.saturating_sub(made));
         let (lo, hi) = self.region.bounds();
@@ -317,12 +337,17 @@ impl Insert {
         let mut grid: std::collections::HashMap<glam::IVec3, Vec<(DVec3, f64)>> =
             std::collections::HashMap::new();
         let (xs, rs) = existing;
-        let mut far = 0.0f64;
+        // Spheres larger than a cell (obstacles) are tested one by one: in the grid they would
+        // widen every search.
+        let mut big: Vec<(DVec3, f64)> = Vec::new();
         for (&x, &r) in xs.iter().zip(rs) {
             let m = r + reach;
             if x.cmpge(lo - DVec3::splat(m)).all() && x.cmple(hi + DVec3::splat(m)).all() {
-                grid.entry(key(x)).or_default().push((x, r));
-                far = far.max(r);
+                if r > cell {
+                    big.push((x, r));
+                } else {
+                    grid.entry(key(x)).or_default().push((x, r));
+                }
             }
         }
         let mut spheres = Vec::new();
@@ -339,6 +364,7 @@ impl Insert {
             InsertAmount::MassRate(m) => mass_due = *owed + m * span,
         }
         let mut made_mass = 0.0;
+        let mut streak = 0;
         loop {
             let more = match self.amount {
                 InsertAmount::MassRate(_) => made_mass < mass_due,
@@ -359,9 +385,12 @@ impl Insert {
                 {
                     continue;
                 }
-                // Cells within r + the largest radius near the region.
+                if big.iter().any(|&(y, ry)| (x - y).length() < r + ry) {
+                    continue;
+                }
+                // Cells within r + a cell (the grid's largest radius): at most two each way.
                 let k = key(x);
-                let span = ((r + far.max(self.sizes.largest())) / cell).ceil() as i32;
+                let span = ((r + cell) / cell).ceil() as i32;
                 let mut clear = true;
                 'cells: for i in -span..=span {
                     for j in -span..=span {
@@ -382,8 +411,8 @@ impl Insert {
             }
             match found {
                 Some(x) => {
+                    streak = 0;
                     grid.entry(key(x)).or_default().push((x, r));
-                    far = far.max(r);
                     made_mass += mass;
                     spheres.push(Sphere {
                         position: x,
@@ -400,9 +429,23 @@ impl Insert {
                 }
                 None => {
                     failed += 1;
+                    streak += 1;
                     if matches!(self.amount, InsertAmount::MassRate(_)) {
                         // Counted as if placed, so that a full region does not loop forever.
                         made_mass += mass;
+                    }
+                    if streak == GIVE_UP_AFTER {
+                        // The region is full: what is left of the pass is not placed either.
+                        match self.amount {
+                            InsertAmount::MassRate(_) => made_mass = mass_due,
+                            _ => {
+                                let placed = spheres.len() as u64;
+                                failed += count_due
+                                    .saturating_sub(placed + failed)
+                                    .min(left.saturating_sub(placed));
+                            }
+                        }
+                        break;
                     }
                 }
             }
@@ -559,7 +602,7 @@ mod tests {
         let old = [DVec3::new(0.0, 0.1, 0.0)];
         let plane = [(DVec3::new(0.0, 0.05, 0.0), DVec3::Y)];
         let mut owed = 0.0;
-        let p = ins.place(1, 1e-3, (&old, &[0.05]), &plane, &[], &mut owed, 0);
+        let p = ins.place(0, 1, 1e-3, (&old, &[0.05]), &plane, &[], &mut owed, 0);
         assert!(p.spheres.len() > 100, "{} placed", p.spheres.len());
         assert_eq!(p.spheres.len() as u64 + p.failed, 200);
         for (i, a) in p.spheres.iter().enumerate() {
@@ -574,9 +617,9 @@ mod tests {
             assert_eq!(a.mass, 1000.0 * sphere_volume(a.radius));
         }
         // The same pass draws the same spheres; another pass others.
-        let again = ins.place(1, 1e-3, (&old, &[0.05]), &plane, &[], &mut 0.0, 0);
+        let again = ins.place(0, 1, 1e-3, (&old, &[0.05]), &plane, &[], &mut 0.0, 0);
         assert_eq!(again.spheres, p.spheres);
-        let next = ins.place(2, 1e-3, (&old, &[0.05]), &plane, &[], &mut 0.0, 0);
+        let next = ins.place(0, 2, 1e-3, (&old, &[0.05]), &plane, &[], &mut 0.0, 0);
         assert_ne!(next.spheres, p.spheres);
     }
 
@@ -591,7 +634,7 @@ mod tests {
         let mut owed = 0.0;
         let counts: Vec<usize> = (1..=4)
             .map(|k| {
-                ins.place(k, 1e-3, (&[], &[]), &[], &[], &mut owed, 0)
+                ins.place(0, k, 1e-3, (&[], &[]), &[], &[], &mut owed, 0)
                     .spheres
                     .len()
             })
@@ -601,12 +644,12 @@ mod tests {
             total: Some(5),
             ..insert(region, InsertAmount::Count(4))
         };
-        let p = capped.place(2, 1e-3, (&[], &[]), &[], &[], &mut 0.0, 3);
+        let p = capped.place(0, 2, 1e-3, (&[], &[]), &[], &[], &mut 0.0, 3);
         assert_eq!(p.spheres.len(), 2);
         // 1 kg/s over 0.1 s: spheres until their mass reaches 0.1 kg.
         let by_mass = insert(region, InsertAmount::MassRate(1.0));
         let mut owed = 0.0;
-        let p = by_mass.place(1, 1e-3, (&[], &[]), &[], &[], &mut owed, 0);
+        let p = by_mass.place(0, 1, 1e-3, (&[], &[]), &[], &[], &mut owed, 0);
         let m: f64 = p.spheres.iter().map(|s| s.mass).sum();
         assert!(m >= 0.1 && m - 0.1 < 1000.0 * sphere_volume(0.02));
         assert!((owed - (0.1 - m)).abs() < 1e-15);

@@ -170,3 +170,48 @@ pub fn start_endless_run(extra: &[&str]) -> std::process::Child {
     child.stderr = Some(err.into_inner());
     child
 }
+
+/// `spheresim` with lavapipe's `XDG_RUNTIME_DIR` warning silenced.
+pub fn cli() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_spheresim"));
+    c.env("XDG_RUNTIME_DIR", std::env::temp_dir());
+    c
+}
+
+/// Runs `scene` (a file) on `backend` to step `stop` with checkpoints in `dir/ck`, resumes the
+/// newest to step `end`, and asserts that its final CSV is `whole` (the uninterrupted run's)
+/// to the byte.
+pub fn assert_resumes_bit_for_bit(
+    scene: &std::path::Path,
+    dir: &std::path::Path,
+    backend: &str,
+    (stop, end): (u64, u64),
+    whole: &str,
+) {
+    let ck = dir.join("ck");
+    let first = cli()
+        .arg("run")
+        .arg(scene)
+        .args(["--backend", backend, "--steps", &stop.to_string()])
+        .arg("--checkpoint")
+        .arg(&ck)
+        .output()
+        .unwrap();
+    assert!(first.status.success(), "{backend}: {first:?}");
+    let resumed = dir.join("resumed.csv");
+    let second = cli()
+        .arg("run")
+        .arg("--resume")
+        .arg(&ck)
+        .args(["--steps", &end.to_string()])
+        .arg("--final")
+        .arg(&resumed)
+        .output()
+        .unwrap();
+    assert!(second.status.success(), "{backend}: {second:?}");
+    assert_eq!(
+        std::fs::read_to_string(&resumed).unwrap(),
+        whole,
+        "{backend}: the resumed run ends where the whole run ends"
+    );
+}
