@@ -704,6 +704,41 @@ impl Checkpoint {
         self.engine.check_ids(scene.spheres.len()).map_err(unusable)
     }
 
+    /// The simulation this checkpoint continues, on `scene` (its own, perhaps with another
+    /// `steps`) and `backend` in `precision` ([`crate::Simulation::resume`]), with the open
+    /// system's ids and insertion progress restored. Call [`Checkpoint::check`] first.
+    ///
+    /// # Errors
+    /// As [`crate::Simulation::resume`], and [`crate::SimError::Unavailable`] when the open
+    /// state does not fit the scene.
+    pub fn resume_simulation(
+        &self,
+        scene: &Scene,
+        backend: Backend,
+        precision: Precision,
+        gpu: crate::gpu::GpuOptions,
+    ) -> Result<(crate::Simulation, Option<String>), crate::SimError> {
+        use crate::scene::SceneInput;
+        let input = match self.open {
+            // The scene the last pass left: checked when the run began.
+            Some(_) => scene.checked_mid_run(),
+            None => scene.into_checked_scene()?,
+        };
+        let (mut sim, notice) = crate::Simulation::resume(
+            input,
+            &self.engine,
+            self.offsets,
+            &self.diagnostics,
+            backend,
+            precision,
+            gpu,
+        )?;
+        if let Some(open) = &self.open {
+            sim.restore_open_state(open)?;
+        }
+        Ok((sim, notice))
+    }
+
     /// Writes the checkpoint to `path` atomically; returns its size, bytes.
     ///
     /// # Errors

@@ -48,28 +48,20 @@ pub fn check(
 /// A simulation of a checked `scene`.
 ///
 /// # Errors
-/// As [`Simulation::new`], and [`SimError::Unavailable`] for a scene with outflows, whose
-/// sphere count changes under the arrays and setters this package keeps.
+/// As [`Simulation::new`].
 pub fn start(
     scene: &Scene,
     backend: Backend,
     precision: Precision,
 ) -> Result<Simulation, SimError> {
-    if !scene.outflows.is_empty() || !scene.inserts.is_empty() {
-        return Err(SimError::Unavailable {
-            backend,
-            reason: "the Python package does not run scenes with `[[outflow]]` or `[[insert]]` yet; run them \
-                     with `spheresim run`"
-                .to_string(),
-        });
-    }
     Simulation::new(scene, backend, precision)
 }
 
 /// A simulation that continues `sim` from `scene`, a checked scene holding the state to go on
 /// from (new positions or velocities): a fresh engine on the same backend and precision, with
 /// the step count, time, collisions, dissipated energy and rebuild count carried over.
-/// Friction history and orientations start afresh (as on a resume on another backend).
+/// Friction history and orientations start afresh (as on a resume on another backend); an
+/// open system's ids and insertion progress carry over.
 ///
 /// # Errors
 /// As [`Simulation::new`]; [`SimError::Unavailable`] on the event-driven solver, which has no
@@ -77,6 +69,7 @@ pub fn start(
 pub fn restart(sim: &mut Simulation, scene: &Scene) -> Result<Simulation, SimError> {
     let (backend, precision) = (sim.backend(), sim.precision());
     let at = sim.diagnostics();
+    let old_open = sim.open_state().cloned();
     let offsets = Offsets::of(&at);
     // The engine's public way to start with carried-over counters is a resume of a state; the
     // fresh engine's step-0 state is restored exactly.
@@ -90,6 +83,11 @@ pub fn restart(sim: &mut Simulation, scene: &Scene) -> Result<Simulation, SimErr
         precision,
         Default::default(),
     )?;
+    let mut sim = sim;
+    // An open system keeps its ids and its insertions' progress across the restart.
+    if let Some(open) = old_open {
+        sim.restore_open_state(&open)?;
+    }
     Ok(sim)
 }
 
@@ -109,14 +107,13 @@ pub fn checkpoint(
         reason: Reason::Periodic,
         step: sim.steps_done(),
         time: sim.time(),
-        scene: scene.clone(),
+        scene: sim.open_scene().unwrap_or(scene).clone(),
         backend: sim.backend(),
         precision: sim.precision(),
         adapter: sim.adapter(),
         engine: sim.save_state()?,
         offsets: sim.offsets(),
-        // The package refuses scenes with outflows and insertions (`start`).
-        open: None,
+        open: sim.open_state().cloned(),
         diagnostics: sim.diagnostics(),
         run: RunState {
             initial,
@@ -143,8 +140,7 @@ pub struct Resumed {
 /// Resumes the checkpoint file `path` on `backend` in `precision` (`None`: the checkpoint's).
 ///
 /// # Errors
-/// As [`Checkpoint::read`] and [`Checkpoint::check`]; as [`Simulation::resume`]; a checkpoint
-/// of a scene with outflows (as [`start`]).
+/// As [`Checkpoint::read`] and [`Checkpoint::check`]; as [`Checkpoint::resume_simulation`].
 pub fn resume(
     path: &Path,
     backend: Option<Backend>,
@@ -152,19 +148,8 @@ pub fn resume(
 ) -> Result<Resumed, Failure> {
     let ckpt = Checkpoint::read(path)?;
     ckpt.check(&ckpt.scene, path)?;
-    if !ckpt.scene.outflows.is_empty() || !ckpt.scene.inserts.is_empty() {
-        return Err(Failure::Sim(SimError::Unavailable {
-            backend: ckpt.backend,
-            reason: "the Python package does not run scenes with `[[outflow]]` or `[[insert]]` yet; resume \
-                     the checkpoint with `spheresim run --resume`"
-                .to_string(),
-        }));
-    }
-    let (sim, notice) = Simulation::resume(
+    let (sim, notice) = ckpt.resume_simulation(
         &ckpt.scene,
-        &ckpt.engine,
-        ckpt.offsets,
-        &ckpt.diagnostics,
         backend.unwrap_or(ckpt.backend),
         precision.unwrap_or(ckpt.precision),
         Default::default(),

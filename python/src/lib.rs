@@ -535,6 +535,11 @@ impl State {
         self.sim.precision() == Precision::F32
     }
 
+    /// The scene as it runs now: with outflows or insertions, the one the last pass left.
+    fn current_scene(&self) -> &Scene {
+        self.sim.open_scene().unwrap_or(&self.scene)
+    }
+
     /// Continues from `scene` (a copy of the current one with new positions or velocities),
     /// after the checks every scene gets.
     fn restart(&mut self, py: Python<'_>, mut scene: Scene, spin: &[DVec3]) -> PyResult<()> {
@@ -697,13 +702,22 @@ impl PySimulation {
         self.lock().notice.clone()
     }
 
-    /// A copy of the scene this simulation runs (with any state set on it since).
+    /// A copy of the scene this simulation runs (with any state set on it since; with outflows
+    /// or insertions, the spheres present at the last pass).
     #[getter]
     fn scene(&self) -> PyScene {
         PyScene {
-            scene: self.lock().scene.clone(),
+            scene: self.lock().current_scene().clone(),
             origins: None,
         }
+    }
+
+    /// Each sphere's id, (N,), uint64, in the order of the state arrays: `0, 1, …, N − 1`
+    /// unless outflows removed spheres or insertions added some; a sphere keeps its id for
+    /// the whole run (docs/open-systems.md).
+    #[getter]
+    fn ids<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.lock().sim.ids().into_pyarray(py).into_any()
     }
 
     /// Centres, (N, 3), m. Setting them (an (N, 3) array) restarts the engine from the new
@@ -719,9 +733,9 @@ impl PySimulation {
     #[setter]
     fn set_positions(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut st = self.lock();
-        let x = read_vec3("positions", value, Some(st.scene.spheres.len()))?;
+        let x = read_vec3("positions", value, Some(st.sim.particles()))?;
         let snap = st.snapshot().clone();
-        let mut scene = st.scene.clone();
+        let mut scene = st.current_scene().clone();
         for ((s, x), v) in scene.spheres.iter_mut().zip(x).zip(&snap.velocity) {
             s.position = x;
             s.velocity = *v;
@@ -740,9 +754,9 @@ impl PySimulation {
     #[setter]
     fn set_velocities(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut st = self.lock();
-        let v = read_vec3("velocities", value, Some(st.scene.spheres.len()))?;
+        let v = read_vec3("velocities", value, Some(st.sim.particles()))?;
         let snap = st.snapshot().clone();
-        let mut scene = st.scene.clone();
+        let mut scene = st.current_scene().clone();
         for ((s, v), x) in scene.spheres.iter_mut().zip(v).zip(&snap.position) {
             s.position = *x;
             s.velocity = v;
@@ -836,6 +850,13 @@ impl PySimulation {
         out.set_item("momentum_magnitude_sum", d.momentum_magnitude_sum)?;
         out.set_item("friction_history_dropped", d.friction_history_dropped)?;
         out.set_item("neighbour_rebuilds", d.neighbour_rebuilds)?;
+        out.set_item("removed_spheres", d.removed_spheres)?;
+        out.set_item("removed_mass", d.removed_mass)?;
+        out.set_item("removed_energy", d.removed_energy)?;
+        out.set_item("inserted_spheres", d.inserted_spheres)?;
+        out.set_item("inserted_mass", d.inserted_mass)?;
+        out.set_item("inserted_energy", d.inserted_energy)?;
+        out.set_item("insertion_failures", d.insertion_failures)?;
         Ok(out)
     }
 

@@ -6,7 +6,7 @@ use super::{RunOptions, RunReport};
 use crate::checkpoint::{Checkpoint, Checkpointer, Reason, RunState};
 use crate::naming::Setting;
 use crate::output::{self, RunStats, SeriesWriter, SnapshotFormat};
-use crate::scene::{SceneInput, fmt_num};
+use crate::scene::fmt_num;
 use crate::{Backend, Diagnostics, Precision, Scene, Simulation, StepStats};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -182,23 +182,7 @@ impl<'a> SimRun<'a> {
         let setup = Instant::now();
         let (sim, resume_notice) = match &resume {
             Some((ckpt, _)) => {
-                let input = match ckpt.open {
-                    Some(_) => scene.checked_mid_run(),
-                    None => scene.into_checked_scene()?,
-                };
-                let (mut sim, notice) = Simulation::resume(
-                    input,
-                    &ckpt.engine,
-                    ckpt.offsets,
-                    &ckpt.diagnostics,
-                    opts.backend,
-                    opts.precision,
-                    Default::default(),
-                )?;
-                if let Some(open) = &ckpt.open {
-                    sim.restore_open_state(open)?;
-                }
-                (sim, notice)
+                ckpt.resume_simulation(scene, opts.backend, opts.precision, Default::default())?
             }
             None => (Simulation::new(scene, opts.backend, opts.precision)?, None),
         };

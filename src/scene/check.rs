@@ -608,7 +608,6 @@ impl Scene {
     /// or insertions), taken as checked: it passed the checks when the run began, and since
     /// then its spheres moved (a sphere pressed into a container's wall may be deeper than the
     /// check allows) and outflows changed its sizes, as the running backend already took.
-    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     pub(crate) fn checked_mid_run(&self) -> CheckedScene<'_> {
         CheckedScene(Cow::Borrowed(self))
     }
