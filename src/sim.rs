@@ -8,7 +8,7 @@ use crate::gpu::GpuOptions;
 #[cfg(feature = "gpu")]
 use crate::gpu::{GpuBackend, GpuError};
 use crate::naming::Setting;
-use crate::scene::{SceneError, SceneInput};
+use crate::scene::{SceneError, SceneInput, Sphere};
 use crate::{Diagnostics, Precision, Scene, Snapshot};
 
 /// Which engine steps the scene (`--backend`).
@@ -307,6 +307,59 @@ struct OpenSystem {
     state: OpenState,
     precision: Precision,
     gpu: GpuOptions,
+}
+
+impl OpenSystem {
+    /// The spheres the insertions due at step `done` place among those of `snap` that do not
+    /// leave (`leaves`), and how many found no place; each insertion's progress moves on.
+    fn place_due(&mut self, done: u64, snap: &Snapshot, leaves: &[bool]) -> (Vec<Sphere>, u64) {
+        // The spheres that stay, then each new one: where the next may not go.
+        let (mut xs, mut rs): (Vec<_>, Vec<_>) = leaves
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| !**l)
+            .map(|(i, _)| (snap.position[i], snap.radius[i]))
+            .unzip();
+        let scene = &self.scene;
+        let planes: Vec<_> = scene.planes.iter().map(|p| (p.point, p.normal)).collect();
+        let containers: Vec<_> = scene
+            .containers
+            .iter()
+            .map(|c| (c.center, c.radius))
+            .collect();
+        let (mut added, mut failed) = (Vec::new(), 0);
+        for (k, ins) in scene.inserts.iter().enumerate() {
+            if !done.is_multiple_of(ins.every) {
+                continue;
+            }
+            let progress = &mut self.state.inserts[k];
+            let placed = ins.place(
+                k,
+                done / ins.every,
+                scene.sim.dt,
+                (&xs, &rs),
+                &planes,
+                &containers,
+                &mut progress.owed,
+                progress.made,
+            );
+            progress.made += placed.spheres.len() as u64;
+            failed += placed.failed;
+            xs.extend(placed.spheres.iter().map(|s| s.position));
+            rs.extend(placed.spheres.iter().map(|s| s.radius));
+            added.extend(placed.spheres);
+        }
+        (added, failed)
+    }
+
+    /// True when some insertion has not reached its `total`.
+    fn can_refill(&self) -> bool {
+        self.scene
+            .inserts
+            .iter()
+            .zip(&self.state.inserts)
+            .any(|(i, p)| i.total.is_none_or(|t| p.made < t))
+    }
 }
 
 /// The bookkeeping of a run with outflows or insertions that a checkpoint keeps
@@ -695,48 +748,11 @@ impl Simulation {
             .map(|(s, &x)| !s.fixed && outflows.iter().any(|f| f.takes(x)))
             .collect();
         let gone = leaves.iter().filter(|&&l| l).count();
-        // The spheres that stay, and where the new ones may not go.
-        let (mut xs, mut rs) = (Vec::new(), Vec::new());
-        if inserting {
-            for (i, &l) in leaves.iter().enumerate() {
-                if !l {
-                    xs.push(snap.position[i]);
-                    rs.push(snap.radius[i]);
-                }
-            }
-        }
-        let scene = &open.scene;
-        let planes: Vec<_> = scene.planes.iter().map(|p| (p.point, p.normal)).collect();
-        let containers: Vec<_> = scene
-            .containers
-            .iter()
-            .map(|c| (c.center, c.radius))
-            .collect();
-        let mut added = Vec::new();
-        let mut failed = 0;
-        for (k, ins) in scene.inserts.iter().enumerate() {
-            if !done.is_multiple_of(ins.every) {
-                continue;
-            }
-            let progress = &mut open.state.inserts[k];
-            let placed = ins.place(
-                k,
-                done / ins.every,
-                scene.sim.dt,
-                (&xs, &rs),
-                &planes,
-                &containers,
-                &mut progress.owed,
-                progress.made,
-            );
-            progress.made += placed.spheres.len() as u64;
-            failed += placed.failed;
-            for s in &placed.spheres {
-                xs.push(s.position);
-                rs.push(s.radius);
-            }
-            added.extend(placed.spheres);
-        }
+        let (added, failed) = if inserting {
+            open.place_due(done, &snap, &leaves)
+        } else {
+            (Vec::new(), 0)
+        };
         self.base.insertion_failures += failed;
         if gone == 0 && added.is_empty() {
             return Ok(());
@@ -752,13 +768,7 @@ impl Simulation {
             .filter(|(s, l)| !s.fixed && !**l)
             .count()
             + added.len();
-        let refill = open
-            .scene
-            .inserts
-            .iter()
-            .zip(&open.state.inserts)
-            .any(|(i, p)| i.total.is_none_or(|t| p.made < t));
-        if stay == 0 || (moving == 0 && !refill) {
+        if stay == 0 || (moving == 0 && !open.can_refill()) {
             return Err(SimError::Unavailable {
                 backend: self.backend,
                 reason: format!(

@@ -228,22 +228,7 @@ fn a_filling_draining_silo_reports_both_and_resumes_bit_for_bit() {
     }
     for backend in backends {
         let d = dir.path().join(backend);
-        std::fs::create_dir_all(&d).unwrap();
-        let whole = cli()
-            .arg("run")
-            .arg(&scene)
-            .args(["--backend", backend])
-            .arg("--final")
-            .arg(d.join("whole.csv"))
-            .arg("--stats-json")
-            .arg(d.join("stats.json"))
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&whole.stderr).to_string()
-            + &String::from_utf8_lossy(&whole.stdout);
-        assert!(whole.status.success(), "{backend}: {text}");
-        let stats: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(d.join("stats.json")).unwrap()).unwrap();
+        let (text, stats) = run_scene_file(&scene, &d, backend, &[]);
         // 3000 spheres/s over 1000 steps of 20 µs: 60 a pass, 200 in all.
         assert_eq!(stats["inserted_spheres"], 200, "{backend}: {text}");
         assert_eq!(stats["insertion_failures"], 0, "{backend}");

@@ -242,28 +242,13 @@ fn a_run_reports_what_left_in_its_outputs_and_resumes_bit_for_bit() {
     }
     for backend in backends {
         let d = dir.path().join(backend);
-        std::fs::create_dir_all(&d).unwrap();
-        let out = cli()
-            .arg("run")
-            .arg(&scene)
-            .args(["--backend", backend, "--every", "1000"])
-            .arg("--output")
-            .arg(d.join("out"))
-            .arg("--final")
-            .arg(d.join("whole.csv"))
-            .arg("--stats-json")
-            .arg(d.join("stats.json"))
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stderr).to_string()
-            + &String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{backend}: {text}");
+        let out = d.join("out");
+        let extra = ["--every", "1000", "--output", out.to_str().unwrap()];
+        let (text, stats) = run_scene_file(&scene, &d, backend, &extra);
         assert!(
             text.contains("open system: 5 spheres removed"),
             "{backend}: the summary says what left: {text}"
         );
-        let stats: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(d.join("stats.json")).unwrap()).unwrap();
         assert_eq!(stats["removed_spheres"], 5, "{backend}");
         assert_eq!(
             stats["particles"], 12,

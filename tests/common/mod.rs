@@ -180,7 +180,9 @@ pub fn cli() -> std::process::Command {
 
 /// Runs `scene` (a file) on `backend` to step `stop` with checkpoints in `dir/ck`, resumes the
 /// newest to step `end`, and asserts that its final CSV is `whole` (the uninterrupted run's)
-/// to the byte.
+/// to the byte. The contract: a resume on the checkpoint's own backend and adapter continues
+/// bit for bit, on a software adapter and on hardware alike (the hardware contract keeps
+/// run-to-run identity; docs/long-runs.md).
 pub fn assert_resumes_bit_for_bit(
     scene: &std::path::Path,
     dir: &std::path::Path,
@@ -214,4 +216,32 @@ pub fn assert_resumes_bit_for_bit(
         whole,
         "{backend}: the resumed run ends where the whole run ends"
     );
+}
+
+/// Runs `scene` (a file) on `backend` with `extra` arguments, writing `dir/whole.csv` and
+/// `dir/stats.json`; asserts that it succeeds and returns its output (standard error, then
+/// standard output) and its stats.
+pub fn run_scene_file(
+    scene: &std::path::Path,
+    dir: &std::path::Path,
+    backend: &str,
+    extra: &[&str],
+) -> (String, serde_json::Value) {
+    std::fs::create_dir_all(dir).unwrap();
+    let out = cli()
+        .arg("run")
+        .arg(scene)
+        .args(["--backend", backend])
+        .args(extra)
+        .arg("--final")
+        .arg(dir.join("whole.csv"))
+        .arg("--stats-json")
+        .arg(dir.join("stats.json"))
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{backend}: {text}");
+    let stats = std::fs::read_to_string(dir.join("stats.json")).unwrap();
+    (text, serde_json::from_str(&stats).unwrap())
 }
