@@ -340,6 +340,7 @@ impl OpenSystem {
                 (&xs, &rs),
                 &planes,
                 &containers,
+                &scene.sim.periodic,
                 &mut progress.owed,
                 progress.made,
             );

@@ -1,7 +1,8 @@
 //! Insertion (`[[insert]]`): new spheres go where they overlap nothing, as many as asked (or
 //! counted as not placed), with new ids; the ledger books what they bring; the CPU and
 //! lavapipe insert the same spheres; a checkpoint of a filling, draining silo resumes bit for
-//! bit; bad tables are refused with their line.
+//! bit; bad tables are refused with their line; in a periodic chute new spheres clear every
+//! image, wrap into the box and keep their images through checkpoints.
 
 mod common;
 use common::*;
@@ -308,15 +309,25 @@ fn bad_insert_tables_are_refused_with_their_line() {
         "{region}radius = 0.1\ncount = 3\ndensity = 1000.0\naxis = \"x\"\n"
     ));
     assert!(e.contains("axis belongs to a cylinder"), "{e}");
-    // Not with periodic boundaries yet.
-    let text = "[simulation]\nperiodic = [true, false, false]\n[domain]\nmin = [0.0, 0.0, 0.0]\n\
-                max = [4.0, 4.0, 4.0]\n[[particle]]\nposition = [1.0, 1.0, 1.0]\nradius = 0.1\n\
-                mass = 1.0\n[[insert]]\nmin = [0.0, 2.0, 0.0]\nmax = [4.0, 3.0, 4.0]\n\
-                radius = 0.1\ncount = 3\ndensity = 1000.0\n";
-    let e = Scene::from_toml_str(text, "periodic")
-        .expect_err("refused")
-        .to_string();
-    assert!(e.contains("do not run with periodic boundaries"), "{e}");
+    // In a periodic box no inserted sphere may ever be large (4 times the smallest radius),
+    // nor too large for the box.
+    let periodic = |radius: f64| {
+        let text = format!(
+            "[simulation]\nperiodic = [true, false, false]\n[domain]\nmin = [0.0, 0.0, 0.0]\n\
+             max = [4.0, 4.0, 4.0]\n[[particle]]\nposition = [1.0, 1.0, 1.0]\nradius = 0.1\n\
+             mass = 1.0\n[[insert]]\nmin = [0.0, 2.0, 0.0]\nmax = [4.0, 3.99, 4.0]\n\
+             radius = {radius}\ncount = 3\ndensity = 1000.0\n"
+        );
+        Scene::from_toml_str(&text, "periodic")
+    };
+    assert!(periodic(0.4).is_ok());
+    let e = periodic(0.45).expect_err("refused").to_string();
+    assert!(
+        e.contains("[[insert]] #0") && e.contains("within 4 times the smallest radius"),
+        "{e}"
+    );
+    let e = periodic(1.0).expect_err("refused").to_string();
+    assert!(e.contains("twice the contact reach"), "{e}");
 }
 
 #[test]
@@ -378,4 +389,154 @@ fn an_open_runs_csv_reads_back_with_its_ids() {
     let back = spheresim::output::read_csv(&path).unwrap();
     assert_eq!(back.id, snap.id);
     assert_eq!(back.position, snap.position);
+}
+
+/// A chute periodic in x and z: grains poured into a box that straddles the faces at x = 0 and
+/// z = 0, driven along x by a tilted gravity over a floor, and taken out where the floor's
+/// strip x ∈ [0.06, 0.1] m meets them. Every pass is every 1000 steps.
+const CHUTE: &str = r#"
+[simulation]
+dt = 2e-5
+steps = 6000
+gravity = [3.0, -9.81, 0.0]
+contact = "hertz"
+rotation = true
+periodic = [true, false, true]
+
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.1, 0.3, 0.1]
+
+[[plane]]
+point = [0.0, 0.0, 0.0]
+normal = [0.0, 1.0, 0.0]
+material = "rubber"
+
+[[plane]]
+point = [0.0, 0.3, 0.0]
+normal = [0.0, -1.0, 0.0]
+material = "rubber"
+
+[[particle]]
+position = [0.05, 0.01, 0.05]
+radius = 0.01
+material = "rubber"
+fixed = true
+
+[[insert]]
+min = [-0.03, 0.1, -0.03]
+max = [0.07, 0.2, 0.07]
+radius_range = [0.004, 0.006]
+count = 40
+every = 1000
+total = 150
+material = "rubber"
+velocity = [0.5, -0.5, 0.0]
+seed = 11
+
+[[outflow]]
+min = [0.06, -1.0, 0.0]
+max = [0.1, 0.02, 0.1]
+every = 1000
+"#;
+
+/// The deepest overlap (m) of spheres `first..` with any sphere, through the nearest image
+/// along x and z (a box of edge `len`).
+fn deepest_periodic_overlap(s: &spheresim::Snapshot, first: usize, len: f64) -> f64 {
+    let image = |d: DVec3| {
+        let w = |c: f64| c - len * (c / len).round();
+        DVec3::new(w(d.x), d.y, w(d.z))
+    };
+    let mut depth = f64::NEG_INFINITY;
+    for i in first..s.len() {
+        for j in (0..s.len()).filter(|&j| j != i) {
+            let gap = image(s.position[i] - s.position[j]).length() - s.radius[i] - s.radius[j];
+            depth = depth.max(-gap);
+        }
+    }
+    depth
+}
+
+#[test]
+fn a_periodic_chute_inserts_across_its_faces_and_drains() {
+    let scene = Scene::from_toml_str(CHUTE, "chute").unwrap();
+    for precision in [Precision::F32, Precision::F64] {
+        let mut sim = Simulation::new(&scene, Backend::Cpu, precision).unwrap();
+        sim.step(1000).unwrap();
+        let s = sim.snapshot();
+        assert_eq!(s.len(), 41, "{precision:?}");
+        let depth = deepest_periodic_overlap(&s, 1, 0.1);
+        // The f32 state rounds the f64 placement: an overlap of its rounding at most.
+        assert!(
+            depth <= 1e-8,
+            "{precision:?}: new spheres overlap by {depth} m"
+        );
+        for i in 1..s.len() {
+            let (x, im) = (s.position[i], s.image[i]);
+            assert!(
+                (0.0..0.1).contains(&x.x) && (0.0..0.1).contains(&x.z),
+                "{x}"
+            );
+            // Unwrapped, a new sphere is where the region put it.
+            let (ux, uz) = (x.x + 0.1 * f64::from(im[0]), x.z + 0.1 * f64::from(im[2]));
+            assert!((-0.03..=0.07).contains(&ux) && (-0.03..=0.07).contains(&uz));
+        }
+        assert!(
+            s.image.iter().any(|im| im[0] == -1) && s.image.iter().any(|im| im[2] == -1),
+            "{precision:?}: some grains went in beyond the faces at x = 0 and z = 0"
+        );
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("chute.toml");
+    std::fs::write(&path, CHUTE).unwrap();
+    let mut backends = vec!["cpu"];
+    if common::contract::gpu_contract("periodic insertion checkpoints").is_some() {
+        backends.push("gpu");
+    }
+    for backend in backends {
+        let d = dir.path().join(backend);
+        let (text, stats) = run_scene_file(&path, &d, backend, &[]);
+        assert_eq!(stats["inserted_spheres"], 150, "{backend}: {text}");
+        assert!(
+            stats["removed_spheres"].as_u64().unwrap() > 0,
+            "{backend}: grains reach the outflow"
+        );
+        let csv = std::fs::read_to_string(d.join("whole.csv")).unwrap();
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let ix = header
+            .iter()
+            .position(|&c| c == "ix")
+            .expect("image columns");
+        assert!(
+            csv.lines()
+                .skip(1)
+                .any(|l| l.split(',').nth(ix).unwrap() != "0"),
+            "{backend}: images reach the CSV"
+        );
+        // Stopped between passes and resumed: the images and the open state carry over.
+        assert_resumes_bit_for_bit(&path, &d, backend, (2500, 6000), &csv);
+    }
+}
+
+#[test]
+fn the_gpu_inserts_into_a_periodic_chute_what_the_cpu_does() {
+    use common::contract::{Contract, Twins, gpu_contract};
+    let Some(contract) = gpu_contract("periodic insertion twins") else {
+        return;
+    };
+    let scene = Scene::from_toml_str(CHUTE, "chute").unwrap();
+    let mut t = Twins::new(&scene, contract);
+    t.step(2000);
+    assert_eq!(t.gpu.ids(), t.cpu.ids());
+    let (g, c) = (t.gpu.diagnostics(), t.cpu.diagnostics());
+    assert_eq!(
+        (g.inserted_spheres, g.removed_spheres),
+        (c.inserted_spheres, c.removed_spheres)
+    );
+    if contract == Contract::BitForBit {
+        t.assert_states("periodic chute");
+    } else {
+        t.assert_statistics("periodic chute");
+    }
 }

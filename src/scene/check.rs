@@ -707,16 +707,6 @@ impl Scene {
                 out.push(Subject::Insert(k), reason);
             }
         }
-        if self.is_open() && self.sim.periodic.any() {
-            // The placement tests no periodic image, and a pass's sizes could break the
-            // periodic grid's assumptions: not yet.
-            out.push(
-                Subject::Simulation,
-                "outflows and insertions ([[outflow]], [[insert]]) do not run with periodic \
-                 boundaries yet"
-                    .to_string(),
-            );
-        }
         if self.sim.wall_forces {
             if self.sim.contact == ContactModel::Impulse {
                 out.push(
@@ -907,7 +897,13 @@ impl Scene {
         let p = &self.sim.periodic;
         let s = Subject::Simulation;
         let axis = ["x", "y", "z"];
-        let r_max = self.spheres.iter().map(|p| p.radius).fold(0.0, f64::max);
+        // Insertions bring their sizes into the box later.
+        let r_max = self
+            .spheres
+            .iter()
+            .map(|p| p.radius)
+            .chain(self.inserts.iter().map(|i| i.sizes.largest()))
+            .fold(0.0, f64::max);
         let reach = 2.0 * r_max + self.skin();
         let mut box_ok = true;
         for a in (0..3).filter(|&a| p.axes[a]) {
@@ -970,6 +966,7 @@ impl Scene {
         if !box_ok || self.spheres.is_empty() {
             return;
         }
+        self.check_periodic_inserts(out);
         let radii: Vec<f64> = self.spheres.iter().map(|s| s.radius).collect();
         let small = crate::setup::small_radius_max(&radii);
         for (i, sp) in self.spheres.iter().enumerate() {
@@ -999,6 +996,52 @@ impl Scene {
                     ),
                 );
             }
+        }
+    }
+
+    /// Insertions into a periodic box: no sphere that one makes may ever be large, whatever
+    /// the median radius is by then, so the largest radius present or inserted is at most
+    /// [`crate::setup::LARGE_RADIUS_RATIO`] times the smallest.
+    fn check_periodic_inserts(&self, out: &mut Problems) {
+        let radii = self.spheres.iter().map(|s| s.radius);
+        let smallest = radii
+            .clone()
+            .chain(self.inserts.iter().map(|i| i.sizes.smallest()))
+            .fold(f64::INFINITY, f64::min);
+        let ratio = crate::setup::LARGE_RADIUS_RATIO;
+        for (k, i) in self.inserts.iter().enumerate() {
+            let largest = i.sizes.largest();
+            if largest > ratio * smallest {
+                out.push(
+                    Subject::Insert(k),
+                    format!(
+                        "in a periodic box an insertion's radii must stay within {ratio} times \
+                         the smallest radius present or inserted ({} m), so that no sphere is \
+                         ever large, but this one inserts radius {} m",
+                        fmt_num(smallest),
+                        fmt_num(largest)
+                    ),
+                );
+            }
+        }
+        if self.inserts.is_empty() {
+            return;
+        }
+        if let Some(i) = self
+            .spheres
+            .iter()
+            .position(|s| s.radius > ratio * smallest)
+        {
+            out.push(
+                Subject::Spheres(i, i),
+                format!(
+                    "in a periodic box with insertions every radius must stay within {ratio} \
+                     times the smallest radius present or inserted ({} m), but this sphere's \
+                     is {} m",
+                    fmt_num(smallest),
+                    fmt_num(self.spheres[i].radius)
+                ),
+            );
         }
     }
 

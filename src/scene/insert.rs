@@ -1,7 +1,7 @@
 //! Insertion regions (`[[insert]]`): where spheres enter an open system, and how they are placed.
 
 use super::file::{Materials, resolve};
-use super::{SimParams, Sphere, Surface, sphere_volume};
+use super::{Periodic, SimParams, Sphere, Surface, sphere_volume};
 use glam::DVec3;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
@@ -136,6 +136,15 @@ impl InsertSizes {
                 }
                 *radii.last().expect("checked: not empty")
             }
+        }
+    }
+
+    /// The smallest radius, m.
+    pub fn smallest(&self) -> f64 {
+        match self {
+            InsertSizes::Fixed(r) => *r,
+            InsertSizes::Uniform(a, b) => a.min(*b),
+            InsertSizes::List { radii, .. } => radii.iter().copied().fold(f64::INFINITY, f64::min),
         }
     }
 
@@ -303,12 +312,13 @@ impl Insert {
     }
 
     /// The spheres pass `pass` (1, 2, … at steps `every`, `2 every`, …) of the scene's insertion
-    /// `index` makes, at `dt` s a
-    /// step, given the spheres now present (`existing`: centres and radii, m), the planes
-    /// (point, unit normal) and containers (centre, radius) that new spheres must not touch,
-    /// the periodic box (`periodic`, the axes and `min`, `max`) and `owed`, the fraction of a
-    /// sphere (or of a kilogram) carried from the last pass, updated here. `made` is how many
-    /// this insertion made before; at most `total − made` more are made.
+    /// `index` makes, at `dt` s a step, given the spheres now present (`existing`: centres and
+    /// radii, m), the planes (point, unit normal) and containers (centre, radius) that new
+    /// spheres must not touch, the periodic box (`periodic`: a new sphere clears every image of
+    /// the others, and its centre is wrapped into the box with the box lengths it moved as its
+    /// image) and `owed`, the fraction of a sphere (or of a kilogram) carried from the last
+    /// pass, updated here. `made` is how many this insertion made before; at most
+    /// `total − made` more are made.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn place(
         &self,
@@ -318,6 +328,7 @@ impl Insert {
         existing: (&[DVec3], &[f64]),
         planes: &[(DVec3, DVec3)],
         containers: &[(DVec3, f64)],
+        periodic: &Periodic,
         owed: &mut f64,
         made: u64,
     ) -> Placed {
@@ -341,12 +352,12 @@ impl Insert {
         // widen every search.
         let mut big: Vec<(DVec3, f64)> = Vec::new();
         for (&x, &r) in xs.iter().zip(rs) {
-            let m = r + reach;
-            if x.cmpge(lo - DVec3::splat(m)).all() && x.cmple(hi + DVec3::splat(m)).all() {
+            let m = DVec3::splat(r + reach);
+            for y in images(x, periodic, lo - m, hi + m) {
                 if r > cell {
-                    big.push((x, r));
+                    big.push((y, r));
                 } else {
-                    grid.entry(key(x)).or_default().push((x, r));
+                    grid.entry(key(y)).or_default().push((y, r));
                 }
             }
         }
@@ -412,10 +423,14 @@ impl Insert {
             match found {
                 Some(x) => {
                     streak = 0;
-                    grid.entry(key(x)).or_default().push((x, r));
+                    let m = DVec3::splat(r + reach);
+                    for y in images(x, periodic, lo - m, hi + m) {
+                        grid.entry(key(y)).or_default().push((y, r));
+                    }
                     made_mass += mass;
+                    let (position, image) = wrapped(x, periodic);
                     spheres.push(Sphere {
-                        position: x,
+                        position,
                         velocity: self.velocity,
                         angular_velocity: DVec3::ZERO,
                         radius: r,
@@ -424,7 +439,7 @@ impl Insert {
                         material: self.material,
                         fixed: false,
                         surface: self.surface,
-                        image: [0; 3],
+                        image,
                     });
                 }
                 None => {
@@ -455,6 +470,54 @@ impl Insert {
         }
         Placed { spheres, failed }
     }
+}
+
+/// The images `x + k L` (k integer on each periodic axis, 0 on the others) of a centre `x`
+/// that lie in the box `[lo, hi]`, m.
+fn images(x: DVec3, periodic: &Periodic, lo: DVec3, hi: DVec3) -> Vec<DVec3> {
+    let mut out = vec![x];
+    for a in 0..3 {
+        let len = periodic.max[a] - periodic.min[a];
+        let ks = if periodic.axes[a] && len > 0.0 {
+            ((lo[a] - x[a]) / len).ceil() as i64..=((hi[a] - x[a]) / len).floor() as i64
+        } else {
+            0..=0
+        };
+        out = out
+            .iter()
+            .flat_map(|&y| {
+                ks.clone().map(move |k| {
+                    let mut z = y;
+                    z[a] += k as f64 * len;
+                    z
+                })
+            })
+            .collect();
+    }
+    out.retain(|y| y.cmpge(lo).all() && y.cmple(hi).all());
+    out
+}
+
+/// A centre `x` (m) moved into the periodic box `[min, max)` on each periodic axis, and the box
+/// lengths it moved by (its image: `x = wrapped + image L`).
+fn wrapped(x: DVec3, periodic: &Periodic) -> (DVec3, [i32; 3]) {
+    let (mut y, mut image) = (x, [0; 3]);
+    for a in (0..3).filter(|&a| periodic.axes[a]) {
+        let (min, max) = (periodic.min[a], periodic.max[a]);
+        let len = max - min;
+        let mut k = ((x[a] - min) / len).floor();
+        y[a] = x[a] - k * len;
+        // Rounding may leave the centre on the wrong side of a face.
+        if y[a] >= max {
+            y[a] -= len;
+            k += 1.0;
+        } else if y[a] < min {
+            y[a] += len;
+            k -= 1.0;
+        }
+        image[a] = k as i32;
+    }
+    (y, image)
 }
 
 /// An [`Insert`] as given, before its material is resolved: what `[[insert]]` and
@@ -602,7 +665,17 @@ mod tests {
         let old = [DVec3::new(0.0, 0.1, 0.0)];
         let plane = [(DVec3::new(0.0, 0.05, 0.0), DVec3::Y)];
         let mut owed = 0.0;
-        let p = ins.place(0, 1, 1e-3, (&old, &[0.05]), &plane, &[], &mut owed, 0);
+        let p = ins.place(
+            0,
+            1,
+            1e-3,
+            (&old, &[0.05]),
+            &plane,
+            &[],
+            &Periodic::default(),
+            &mut owed,
+            0,
+        );
         assert!(p.spheres.len() > 100, "{} placed", p.spheres.len());
         assert_eq!(p.spheres.len() as u64 + p.failed, 200);
         for (i, a) in p.spheres.iter().enumerate() {
@@ -617,10 +690,78 @@ mod tests {
             assert_eq!(a.mass, 1000.0 * sphere_volume(a.radius));
         }
         // The same pass draws the same spheres; another pass others.
-        let again = ins.place(0, 1, 1e-3, (&old, &[0.05]), &plane, &[], &mut 0.0, 0);
+        let again = ins.place(
+            0,
+            1,
+            1e-3,
+            (&old, &[0.05]),
+            &plane,
+            &[],
+            &Periodic::default(),
+            &mut 0.0,
+            0,
+        );
         assert_eq!(again.spheres, p.spheres);
-        let next = ins.place(0, 2, 1e-3, (&old, &[0.05]), &plane, &[], &mut 0.0, 0);
+        let next = ins.place(
+            0,
+            2,
+            1e-3,
+            (&old, &[0.05]),
+            &plane,
+            &[],
+            &Periodic::default(),
+            &mut 0.0,
+            0,
+        );
         assert_ne!(next.spheres, p.spheres);
+    }
+
+    #[test]
+    fn in_a_periodic_box_new_spheres_clear_every_image_and_are_wrapped() {
+        // x repeats over [0, 1); the region straddles the face at x = 0 and the sphere already
+        // there sits just inside the opposite face, so its image at x = -0.02 is in the way.
+        let periodic = Periodic::new([true, false, false], DVec3::ZERO, DVec3::ONE);
+        let region = InsertRegion::Box {
+            min: DVec3::new(-0.3, 0.0, 0.0),
+            max: DVec3::new(0.3, 0.2, 0.2),
+        };
+        let ins = insert(region, InsertAmount::Count(150));
+        let old = [DVec3::new(0.98, 0.1, 0.1)];
+        let p = ins.place(
+            0,
+            1,
+            1e-3,
+            (&old, &[0.05]),
+            &[],
+            &[],
+            &periodic,
+            &mut 0.0,
+            0,
+        );
+        assert!(p.spheres.len() > 30, "{} placed", p.spheres.len());
+        let image = |d: DVec3| DVec3::new(d.x - d.x.round(), d.y, d.z);
+        let mut wrapped_back = 0;
+        for (i, a) in p.spheres.iter().enumerate() {
+            let x = a.position;
+            assert!(
+                (0.0..1.0).contains(&x.x),
+                "sphere {i} at {x} is outside [0, 1)"
+            );
+            // The unwrapped centre is where the region put it.
+            let unwrapped = x.x + f64::from(a.image[0]);
+            assert!((-0.3..=0.3).contains(&unwrapped), "sphere {i}: {unwrapped}");
+            assert_eq!(a.image[0], if unwrapped < 0.0 { -1 } else { 0 });
+            wrapped_back += usize::from(a.image[0] == -1);
+            assert_eq!([a.image[1], a.image[2]], [0, 0]);
+            assert!(
+                image(x - old[0]).length() >= a.radius + 0.05,
+                "sphere {i} hits 0"
+            );
+            for b in &p.spheres[..i] {
+                assert!(image(x - b.position).length() >= a.radius + b.radius);
+            }
+        }
+        assert!(wrapped_back > 0, "no sphere went in beyond the face");
     }
 
     #[test]
@@ -634,9 +775,19 @@ mod tests {
         let mut owed = 0.0;
         let counts: Vec<usize> = (1..=4)
             .map(|k| {
-                ins.place(0, k, 1e-3, (&[], &[]), &[], &[], &mut owed, 0)
-                    .spheres
-                    .len()
+                ins.place(
+                    0,
+                    k,
+                    1e-3,
+                    (&[], &[]),
+                    &[],
+                    &[],
+                    &Periodic::default(),
+                    &mut owed,
+                    0,
+                )
+                .spheres
+                .len()
             })
             .collect();
         assert_eq!(counts, [2, 3, 2, 3]);
@@ -644,12 +795,32 @@ mod tests {
             total: Some(5),
             ..insert(region, InsertAmount::Count(4))
         };
-        let p = capped.place(0, 2, 1e-3, (&[], &[]), &[], &[], &mut 0.0, 3);
+        let p = capped.place(
+            0,
+            2,
+            1e-3,
+            (&[], &[]),
+            &[],
+            &[],
+            &Periodic::default(),
+            &mut 0.0,
+            3,
+        );
         assert_eq!(p.spheres.len(), 2);
         // 1 kg/s over 0.1 s: spheres until their mass reaches 0.1 kg.
         let by_mass = insert(region, InsertAmount::MassRate(1.0));
         let mut owed = 0.0;
-        let p = by_mass.place(0, 1, 1e-3, (&[], &[]), &[], &[], &mut owed, 0);
+        let p = by_mass.place(
+            0,
+            1,
+            1e-3,
+            (&[], &[]),
+            &[],
+            &[],
+            &Periodic::default(),
+            &mut owed,
+            0,
+        );
         let m: f64 = p.spheres.iter().map(|s| s.mass).sum();
         assert!(m >= 0.1 && m - 0.1 < 1000.0 * sphere_volume(0.02));
         assert!((owed - (0.1 - m)).abs() < 1e-15);
