@@ -274,12 +274,13 @@ fn measure(
             .check(&Default::default())
             .map_err(|e| e.to_string())?;
     }
-    let n = scene.spheres.len();
     let b = match backend {
         BenchBackend::Gpu => Backend::Gpu,
         BenchBackend::Cpu | BenchBackend::Cpu1 => Backend::Cpu,
     };
     let mut sim = Simulation::new(&scene, b, Precision::F32).map_err(|e| e.to_string())?;
+    // With what an insertion placed before the first step.
+    let n = sim.particles();
     let fail = |e: crate::SimError| e.to_string();
     sim.step(cfg.warmup).map_err(fail)?;
 

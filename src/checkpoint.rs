@@ -23,7 +23,7 @@ pub const MAGIC: &str = "spheresim checkpoint";
 
 /// Version of the body layout; a reader refuses any other. Raise it whenever [`Checkpoint`] or
 /// anything it holds changes shape.
-pub const FORMAT_VERSION: u32 = 10;
+pub const FORMAT_VERSION: u32 = 11;
 
 /// File extension of checkpoints.
 pub const EXTENSION: &str = "ckpt";

@@ -8,7 +8,7 @@ use crate::gpu::GpuOptions;
 #[cfg(feature = "gpu")]
 use crate::gpu::{GpuBackend, GpuError};
 use crate::naming::Setting;
-use crate::scene::{SceneError, SceneInput, Sphere};
+use crate::scene::{Insert, SceneError, SceneInput, Sphere};
 use crate::{Diagnostics, Precision, Scene, Snapshot};
 
 /// Which engine steps the scene (`--backend`).
@@ -329,13 +329,16 @@ impl OpenSystem {
             .collect();
         let (mut added, mut failed) = (Vec::new(), 0);
         for (k, ins) in scene.inserts.iter().enumerate() {
-            if !done.is_multiple_of(ins.every) {
+            let Some(pass) = ins
+                .pass_at(done)
+                .filter(|_| !self.state.inserts[k].done(ins))
+            else {
                 continue;
-            }
+            };
             let progress = &mut self.state.inserts[k];
             let placed = ins.place(
                 k,
-                done / ins.every,
+                pass,
                 scene.sim.dt,
                 (&xs, &rs),
                 &planes,
@@ -359,7 +362,34 @@ impl OpenSystem {
             .inserts
             .iter()
             .zip(&self.state.inserts)
-            .any(|(i, p)| i.total.is_none_or(|t| p.made < t))
+            .any(|(i, p)| !p.done(i))
+    }
+
+    /// Whether an insertion that has not reached its `total` is due after step `done`.
+    fn inserting_at(&self, done: u64) -> bool {
+        self.scene
+            .inserts
+            .iter()
+            .zip(&self.state.inserts)
+            .any(|(i, p)| !p.done(i) && i.pass_at(done).is_some())
+    }
+
+    /// The first step after `done` that ends with a pass of an outflow, or of an insertion that
+    /// has not reached its `total`.
+    fn next_pass_after(&self, done: u64) -> u64 {
+        let outflows = self
+            .scene
+            .outflows
+            .iter()
+            .map(|f| (done / f.every + 1).saturating_mul(f.every));
+        let inserts = self
+            .scene
+            .inserts
+            .iter()
+            .zip(&self.state.inserts)
+            .filter(|(i, p)| !p.done(i))
+            .map(|(i, _)| i.next_pass_after(done));
+        outflows.chain(inserts).min().unwrap_or(u64::MAX)
     }
 }
 
@@ -384,6 +414,13 @@ pub struct InsertProgress {
     /// The fraction of a sphere (`rate`) or the kilograms (`mass_rate`) carried to the next
     /// pass.
     pub owed: f64,
+}
+
+impl InsertProgress {
+    /// Whether `insert` has made its `total`.
+    fn done(&self, insert: &Insert) -> bool {
+        insert.total.is_some_and(|t| self.made >= t)
+    }
 }
 
 /// The likely cause of a run of `scene` blowing up, computed in f32 (`f32`) or f64, for the
@@ -498,7 +535,11 @@ impl Simulation {
         precision: Precision,
         gpu: GpuOptions,
     ) -> Result<Self, SimError> {
-        Self::start(&*scene.into_checked_scene()?, backend, precision, gpu)
+        let mut sim = Self::start(&*scene.into_checked_scene()?, backend, precision, gpu)?;
+        // An insertion that starts at step 0 fills the scene before the first step (a resume
+        // comes through `start` alone: its scene holds what that pass made).
+        sim.open_pass()?;
+        Ok(sim)
     }
 
     /// [`Simulation::with_gpu_options`] on a scene that passed [`Scene::check`] (or a checked
@@ -696,15 +737,10 @@ impl Simulation {
         let mut left = n;
         while left > 0 {
             let done = self.steps_done();
-            let next = self.open.as_ref().map_or(u64::MAX, |o| {
-                let scene = &o.scene;
-                let everies = scene.outflows.iter().map(|f| f.every);
-                everies
-                    .chain(scene.inserts.iter().map(|i| i.every))
-                    .map(|every| (done / every + 1).saturating_mul(every))
-                    .min()
-                    .unwrap_or(u64::MAX)
-            });
+            let next = self
+                .open
+                .as_ref()
+                .map_or(u64::MAX, |o| o.next_pass_after(done));
             let chunk = (next - done).min(left);
             self.step_engine(chunk)?;
             left -= chunk;
@@ -728,14 +764,10 @@ impl Simulation {
             .scene
             .outflows
             .iter()
-            .filter(|f| done.is_multiple_of(f.every))
+            .filter(|f| done > 0 && done.is_multiple_of(f.every))
             .copied()
             .collect();
-        let inserting = open
-            .scene
-            .inserts
-            .iter()
-            .any(|i| done.is_multiple_of(i.every));
+        let inserting = open.inserting_at(done);
         if outflows.is_empty() && !inserting {
             return Ok(());
         }

@@ -29,13 +29,14 @@ fn line(x: &[f64], y: &[f64]) -> (f64, f64) {
 fn discharge_rate(orifice: f64) -> f64 {
     let scene = hopper_flow_with_orifice(GRAINS, orifice);
     let dt = scene.sim.dt;
-    let column: f64 = scene
-        .spheres
-        .iter()
-        .filter(|s| !s.fixed)
-        .map(|s| s.mass)
-        .sum();
+    // The insertion fills the silo before the first step.
     let mut sim = Simulation::new(&scene, Backend::Cpu, Precision::F32).unwrap();
+    let filled = sim.diagnostics();
+    assert_eq!(
+        filled.inserted_spheres, GRAINS as u64,
+        "every grain is in at the start"
+    );
+    let column = filled.inserted_mass;
     let every = (SAMPLE / dt).round() as u64;
     let (mut t, mut through) = (Vec::new(), Vec::new());
     while sim.steps_done() + every <= scene.sim.steps {

@@ -540,3 +540,45 @@ fn the_gpu_inserts_into_a_periodic_chute_what_the_cpu_does() {
         t.assert_statistics("periodic chute");
     }
 }
+
+#[test]
+fn start_sets_the_first_pass_and_zero_fills_before_the_first_step() {
+    // start = 500: passes after steps 500, 1500, …
+    let mut scene = filling(5, 4);
+    scene.inserts[0].start = 500;
+    let mut sim = Simulation::new(&scene, Backend::Cpu, Precision::F64).unwrap();
+    let mut counts = vec![sim.particles()];
+    for n in [499, 1, 999, 1] {
+        sim.step(n).unwrap();
+        counts.push(sim.particles());
+    }
+    assert_eq!(counts, [4, 4, 9, 9, 14]);
+
+    // start = 0: the first pass runs when the run is set up; with its total made, no more.
+    scene.inserts[0].start = 0;
+    scene.inserts[0].total = Some(5);
+    let mut sim = Simulation::new(&scene, Backend::Cpu, Precision::F64).unwrap();
+    assert_eq!((sim.steps_done(), sim.particles()), (0, 9));
+    assert_eq!(sim.diagnostics().inserted_spheres, 5);
+    sim.step(3000).unwrap();
+    assert_eq!(sim.particles(), 9);
+}
+
+#[test]
+fn a_chute_filled_before_the_first_step_resumes_without_filling_again() {
+    let text = CHUTE.replace(
+        "every = 1000\ntotal = 150",
+        "every = 1000\nstart = 0\ntotal = 150",
+    );
+    assert_ne!(text, CHUTE);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("chute.toml");
+    std::fs::write(&path, &text).unwrap();
+    let d = dir.path().join("cpu");
+    let (out, stats) = run_scene_file(&path, &d, "cpu", &[]);
+    // 41 at the start (40 placed before step 1), 110 more over the passes at 1000 … 3000.
+    assert_eq!(stats["particles"], 41, "{out}");
+    assert_eq!(stats["inserted_spheres"], 110, "{out}");
+    let csv = std::fs::read_to_string(d.join("whole.csv")).unwrap();
+    assert_resumes_bit_for_bit(&path, &d, "cpu", (2500, 6000), &csv);
+}

@@ -45,6 +45,9 @@ pub struct SimRun<'a> {
     checkpointer: Option<Checkpointer>,
     resumed: Option<Resumed>,
     resume_notice: Option<String>,
+    /// Spheres when the run began: the scene's, with what an insertion placed before the first
+    /// step (a resumed run: its checkpoint's scene's).
+    particles_at_start: usize,
     /// The walls' forces of each row of the energy log (empty rows without `wall_forces`).
     wall_log: Vec<Vec<glam::DVec3>>,
 }
@@ -188,7 +191,12 @@ impl<'a> SimRun<'a> {
         };
         // What the backend computes in (the event-driven solver: f64 whatever the options say).
         let precision = sim.precision();
+        let particles_at_start = match &resume {
+            Some(_) => scene.spheres.len(),
+            None => sim.particles(),
+        };
         let mut run = SimRun {
+            particles_at_start,
             scene,
             opts,
             series,
@@ -485,7 +493,7 @@ impl<'a> SimRun<'a> {
             files.push(("final state", path.clone()));
         }
         // The spheres the run started with: outflows may have removed some since.
-        let n = self.scene.spheres.len();
+        let n = self.particles_at_start;
         let steps_done = self.sim.steps_done();
         if let Some(path) = &self.opts.stats_json {
             let mut st = RunStats::from_diagnostics(

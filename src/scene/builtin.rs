@@ -28,7 +28,8 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 
 use super::{
-    Material, Outflow, Plane, Scene, SceneError, SimParams, Sphere, Surface, sphere_volume,
+    Insert, InsertAmount, InsertRegion, InsertSizes, Material, Outflow, Plane, Scene, SceneError,
+    SimParams, Sphere, Surface, sphere_volume,
 };
 
 /// One line of `spheresim scenes`.
@@ -103,8 +104,8 @@ const BUILTINS: &[BuiltinInfo] = &[
     },
     BuiltinInfo {
         name: "hopper-flow",
-        summary: "a square silo of 5 mm frictional grains (mu 0.5, rotation on, Hertz) discharging \
-                  under gravity through a 6-diameter circular orifice in a carpet of fixed \
+        summary: "a square silo filled by insertion with 5 mm frictional grains (mu 0.5, rotation \
+                  on, Hertz), discharging under gravity through a 6-diameter circular orifice in a carpet of fixed \
                   half-size grains into a basin below (docs/open-systems.md; the carpet adds to \
                   the count)",
         default_particles: 4_000,
@@ -1048,8 +1049,12 @@ pub const HOPPER_ORIFICE: f64 = 6.0;
 pub const HOPPER_TIME: f64 = 1.0;
 /// Steps between two passes of `hopper-flow`'s outflow (about 0.044 s at its dt).
 pub const HOPPER_OUTFLOW_EVERY: u64 = 1000;
-/// Pitch of the `hopper-flow` column's initial lattice, grain diameters.
+/// Packing of `hopper-flow`'s column, for its height's estimate: one grain per cube of this
+/// edge, grain diameters.
 const HOPPER_PITCH: f64 = 1.1;
+/// Height of the region `hopper-flow` is filled in, columns: the insertion places the grains
+/// at about half the column's packing, where random placement still finds room.
+const HOPPER_FILL: f64 = 2.0;
 
 /// The `hopper-flow` silo's side for `n` grains, grain diameters: the column about 1.5 times as
 /// tall as wide, and at least three orifices wide.
@@ -1066,15 +1071,17 @@ fn hopper_carpet_bound(n: usize) -> u64 {
 }
 
 /// `hopper-flow`: a flat-bottomed square silo discharging through a circular orifice, the set-up
-/// of Beverloo's law (Beverloo, Leniger and van de Velde, Chem. Eng. Sci. 15 (1961) 260). `n`
-/// grains (r = [`HOPPER_RADIUS`], 2500 kg/m³, E = 10 MPa, ν = 0.3, e = 0.5, μ = 0.5, rotation
-/// on, Hertz) start at rest on a jittered cubic lattice ([`HOPPER_PITCH`] diameters) in a
+/// of Beverloo's law (Beverloo, Leniger and van de Velde, Chem. Eng. Sci. 15 (1961) 260). A
 /// silo of side L ([`hopper_side`]) walled by four planes; its floor is a carpet of fixed grains
 /// of radius r/2 touching on a square lattice, their tops at y = 0, minus those within
-/// ([`HOPPER_ORIFICE`] d)/2 + r/2 of the axis. Under gravity (0, −9.81, 0) m/s² the column
-/// packs and discharges towards a basin whose floor lies 1.5 column heights below; grains one
-/// column height below the carpet leave through an outflow every [`HOPPER_OUTFLOW_EVERY`]
-/// steps. Measured: benches/hopper/beverloo.py.
+/// ([`HOPPER_ORIFICE`] d)/2 + r/2 of the axis. An insertion fills it before the first step:
+/// `n` grains (r = [`HOPPER_RADIUS`], 2500 kg/m³, E = 10 MPa, ν = 0.3, e = 0.5, μ = 0.5,
+/// rotation on, Hertz) at rest, at random where they overlap nothing, in the silo up to
+/// [`HOPPER_FILL`] heights of the packed column (those that find no room come every
+/// [`HOPPER_OUTFLOW_EVERY`] steps until all `n` are in). Under gravity (0, −9.81, 0) m/s² they
+/// fall, pack and discharge towards a basin whose floor lies 1.5 column heights below; grains
+/// one column height below the carpet leave through an outflow every
+/// [`HOPPER_OUTFLOW_EVERY`] steps. Measured: benches/hopper/beverloo.py.
 fn hopper_flow(n: usize) -> Scene {
     hopper_flow_with_orifice(n, HOPPER_ORIFICE)
 }
@@ -1087,26 +1094,10 @@ pub fn hopper_flow_with_orifice(n: usize, orifice: f64) -> Scene {
     let d = 2.0 * r;
     let grain = SOFT_GRAIN;
     let e = 0.5;
-    let mass = GRAIN_DENSITY * sphere_volume(r);
     let side = hopper_side(n) * d;
     let pitch = HOPPER_PITCH * d;
     let m = ((side - d) / pitch).floor() as usize + 1;
-    let margin = r + (side - d - (m - 1) as f64 * pitch) / 2.0;
-    let jitter = 0.4 * (pitch - d);
-    let mut rng = Pcg64::seed_from_u64(13);
-    let mut spheres = Vec::with_capacity(n + hopper_carpet_bound(n) as usize);
-    for i in 0..n {
-        let (ix, iz, layer) = (i % m, (i / m) % m, i / (m * m));
-        let p = DVec3::new(
-            margin + ix as f64 * pitch + uniform(&mut rng, -jitter, jitter),
-            1.5 * d + layer as f64 * pitch + uniform(&mut rng, -jitter, jitter),
-            margin + iz as f64 * pitch + uniform(&mut rng, -jitter, jitter),
-        );
-        spheres.push(Sphere {
-            surface: grain,
-            ..sphere(p, DVec3::ZERO, r, mass, e)
-        });
-    }
+    let mut spheres = Vec::with_capacity(hopper_carpet_bound(n) as usize);
     let height = (n.div_ceil(m * m)) as f64 * pitch;
     let rc = r / 2.0;
     // The carpet never moves; its mass only matters for mutual gravity, which this scene lacks.
@@ -1132,8 +1123,25 @@ pub fn hopper_flow_with_orifice(n: usize, orifice: f64) -> Scene {
         surface: grain,
         velocity: DVec3::ZERO,
     };
+    let fill = Insert {
+        region: InsertRegion::Box {
+            min: DVec3::ZERO,
+            max: DVec3::new(side, HOPPER_FILL * height, side),
+        },
+        sizes: InsertSizes::Fixed(r),
+        amount: InsertAmount::Count(n as u64),
+        every: HOPPER_OUTFLOW_EVERY,
+        start: 0,
+        total: Some(n as u64),
+        velocity: DVec3::ZERO,
+        density: GRAIN_DENSITY,
+        restitution: e,
+        material: None,
+        surface: grain,
+        seed: 13,
+    };
     let mut scene = Scene {
-        inserts: Vec::new(),
+        inserts: vec![fill],
         // Grains leave one column height below the carpet, halfway down to the basin's floor.
         outflows: vec![
             Outflow::beyond(DVec3::new(0.0, -height, 0.0), DVec3::NEG_Y)
@@ -1159,7 +1167,19 @@ pub fn hopper_flow_with_orifice(n: usize, orifice: f64) -> Scene {
         materials: Vec::new(),
         spheres,
     };
+    // The time step of a grain at the fill's top, the fastest to land.
+    scene.spheres.push(Sphere {
+        surface: grain,
+        ..sphere(
+            DVec3::new(side / 2.0, HOPPER_FILL * height - r, side / 2.0),
+            DVec3::ZERO,
+            r,
+            GRAIN_DENSITY * sphere_volume(r),
+            e,
+        )
+    });
     at_suggested_dt(&mut scene, HOPPER_TIME);
+    scene.spheres.pop();
     scene
 }
 

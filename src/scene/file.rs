@@ -132,6 +132,7 @@
 //! radius = 0.05                # or radius_range = [a, b], or radii = [..] with weights = [..]
 //! count = 100                  # spheres a pass; or rate (spheres/s) or mass_rate (kg/s)
 //! every = 1000                 # steps between two passes (default 1000)
+//! start = 0                    # step of the first pass (default: every; 0 before step 1)
 //! material = "glass"           # or density (kg/m³); restitution, velocity, seed, total
 //! ```
 
@@ -321,6 +322,7 @@ struct InsertTable {
     rate: Option<f64>,
     mass_rate: Option<f64>,
     every: Option<u64>,
+    start: Option<u64>,
     total: Option<u64>,
     #[serde(default)]
     velocity: [f64; 3],
@@ -1587,6 +1589,9 @@ impl Builder {
                 .seed(t.seed);
             if let Some(n) = t.total {
                 b = b.total(n);
+            }
+            if let Some(s) = t.start {
+                b = b.start(s);
             }
             if let Some(d) = t.density {
                 b = b.density(d);

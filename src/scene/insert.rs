@@ -185,6 +185,9 @@ pub struct Insert {
     pub amount: InsertAmount,
     /// Steps between two passes (≥ 1).
     pub every: u64,
+    /// The step after which the first pass runs (0: before the first step); the others follow
+    /// every `every` steps (default `every`).
+    pub start: u64,
     /// Most spheres this insertion makes over the whole run (`None`: no limit).
     pub total: Option<u64>,
     /// Velocity of each new sphere, m/s.
@@ -208,6 +211,25 @@ pub(crate) struct Placed {
 }
 
 impl Insert {
+    /// The number (1, 2, …) of the pass due after step `done` (0: before the first step), if
+    /// one is: at `start`, `start + every`, …. With the default `start` the pass after step
+    /// `k every` is pass `k`.
+    pub(crate) fn pass_at(&self, done: u64) -> Option<u64> {
+        (done >= self.start && (done - self.start).is_multiple_of(self.every))
+            .then(|| (done - self.start) / self.every + 1)
+    }
+
+    /// The first step after `done` that ends with a pass.
+    pub(crate) fn next_pass_after(&self, done: u64) -> u64 {
+        if done < self.start {
+            self.start
+        } else {
+            ((done - self.start) / self.every + 1)
+                .saturating_mul(self.every)
+                .saturating_add(self.start)
+        }
+    }
+
     /// Why the insertion is unusable, if it is.
     pub fn problem(&self) -> Option<String> {
         let finite = |name: &str, v: DVec3| {
@@ -344,20 +366,22 @@ impl Insert {
         let reach = 2.0 * self.sizes.largest();
         // The spheres near the region, in a grid of cells as wide as the largest new diameter.
         let cell = reach.max(f64::MIN_POSITIVE);
-        let key = |x: DVec3| ((x - lo) / cell).floor().as_ivec3();
-        let mut grid: std::collections::HashMap<glam::IVec3, Vec<(DVec3, f64)>> =
-            std::collections::HashMap::new();
+        // What enters the grid lies within `r + reach ≤ cell + reach` of the region.
+        let mut grid = Cells::new(lo, hi, cell, cell + reach);
         let (xs, rs) = existing;
         // Spheres larger than a cell (obstacles) are tested one by one: in the grid they would
         // widen every search.
         let mut big: Vec<(DVec3, f64)> = Vec::new();
+        // The largest radius in the grid: a search reaches `r + grid_max` from a new centre.
+        let mut grid_max = self.sizes.largest();
         for (&x, &r) in xs.iter().zip(rs) {
             let m = DVec3::splat(r + reach);
             for y in images(x, periodic, lo - m, hi + m) {
                 if r > cell {
                     big.push((y, r));
                 } else {
-                    grid.entry(key(y)).or_default().push((y, r));
+                    grid_max = grid_max.max(r);
+                    grid.push(y, r);
                 }
             }
         }
@@ -399,23 +423,9 @@ impl Insert {
                 if big.iter().any(|&(y, ry)| (x - y).length() < r + ry) {
                     continue;
                 }
-                // Cells within r + a cell (the grid's largest radius): at most two each way.
-                let k = key(x);
-                let span = ((r + cell) / cell).ceil() as i32;
-                let mut clear = true;
-                'cells: for i in -span..=span {
-                    for j in -span..=span {
-                        for l in -span..=span {
-                            if let Some(v) = grid.get(&(k + glam::IVec3::new(i, j, l))) {
-                                if v.iter().any(|&(y, ry)| (x - y).length() < r + ry) {
-                                    clear = false;
-                                    break 'cells;
-                                }
-                            }
-                        }
-                    }
-                }
-                if clear {
+                // Cells within r + the grid's largest radius: one or two each way.
+                let span = ((r + grid_max) / cell).ceil() as i32;
+                if !grid.overlaps(x, r, span) {
                     found = Some(x);
                     break;
                 }
@@ -425,7 +435,7 @@ impl Insert {
                     streak = 0;
                     let m = DVec3::splat(r + reach);
                     for y in images(x, periodic, lo - m, hi + m) {
-                        grid.entry(key(y)).or_default().push((y, r));
+                        grid.push(y, r);
                     }
                     made_mass += mass;
                     let (position, image) = wrapped(x, periodic);
@@ -472,9 +482,132 @@ impl Insert {
     }
 }
 
+/// No sphere in a [`Cells`] cell.
+const NO_SPHERE: u32 = u32::MAX;
+
+/// Most cells a [`Cells`] keeps as a dense array (64 MiB of list heads); a larger box of cells
+/// is kept in a hash map.
+const DENSE_CELLS: f64 = (1u64 << 24) as f64;
+
+/// Spheres (centre, radius; m) binned in cubic cells of edge `cell` over a box, each cell the
+/// head of a linked list of its spheres: a dense array of heads where the box has at most
+/// [`DENSE_CELLS`] cells, else a hash map of the occupied ones.
+struct Cells {
+    origin: DVec3,
+    cell: f64,
+    dims: glam::IVec3,
+    dense: Vec<u32>,
+    sparse: std::collections::HashMap<glam::IVec3, u32>,
+    next: Vec<u32>,
+    items: Vec<(DVec3, f64)>,
+    /// Spheres whose cell fell outside the dense box (rounding at its edge): tested always.
+    stray: Vec<u32>,
+}
+
+impl Cells {
+    /// Cells over the box `[lo − margin, hi + margin]`, m.
+    fn new(lo: DVec3, hi: DVec3, cell: f64, margin: f64) -> Self {
+        let origin = lo - DVec3::splat(margin);
+        let span = ((hi - lo + DVec3::splat(2.0 * margin)) / cell).ceil() + DVec3::ONE;
+        let count = span.x * span.y * span.z;
+        let dense = count.is_finite() && count <= DENSE_CELLS;
+        Self {
+            origin,
+            cell,
+            dims: if dense {
+                span.as_ivec3()
+            } else {
+                glam::IVec3::ZERO
+            },
+            dense: if dense {
+                vec![NO_SPHERE; count as usize]
+            } else {
+                Vec::new()
+            },
+            sparse: std::collections::HashMap::new(),
+            next: Vec::new(),
+            items: Vec::new(),
+            stray: Vec::new(),
+        }
+    }
+
+    /// The index of cell `k` in the dense array, if it is in the box.
+    fn slot(&self, k: glam::IVec3) -> Option<usize> {
+        let d = self.dims;
+        (k.cmpge(glam::IVec3::ZERO).all() && k.cmplt(d).all())
+            .then(|| (k.x as usize * d.y as usize + k.y as usize) * d.z as usize + k.z as usize)
+    }
+
+    fn key(&self, x: DVec3) -> glam::IVec3 {
+        ((x - self.origin) / self.cell).floor().as_ivec3()
+    }
+
+    fn head(&self, k: glam::IVec3) -> u32 {
+        if self.dense.is_empty() {
+            self.sparse.get(&k).copied().unwrap_or(NO_SPHERE)
+        } else {
+            self.slot(k).map_or(NO_SPHERE, |s| self.dense[s])
+        }
+    }
+
+    fn push(&mut self, x: DVec3, r: f64) {
+        let i = self.items.len() as u32;
+        self.items.push((x, r));
+        let k = self.key(x);
+        let head = if self.dense.is_empty() {
+            Some(self.sparse.entry(k).or_insert(NO_SPHERE))
+        } else {
+            match self.slot(k) {
+                Some(s) => Some(&mut self.dense[s]),
+                None => None,
+            }
+        };
+        match head {
+            Some(h) => {
+                self.next.push(*h);
+                *h = i;
+            }
+            None => {
+                self.next.push(NO_SPHERE);
+                self.stray.push(i);
+            }
+        }
+    }
+
+    /// Whether a sphere of radius `r` at `x` overlaps one in the cells within `span` of its own.
+    fn overlaps(&self, x: DVec3, r: f64, span: i32) -> bool {
+        let hits = |i: u32| {
+            let (y, ry) = self.items[i as usize];
+            (x - y).length() < r + ry
+        };
+        if self.stray.iter().any(|&i| hits(i)) {
+            return true;
+        }
+        let k = self.key(x);
+        for a in -span..=span {
+            for b in -span..=span {
+                for c in -span..=span {
+                    let mut i = self.head(k + glam::IVec3::new(a, b, c));
+                    while i != NO_SPHERE {
+                        if hits(i) {
+                            return true;
+                        }
+                        i = self.next[i as usize];
+                    }
+                }
+            }
+        }
+        false
+    }
+}
+
 /// The images `x + k L` (k integer on each periodic axis, 0 on the others) of a centre `x`
 /// that lie in the box `[lo, hi]`, m.
 fn images(x: DVec3, periodic: &Periodic, lo: DVec3, hi: DVec3) -> Vec<DVec3> {
+    let inside = |y: &DVec3| y.cmpge(lo).all() && y.cmple(hi).all();
+    if !periodic.any() {
+        return if inside(&x) { vec![x] } else { Vec::new() };
+    }
     let mut out = vec![x];
     for a in 0..3 {
         let len = periodic.max[a] - periodic.min[a];
@@ -494,7 +627,7 @@ fn images(x: DVec3, periodic: &Periodic, lo: DVec3, hi: DVec3) -> Vec<DVec3> {
             })
             .collect();
     }
-    out.retain(|y| y.cmpge(lo).all() && y.cmple(hi).all());
+    out.retain(inside);
     out
 }
 
@@ -523,7 +656,8 @@ fn wrapped(x: DVec3, periodic: &Periodic) -> (DVec3, [i32; 3]) {
 /// An [`Insert`] as given, before its material is resolved: what `[[insert]]` and
 /// [`crate::scene::SceneBuilder::insert`] take.
 ///
-/// Start with [`InsertBuilder::new`]; defaults: `every` [`DEFAULT_INSERT_EVERY`], no `total`,
+/// Start with [`InsertBuilder::new`]; defaults: `every` [`DEFAULT_INSERT_EVERY`], `start`
+/// `every`, no `total`,
 /// velocity zero, seed 0, the restitution and surface of the material, else `[simulation]`'s.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InsertBuilder {
@@ -531,6 +665,7 @@ pub struct InsertBuilder {
     sizes: InsertSizes,
     amount: InsertAmount,
     every: u64,
+    start: Option<u64>,
     total: Option<u64>,
     velocity: DVec3,
     density: Option<f64>,
@@ -548,6 +683,7 @@ impl InsertBuilder {
             sizes,
             amount,
             every: DEFAULT_INSERT_EVERY,
+            start: None,
             total: None,
             velocity: DVec3::ZERO,
             density: None,
@@ -560,6 +696,13 @@ impl InsertBuilder {
     /// Steps between two passes (≥ 1).
     pub fn every(mut self, steps: u64) -> Self {
         self.every = steps;
+        self
+    }
+
+    /// The step after which the first pass runs, 0 for before the first step (default:
+    /// `every`).
+    pub fn start(mut self, step: u64) -> Self {
+        self.start = Some(step);
         self
     }
 
@@ -622,6 +765,7 @@ impl InsertBuilder {
             sizes: self.sizes,
             amount: self.amount,
             every: self.every,
+            start: self.start.unwrap_or(self.every),
             total: self.total,
             velocity: self.velocity,
             density: unit.mass / sphere_volume(1.0),
@@ -643,6 +787,7 @@ mod tests {
             sizes: InsertSizes::Uniform(0.01, 0.02),
             amount,
             every: 100,
+            start: 100,
             total: None,
             velocity: DVec3::ZERO,
             density: 1000.0,
@@ -762,6 +907,38 @@ mod tests {
             }
         }
         assert!(wrapped_back > 0, "no sphere went in beyond the face");
+    }
+
+    #[test]
+    fn dense_and_sparse_cells_find_every_overlap() {
+        let mut rng = Pcg64::seed_from_u64(3);
+        let spheres: Vec<(DVec3, f64)> = (0..2000)
+            .map(|_| {
+                let x = DVec3::new(rng.random(), rng.random(), rng.random());
+                (x, uniform(&mut rng, 0.01, 0.02))
+            })
+            .collect();
+        let cell = 0.04;
+        let dense = Cells::new(DVec3::ZERO, DVec3::ONE, cell, 0.05);
+        // 10⁴ m wide in cells of 4 cm: far past DENSE_CELLS, so a hash map.
+        let sparse = Cells::new(DVec3::ZERO, DVec3::splat(1e4), cell, 0.05);
+        assert!(!dense.dense.is_empty() && sparse.dense.is_empty());
+        let (mut dense, mut sparse) = (dense, sparse);
+        for &(x, r) in &spheres {
+            dense.push(x, r);
+            sparse.push(x, r);
+        }
+        let mut hits = 0;
+        for _ in 0..2000 {
+            let x = DVec3::new(rng.random(), rng.random(), rng.random());
+            let r = 0.015;
+            let brute = spheres.iter().any(|&(y, ry)| (x - y).length() < r + ry);
+            let span = ((r + 0.02) / cell).ceil() as i32;
+            assert_eq!(dense.overlaps(x, r, span), brute, "{x}");
+            assert_eq!(sparse.overlaps(x, r, span), brute, "{x}");
+            hits += usize::from(brute);
+        }
+        assert!(hits > 100 && hits < 1900, "{hits} of 2000 overlap");
     }
 
     #[test]

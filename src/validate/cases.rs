@@ -577,6 +577,7 @@ fn insertion_determinism(backend: Backend) -> Result<Vec<Row>, CaseError> {
         sizes: crate::scene::InsertSizes::Fixed(0.008),
         amount: crate::scene::InsertAmount::Count(30),
         every: 200,
+        start: 200,
         total: Some(120),
         velocity: DVec3::new(0.0, -0.5, 0.0),
         density: 2000.0,
