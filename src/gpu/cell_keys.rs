@@ -7,6 +7,7 @@ use super::stages::module;
 use super::state::{SharedBuffers, StateSet};
 
 /// The module of `shaders/cell_keys.wgsl` and its pipelines.
+#[derive(Clone)]
 pub struct CellKeys {
     /// Module (layout and bind groups).
     pub module: Module,

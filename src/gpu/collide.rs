@@ -13,6 +13,7 @@ use super::state::{SharedBuffers, StateSet};
 /// The pipelines of the contact passes, each variant an entry point with its overridden
 /// constants; with `COUNT_VISITS` on, the same passes count the pairs each invocation visits
 /// (`super::work`).
+#[derive(Clone)]
 pub struct CollidePipelines {
     /// `impulse_pairs`, a matching round's binary collisions (`FINAL = false`).
     pub impulse_pairs_binary: wgpu::ComputePipeline,
@@ -64,6 +65,7 @@ impl CollidePipelines {
 }
 
 /// The module of `shaders/collide.wgsl` and the step's pipelines.
+#[derive(Clone)]
 pub struct Collide {
     /// Module (layout and bind groups).
     pub module: Module,

@@ -33,6 +33,9 @@ pub struct GpuContext {
     pub timestamps: bool,
     /// The adapter the device was opened on (the viewer asks it for surface capabilities).
     pub adapter: wgpu::Adapter,
+    /// The step's compiled stages by `fused_drift`, shared by every backend on this device: an
+    /// open system's pass sets a backend up again and reuses them rather than compiling again.
+    pub(crate) stages: std::sync::Arc<std::sync::Mutex<Vec<(bool, super::stages::Stages)>>>,
 }
 
 impl GpuContext {
@@ -142,7 +145,20 @@ impl GpuContext {
             limits,
             timestamps,
             adapter,
+            stages: Default::default(),
         })
+    }
+
+    /// The step's stages for `fused_drift` ([`super::GpuOptions::fused_drift`]): compiled on
+    /// the first call, then clones of the same modules and pipelines.
+    pub(crate) fn stages(&self, fused_drift: bool) -> super::stages::Stages {
+        let mut cache = self.stages.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, s)) = cache.iter().find(|(f, _)| *f == fused_drift) {
+            return s.clone();
+        }
+        let s = super::stages::Stages::new(&self.device, fused_drift);
+        cache.push((fused_drift, s.clone()));
+        s
     }
 
     /// Whether the adapter is a software rasteriser (Mesa's lavapipe, WARP, SwiftShader: device

@@ -6,6 +6,7 @@ use super::stages::module;
 use super::state::SharedBuffers;
 
 /// The module of `shaders/count.wgsl` and its pipelines.
+#[derive(Clone)]
 pub struct Count {
     /// Module (layout and bind groups).
     pub module: Module,

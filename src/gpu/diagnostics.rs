@@ -6,6 +6,7 @@ use super::stages::module;
 use super::state::{SharedBuffers, StateSet};
 
 /// The module of `shaders/diagnostics.wgsl` and its pipeline.
+#[derive(Clone)]
 pub struct Diagnostics {
     /// Module (layout and bind groups).
     pub module: Module,

@@ -6,6 +6,7 @@ use super::stages::module;
 use super::state::{SharedBuffers, StateSet};
 
 /// The module of `shaders/gravity.wgsl` and its pipelines.
+#[derive(Clone)]
 pub struct Gravity {
     /// Module (layout and bind groups).
     pub module: Module,

@@ -28,6 +28,7 @@ pub const FUSED_DRIFT: &str = "let vs = 4097.0 * v;
             p = (p4.xyz + prod) + err;";
 
 /// The module of `shaders/integrate.wgsl` and its pipelines.
+#[derive(Clone)]
 pub struct Integrate {
     /// Module (layout and bind groups).
     pub module: Module,

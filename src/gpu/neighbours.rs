@@ -16,6 +16,7 @@ use super::{WORKGROUP_SIZE, dispatch_dims, storage, uniform};
 use crate::scene::RollingModel;
 
 /// The module of `shaders/neighbours.wgsl` and its pipelines.
+#[derive(Clone)]
 pub struct Neighbours {
     /// Module (layout and bind groups).
     pub module: Module,
@@ -58,6 +59,7 @@ impl Neighbours {
 
 /// The build's passes that walk the candidates of each row; with `COUNT_VISITS` on, the same
 /// passes count the visits of each invocation (`gpu::work::BUILD_PASS`).
+#[derive(Clone)]
 pub struct Walks {
     /// Entries per small sphere's row.
     pub list_count: wgpu::ComputePipeline,

@@ -221,6 +221,7 @@ pub fn match_names(
 }
 
 /// A compiled shader module with its bind group layout.
+#[derive(Clone)]
 pub struct Module {
     /// Name, for labels and errors.
     pub name: &'static str,

@@ -8,6 +8,7 @@ use super::{WORKGROUP_SIZE, dispatch_dims, init_storage, storage, uniform};
 use crate::setup::SCAN_BLOCK;
 
 /// The module of `shaders/prefix_sum.wgsl` and its pipelines.
+#[derive(Clone)]
 pub struct PrefixSum {
     /// Module (layout and bind groups).
     pub module: Module,

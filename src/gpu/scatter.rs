@@ -6,6 +6,7 @@ use super::stages::module;
 use super::state::{SharedBuffers, StateSet};
 
 /// The module of `shaders/scatter.wgsl` and its pipelines.
+#[derive(Clone)]
 pub struct Scatter {
     /// Module (layout and bind groups).
     pub module: Module,
@@ -29,6 +30,7 @@ impl Scatter {
 }
 
 /// The gather half of the stage, `shaders/gather.wgsl`.
+#[derive(Clone)]
 pub struct Gather {
     /// Module (layout and bind groups).
     pub module: Module,

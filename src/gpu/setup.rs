@@ -160,7 +160,7 @@ impl GpuBackend {
             (n_large, large_chunks),
             groups,
         );
-        let stages = Stages::new(device, opts.fused_drift);
+        let stages = ctx.stages(opts.fused_drift);
 
         // Prefix-sum levels of the cell-start table, scanned in place.
         let scan = prefix_sum::levels(

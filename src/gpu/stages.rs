@@ -25,6 +25,7 @@ pub fn module(device: &wgpu::Device, name: &'static str) -> Module {
 }
 
 /// All stages of the step.
+#[derive(Clone)]
 pub struct Stages {
     /// [`super::integrate`].
     pub integrate: super::integrate::Integrate,
