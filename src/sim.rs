@@ -8,6 +8,7 @@ use crate::gpu::GpuOptions;
 #[cfg(feature = "gpu")]
 use crate::gpu::{GpuBackend, GpuError};
 use crate::naming::Setting;
+use crate::scene::insert::Around;
 use crate::scene::{Insert, SceneError, SceneInput, Sphere};
 use crate::{Diagnostics, Precision, Scene, Snapshot};
 
@@ -336,14 +337,15 @@ impl OpenSystem {
                 continue;
             };
             let progress = &mut self.state.inserts[k];
+            let around = Around {
+                spheres: (&xs, &rs),
+                planes: &planes,
+                containers: &containers,
+                periodic: &scene.sim.periodic,
+            };
             let placed = ins.place(
-                k,
-                pass,
-                scene.sim.dt,
-                (&xs, &rs),
-                &planes,
-                &containers,
-                &scene.sim.periodic,
+                (k, pass, scene.sim.dt),
+                &around,
                 &mut progress.owed,
                 progress.made,
             );

@@ -8,9 +8,11 @@ Each case is a square silo (side `--side` grain diameters, walls of the grains' 
 floor is a carpet of fixed grains of half the radius, touching on a square lattice, with a
 circular orifice in its middle: the carpet keeps the grains whose centres lie at least D/2 + r/2
 from the silo's axis, so that the hole between their surfaces is at least D wide. The fit uses
-the hole's inscribed diameter (the lattice makes it up to a few tenths of d wider than D). The silo starts filled with a jittered column of
-grains (`--height` diameters), at rest, which falls, packs and discharges through the orifice
-into a catch basin below (the same walls, a floor far enough down to hold every grain). The
+the hole's inscribed diameter (the lattice makes it up to a few tenths of d wider than D). An
+`[[insert]]` with `start = 0` fills the silo before the first step, as in the built-in
+`hopper-flow`: as many grains as a simple-cubic column of pitch 1.1 d and `--height` diameters
+holds, at rest, placed at random where they overlap nothing up to twice that height. They fall,
+pack and discharge through the orifice into a catch basin below (the same walls, a floor far enough down to hold every grain). The
 grains: d = 1 cm, 2500 kg/m³, E = 10 MPa, ν = 0.3, e = 0.5, μ = 0.5, rotation on, Hertz contact,
 g = 9.81 m/s² along −y, dt = 4 × 10⁻⁵ s.
 
@@ -40,7 +42,6 @@ def build(case_dir, width, side, height, seed, time):
     """Writes the grains' CSV and the scene TOML of one case (orifice `width` diameters); returns
     (number of moving grains, carpet grains, silo side L in m, the hole's inscribed diameter in
     m: the largest circle about the axis clear of the carpet, at least the nominal D)."""
-    rng = np.random.default_rng(seed)
     L = side * DIAMETER
     axis = np.array([L / 2, L / 2])
     rows = []
@@ -59,20 +60,12 @@ def build(case_dir, width, side, height, seed, time):
                 rows.append((x, -rc, z, 0.0, 0.0, 0.0, rc, math.inf))
                 inscribed = min(inscribed, 2 * (dist - rc))
     carpet = len(rows)
-    # The column: a jittered simple-cubic lattice of pitch 1.1 d from 1.5 d above the carpet.
+    # The column: as many grains as a simple-cubic lattice of pitch 1.1 d holds, inserted.
     pitch = 1.1 * DIAMETER
     m = int((L - DIAMETER) / pitch) + 1
     layers = int(height * DIAMETER / pitch)
-    jitter = 0.4 * (pitch - DIAMETER)
-    for layer in range(layers):
-        for i in range(m):
-            for j in range(m):
-                x = RADIUS + (L - DIAMETER - (m - 1) * pitch) / 2 + i * pitch
-                z = RADIUS + (L - DIAMETER - (m - 1) * pitch) / 2 + j * pitch
-                y = 1.5 * DIAMETER + layer * pitch
-                dx, dy, dz = rng.uniform(-jitter, jitter, 3)
-                rows.append((x + dx, y + dy, z + dz, 0.0, 0.0, 0.0, RADIUS, MASS))
-    moving = len(rows) - carpet
+    moving = m * m * layers
+    fill = 2 * layers * pitch
     os.makedirs(case_dir, exist_ok=True)
     with open(os.path.join(case_dir, "grains.csv"), "w") as f:
         f.write("id,x,y,z,vx,vy,vz,radius,mass\n")
@@ -127,6 +120,17 @@ material = "grain"
 point = [0.0, {-basin!r}, 0.0]
 normal = [0.0, 1.0, 0.0]
 material = "grain"
+
+[[insert]]                       # the fill, before the first step; the rest at the next passes
+min = [0.0, 0.0, 0.0]
+max = [{L!r}, {fill!r}, {L!r}]
+radius = {RADIUS!r}
+count = {moving}
+total = {moving}
+start = 0
+every = 2000
+material = "grain"
+seed = {seed}
 """
     with open(os.path.join(case_dir, "scene.toml"), "w") as f:
         f.write(toml)

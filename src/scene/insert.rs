@@ -204,6 +204,20 @@ pub struct Insert {
     pub seed: u64,
 }
 
+/// What an insertion's new spheres must not touch.
+#[derive(Clone, Copy)]
+pub(crate) struct Around<'a> {
+    /// The spheres present: centres and radii, m.
+    pub spheres: (&'a [DVec3], &'a [f64]),
+    /// Planes: a point and the unit normal, m.
+    pub planes: &'a [(DVec3, DVec3)],
+    /// Sphere containers: centre and radius, m.
+    pub containers: &'a [(DVec3, f64)],
+    /// The periodic box: a new sphere clears every image of the others, and its centre is
+    /// wrapped into the box with the box lengths it moved as its image.
+    pub periodic: &'a Periodic,
+}
+
 /// What one insertion pass made: the spheres and how many could not be placed.
 pub(crate) struct Placed {
     pub spheres: Vec<Sphere>,
@@ -333,27 +347,24 @@ impl Insert {
         }
     }
 
-    /// The spheres pass `pass` (1, 2, … at steps `every`, `2 every`, …) of the scene's insertion
-    /// `index` makes, at `dt` s a step, given the spheres now present (`existing`: centres and
-    /// radii, m), the planes (point, unit normal) and containers (centre, radius) that new
-    /// spheres must not touch, the periodic box (`periodic`: a new sphere clears every image of
-    /// the others, and its centre is wrapped into the box with the box lengths it moved as its
-    /// image) and `owed`, the fraction of a sphere (or of a kilogram) carried from the last
-    /// pass, updated here. `made` is how many this insertion made before; at most
+    /// The spheres pass `pass` (1, 2, … after steps `start`, `start + every`, …) of the
+    /// scene's insertion `index` makes, at `dt` s a step, among `around` (what new spheres must
+    /// not touch), given `owed`, the fraction of a sphere (or of a kilogram) carried from the
+    /// last pass, updated here. `made` is how many this insertion made before; at most
     /// `total − made` more are made.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn place(
         &self,
-        index: usize,
-        pass: u64,
-        dt: f64,
-        existing: (&[DVec3], &[f64]),
-        planes: &[(DVec3, DVec3)],
-        containers: &[(DVec3, f64)],
-        periodic: &Periodic,
+        (index, pass, dt): (usize, u64, f64),
+        around: &Around,
         owed: &mut f64,
         made: u64,
     ) -> Placed {
+        let Around {
+            spheres: existing,
+            planes,
+            containers,
+            periodic,
+        } = *around;
         // Odd multipliers keep (seed, pass, index) apart: two insertions of one seed differ.
         let mut rng = Pcg64::seed_from_u64(
             self.seed
@@ -781,6 +792,23 @@ impl InsertBuilder {
 mod tests {
     use super::*;
 
+    const OPEN: Periodic = Periodic {
+        axes: [false; 3],
+        min: DVec3::ZERO,
+        max: DVec3::ZERO,
+    };
+
+    /// The obstacles: `old` spheres of radius 0.05 m (none when empty) and `planes`.
+    fn near<'a>(old: &'a [DVec3], planes: &'a [(DVec3, DVec3)]) -> Around<'a> {
+        const R: [f64; 1] = [0.05];
+        Around {
+            spheres: (old, &R[..old.len()]),
+            planes,
+            containers: &[],
+            periodic: &OPEN,
+        }
+    }
+
     fn insert(region: InsertRegion, amount: InsertAmount) -> Insert {
         Insert {
             region,
@@ -810,17 +838,7 @@ mod tests {
         let old = [DVec3::new(0.0, 0.1, 0.0)];
         let plane = [(DVec3::new(0.0, 0.05, 0.0), DVec3::Y)];
         let mut owed = 0.0;
-        let p = ins.place(
-            0,
-            1,
-            1e-3,
-            (&old, &[0.05]),
-            &plane,
-            &[],
-            &Periodic::default(),
-            &mut owed,
-            0,
-        );
+        let p = ins.place((0, 1, 1e-3), &near(&old, &plane), &mut owed, 0);
         assert!(p.spheres.len() > 100, "{} placed", p.spheres.len());
         assert_eq!(p.spheres.len() as u64 + p.failed, 200);
         for (i, a) in p.spheres.iter().enumerate() {
@@ -835,29 +853,9 @@ mod tests {
             assert_eq!(a.mass, 1000.0 * sphere_volume(a.radius));
         }
         // The same pass draws the same spheres; another pass others.
-        let again = ins.place(
-            0,
-            1,
-            1e-3,
-            (&old, &[0.05]),
-            &plane,
-            &[],
-            &Periodic::default(),
-            &mut 0.0,
-            0,
-        );
+        let again = ins.place((0, 1, 1e-3), &near(&old, &plane), &mut 0.0, 0);
         assert_eq!(again.spheres, p.spheres);
-        let next = ins.place(
-            0,
-            2,
-            1e-3,
-            (&old, &[0.05]),
-            &plane,
-            &[],
-            &Periodic::default(),
-            &mut 0.0,
-            0,
-        );
+        let next = ins.place((0, 2, 1e-3), &near(&old, &plane), &mut 0.0, 0);
         assert_ne!(next.spheres, p.spheres);
     }
 
@@ -873,13 +871,11 @@ mod tests {
         let ins = insert(region, InsertAmount::Count(150));
         let old = [DVec3::new(0.98, 0.1, 0.1)];
         let p = ins.place(
-            0,
-            1,
-            1e-3,
-            (&old, &[0.05]),
-            &[],
-            &[],
-            &periodic,
+            (0, 1, 1e-3),
+            &Around {
+                periodic: &periodic,
+                ..near(&old, &[])
+            },
             &mut 0.0,
             0,
         );
@@ -952,19 +948,9 @@ mod tests {
         let mut owed = 0.0;
         let counts: Vec<usize> = (1..=4)
             .map(|k| {
-                ins.place(
-                    0,
-                    k,
-                    1e-3,
-                    (&[], &[]),
-                    &[],
-                    &[],
-                    &Periodic::default(),
-                    &mut owed,
-                    0,
-                )
-                .spheres
-                .len()
+                ins.place((0, k, 1e-3), &near(&[], &[]), &mut owed, 0)
+                    .spheres
+                    .len()
             })
             .collect();
         assert_eq!(counts, [2, 3, 2, 3]);
@@ -972,32 +958,12 @@ mod tests {
             total: Some(5),
             ..insert(region, InsertAmount::Count(4))
         };
-        let p = capped.place(
-            0,
-            2,
-            1e-3,
-            (&[], &[]),
-            &[],
-            &[],
-            &Periodic::default(),
-            &mut 0.0,
-            3,
-        );
+        let p = capped.place((0, 2, 1e-3), &near(&[], &[]), &mut 0.0, 3);
         assert_eq!(p.spheres.len(), 2);
         // 1 kg/s over 0.1 s: spheres until their mass reaches 0.1 kg.
         let by_mass = insert(region, InsertAmount::MassRate(1.0));
         let mut owed = 0.0;
-        let p = by_mass.place(
-            0,
-            1,
-            1e-3,
-            (&[], &[]),
-            &[],
-            &[],
-            &Periodic::default(),
-            &mut owed,
-            0,
-        );
+        let p = by_mass.place((0, 1, 1e-3), &near(&[], &[]), &mut owed, 0);
         let m: f64 = p.spheres.iter().map(|s| s.mass).sum();
         assert!(m >= 0.1 && m - 0.1 < 1000.0 * sphere_volume(0.02));
         assert!((owed - (0.1 - m)).abs() < 1e-15);
