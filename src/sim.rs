@@ -295,7 +295,8 @@ pub struct Simulation {
     stepping: std::time::Duration,
     notice: Option<String>,
     /// The likely cause of a blow-up, for the stop's message (`dt` and the guard's bounds are
-    /// the engine's [`Engine::step_params`]).
+    /// the engine's [`Engine::step_params`]); with outflows or insertions it is computed from
+    /// the open scene when the run stops, so that a pass does not pay for it.
     cause: String,
     /// The open system's bookkeeping, when the scene has outflows.
     open: Option<Box<OpenSystem>>,
@@ -856,7 +857,7 @@ impl Simulation {
         }
         self.engine = self.engine_for(&scene, precision, gpu)?;
         self.particles = scene.spheres.len();
-        self.cause = likely_cause(&scene, self.engine.precision() == Precision::F32);
+        // `cause` is computed from the open scene if the run stops (`stopped`): a pass need not.
         let after = self.engine.diagnostics();
         self.base = Offsets {
             removed_spheres: before.removed_spheres + gone as u64,
@@ -973,7 +974,10 @@ impl Simulation {
     /// stop.
     fn stopped(&mut self, step: u64, sphere: u32) -> SimError {
         let dt = self.engine.step_params().dt;
-        let cause = self.cause.clone();
+        let cause = match &self.open {
+            Some(o) => likely_cause(&o.scene, self.engine.precision() == Precision::F32),
+            None => self.cause.clone(),
+        };
         let snap = self.snapshot();
         let i = sphere as usize;
         let (x, v) = (
