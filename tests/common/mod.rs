@@ -145,21 +145,35 @@ pub fn fixed_obstacle_scene() -> Scene {
 pub fn start_endless_run(extra: &[&str]) -> std::process::Child {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_spheresim"))
-        .args([
-            "run",
-            "two-spheres",
-            "--particles",
-            "200",
-            "--backend",
-            "cpu",
-        ])
-        .args(["--steps", "100000000", "-q", "--progress-every", "1"])
-        .args(extra)
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("spawn spheresim");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_spheresim"));
+    cmd.args([
+        "run",
+        "two-spheres",
+        "--particles",
+        "200",
+        "--backend",
+        "cpu",
+    ])
+    .args(["--steps", "100000000", "-q", "--progress-every", "1"])
+    .args(extra)
+    .stderr(Stdio::piped())
+    .stdout(Stdio::null());
+    // Under `nohup` the tests inherit SIGHUP ignored, and the run keeps an ignored SIGHUP
+    // ignored (src/run/signal.rs): the run gets the default back, as from a terminal.
+    #[cfg(unix)]
+    {
+        use nix::sys::signal::{SigHandler, Signal, signal};
+        use std::os::unix::process::CommandExt;
+        // SAFETY: between fork and exec only `signal(2)`, which is async-signal-safe, runs.
+        unsafe {
+            cmd.pre_exec(|| {
+                signal(Signal::SIGHUP, SigHandler::SigDfl)
+                    .map(|_| ())
+                    .map_err(std::io::Error::from)
+            });
+        }
+    }
+    let mut child = cmd.spawn().expect("spawn spheresim");
     let mut err = BufReader::new(child.stderr.take().expect("piped stderr"));
     let mut line = String::new();
     while !line.starts_with("progress: step ") {
