@@ -300,6 +300,8 @@ pub struct Simulation {
     cause: String,
     /// The open system's bookkeeping, when the scene has outflows.
     open: Option<Box<OpenSystem>>,
+    /// Open-system passes that changed the spheres ([`Simulation::open_passes`]).
+    open_passes: u64,
 }
 
 /// What an open-system pass needs: the scene as it now runs (the spheres present, with their
@@ -539,10 +541,17 @@ impl Simulation {
         gpu: GpuOptions,
     ) -> Result<Self, SimError> {
         let mut sim = Self::start(&*scene.into_checked_scene()?, backend, precision, gpu)?;
-        // An insertion that starts at step 0 fills the scene before the first step (a resume
-        // comes through `start` alone: its scene holds what that pass made).
-        sim.open_pass()?;
+        sim.fill()?;
         Ok(sim)
+    }
+
+    /// An insertion that starts at step 0 fills the scene before the first step: part of the
+    /// set-up, so not counted in [`Simulation::open_passes`]. (A resume comes through `start`
+    /// alone: its scene holds what that pass made.)
+    fn fill(&mut self) -> Result<(), SimError> {
+        self.open_pass()?;
+        self.open_passes = 0;
+        Ok(())
     }
 
     /// [`Simulation::with_gpu_options`] on a scene that passed [`Scene::check`] (or a checked
@@ -680,6 +689,7 @@ impl Simulation {
             notice,
             cause: likely_cause(scene, f32),
             open: None,
+            open_passes: 0,
         }
     }
 
@@ -856,6 +866,7 @@ impl Simulation {
             state.next_id += 1;
         }
         self.engine = self.engine_for(&scene, precision, gpu)?;
+        self.open_passes += 1;
         self.particles = scene.spheres.len();
         // `cause` is computed from the open scene if the run stops (`stopped`): a pass need not.
         let after = self.engine.diagnostics();
@@ -912,6 +923,14 @@ impl Simulation {
     /// checkpoint stores this scene. `None` without outflows and insertions.
     pub fn open_scene(&self) -> Option<&Scene> {
         self.open.as_ref().map(|o| &o.scene)
+    }
+
+    /// Open-system passes so far that took spheres out or put new ones in. Each starts the
+    /// backend again on the spheres present, on new buffers: a drawing of the run binds them
+    /// again when this changes. 0 without outflows and insertions, and for the fill before the
+    /// first step (`start = 0`), which is part of the run's set-up.
+    pub fn open_passes(&self) -> u64 {
+        self.open_passes
     }
 
     /// The open system's bookkeeping (ids, what each insertion made), for a checkpoint; `None`
@@ -1273,23 +1292,13 @@ impl Simulation {
     ) -> Result<Self, SimError> {
         let checked = scene.into_checked_scene()?;
         let scene: &Scene = &checked;
-        if scene.is_open() {
-            return Err(SimError::Unavailable {
-                backend: Backend::Gpu,
-                reason: "the viewer draws the buffers the GPU backend was set up with, and an \
-                         open-system pass sets it up again: run scenes with `[[outflow]]` or `[[insert]]` with \
-                         `spheresim run`"
-                    .to_string(),
-            });
-        }
         let engine = Box::new(GpuBackend::with_context(ctx, scene, gpu)?);
-        Ok(Self::of_engine(
-            engine,
-            Backend::Gpu,
-            scene,
-            Offsets::default(),
-            None,
-        ))
+        // An open system's passes start the backend again on the same device
+        // ([`Simulation::open_passes`] tells the drawing to bind the new buffers).
+        let mut sim = Self::of_engine(engine, Backend::Gpu, scene, Offsets::default(), None)
+            .with_open(scene, Precision::F32, gpu);
+        sim.fill()?;
+        Ok(sim)
     }
 
     /// The GPU backend, when that is what runs (the renderer binds its state buffers).

@@ -238,6 +238,10 @@ fn a_filling_draining_silo_reports_both_and_resumes_bit_for_bit() {
             "{backend}: grains reach the outflow"
         );
         assert!(text.contains("200 inserted"), "{backend}: {text}");
+        assert!(
+            !text.contains("before this run's first step"),
+            "{backend}: no fill: {text}"
+        );
         let csv = std::fs::read_to_string(d.join("whole.csv")).unwrap();
         let ids: Vec<u64> = csv
             .lines()
@@ -579,6 +583,10 @@ fn a_chute_filled_before_the_first_step_resumes_without_filling_again() {
     // 41 at the start (40 placed before step 1), 110 more over the passes at 1000 … 3000.
     assert_eq!(stats["particles"], 41, "{out}");
     assert_eq!(stats["inserted_spheres"], 110, "{out}");
+    assert!(
+        out.contains("open system: 40 spheres") && out.contains("before this run's first step"),
+        "the summary names the fill: {out}"
+    );
     let csv = std::fs::read_to_string(d.join("whole.csv")).unwrap();
     assert_resumes_bit_for_bit(&path, &d, "cpu", (2500, 6000), &csv);
 }

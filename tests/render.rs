@@ -14,7 +14,7 @@ use spheresim::render::offscreen::{OFFSCREEN_FORMAT, Offscreen};
 use spheresim::render::{
     Camera, ColourMode, DrawSettings, OrbitCamera, SceneRenderer, Up, open_simulation,
 };
-use spheresim::scene::{Material, Scene, SimParams};
+use spheresim::scene::{Material, Scene, SimParams, Sphere};
 use spheresim::{Backend, Simulation};
 use std::path::Path;
 use std::process::Command;
@@ -80,8 +80,8 @@ fn draw_after(
     assert_eq!(sim.backend(), backend);
     sim.step(steps).expect("steps");
     let target = Offscreen::new(&ctx.device, W, H, OFFSCREEN_FORMAT);
-    let renderer = SceneRenderer::new(&ctx.device, OFFSCREEN_FORMAT, scene, &sim);
-    renderer.update(&ctx.queue, &mut sim);
+    let mut renderer = SceneRenderer::new(&ctx.device, OFFSCREEN_FORMAT, scene, &sim);
+    renderer.update(&ctx.device, &ctx.queue, &mut sim);
     let mut enc = ctx.device.create_command_encoder(&Default::default());
     let settings = DrawSettings {
         camera: camera(),
@@ -339,6 +339,91 @@ fn marking_turns_with_the_sphere(backend: Backend) {
     assert_close(still.at(cx, cy), plain, &format!("{backend}: no rotation"));
 }
 
+/// An open system's pass starts the backend again on other buffers, with other spheres: the
+/// drawing binds what each pass leaves. Sphere b starts in an outflow box and leaves after step
+/// 1; at the same pass an insertion puts a sphere of material a at (0, 1.5, 0), ±5 cm, which
+/// takes b's place in the backend's order.
+fn draws_what_each_pass_leaves(backend: Backend) {
+    use spheresim::scene::{InsertAmount, InsertBuilder, InsertRegion, InsertSizes, Outflow};
+    let material = |name: &str| {
+        let mut m = Material::steel();
+        m.name = name.into();
+        m
+    };
+    let (a, b, new) = (
+        DVec3::new(-2.0, 0.0, 0.0),
+        DVec3::new(2.0, 0.0, 0.0),
+        DVec3::new(0.0, 1.5, 0.0),
+    );
+    let s = Scene::builder()
+        .name("render-open")
+        .material(material("a"))
+        .material(material("b"))
+        .sphere(Sphere::new(a, 0.6).material("a"))
+        .sphere(Sphere::new(b, 0.5).material("b"))
+        .outflow(Outflow::of_box(DVec3::new(1.0, -1.0, -1.0), DVec3::new(3.0, 1.0, 1.0)).every(1))
+        .insert(
+            InsertBuilder::new(
+                InsertRegion::Box {
+                    min: new - DVec3::splat(0.35),
+                    max: new + DVec3::splat(0.35),
+                },
+                InsertSizes::Fixed(0.3),
+                InsertAmount::Count(1),
+            )
+            .every(1)
+            .total(1)
+            .material("a"),
+        )
+        .build()
+        .unwrap();
+    let ctx = GpuContext::new().expect("adapter");
+    let mut sim = open_simulation(&s, backend, &ctx).expect("an open scene draws");
+    let mut renderer = SceneRenderer::new(&ctx.device, OFFSCREEN_FORMAT, &s, &sim);
+    let settings = DrawSettings {
+        camera: camera(),
+        colour: ColourMode::Material,
+        flat: true,
+    };
+    let mut frame = |sim: &mut Simulation| {
+        renderer.update(&ctx.device, &ctx.queue, sim);
+        let target = Offscreen::new(&ctx.device, W, H, OFFSCREEN_FORMAT);
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        renderer.draw(&ctx.queue, &mut enc, &target.target(), &settings, sim);
+        let rgba = target.finish_and_read(&ctx.device, &ctx.queue, enc);
+        (renderer.instances(), Image { rgba })
+    };
+    let bg = BACKGROUND.map(linear_to_srgb8);
+    let (want_a, want_b) = (
+        srgb(material_colour(&s, Some(0))),
+        srgb(material_colour(&s, Some(1))),
+    );
+    let at = |img: &Image, p: DVec3| {
+        let (x, y) = px(p);
+        img.at(x, y)
+    };
+    let (n, before) = frame(&mut sim);
+    assert_eq!(n, 2, "{backend}: two spheres before the pass");
+    assert_close(at(&before, a), want_a, &format!("{backend}: a before"));
+    assert_close(at(&before, b), want_b, &format!("{backend}: b before"));
+    assert_close(
+        at(&before, new),
+        bg,
+        &format!("{backend}: nothing yet at the insertion"),
+    );
+    sim.step(1).unwrap();
+    assert_eq!(sim.open_passes(), 1, "{backend}");
+    let (n, after) = frame(&mut sim);
+    assert_eq!(n, 2, "{backend}: b out, one in");
+    assert_close(at(&after, a), want_a, &format!("{backend}: a after"));
+    assert_close(at(&after, b), bg, &format!("{backend}: b has left"));
+    assert_close(
+        at(&after, new),
+        want_a,
+        &format!("{backend}: the inserted sphere"),
+    );
+}
+
 #[test]
 fn cpu_backend_images_match_the_camera() {
     if !gpu_available() {
@@ -348,6 +433,7 @@ fn cpu_backend_images_match_the_camera() {
     depth_order(Backend::Cpu);
     follows_the_state(Backend::Cpu);
     marking_turns_with_the_sphere(Backend::Cpu);
+    draws_what_each_pass_leaves(Backend::Cpu);
 }
 
 #[test]
@@ -359,6 +445,7 @@ fn gpu_backend_images_match_the_camera() {
     depth_order(Backend::Gpu);
     follows_the_state(Backend::Gpu);
     marking_turns_with_the_sphere(Backend::Gpu);
+    draws_what_each_pass_leaves(Backend::Gpu);
 }
 
 /// A private runtime directory (lavapipe complains when XDG_RUNTIME_DIR is unusable).

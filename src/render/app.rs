@@ -199,6 +199,9 @@ impl Gfx {
         if let Some(n) = sim.notice() {
             eprintln!("notice: {n}");
         }
+        // Framed on the spheres the run starts with (an insertion with `start = 0` filled them).
+        let started = sim.open_scene().cloned();
+        let scene = started.as_ref().unwrap_or(scene);
         let renderer = SceneRenderer::new(&ctx.device, format, scene, &sim);
         let depth = depth_view(&ctx.device, config.width, config.height);
         let camera = frame_scene(scene, opts.up, &config);
@@ -281,7 +284,8 @@ impl Gfx {
                 self.steps_per_frame = next.clamp(1, 1 << 16);
             }
         }
-        self.renderer.update(&self.ctx.queue, &mut self.sim);
+        self.renderer
+            .update(&self.ctx.device, &self.ctx.queue, &mut self.sim);
 
         let frame = match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(t)

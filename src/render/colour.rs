@@ -111,48 +111,90 @@ fn hue(h: f32) -> [f32; 3] {
 /// the back) and the brightness along its longest, so neighbours in a layer stay apart.
 /// Spheres outside the bulk's box are light grey.
 pub fn initial_position_colours(scene: &Scene) -> Vec<[f32; 3]> {
-    let n = scene.spheres.len();
-    if n == 0 {
-        return Vec::new();
-    }
-    let mut radii: Vec<f64> = scene.spheres.iter().map(|s| s.radius).collect();
-    radii.sort_by(f64::total_cmp);
-    let bulk_r = 2.0 * radii[n / 2];
-    let (mut lo, mut hi) = (
-        glam::DVec3::splat(f64::INFINITY),
-        glam::DVec3::splat(f64::NEG_INFINITY),
-    );
-    for s in scene.spheres.iter().filter(|s| s.radius <= bulk_r) {
-        lo = lo.min(s.position);
-        hi = hi.max(s.position);
-    }
-    let ext = (hi - lo).to_array();
-    let mut axes = [0usize, 1, 2];
-    axes.sort_by(|&a, &b| ext[a].total_cmp(&ext[b]));
-    // A single layer has no thickness: use the next axis for the hue.
-    let thin = axes.into_iter().find(|&a| ext[a] > 1e-12).unwrap_or(0);
-    let long = axes[2];
-    let norm = |p: glam::DVec3, a: usize| -> f64 {
-        if ext[a] > 1e-12 {
-            (p.to_array()[a] - lo.to_array()[a]) / ext[a]
-        } else {
-            0.5
-        }
-    };
-    let eps = 1e-9 * (hi - lo).length().max(1e-12);
+    let frame = PositionColours::of(&scene.spheres);
     scene
         .spheres
         .iter()
-        .map(|s| {
-            let p = s.position;
-            if s.radius > bulk_r || p.cmplt(lo - eps).any() || p.cmpgt(hi + eps).any() {
-                return [0.85, 0.85, 0.85];
-            }
-            let c = hue(0.8 * norm(p, thin) as f32);
-            let v = 0.55 + 0.45 * norm(p, long) as f32;
-            c.map(|x| x * v)
-        })
+        .map(|s| frame.colour(s.position, s.radius))
         .collect()
+}
+
+/// The frame of [`initial_position_colours`], kept so that spheres inserted later get their
+/// colour from where they enter in the same frame.
+#[derive(Clone, Debug)]
+pub struct PositionColours {
+    lo: glam::DVec3,
+    hi: glam::DVec3,
+    /// Spheres larger than this (twice the median radius) are not bulk, m.
+    bulk_r: f64,
+    thin: usize,
+    long: usize,
+}
+
+/// Light grey: a sphere outside the bulk.
+const NOT_BULK: [f32; 3] = [0.85, 0.85, 0.85];
+
+impl PositionColours {
+    /// The frame of `spheres`' bulk; without spheres every colour is light grey.
+    pub fn of(spheres: &[crate::scene::Sphere]) -> Self {
+        let n = spheres.len();
+        let (mut lo, mut hi) = (
+            glam::DVec3::splat(f64::INFINITY),
+            glam::DVec3::splat(f64::NEG_INFINITY),
+        );
+        if n == 0 {
+            return Self {
+                lo,
+                hi,
+                bulk_r: f64::NEG_INFINITY,
+                thin: 0,
+                long: 0,
+            };
+        }
+        let mut radii: Vec<f64> = spheres.iter().map(|s| s.radius).collect();
+        radii.sort_by(f64::total_cmp);
+        let bulk_r = 2.0 * radii[n / 2];
+        for s in spheres.iter().filter(|s| s.radius <= bulk_r) {
+            lo = lo.min(s.position);
+            hi = hi.max(s.position);
+        }
+        let ext = (hi - lo).to_array();
+        let mut axes = [0usize, 1, 2];
+        axes.sort_by(|&a, &b| ext[a].total_cmp(&ext[b]));
+        // A single layer has no thickness: use the next axis for the hue.
+        let thin = axes.into_iter().find(|&a| ext[a] > 1e-12).unwrap_or(0);
+        Self {
+            lo,
+            hi,
+            bulk_r,
+            thin,
+            long: axes[2],
+        }
+    }
+
+    /// The colour of a sphere of `radius` at `position` (linear RGB in [0, 1]).
+    pub fn colour(&self, position: glam::DVec3, radius: f64) -> [f32; 3] {
+        let (lo, hi) = (self.lo, self.hi);
+        let ext = (hi - lo).to_array();
+        let eps = 1e-9 * (hi - lo).length().max(1e-12);
+        if radius > self.bulk_r
+            || !(lo.is_finite() && hi.is_finite())
+            || position.cmplt(lo - eps).any()
+            || position.cmpgt(hi + eps).any()
+        {
+            return NOT_BULK;
+        }
+        let norm = |a: usize| -> f64 {
+            if ext[a] > 1e-12 {
+                (position.to_array()[a] - lo.to_array()[a]) / ext[a]
+            } else {
+                0.5
+            }
+        };
+        let c = hue(0.8 * norm(self.thin) as f32);
+        let v = 0.55 + 0.45 * norm(self.long) as f32;
+        c.map(|x| x * v)
+    }
 }
 
 /// 8-bit sRGB encoding of a linear value in [0, 1] (IEC 61966-2-1), as an `*UnormSrgb` render

@@ -376,8 +376,11 @@ pub fn render_to(
         None => None,
     };
     let mut sim = super::open_simulation(scene, opts.backend, &ctx)?;
+    // Framed on the spheres the run starts with (an insertion with `start = 0` filled them).
+    let started = sim.open_scene().cloned();
+    let scene = started.as_ref().unwrap_or(scene);
     let target = Offscreen::new(&ctx.device, opts.width, opts.height, OFFSCREEN_FORMAT);
-    let renderer = SceneRenderer::new(&ctx.device, OFFSCREEN_FORMAT, scene, &sim);
+    let mut renderer = SceneRenderer::new(&ctx.device, OFFSCREEN_FORMAT, scene, &sim);
     let fixed = (opts.eye.is_some() || opts.target.is_some()).then(|| {
         render_camera(
             scene,
@@ -428,7 +431,7 @@ pub fn render_to(
             chunk = chunk.after(t0.elapsed());
             bar.set_position(sim.steps_done());
         }
-        renderer.update(&ctx.queue, &mut sim);
+        renderer.update(&ctx.device, &ctx.queue, &mut sim);
         let camera = match fixed {
             Some(c) => c,
             None => {

@@ -87,6 +87,50 @@ enum Source {
     },
 }
 
+/// An open system's drawing: each pass starts the backend again on the spheres present, so the
+/// sphere data is bound again, and a sphere keeps its initial-position colour by its id.
+struct OpenDrawing {
+    /// The colour frame of the spheres the run starts with.
+    frame: colour::PositionColours,
+    /// Initial-position colour by sphere id, from where the sphere entered.
+    by_id: Vec<Option<[f32; 3]>>,
+    /// [`Simulation::open_passes`] when the spheres were last bound.
+    passes: u64,
+}
+
+impl OpenDrawing {
+    /// The colour of each sphere present, given by its id in `ids` and, the first time an id
+    /// is seen, by its position in `spheres` (the pass that put it in).
+    fn colours(&mut self, spheres: &[crate::scene::Sphere], ids: &[u64]) -> Vec<[f32; 3]> {
+        spheres
+            .iter()
+            .zip(ids)
+            .map(|(s, &id)| {
+                let id = id as usize;
+                if id >= self.by_id.len() {
+                    self.by_id.resize(id + 1, None);
+                }
+                *self.by_id[id].get_or_insert_with(|| self.frame.colour(s.position, s.radius))
+            })
+            .collect()
+    }
+}
+
+/// The per-sphere colours the shader reads, in the order of `spheres`.
+fn sphere_info(scene: &Scene, spheres: &[crate::scene::Sphere], initial: &[[f32; 3]]) -> Vec<Info> {
+    spheres
+        .iter()
+        .zip(initial)
+        .map(|(s, ini)| {
+            let m = colour::material_colour(scene, s.material);
+            Info {
+                material: [m[0], m[1], m[2], 1.0],
+                initial: [ini[0], ini[1], ini[2], 1.0],
+            }
+        })
+        .collect()
+}
+
 /// Draws a simulation's spheres and its scene's planes into a colour and a depth target.
 pub struct SceneRenderer {
     sphere_pipeline: wgpu::RenderPipeline,
@@ -100,6 +144,8 @@ pub struct SceneRenderer {
     plane_vertices: u32,
     source: Source,
     n: u32,
+    /// With outflows or insertions: what binds the spheres again after a pass.
+    open: Option<OpenDrawing>,
     speed_scale: f32,
     /// The scene rotates: each sphere carries a marking turned by its orientation.
     marking: bool,
@@ -187,7 +233,11 @@ impl SceneRenderer {
         scene: &Scene,
         sim: &Simulation,
     ) -> Self {
-        let n = scene.spheres.len() as u32;
+        // An open scene's spheres as the run starts: an insertion with `start = 0` filled it.
+        let spheres = sim
+            .open_scene()
+            .map_or(&scene.spheres[..], |o| &o.spheres[..]);
+        let n = spheres.len() as u32;
         let uniform_buf = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("render uniforms"),
             size: std::mem::size_of::<Uniforms>() as u64,
@@ -226,24 +276,24 @@ impl SceneRenderer {
             ],
         });
 
-        let initial = colour::initial_position_colours(scene);
-        let info: Vec<Info> = scene
-            .spheres
-            .iter()
-            .zip(&initial)
-            .map(|(s, ini)| {
-                let m = colour::material_colour(scene, s.material);
-                Info {
-                    material: [m[0], m[1], m[2], 1.0],
-                    initial: [ini[0], ini[1], ini[2], 1.0],
-                }
-            })
-            .collect();
+        let frame = colour::PositionColours::of(spheres);
+        let mut open = sim.open_scene().map(|_| OpenDrawing {
+            frame: frame.clone(),
+            by_id: Vec::new(),
+            passes: sim.open_passes(),
+        });
+        let initial = match &mut open {
+            Some(o) => o.colours(spheres, &sim.ids()),
+            None => spheres
+                .iter()
+                .map(|s| frame.colour(s.position, s.radius))
+                .collect(),
+        };
+        let info = sphere_info(scene, spheres, &initial);
         let info_buf = init_storage(device, "sphere colours", bytemuck::cast_slice(&info));
         let ids: Vec<u32> = (0..n).collect();
         let ids_identity = init_storage(device, "identity ids", bytemuck::cast_slice(&ids));
-        let max_speed = scene
-            .spheres
+        let max_speed = spheres
             .iter()
             .map(|s| s.velocity.length())
             .fold(0.0, f64::max);
@@ -364,6 +414,7 @@ impl SceneRenderer {
             plane_vertices: planes.len() as u32,
             source,
             n,
+            open,
             speed_scale,
             marking,
             format,
@@ -375,8 +426,18 @@ impl SceneRenderer {
         self.format
     }
 
-    /// Binds the spheres of `sim` (after a reset rebuilt it; same scene).
+    /// Binds the spheres of `sim` (after a reset rebuilt it; same scene); with outflows or
+    /// insertions, those its last pass left: their count, colours and buffers.
     pub fn bind(&mut self, device: &wgpu::Device, sim: &Simulation) {
+        if let (Some(open), Some(scene)) = (self.open.as_mut(), sim.open_scene()) {
+            let initial = open.colours(&scene.spheres, &sim.ids());
+            open.passes = sim.open_passes();
+            self.n = scene.spheres.len() as u32;
+            let info = sphere_info(scene, &scene.spheres, &initial);
+            self.info_buf = init_storage(device, "sphere colours", bytemuck::cast_slice(&info));
+            let ids: Vec<u32> = (0..self.n).collect();
+            self.ids_identity = init_storage(device, "identity ids", bytemuck::cast_slice(&ids));
+        }
         self.source = make_source(
             device,
             &self.sphere_layout,
@@ -387,9 +448,22 @@ impl SceneRenderer {
         );
     }
 
-    /// Brings the sphere data up to date: nothing on the GPU backend (the shaders read its
-    /// buffers), a snapshot upload on the CPU backend when the simulation stepped since the last.
-    pub fn update(&self, queue: &wgpu::Queue, sim: &mut Simulation) {
+    /// Spheres the next frame draws: the scene's, or an open system's after its last pass.
+    pub fn instances(&self) -> u32 {
+        self.n
+    }
+
+    /// Brings the sphere data up to date: after an open system's pass, the spheres present
+    /// bound again; on the GPU backend nothing more (the shaders read its buffers); on the CPU
+    /// backend a snapshot upload when the simulation stepped since the last.
+    pub fn update(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, sim: &mut Simulation) {
+        if self
+            .open
+            .as_ref()
+            .is_some_and(|o| o.passes != sim.open_passes())
+        {
+            self.bind(device, sim);
+        }
         if let Source::Cpu {
             pos,
             vel,

@@ -62,20 +62,13 @@ pub enum RenderError {
 /// (lavapipe) that `WGPU_ADAPTER_NAME` does not name, as [`Simulation::new`] decides.
 ///
 /// # Errors
-/// [`RenderError::Invalid`] for the event backend and for scenes with outflows;
+/// [`RenderError::Invalid`] for the event backend;
 /// [`RenderError::Sim`] when the GPU backend cannot take the scene.
 pub fn open_simulation(
     scene: &Scene,
     backend: Backend,
     ctx: &GpuContext,
 ) -> Result<Simulation, RenderError> {
-    if scene.is_open() {
-        return Err(RenderError::Invalid(
-            "scenes with `[[outflow]]` or `[[insert]]` cannot be drawn yet: the drawing holds one instance a \
-             sphere of the scene it was set up with; run them with `spheresim run`"
-                .to_string(),
-        ));
-    }
     let gpu = match backend {
         Backend::Gpu => true,
         Backend::Cpu => false,

@@ -203,6 +203,16 @@ impl fmt::Display for RunReport {
                 e.insertion_failures.saturating_sub(i.insertion_failures),
                 self.particles_left
             )?;
+            // A fill at set-up (`start = 0`) or the passes before a resume: part of the first
+            // step's state, so not in the counts above.
+            if i.inserted_spheres > 0 {
+                writeln!(
+                    f,
+                    "  open system: {} spheres ({:.4e} kg) were inserted before this run's \
+                     first step",
+                    i.inserted_spheres, i.inserted_mass
+                )?;
+            }
         }
         if !self.wall_forces.is_empty() {
             let walls: Vec<String> = self
