@@ -71,6 +71,7 @@
 pub(super) mod bodies;
 mod boxes;
 pub(super) mod candidates;
+mod pair_lanes;
 mod pair_laws;
 mod pair_records;
 mod passes;

@@ -23,6 +23,7 @@ use super::bodies::{
     Ball, Body, CollideParams, ContactHistory, ContactOut, PlaneBody, Round, Spins,
 };
 use super::candidates::separation_in_reach;
+use super::pair_lanes::{LANES, LaneKernel, LaneParams, PairLanes};
 use super::pair_laws::{PairResponse, pair_force, resolve_pair, unit_or};
 use super::pair_records::{
     PAIR_COLLISION, PAIR_CONTACT, PAIR_FORCE, PairImpulse, PairOut, PairRecord,
@@ -233,16 +234,108 @@ pub fn collide_pairs<R: Real, P: PairRecord<R>>(
         Some(P::new(out, moment, overlap, rolling))
     };
     debug_assert!(!history || kept.len() == rows.partner.len());
-    evaluate_pairs(
-        rows,
-        pairs,
-        kept,
-        Some(P::default()),
-        &screen,
-        balls,
-        bodies,
-        &eval,
-    );
+    let with_spin = !spin.omega.is_empty();
+    match LaneParams::of(params, with_spin, !spin.rolling_friction.is_empty()) {
+        Some(lane) => evaluate_pairs(
+            rows,
+            pairs,
+            kept,
+            Some(P::default()),
+            &screen,
+            balls,
+            bodies,
+            &Lanes {
+                bodies,
+                omega: spin.omega,
+                params: lane,
+                kernel: LaneKernel::detect(),
+                record: std::marker::PhantomData::<P>,
+            },
+        ),
+        None => evaluate_pairs(
+            rows,
+            pairs,
+            kept,
+            Some(P::default()),
+            &screen,
+            balls,
+            bodies,
+            &EachPair(eval),
+        ),
+    }
+}
+
+/// A pair [`evaluate_pairs`]' screen passed: spheres `i` (the lower id, owning the entry) and
+/// `j`, the pair's index `k` and its entry's index `s` in the block's per-entry state.
+#[derive(Clone, Copy, Debug, Default)]
+struct Hit {
+    i: u32,
+    j: u32,
+    k: u32,
+    s: u32,
+}
+
+/// How [`evaluate_pairs`] evaluates a screened batch's hits, storing each result at `out[k]`
+/// and its entry's state at `state[s]` (`state` may be empty).
+trait PairBatch<T, U>: Sync {
+    fn eval(&self, hits: &[Hit], out: &Disjoint<'_, T>, state: &mut [U]);
+}
+
+/// One pair at a time: `f(i, j, state, current)` is stored, or the pair left as it is when it
+/// returns `None`.
+struct EachPair<F>(F);
+
+impl<T: Copy, U, F: Fn(usize, usize, Option<&mut U>, &T) -> Option<T> + Sync> PairBatch<T, U>
+    for EachPair<F>
+{
+    #[inline(always)]
+    fn eval(&self, hits: &[Hit], out: &Disjoint<'_, T>, state: &mut [U]) {
+        for h in hits {
+            let k = h.k as usize;
+            let current = out.read(k);
+            if let Some(po) = (self.0)(
+                h.i as usize,
+                h.j as usize,
+                state.get_mut(h.s as usize),
+                &current,
+            ) {
+                out.write(k, po);
+            }
+        }
+    }
+}
+
+/// [`collide_pairs`]' law [`LANES`] pairs at a time ([`pair_force_lanes`]): the same records
+/// and kept history as the scalar law, bit for bit.
+struct Lanes<'a, R: Real, P> {
+    bodies: &'a [Body<R>],
+    omega: &'a [R::V3],
+    params: LaneParams,
+    kernel: LaneKernel,
+    record: std::marker::PhantomData<P>,
+}
+
+impl<R: Real, P: PairRecord<R>> PairBatch<P, ContactHistory<R>> for Lanes<'_, R, P> {
+    #[inline(always)]
+    fn eval(&self, hits: &[Hit], out: &Disjoint<'_, P>, state: &mut [ContactHistory<R>]) {
+        for chunk in hits.chunks(LANES) {
+            let mut input = PairLanes::default();
+            for (l, h) in chunk.iter().enumerate() {
+                let (i, j) = (h.i as usize, h.j as usize);
+                let omega = self.params.spin.then(|| (self.omega[i], self.omega[j]));
+                let kept = state.get(h.s as usize).copied().unwrap_or_default();
+                input.load(l, &self.bodies[i], &self.bodies[j], omega, &kept);
+            }
+            let got = self.kernel.run(&input, &self.params);
+            for (l, h) in chunk.iter().enumerate() {
+                let (record, kept) = got.record::<R, P>(l);
+                out.write(h.k as usize, record);
+                if let Some(s) = state.get_mut(h.s as usize) {
+                    *s = kept;
+                }
+            }
+        }
+    }
 }
 
 /// Asks the cache for `items[k]` (nothing when out of range or off x86-64): the screen of
@@ -268,9 +361,8 @@ const SCREEN_BATCH: usize = 64;
 const SCREEN_AHEAD: usize = 16;
 
 /// Evaluates every listed pair once, by its lower-id sphere (the list's
-/// [`owned`](crate::cpu::neighbours::NeighbourList::owned) entries), and stores the result
-/// `f(i, j, state, current)` at the pair's index k in that list, `out[k]`, or leaves it as it is
-/// when it is `None`. `state` is per-entry state of the owned entry (one per entry, or empty:
+/// [`owned`](crate::cpu::neighbours::NeighbourList::owned) entries), through `eval`
+/// ([`PairBatch`]), which stores each result at the pair's index k in that list, `out[k]`. `state` is per-entry state of the owned entry (one per entry, or empty:
 /// then `f` gets `None`); `current` the pair's value now. With `miss` given, a pair that fails
 /// `screen(i, j)` is not evaluated: `miss` is stored and its state reset to the default. Blocks
 /// of [`CHUNK`] spheres run in parallel.
@@ -292,7 +384,7 @@ fn evaluate_pairs<T: Copy + Send + Sync, U: Send + Default, S: Sync, B: Sync>(
     screen: &(impl Fn(usize, usize) -> bool + Sync),
     screened: &[S],
     touch: &[B],
-    f: &(impl Fn(usize, usize, Option<&mut U>, &T) -> Option<T> + Sync),
+    eval: &impl PairBatch<T, U>,
 ) {
     let Rows {
         start,
@@ -308,7 +400,7 @@ fn evaluate_pairs<T: Copy + Send + Sync, U: Send + Default, S: Sync, B: Sync>(
         let base = start[b * CHUNK] as usize;
         let first = owned_block[b] as usize;
         let items = &owned[first..owned_block[b + 1] as usize];
-        let mut hits = [0u8; SCREEN_BATCH];
+        let mut hits = [Hit::default(); SCREEN_BATCH];
         for (c, batch) in items.chunks(SCREEN_BATCH).enumerate() {
             let at = first + c * SCREEN_BATCH;
             let mut found = 0;
@@ -316,30 +408,28 @@ fn evaluate_pairs<T: Copy + Send + Sync, U: Send + Default, S: Sync, B: Sync>(
                 if let Some(&[_, ahead]) = items.get(c * SCREEN_BATCH + k + SCREEN_AHEAD) {
                     prefetch(screened, partner[ahead as usize] as usize);
                 }
-                hits[found] = k as u8;
+                let e = e as usize;
+                let j = partner[e];
+                hits[found] = Hit {
+                    i,
+                    j,
+                    k: (at + k) as u32,
+                    s: (e - base) as u32,
+                };
                 let Some(miss) = miss else {
                     found += 1;
                     continue;
                 };
-                let e = e as usize;
-                let j = partner[e] as usize;
-                let hit = screen(i as usize, j);
+                let hit = screen(i as usize, j as usize);
                 found += hit as usize;
-                prefetch(touch, j);
+                prefetch(touch, j as usize);
                 // Every pair, hit or not: a hit's is overwritten below.
                 shared.write(at + k, miss);
                 if !state.is_empty() && !hit {
                     state[e - base] = U::default();
                 }
             }
-            for &k in &hits[..found] {
-                let [i, e] = batch[k as usize];
-                let (i, e, k) = (i as usize, e as usize, at + k as usize);
-                let current = shared.read(k);
-                if let Some(po) = f(i, partner[e] as usize, state.get_mut(e - base), &current) {
-                    shared.write(k, po);
-                }
-            }
+            eval.eval(&hits[..found], &shared, state);
         }
     });
 }
@@ -398,7 +488,16 @@ pub fn impulse_pairs<R: Real>(
             flags: (p.contact as u32 * PAIR_CONTACT) | (p.collision as u32 * PAIR_COLLISION),
         })
     };
-    evaluate_pairs::<_, (), (), Body<R>>(rows, pairs, &mut [], None, &|_, _| true, &[], &[], &eval);
+    evaluate_pairs::<_, (), (), Body<R>>(
+        rows,
+        pairs,
+        &mut [],
+        None,
+        &|_, _| true,
+        &[],
+        &[],
+        &EachPair(eval),
+    );
 }
 
 /// Impulse model from the neighbour list: each sphere's earliest event and pending count, from
