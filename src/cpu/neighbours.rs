@@ -28,10 +28,11 @@ use rayon::prelude::*;
 
 use super::CHUNK;
 // The candidate walk and the bodies, never the passes: `collide::passes` imports this file.
-use super::collide::bodies::{Ball, Body, CellBox, CollideParams, ContactHistory};
+use super::collide::bodies::{Ball, Body, CellBox, CollideParams, ContactHistory, PlaneBody};
 use super::collide::candidates::{
     for_each_candidate, for_each_large_over, for_each_neighbour_bucket, separation_in_reach,
 };
+use super::collide::wall_gap;
 use super::prefix_sum::prefix_sum;
 use super::scatter::gather_rows;
 
@@ -171,6 +172,10 @@ pub struct NeighbourList<R: Real> {
     pub kept: Vec<ContactHistory<R>>,
     /// The same of each sphere against each wall (`n × walls`, with contact history only).
     pub wall_kept: Vec<ContactHistory<R>>,
+    /// Each sphere's walls in reach at the last build ([`walls_in_reach`], bit w for wall w),
+    /// or empty: every wall is then in reach (more than 64 walls, no walls, or a list restored
+    /// or replaced since its build).
+    pub wall_reach: Vec<u64>,
     /// Positions at the last build, m (sorted order).
     pub x_build: Vec<R::V3>,
     /// Each sphere's sweep σ at the last build, m ([`sweeps`]): pairs within
@@ -294,13 +299,24 @@ impl<R: Real> NeighbourList<R> {
         rows_of!(self)
     }
 
-    /// The rows, and what each entry's contact and each sphere's wall contacts keep, to
-    /// rewrite ([`NeighbourList::kept`], [`NeighbourList::wall_kept`]).
+    /// The rows, what each entry's contact and each sphere's wall contacts keep, to rewrite
+    /// ([`NeighbourList::kept`], [`NeighbourList::wall_kept`]), and the walls in reach
+    /// ([`NeighbourList::wall_reach`]).
     #[allow(clippy::type_complexity)]
     pub fn rows_and_history(
         &mut self,
-    ) -> (Rows<'_>, &mut [ContactHistory<R>], &mut [ContactHistory<R>]) {
-        (rows_of!(self), &mut self.kept, &mut self.wall_kept)
+    ) -> (
+        Rows<'_>,
+        &mut [ContactHistory<R>],
+        &mut [ContactHistory<R>],
+        &[u64],
+    ) {
+        (
+            rows_of!(self),
+            &mut self.kept,
+            &mut self.wall_kept,
+            &self.wall_reach,
+        )
     }
 
     /// Recomputes [`NeighbourList::link`] from the rows and the spheres' input `ids` (sorted
@@ -386,8 +402,10 @@ impl<R: Real> NeighbourList<R> {
     ///
     /// `history` keeps friction history: `perm[i]` is the old sorted index of new sphere i (the
     /// binning's permutation; `None` at set-up, when there is no history yet), and every
-    /// entry's ξ is carried from the old entry of the same pair, or starts at zero. `walls` is
-    /// the number of walls.
+    /// entry's ξ is carried from the old entry of the same pair, or starts at zero. `planes`
+    /// are the walls: each sphere's [`walls_in_reach`] go to [`NeighbourList::wall_reach`], and
+    /// what it keeps of a wall out of reach is cleared, as the contact pass would clear it at
+    /// the next step (the sphere is then apart from that wall).
     #[allow(clippy::too_many_arguments)]
     pub fn build(
         &mut self,
@@ -400,10 +418,11 @@ impl<R: Real> NeighbourList<R> {
         params: &CollideParams<R>,
         sweep: &[R],
         history: bool,
-        walls: usize,
+        planes: &[PlaneBody<R>],
         perm: Option<&[u32]>,
     ) {
         let n = bodies.len();
+        let walls = planes.len();
         // One pass: each block of spheres lists its rows into its own scratch vector (kept
         // between builds), then the rows are counted, summed and copied into place.
         let blocks = n.div_ceil(CHUNK);
@@ -517,6 +536,15 @@ impl<R: Real> NeighbourList<R> {
         self.x_build.par_extend(bodies.par_iter().map(|b| b.x));
         self.sweep.clear();
         self.sweep.extend_from_slice(sweep);
+        self.wall_reach.clear();
+        if (1..=64).contains(&walls) {
+            self.wall_reach.par_extend(
+                bodies
+                    .par_iter()
+                    .zip(sweep.par_iter())
+                    .map(|(me, &s)| walls_in_reach(me, s, planes)),
+            );
+        }
         if !history {
             self.partner_id.clear();
             self.kept.clear();
@@ -564,5 +592,36 @@ impl<R: Real> NeighbourList<R> {
                 self.wall_kept.resize(n * walls, ContactHistory::default());
             }
         }
+        if !self.wall_reach.is_empty() {
+            self.wall_kept
+                .par_chunks_mut(walls)
+                .zip(self.wall_reach.par_iter())
+                .for_each(|(kept, &reach)| {
+                    for (w, kept) in kept.iter_mut().enumerate() {
+                        if (reach >> w) & 1 == 0 {
+                            *kept = ContactHistory::default();
+                        }
+                    }
+                });
+        }
     }
+}
+
+/// The walls a sphere `me` can touch before the list's next build, bit w for `planes[w]`: its
+/// gap to the wall ([`wall_gap`]) at the build is at most twice its sweep σ, and a margin of
+/// 10⁻⁵ of the gap plus radius for the gap's rounding (a NaN gap counts as in reach). A sphere
+/// moves less than σ between builds ([`needs_rebuild`]) and walls do not move, so a wall out of
+/// reach stays farther than σ, and [`sum_pairs`](super::collide::sum_pairs) may skip it: it
+/// would add nothing. At most 64 walls.
+#[inline(always)]
+pub fn walls_in_reach<R: Real>(me: &Body<R>, sweep: R, planes: &[PlaneBody<R>]) -> u64 {
+    debug_assert!(planes.len() <= 64);
+    let mut reach = 0;
+    for (w, plane) in planes.iter().enumerate() {
+        let (gap, _) = wall_gap(me.x, me.r, plane);
+        let margin = R::of(2.0) * sweep + R::of(1e-5) * (gap.abs() + me.r);
+        let apart = gap > margin;
+        reach |= u64::from(!apart) << w;
+    }
+    reach
 }

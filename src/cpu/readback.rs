@@ -313,6 +313,8 @@ impl<R: Real> CpuBackend<R> {
         list.kept = kept(&s.history_xi, &s.history_impact, &s.history_rolling);
         list.wall_kept = kept(&s.wall_xi, &s.wall_impact, &s.wall_rolling);
         list.x_build = v3s(&s.x_build);
+        // Not saved: every wall counts as in reach until the next build.
+        list.wall_reach.clear();
         list.sweep = (0..s.list_sweep.len())
             .map(|i| R::of(s.list_sweep.get(i)))
             .collect();

@@ -233,7 +233,7 @@ impl<R: Real> CpuBackend<R> {
                 params,
                 &self.sweep,
                 self.params.history,
-                self.planes.len(),
+                &self.planes,
                 (!init).then_some(&self.perm[..]),
             );
             self.list.rebuilds += u64::from(!init);
@@ -654,10 +654,10 @@ fn soft_pass<R: Real, P: collide::PairRecord<R>>(
     if !sum {
         neighbours::resize_with_headroom(pairs, list.owned.len(), Default::default());
     }
-    let (rows, kept, wall_kept) = list.rows_and_history();
+    let (rows, kept, wall_kept, wall_reach) = list.rows_and_history();
     if sum {
         collide::sum_pairs(
-            bodies, spin, &rows, pairs, planes, params, contact, wall_kept, wall_force,
+            bodies, spin, &rows, pairs, planes, params, contact, wall_kept, wall_reach, wall_force,
         );
     } else {
         collide::collide_pairs(bodies, spin, balls, &rows, params, pairs, kept);

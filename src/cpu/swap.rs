@@ -688,6 +688,8 @@ impl CpuBackend<f32> {
             "row_of" => {}
             "x_build" => {
                 let v = vec4s(n)?;
+                // A replaced build: every wall counts as in reach until the next one.
+                self.list.wall_reach.clear();
                 self.list.x_build.clear();
                 self.list.x_build.extend(v[..n].iter().map(|&x| xyz(x)));
             }

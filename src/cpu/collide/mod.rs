@@ -52,6 +52,9 @@
 //! * `boxes`: a large sphere's cell box ([`large_box`]);
 //! * `pair_laws`: the laws of one sphere pair ([`resolve_pair`], [`soft_normal_force`],
 //!   [`soft_contact`], [`pair_force`]) and [`impulse_energy_change`];
+//! * `pair_lanes`: the soft pair law and [`collide_pairs`]' record of it for [`LANES`] pairs at
+//!   a time ([`pair_force_lanes`]), each lane bit for bit the scalar law's, which
+//!   [`collide_pairs`] runs in f32 without rolling resistance;
 //! * `pair_records`: what the passes store per pair ([`PairRecord`], [`PairImpulse`]);
 //! * `walls`: a sphere against a wall: one module per wall kind (`walls::plane`,
 //!   `walls::sphere_inside`), the per-operation dispatch ([`wall_gap`], [`wall_curvature`],
@@ -59,11 +62,12 @@
 //! * `passes`: the passes over the neighbour list ([`collide_pairs`], [`sum_pairs`],
 //!   [`impulse_pairs`], [`earliest_from_pairs`], [`sum_impulses`]).
 //!
-//! Dependencies run one way. `neighbours` builds its list with `candidates` and `bodies`, which
-//! import nothing of it; `passes` reads the list (`neighbours::Rows`), and `boxes` its skin
+//! Dependencies run one way. `neighbours` builds its list with `candidates` and `bodies`, and
+//! each sphere's walls in reach with `walls`' [`wall_gap`], which import nothing of it; `passes` reads the list (`neighbours::Rows`), and `boxes` its skin
 //! (`neighbours::sphere_skin`), and nothing in `neighbours` imports either. Within the stage,
 //! `bodies` imports no other file; `candidates`, `boxes`, `pair_laws` import `bodies`;
-//! `pair_records` and `walls` import `pair_laws`; `passes` imports all but `boxes`. Every public
+//! `pair_records` and `walls` import `pair_laws`; `pair_lanes` imports `bodies` and
+//! `pair_records`; `passes` imports all but `boxes`. Every public
 //! item is re-exported here, so its path stays `cpu::collide::NAME`.
 //!
 //! [`contact_fraction`]: crate::physics::toi::contact_fraction
@@ -86,6 +90,10 @@ pub use bodies::{
 pub use boxes::large_box;
 pub use candidates::{
     SEEN_FILTER_MULTIPLIER, in_reach, may_touch, seen_filter_bit, separation_in_reach,
+};
+pub use pair_lanes::{
+    LANES, LaneF32, LaneKernel, LaneMask, LaneParams, LaneV3, PairLanes, PairLanesOut,
+    pair_force_lanes,
 };
 pub use pair_laws::{
     NormalForce, PairResponse, Soft, impulse_energy_change, pair_force, resolve_pair, soft_contact,

@@ -33,16 +33,16 @@ pub const LANES: usize = 8;
 
 /// One f32 a lane.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct F(pub [f32; LANES]);
+pub struct LaneF32(pub [f32; LANES]);
 
 /// One condition a lane: all bits set where it holds, none where not (a vector compare's
 /// result, so that selects are bitwise blends).
-pub type Mask = [u32; LANES];
+pub type LaneMask = [u32; LANES];
 
-impl F {
+impl LaneF32 {
     #[inline(always)]
     fn splat(x: f32) -> Self {
-        F([x; LANES])
+        LaneF32([x; LANES])
     }
     #[inline(always)]
     fn map(self, f: impl Fn(f32) -> f32) -> Self {
@@ -50,7 +50,7 @@ impl F {
         for l in 0..LANES {
             o[l] = f(self.0[l]);
         }
-        F(o)
+        LaneF32(o)
     }
     #[inline(always)]
     fn zip(self, b: Self, f: impl Fn(f32, f32) -> f32) -> Self {
@@ -58,10 +58,10 @@ impl F {
         for l in 0..LANES {
             o[l] = f(self.0[l], b.0[l]);
         }
-        F(o)
+        LaneF32(o)
     }
     #[inline(always)]
-    fn test(self, b: Self, f: impl Fn(f32, f32) -> bool) -> Mask {
+    fn test(self, b: Self, f: impl Fn(f32, f32) -> bool) -> LaneMask {
         let mut o = [0; LANES];
         for l in 0..LANES {
             o[l] = if f(self.0[l], b.0[l]) { !0 } else { 0 };
@@ -85,35 +85,35 @@ impl F {
         self.zip(b, f32::max)
     }
     #[inline(always)]
-    fn le(self, b: Self) -> Mask {
+    fn le(self, b: Self) -> LaneMask {
         self.test(b, |x, y| x <= y)
     }
     #[inline(always)]
-    fn gt(self, b: Self) -> Mask {
+    fn gt(self, b: Self) -> LaneMask {
         self.test(b, |x, y| x > y)
     }
     #[inline(always)]
-    fn lt(self, b: Self) -> Mask {
+    fn lt(self, b: Self) -> LaneMask {
         self.test(b, |x, y| x < y)
     }
     #[inline(always)]
-    fn ne(self, b: Self) -> Mask {
+    fn ne(self, b: Self) -> LaneMask {
         self.test(b, |x, y| x != y)
     }
 }
 
 /// Per lane: `a` where `m`, else `b`.
 #[inline(always)]
-fn select(m: Mask, a: F, b: F) -> F {
+fn select(m: LaneMask, a: LaneF32, b: LaneF32) -> LaneF32 {
     let mut o = [0.0; LANES];
     for l in 0..LANES {
         o[l] = f32::from_bits((a.0[l].to_bits() & m[l]) | (b.0[l].to_bits() & !m[l]));
     }
-    F(o)
+    LaneF32(o)
 }
 
 #[inline(always)]
-fn and(a: Mask, b: Mask) -> Mask {
+fn and(a: LaneMask, b: LaneMask) -> LaneMask {
     let mut o = [0; LANES];
     for l in 0..LANES {
         o[l] = a[l] & b[l];
@@ -122,7 +122,7 @@ fn and(a: Mask, b: Mask) -> Mask {
 }
 
 #[inline(always)]
-fn or(a: Mask, b: Mask) -> Mask {
+fn or(a: LaneMask, b: LaneMask) -> LaneMask {
     let mut o = [0; LANES];
     for l in 0..LANES {
         o[l] = a[l] | b[l];
@@ -131,7 +131,7 @@ fn or(a: Mask, b: Mask) -> Mask {
 }
 
 #[inline(always)]
-fn not(a: Mask) -> Mask {
+fn not(a: LaneMask) -> LaneMask {
     let mut o = [0; LANES];
     for l in 0..LANES {
         o[l] = !a[l];
@@ -141,10 +141,10 @@ fn not(a: Mask) -> Mask {
 
 macro_rules! lane_op {
     ($tr:ident, $f:ident, $op:tt) => {
-        impl $tr for F {
-            type Output = F;
+        impl $tr for LaneF32 {
+            type Output = LaneF32;
             #[inline(always)]
-            fn $f(self, b: F) -> F {
+            fn $f(self, b: LaneF32) -> LaneF32 {
                 self.zip(b, |x, y| x $op y)
             }
         }
@@ -155,45 +155,45 @@ lane_op!(Sub, sub, -);
 lane_op!(Mul, mul, *);
 lane_op!(Div, div, /);
 
-impl Neg for F {
-    type Output = F;
+impl Neg for LaneF32 {
+    type Output = LaneF32;
     #[inline(always)]
-    fn neg(self) -> F {
+    fn neg(self) -> LaneF32 {
         self.map(|x| -x)
     }
 }
 
 /// A 3-vector a lane, as glam's `Vec3` computes it: component by component.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct V {
+pub struct LaneV3 {
     /// x components.
-    pub x: F,
+    pub x: LaneF32,
     /// y components.
-    pub y: F,
+    pub y: LaneF32,
     /// z components.
-    pub z: F,
+    pub z: LaneF32,
 }
 
-impl V {
+impl LaneV3 {
     #[inline(always)]
     fn splat(x: f32, y: f32, z: f32) -> Self {
-        V {
-            x: F::splat(x),
-            y: F::splat(y),
-            z: F::splat(z),
+        LaneV3 {
+            x: LaneF32::splat(x),
+            y: LaneF32::splat(y),
+            z: LaneF32::splat(z),
         }
     }
     #[inline(always)]
-    fn scale(self, s: F) -> Self {
-        V {
+    fn scale(self, s: LaneF32) -> Self {
+        LaneV3 {
             x: self.x * s,
             y: self.y * s,
             z: self.z * s,
         }
     }
     #[inline(always)]
-    fn over(self, s: F) -> Self {
-        V {
+    fn over(self, s: LaneF32) -> Self {
+        LaneV3 {
             x: self.x / s,
             y: self.y / s,
             z: self.z / s,
@@ -201,25 +201,25 @@ impl V {
     }
     /// `Real::dot`'s order: `(a.x b.x + a.y b.y) + a.z b.z`.
     #[inline(always)]
-    fn dot(self, b: Self) -> F {
+    fn dot(self, b: Self) -> LaneF32 {
         self.x * b.x + self.y * b.y + self.z * b.z
     }
     #[inline(always)]
-    fn norm2(self) -> F {
+    fn norm2(self) -> LaneF32 {
         self.dot(self)
     }
     /// `Real::cross`'s order.
     #[inline(always)]
     fn cross(self, b: Self) -> Self {
-        V {
+        LaneV3 {
             x: self.y * b.z - self.z * b.y,
             y: self.z * b.x - self.x * b.z,
             z: self.x * b.y - self.y * b.x,
         }
     }
     #[inline(always)]
-    fn select(m: Mask, a: Self, b: Self) -> Self {
-        V {
+    fn select(m: LaneMask, a: Self, b: Self) -> Self {
+        LaneV3 {
             x: select(m, a.x, b.x),
             y: select(m, a.y, b.y),
             z: select(m, a.z, b.z),
@@ -227,11 +227,11 @@ impl V {
     }
 }
 
-impl Add for V {
-    type Output = V;
+impl Add for LaneV3 {
+    type Output = LaneV3;
     #[inline(always)]
-    fn add(self, b: V) -> V {
-        V {
+    fn add(self, b: LaneV3) -> LaneV3 {
+        LaneV3 {
             x: self.x + b.x,
             y: self.y + b.y,
             z: self.z + b.z,
@@ -239,11 +239,11 @@ impl Add for V {
     }
 }
 
-impl Sub for V {
-    type Output = V;
+impl Sub for LaneV3 {
+    type Output = LaneV3;
     #[inline(always)]
-    fn sub(self, b: V) -> V {
-        V {
+    fn sub(self, b: LaneV3) -> LaneV3 {
+        LaneV3 {
             x: self.x - b.x,
             y: self.y - b.y,
             z: self.z - b.z,
@@ -251,11 +251,11 @@ impl Sub for V {
     }
 }
 
-impl Neg for V {
-    type Output = V;
+impl Neg for LaneV3 {
+    type Output = LaneV3;
     #[inline(always)]
-    fn neg(self) -> V {
-        V {
+    fn neg(self) -> LaneV3 {
+        LaneV3 {
             x: -self.x,
             y: -self.y,
             z: -self.z,
@@ -268,45 +268,45 @@ impl Neg for V {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PairLanes {
     /// Centres at the end of the drift, m.
-    pub x_a: V,
+    pub x_a: LaneV3,
     /// Centres at the end of the drift, m.
-    pub x_b: V,
+    pub x_b: LaneV3,
     /// Velocities, m/s.
-    pub v_a: V,
+    pub v_a: LaneV3,
     /// Velocities, m/s.
-    pub v_b: V,
+    pub v_b: LaneV3,
     /// Angular velocities, rad/s.
-    pub omega_a: V,
+    pub omega_a: LaneV3,
     /// Angular velocities, rad/s.
-    pub omega_b: V,
+    pub omega_b: LaneV3,
     /// Kept tangential displacement ξ, m.
-    pub xi: V,
+    pub xi: LaneV3,
     /// Kept approach speed at first touch, m/s.
-    pub impact: F,
+    pub impact: LaneF32,
     /// Radii, m.
-    pub r_a: F,
+    pub r_a: LaneF32,
     /// Radii, m.
-    pub r_b: F,
+    pub r_b: LaneF32,
     /// Inverse masses, kg⁻¹.
-    pub w_a: F,
+    pub w_a: LaneF32,
     /// Inverse masses, kg⁻¹.
-    pub w_b: F,
+    pub w_b: LaneF32,
     /// Restitution coefficients.
-    pub e_a: F,
+    pub e_a: LaneF32,
     /// Restitution coefficients.
-    pub e_b: F,
+    pub e_b: LaneF32,
     /// Damping ratios.
-    pub zeta_a: F,
+    pub zeta_a: LaneF32,
     /// Damping ratios.
-    pub zeta_b: F,
+    pub zeta_b: LaneF32,
     /// Compliances, Pa⁻¹.
-    pub c_a: F,
+    pub c_a: LaneF32,
     /// Compliances, Pa⁻¹.
-    pub c_b: F,
+    pub c_b: LaneF32,
     /// Friction coefficients.
-    pub mu_a: F,
+    pub mu_a: LaneF32,
     /// Friction coefficients.
-    pub mu_b: F,
+    pub mu_b: LaneF32,
 }
 
 /// What `collide_pairs` stores of a lane's pair (see there): the pair record's fields and what
@@ -314,21 +314,21 @@ pub struct PairLanes {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PairLanesOut {
     /// Force on b, N (zero without a force).
-    pub force: V,
+    pub force: LaneV3,
     /// Elastic energy, J.
-    pub energy: F,
+    pub energy: LaneF32,
     /// Dissipated power, W.
-    pub power: F,
+    pub power: LaneF32,
     /// `PAIR_CONTACT | PAIR_COLLISION | PAIR_FORCE` bits.
     pub flags: [u32; LANES],
     /// Friction moment `n × F_t`, N (zero without a force).
-    pub moment: V,
+    pub moment: LaneV3,
     /// Overlap, m (zero without a force).
-    pub overlap: F,
+    pub overlap: LaneF32,
     /// ξ to keep, m.
-    pub xi: V,
+    pub xi: LaneV3,
     /// δ̇⁻ to keep, m/s.
-    pub impact: F,
+    pub impact: LaneF32,
 }
 
 /// The uniform parameters [`pair_force_lanes`] reads.
@@ -386,7 +386,7 @@ impl PairLanes {
         kept: &ContactHistory<R>,
     ) {
         let f = |x: R| x.f64() as f32;
-        let put = |v: &mut V, x: R::V3| {
+        let put = |v: &mut LaneV3, x: R::V3| {
             let [x, y, z] = R::comps(x);
             (v.x.0[l], v.y.0[l], v.z.0[l]) = (f(x), f(y), f(z));
         };
@@ -413,8 +413,8 @@ impl PairLanesOut {
     /// Lane `l` as `collide_pairs` stores it: the pair record and what the contact keeps.
     #[inline(always)]
     pub fn record<R: Real, P: PairRecord<R>>(&self, l: usize) -> (P, ContactHistory<R>) {
-        let r = |x: &F| R::of(x.0[l] as f64);
-        let v = |x: &V| R::vec(r(&x.x), r(&x.y), r(&x.z));
+        let r = |x: &LaneF32| R::of(x.0[l] as f64);
+        let v = |x: &LaneV3| R::vec(r(&x.x), r(&x.y), r(&x.z));
         let out = PairOut {
             force: v(&self.force),
             energy: r(&self.energy),
@@ -441,19 +441,19 @@ impl PairLanesOut {
 /// and keeps nothing.
 #[inline(always)]
 pub fn pair_force_lanes(p: &PairLanes, k: &LaneParams) -> PairLanesOut {
-    let zero = F::splat(0.0);
-    let one = F::splat(1.0);
-    let dt = F::splat(k.dt);
+    let zero = LaneF32::splat(0.0);
+    let one = LaneF32::splat(1.0);
+    let dt = LaneF32::splat(k.dt);
     let wsum = p.w_a + p.w_b;
     let radius_sum = p.r_a + p.r_b;
     let mut d1 = p.x_b - p.x_a;
     if let Some((half, len)) = k.periodic {
         // minimum_image: one correction an axis.
-        let fold = |c: F, half: f32, len: f32| {
-            let (h, l) = (F::splat(half), F::splat(len));
+        let fold = |c: LaneF32, half: f32, len: f32| {
+            let (h, l) = (LaneF32::splat(half), LaneF32::splat(len));
             select(c.gt(h), c - l, select(c.lt(-h), c + l, c))
         };
-        d1 = V {
+        d1 = LaneV3 {
             x: fold(d1.x, half[0], len[0]),
             y: fold(d1.y, half[1], len[1]),
             z: fold(d1.z, half[2], len[2]),
@@ -465,10 +465,10 @@ pub fn pair_force_lanes(p: &PairLanes, k: &LaneParams) -> PairLanesOut {
     let contact = and(wsum.ne(zero), not(dist2.gt(rs2)));
     // unit_or
     let dist = dist2.sqrt();
-    let n = V::select(
-        dist2.gt(F::splat(f32::MIN_POSITIVE)),
+    let n = LaneV3::select(
+        dist2.gt(LaneF32::splat(f32::MIN_POSITIVE)),
         d1.over(dist),
-        V::splat(1.0, 0.0, 0.0),
+        LaneV3::splat(1.0, 0.0, 0.0),
     );
     let overlap = radius_sum - dist;
     let dv = p.v_b - p.v_a;
@@ -481,35 +481,41 @@ pub fn pair_force_lanes(p: &PairLanes, k: &LaneParams) -> PairLanesOut {
     let (force, elastic, energy, k_n, impact) = if k.model == ContactModel::Hertz {
         let compliance_sum = p.c_a + p.c_b;
         let curvature_sum = p.r_a.recip() + p.r_b.recip();
-        let k0 = F::splat((4.0f64 / 3.0) as f32)
+        let k0 = LaneF32::splat((4.0f64 / 3.0) as f32)
             * (compliance_sum + zero).recip()
             * (curvature_sum + zero).recip().sqrt();
         let root = overlap.sqrt();
         let d52 = overlap * overlap * root;
-        let now = (u_n * u_n + F::splat(0.8) * k0 * wsum * d52).sqrt();
+        let now = (u_n * u_n + LaneF32::splat(0.8) * k0 * wsum * d52).sqrt();
         let impact = select(p.impact.gt(zero), p.impact, now);
         let factor = match k.damping {
-            Damping::HuntCrossley => F::splat(1.5) * (one - e),
-            Damping::Flores => F::splat(8.0) * (one - e) / (F::splat(5.0) * e),
+            Damping::HuntCrossley => LaneF32::splat(1.5) * (one - e),
+            Damping::Flores => LaneF32::splat(8.0) * (one - e) / (LaneF32::splat(5.0) * e),
         };
         let elastic = k0 * overlap * root;
         let c = (factor * elastic / impact.max(now)).min((wsum * dt).recip());
         let force = select(positive, (elastic + c * u_n).max(zero), zero);
-        let energy = F::splat(0.4) * k0 * overlap * overlap * root;
-        (force, elastic, energy, F::splat(1.5) * k0 * root, impact)
+        let energy = LaneF32::splat(0.4) * k0 * overlap * overlap * root;
+        (
+            force,
+            elastic,
+            energy,
+            LaneF32::splat(1.5) * k0 * root,
+            impact,
+        )
     } else {
-        let s = F::splat(k.stiffness);
-        let c_n = F::splat(2.0) * zeta * (s / wsum).sqrt();
+        let s = LaneF32::splat(k.stiffness);
+        let c_n = LaneF32::splat(2.0) * zeta * (s / wsum).sqrt();
         let force = select(positive, (s * overlap + c_n * u_n).max(zero), zero);
-        let energy = F::splat(0.5) * s * overlap * overlap;
+        let energy = LaneF32::splat(0.5) * s * overlap * overlap;
         (force, s * overlap, energy, s, zero)
     };
     let v_n = dv + n.scale(u_n);
     let v_t = if k.spin {
-        let arm_a = p.r_a - overlap * F::splat(0.5);
-        let arm_b = p.r_b - overlap * F::splat(0.5);
+        let arm_a = p.r_a - overlap * LaneF32::splat(0.5);
+        let arm_b = p.r_b - overlap * LaneF32::splat(0.5);
         let s = p.omega_a.scale(arm_a) + p.omega_b.scale(arm_b);
-        V {
+        LaneV3 {
             x: v_n.x + n.y * s.z - n.z * s.y,
             y: v_n.y + n.z * s.x - n.x * s.z,
             z: v_n.z + n.x * s.y - n.y * s.x,
@@ -517,8 +523,8 @@ pub fn pair_force_lanes(p: &PairLanes, k: &LaneParams) -> PairLanesOut {
     } else {
         v_n
     };
-    let k_t = F::splat(TANGENTIAL_STIFFNESS_RATIO as f32) * k_n;
-    let c_t = F::splat(2.0) * zeta * (k_t / wsum).sqrt();
+    let k_t = LaneF32::splat(TANGENTIAL_STIFFNESS_RATIO as f32) * k_n;
+    let c_t = LaneF32::splat(2.0) * zeta * (k_t / wsum).sqrt();
     // tangential_spring
     let cap = mu * force;
     let stuck = or(cap.le(zero), k_t.le(zero));
@@ -529,9 +535,9 @@ pub fn pair_force_lanes(p: &PairLanes, k: &LaneParams) -> PairLanesOut {
     let sliding = f2.gt(cap * cap);
     let slid = trial.scale(cap / f2.sqrt());
     let slid_xi = (-(slid + v_t.scale(c_t))).over(k_t);
-    let none = V::default();
-    let friction = V::select(stuck, none, V::select(sliding, slid, trial));
-    let xi = V::select(stuck, none, V::select(sliding, slid_xi, xi));
+    let none = LaneV3::default();
+    let friction = LaneV3::select(stuck, none, LaneV3::select(sliding, slid, trial));
+    let xi = LaneV3::select(stuck, none, LaneV3::select(sliding, slid_xi, xi));
     let power = (force - elastic) * u_n - friction.dot(v_t);
     let collision = (d1 - dv.scale(dt)).norm2().gt(rs2);
     // collide_pairs' record of the response.
@@ -543,14 +549,14 @@ pub fn pair_force_lanes(p: &PairLanes, k: &LaneParams) -> PairLanesOut {
             | (pushes[l] & PAIR_FORCE);
     }
     PairLanesOut {
-        force: V::select(pushes, n.scale(force) + friction, none),
+        force: LaneV3::select(pushes, n.scale(force) + friction, none),
         energy: select(contact, energy, zero),
         // `p.power + rolling_power`, the latter zero here.
         power: select(contact, power, zero) + zero,
         flags,
-        moment: V::select(pushes, n.cross(friction), none),
+        moment: LaneV3::select(pushes, n.cross(friction), none),
         overlap: select(pushes, overlap, zero),
-        xi: V::select(contact, xi, none),
+        xi: LaneV3::select(contact, xi, none),
         impact: select(contact, impact, zero),
     }
 }

@@ -318,8 +318,12 @@ struct Lanes<'a, R: Real, P> {
 impl<R: Real, P: PairRecord<R>> PairBatch<P, ContactHistory<R>> for Lanes<'_, R, P> {
     #[inline(always)]
     fn eval(&self, hits: &[Hit], out: &Disjoint<'_, P>, state: &mut [ContactHistory<R>]) {
+        let mut input = PairLanes::default();
         for chunk in hits.chunks(LANES) {
-            let mut input = PairLanes::default();
+            if chunk.len() < LANES {
+                // The lanes past the hits hold two fixed spheres: no contact, nothing stored.
+                input = PairLanes::default();
+            }
             for (l, h) in chunk.iter().enumerate() {
                 let (i, j) = (h.i as usize, h.j as usize);
                 let omega = self.params.spin.then(|| (self.omega[i], self.omega[j]));
@@ -674,7 +678,10 @@ impl<R: Real> ContactOut<R> {
 /// contact history `wall_kept` holds what each sphere's contact with each wall keeps (`n ×
 /// planes.len()`), read and overwritten; without, it is empty. `wall_force` (`n ×
 /// planes.len()`, N, or empty when the scene records no wall forces) gets the force each wall
-/// exerts on each sphere, zero where they are apart.
+/// exerts on each sphere, zero where they are apart. `wall_reach` (`n`, or empty for every wall)
+/// holds each sphere's walls in reach ([`walls_in_reach`](crate::cpu::neighbours::walls_in_reach)):
+/// a wall out of reach is apart, adds nothing and keeps nothing, so it is skipped, unless the
+/// walls' forces are recorded.
 #[allow(clippy::too_many_arguments)]
 pub fn sum_pairs<R: Real, P: PairRecord<R>>(
     bodies: &[Body<R>],
@@ -685,6 +692,7 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
     params: &CollideParams<R>,
     out: &mut [ContactOut<R>],
     wall_kept: &mut [ContactHistory<R>],
+    wall_reach: &[u64],
     wall_force: &mut [R::V3],
 ) {
     use crate::cpu::neighbours::{NO_PAIR, OWNED};
@@ -695,9 +703,11 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
     } = *rows;
     let np = planes.len().max(1);
     let history = !wall_kept.is_empty();
+    let masked = wall_reach.len() == bodies.len() && forces.is_empty();
     let block = |b: usize, outs: &mut [ContactOut<R>], walls: &mut [ContactHistory<R>]| {
         for (k, acc) in outs.iter_mut().enumerate() {
             let i = b * CHUNK + k;
+            let me = &bodies[i];
             let add = |acc: &mut ContactOut<R>, e: usize| {
                 let k = pair[e];
                 if k == NO_PAIR {
@@ -711,14 +721,13 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
                 // leaves its bits as they are (round to nearest never makes −0 from a sum), so
                 // the result is the branching sum's.
                 acc.force += p.force * sign;
-                if p.flags & PAIR_FORCE != 0 {
-                    if let Some((moment, overlap)) = record.spin() {
-                        let me = &bodies[i];
-                        acc.torque += friction_torque(contact_arm(me.r, overlap), moment);
-                    }
-                    if let Some(rolling) = record.rolling() {
-                        acc.torque += if owned { rolling } else { -rolling };
-                    }
+                // Likewise the torques: a pair without a force stores a zero moment, overlap
+                // and rolling torque, whose terms are ±0 (the WGSL twin branches on the flag).
+                if let Some((moment, overlap)) = record.spin() {
+                    acc.torque += friction_torque(contact_arm(me.r, overlap), moment);
+                }
+                if let Some(rolling) = record.rolling() {
+                    acc.torque += if owned { rolling } else { -rolling };
                 }
                 let own = if owned { R::one() } else { R::zero() };
                 acc.energy += p.energy * own;
@@ -727,8 +736,11 @@ pub fn sum_pairs<R: Real, P: PairRecord<R>>(
                 acc.collisions += ((p.flags & PAIR_COLLISION) >> 1) * owned as u32;
             };
             *acc = sum_row(i, start, params, add);
-            let me = &bodies[i];
+            let reach = if masked { wall_reach[i] } else { 0 };
             for (w, plane) in planes.iter().enumerate() {
+                if masked && (reach >> w) & 1 == 0 {
+                    continue;
+                }
                 // Read only where the sphere touches the wall, which is where `wall_contact`
                 // uses it: most spheres touch no wall, and the load of a record it then
                 // ignores was a cache miss the loop waited on (perf annotate).
