@@ -235,33 +235,45 @@ pub fn collide_pairs<R: Real, P: PairRecord<R>>(
     };
     debug_assert!(!history || kept.len() == rows.partner.len());
     let with_spin = !spin.omega.is_empty();
-    match LaneParams::of(params, with_spin, !spin.rolling_friction.is_empty()) {
-        Some(lane) => evaluate_pairs(
-            rows,
-            pairs,
-            kept,
-            Some(P::default()),
-            &screen,
-            balls,
+    let law = match LaneParams::of(params, with_spin, !spin.rolling_friction.is_empty()) {
+        Some(lane) => Law::Lanes(Lanes {
             bodies,
-            &Lanes {
-                bodies,
-                omega: spin.omega,
-                params: lane,
-                kernel: LaneKernel::detect(),
-                record: std::marker::PhantomData::<P>,
-            },
-        ),
-        None => evaluate_pairs(
-            rows,
-            pairs,
-            kept,
-            Some(P::default()),
-            &screen,
-            balls,
-            bodies,
-            &EachPair(eval),
-        ),
+            omega: spin.omega,
+            params: lane,
+            kernel: LaneKernel::detect(),
+            record: std::marker::PhantomData::<P>,
+        }),
+        None => Law::Each(EachPair(eval)),
+    };
+    evaluate_pairs(
+        rows,
+        pairs,
+        kept,
+        Some(P::default()),
+        &screen,
+        balls,
+        bodies,
+        &law,
+    );
+}
+
+/// [`collide_pairs`]' choice: eight pairs at a time where [`LaneParams::of`] allows it, one at a
+/// time otherwise.
+enum Law<'a, R: Real, P, F> {
+    Lanes(Lanes<'a, R, P>),
+    Each(EachPair<F>),
+}
+
+impl<R: Real, P: PairRecord<R>, F> PairBatch<P, ContactHistory<R>> for Law<'_, R, P, F>
+where
+    F: Fn(usize, usize, Option<&mut ContactHistory<R>>, &P) -> Option<P> + Sync,
+{
+    #[inline(always)]
+    fn eval(&self, hits: &[Hit], out: &Disjoint<'_, P>, state: &mut [ContactHistory<R>]) {
+        match self {
+            Law::Lanes(lanes) => lanes.eval(hits, out, state),
+            Law::Each(each) => each.eval(hits, out, state),
+        }
     }
 }
 
