@@ -359,7 +359,8 @@ fn the_gpu_runs_the_silo_and_the_recorded_shear_cell_as_the_cpu_does() {
 /// while it records the forces, so the two runs take different paths. A skin of 10⁻⁷ m makes
 /// the grains leave a wall by more than their reach in one step, and come back to it, so what
 /// a contact keeps must be cleared at the build as the contact pass would clear it. The CPU in
-/// both precisions, with the two soft laws.
+/// both precisions, with the two soft laws. Contract: bitwise, the CPU backend against itself
+/// (no GPU adapter is involved).
 #[test]
 fn recording_the_wall_forces_changes_no_bit_of_the_run() {
     for contact in [ContactModel::SpringDashpot, ContactModel::Hertz] {

@@ -696,7 +696,8 @@ mod tests {
     /// Every lane equals the scalar law bit for bit, for both laws and dampings, with and
     /// without rotation, in a closed and a periodic box, on pairs that touch, slide, stick,
     /// separate or are apart, in both instruction sets this CPU runs (the baseline build and
-    /// AVX where the CPU has it).
+    /// AVX where the CPU has it). Contract: bitwise, the CPU against itself; no adapter is
+    /// involved, and neither side may contract into a fused multiply–add (Rust never does).
     #[test]
     fn every_lane_is_the_scalar_law_bit_for_bit() {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
