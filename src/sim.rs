@@ -573,15 +573,6 @@ impl Simulation {
                     ),
                 });
             }
-            Backend::Event if scene.is_open() => {
-                return Err(SimError::Unavailable {
-                    backend,
-                    reason: format!(
-                        "the event-driven solver has no outflows or insertions (`[[outflow]]`, `[[insert]]`); use {}",
-                        Setting::BackendCpuOrGpu
-                    ),
-                });
-            }
             Backend::Event if scene.sim.periodic.any() => {
                 return Err(SimError::Unavailable {
                     backend,
@@ -739,7 +730,7 @@ impl Simulation {
     /// insertion places its new spheres, and the backend starts again on the spheres present,
     /// from their state (positions, velocities, angular velocities, images). Contact history
     /// restarts then: friction's tangential springs and the rolling springs begin again from
-    /// zero (docs/open-systems.md).
+    /// zero; the event solver predicts every event afresh (docs/open-systems.md).
     ///
     /// # Errors
     /// As above, and [`SimError::Unavailable`] when the last movable spheres leave.
@@ -907,10 +898,9 @@ impl Simulation {
                 };
                 Ok(Box::new(g))
             }
-            Backend::Event => Err(SimError::Unavailable {
-                backend: Backend::Event,
-                reason: "the event-driven solver has no outflows".to_string(),
-            }),
+            // Predicted afresh from the spheres present: what the solver remembers between
+            // events (resting contacts, the TC model's recent collisions) starts again.
+            Backend::Event => Ok(Box::new(EventBackend::new(scene)?)),
             _ => {
                 let _ = gpu;
                 cpu_engine(scene, precision)
