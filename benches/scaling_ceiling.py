@@ -19,13 +19,14 @@ Usage: python3 benches/scaling_ceiling.py [--procs N] [--repeats 3]
 import argparse
 import multiprocessing as mp
 import os
+import statistics
 import time
 
 
 def compute(_):
     t = time.perf_counter()
     s = 0
-    for i in range(6_000_000):
+    for i in range(20_000_000):
         s += i * i
     return time.perf_counter() - t
 
@@ -34,7 +35,7 @@ def stream(_):
     a = bytearray(64 << 20)
     b = bytearray(64 << 20)
     t = time.perf_counter()
-    for _ in range(20):
+    for _ in range(60):
         b[:] = a
     return time.perf_counter() - t
 
@@ -56,10 +57,13 @@ def main():
     print(f"scaling ceiling: 1 against {a.procs} processes, {a.repeats} repeats, "
           f"os.cpu_count() = {os.cpu_count()}")
     for name, kernel in (("compute", compute), ("stream", stream)):
+        ratios = []
         for r in range(a.repeats):
             alone, together, x = ratio(kernel, a.procs)
+            ratios.append(x)
             print(f"{name:8} repeat {r + 1}: alone {alone:.3f} s, together "
                   f"{' '.join(f'{t:.3f}' for t in together)} s: {x:.2f}x")
+        print(f"{name:8} median {statistics.median(ratios):.2f}x")
 
 
 if __name__ == "__main__":
