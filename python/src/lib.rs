@@ -541,10 +541,14 @@ impl State {
     }
 
     /// Continues from `scene` (a copy of the current one with new positions or velocities),
-    /// after the checks every scene gets.
-    fn restart(&mut self, py: Python<'_>, mut scene: Scene, spin: &[DVec3]) -> PyResult<()> {
-        for (s, w) in scene.spheres.iter_mut().zip(spin) {
-            s.angular_velocity = *w;
+    /// after the checks every scene gets, with the angular velocities and periodic images of
+    /// `snap` (the state before the change): the images keep counting where they were.
+    fn restart(&mut self, py: Python<'_>, mut scene: Scene, snap: &Snapshot) -> PyResult<()> {
+        for (i, s) in scene.spheres.iter_mut().enumerate() {
+            s.angular_velocity = snap.angular_velocity_of(i);
+            if let Some(&image) = snap.image.get(i) {
+                s.image = image;
+            }
         }
         adapter::check(&scene, None, self.allow_overlap).map_err(|e| scene_error(py, e))?;
         self.sim = adapter::restart(&mut self.sim, &scene).map_err(|e| sim_error(py, e))?;
@@ -721,8 +725,9 @@ impl PySimulation {
     }
 
     /// Centres, (N, 3), m. Setting them (an (N, 3) array) restarts the engine from the new
-    /// state after the scene checks: step count, time, collisions and dissipated energy go on;
-    /// friction history and orientations start afresh.
+    /// state after the scene checks: step count, time, collisions and dissipated energy go on,
+    /// and so do the periodic images (`images`); friction history and orientations start
+    /// afresh.
     #[getter]
     fn positions<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
         let mut st = self.lock();
@@ -740,7 +745,7 @@ impl PySimulation {
             s.position = x;
             s.velocity = *v;
         }
-        st.restart(py, scene, &snap.angular_velocity)
+        st.restart(py, scene, &snap)
     }
 
     /// Velocities, (N, 3), m/s. Setting them works as setting `positions`.
@@ -761,7 +766,7 @@ impl PySimulation {
             s.position = *x;
             s.velocity = v;
         }
-        st.restart(py, scene, &snap.angular_velocity)
+        st.restart(py, scene, &snap)
     }
 
     /// Angular velocities ω, (N, 3), rad/s (zero without `rotation`).

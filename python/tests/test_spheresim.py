@@ -107,6 +107,27 @@ def test_periodic_boundaries_wrap_and_count_images():
                                     images=[[0.5, 0, 0]])
 
 
+def test_setting_the_state_keeps_the_periodic_images():
+    # The free sphere of the test above, turned back after its three crossings: the images
+    # count on from 3, down to 0 where it started (they used to restart at the scene's).
+    x = np.array([[0.1, 0.2, 0.0]])
+    v = np.array([[3.25, 0.0, 0.0]])
+    scene = spheresim.Scene.from_arrays(
+        x, v, 0.05, 1.0, dt=1e-3, steps=1000, periodic=(True, True, False),
+        domain=((-0.5, -0.5, -0.5), (0.5, 0.5, 0.5)))
+    sim = spheresim.Simulation(scene, backend="cpu", precision="f64")
+    sim.step(1000)
+    assert sim.images.tolist() == [[3, 0, 0]]
+    sim.positions = sim.positions
+    assert sim.images.tolist() == [[3, 0, 0]]
+    sim.velocities = -sim.velocities
+    assert sim.images.tolist() == [[3, 0, 0]]
+    sim.step(1000)
+    assert sim.images.tolist() == [[0, 0, 0]]
+    unwrapped = sim.positions[0, 0] + sim.images[0, 0] * 1.0
+    assert unwrapped == pytest.approx(0.1, abs=1e-9)
+
+
 def test_wall_forces_give_the_floor_the_weight_it_carries():
     # A 0.4 kg sphere dropped 1 cm onto the floor of a box (Hertz, restitution 0.5): after 1 s
     # at rest, the floor (the box's third wall, y min) carries its weight, straight down.
