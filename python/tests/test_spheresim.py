@@ -74,15 +74,19 @@ def test_from_arrays_keeps_the_given_values():
     np.testing.assert_array_equal(sim.positions, scene.positions)
 
 
-def test_periodic_boundaries_wrap_and_count_images():
-    # One free sphere at 3.25 m/s along x in a box periodic in x and y, 1 s: past the faces
-    # at 0.5, 1.5 and 2.5 m (docs/open-systems.md).
+def free_periodic_sphere():
+    """One free sphere at 3.25 m/s along x in a unit box periodic in x and y, 1000 steps of
+    1 ms, with its start arrays: past the faces at 0.5, 1.5 and 2.5 m (docs/open-systems.md)."""
     x = np.array([[0.1, 0.2, 0.0]])
     v = np.array([[3.25, 0.0, 0.0]])
     scene = spheresim.Scene.from_arrays(
         x, v, 0.05, 1.0, dt=1e-3, steps=1000, periodic=(True, True, False),
         domain=((-0.5, -0.5, -0.5), (0.5, 0.5, 0.5)))
-    sim = spheresim.Simulation(scene, backend="cpu", precision="f64")
+    return spheresim.Simulation(scene, backend="cpu", precision="f64"), x, v
+
+
+def test_periodic_boundaries_wrap_and_count_images():
+    sim, x, v = free_periodic_sphere()
     assert sim.images.tolist() == [[0, 0, 0]]
     sim.step(1000)
     assert sim.images.tolist() == [[3, 0, 0]]
@@ -110,12 +114,7 @@ def test_periodic_boundaries_wrap_and_count_images():
 def test_setting_the_state_keeps_the_periodic_images():
     # The free sphere of the test above, turned back after its three crossings: the images
     # count on from 3, down to 0 where it started (they used to restart at the scene's).
-    x = np.array([[0.1, 0.2, 0.0]])
-    v = np.array([[3.25, 0.0, 0.0]])
-    scene = spheresim.Scene.from_arrays(
-        x, v, 0.05, 1.0, dt=1e-3, steps=1000, periodic=(True, True, False),
-        domain=((-0.5, -0.5, -0.5), (0.5, 0.5, 0.5)))
-    sim = spheresim.Simulation(scene, backend="cpu", precision="f64")
+    sim, _, _ = free_periodic_sphere()
     sim.step(1000)
     assert sim.images.tolist() == [[3, 0, 0]]
     sim.positions = sim.positions
