@@ -770,6 +770,23 @@ fn resume_to_the_checkpoints_own_step_is_refused() {
     assert_eq!(fs::read_to_string(&fin).unwrap().lines().count(), 5);
 }
 
+#[test]
+fn resuming_on_the_event_solver_is_refused_naming_the_resume() {
+    // The resumed run inherits the checkpoint directory; the refusal is of the resume.
+    let d = Dir::new();
+    let p = small_checkpoint(&d, "cpu");
+    let fin = d.s("final.csv");
+    let args = ["run", "--resume", p.to_str().unwrap(), "--steps", "20"];
+    let o = run(&[&args[..], &["--backend", "event", "--final", &fin, "-q"]].concat());
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("--resume") && e.contains("restores no checkpoints") && !e.contains("writes"),
+        "{e}"
+    );
+    assert!(!Path::new(&fin).exists());
+}
+
 /// A new run refuses a directory that holds another run's checkpoints (its own would overwrite
 /// those of the same step and prune the rest); the files are left as they were, and the earlier
 /// run still resumes from the directory, naming its scene, and prunes as it goes.

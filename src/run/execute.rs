@@ -110,6 +110,16 @@ impl<'a> SimRun<'a> {
             );
         }
         ckpt.check(scene, path)?;
+        // Before `start`'s checks, which would name the checkpoint directory that the resumed
+        // run inherits rather than the resume the caller asked for.
+        if opts.backend == Backend::Event {
+            bail!(
+                "{} {}: the event-driven solver restores no checkpoints; use {}",
+                Setting::ResumeFrom,
+                path.display(),
+                Setting::BackendCpuOrGpu
+            );
+        }
         Self::start(
             scene,
             opts,
