@@ -833,12 +833,7 @@ impl Simulation {
                 removed_mass += s.mass;
                 continue;
             }
-            s.position = snap.position[i];
-            s.velocity = snap.velocity[i];
-            s.angular_velocity = snap.angular_velocity_of(i);
-            if let Some(&image) = snap.image.get(i) {
-                s.image = image;
-            }
+            s.take_state(&snap, i);
             scene.spheres.push(s);
             ids.push(state.ids[i]);
         }

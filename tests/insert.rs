@@ -136,6 +136,7 @@ fn the_event_solver_inserts_without_overlap_and_balances_its_ledger() {
     let drift = (d.energy_balance() - start.energy_balance()) / d.energy_scale();
     assert!(drift.abs() < 1e-12, "energy balance changed by {drift:e}");
     assert!(d.inserted_energy > 0.0);
+    // Contract: bitwise, the event solver (f64 on the CPU) against itself; no adapter.
     let (again, _, d2, _) = run();
     assert_eq!(again, s);
     assert_eq!(d2, d);

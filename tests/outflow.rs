@@ -225,7 +225,9 @@ fn the_event_solver_removes_what_the_cpu_removes() {
             "sphere {id} is not on the floor"
         );
     }
-    // A second run is the same run, pass for pass.
+    // A second run is the same run, pass for pass. Contract: bitwise, the event solver (f64 on
+    // the CPU) against itself; no adapter is involved. Against the CPU backend only the ids
+    // compare, which depend on no rounding here.
     let mut again = Simulation::new(&scene, Backend::Event, Precision::F64).unwrap();
     again.step(6000).unwrap();
     assert_eq!(again.snapshot(), snap);

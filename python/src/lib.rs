@@ -540,15 +540,15 @@ impl State {
         self.sim.open_scene().unwrap_or(&self.scene)
     }
 
-    /// Continues from `scene` (a copy of the current one with new positions or velocities),
-    /// after the checks every scene gets, with the angular velocities and periodic images of
-    /// `snap` (the state before the change): the images keep counting where they were.
-    fn restart(&mut self, py: Python<'_>, mut scene: Scene, snap: &Snapshot) -> PyResult<()> {
+    /// Continues from the current scene with the state now (`Sphere::take_state`: the periodic
+    /// images keep counting where they were), changed by `change(sphere, index)`, after the
+    /// checks every scene gets.
+    fn restart(&mut self, py: Python<'_>, change: impl Fn(&mut Sphere, usize)) -> PyResult<()> {
+        let snap = self.snapshot().clone();
+        let mut scene = self.current_scene().clone();
         for (i, s) in scene.spheres.iter_mut().enumerate() {
-            s.angular_velocity = snap.angular_velocity_of(i);
-            if let Some(&image) = snap.image.get(i) {
-                s.image = image;
-            }
+            s.take_state(&snap, i);
+            change(s, i);
         }
         adapter::check(&scene, None, self.allow_overlap).map_err(|e| scene_error(py, e))?;
         self.sim = adapter::restart(&mut self.sim, &scene).map_err(|e| sim_error(py, e))?;
@@ -739,13 +739,7 @@ impl PySimulation {
     fn set_positions(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut st = self.lock();
         let x = read_vec3("positions", value, Some(st.sim.particles()))?;
-        let snap = st.snapshot().clone();
-        let mut scene = st.current_scene().clone();
-        for ((s, x), v) in scene.spheres.iter_mut().zip(x).zip(&snap.velocity) {
-            s.position = x;
-            s.velocity = *v;
-        }
-        st.restart(py, scene, &snap)
+        st.restart(py, |s, i| s.position = x[i])
     }
 
     /// Velocities, (N, 3), m/s. Setting them works as setting `positions`.
@@ -760,13 +754,7 @@ impl PySimulation {
     fn set_velocities(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut st = self.lock();
         let v = read_vec3("velocities", value, Some(st.sim.particles()))?;
-        let snap = st.snapshot().clone();
-        let mut scene = st.current_scene().clone();
-        for ((s, v), x) in scene.spheres.iter_mut().zip(v).zip(&snap.position) {
-            s.position = *x;
-            s.velocity = v;
-        }
-        st.restart(py, scene, &snap)
+        st.restart(py, |s, i| s.velocity = v[i])
     }
 
     /// Angular velocities ω, (N, 3), rad/s (zero without `rotation`).

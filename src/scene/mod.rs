@@ -374,6 +374,19 @@ impl Sphere {
     pub fn inverse_mass(&self) -> f64 {
         if self.fixed { 0.0 } else { 1.0 / self.mass }
     }
+
+    /// Takes sphere `i`'s dynamic state from `snap`: position (m), velocity (m/s), angular
+    /// velocity (rad/s) and, where the snapshot has them, the periodic images, so that a run
+    /// started again from this sphere goes on where `snap` stood. The static properties
+    /// (radius, mass, material, …) stay. Panics when `i` is past the snapshot's spheres.
+    pub fn take_state(&mut self, snap: &crate::state::Snapshot, i: usize) {
+        self.position = snap.position[i];
+        self.velocity = snap.velocity[i];
+        self.angular_velocity = snap.angular_velocity_of(i);
+        if let Some(&image) = snap.image.get(i) {
+            self.image = image;
+        }
+    }
 }
 
 /// An infinite plane; spheres live on the side its normal points to.
