@@ -16,6 +16,7 @@ use crate::cpu::tree::WalkCounts;
 use crate::gpu::GpuBackend;
 #[cfg(feature = "gpu")]
 use crate::gpu::work::WorkCounts;
+use crate::history::ContactMemory;
 use crate::setup::{BinningState, ListRows};
 use crate::{Diagnostics, Precision, SimError, Snapshot};
 
@@ -100,6 +101,24 @@ pub trait Engine: Send {
     /// [`Engine::set_profiling`] turned timing on; empty where passes are not timed apart.
     fn pass_seconds(&self) -> Vec<(&'static str, f64)> {
         Vec::new()
+    }
+
+    /// The contacts' history by sphere id ([`crate::history`]), read back from the engine;
+    /// `None` where it keeps none (no friction or Hertz history, or the event solver).
+    fn contact_memory(&self) -> Option<ContactMemory> {
+        None
+    }
+
+    /// Gives the contacts of an engine just set up the history `memory` (ids: the spheres'
+    /// indices in this engine's scene), and evaluates set-up's forces again with it, so that
+    /// the first step starts as the engine that saved it would have gone on. Nothing to do
+    /// where the engine keeps no history.
+    ///
+    /// # Errors
+    /// A message when `memory` holds another number of walls or more spheres than the engine;
+    /// the engine is then unchanged.
+    fn restore_contact_memory(&mut self, _memory: &ContactMemory) -> Result<(), String> {
+        Ok(())
     }
 
     /// Turns per-stage timing on or off; returns whether per-stage times are available.

@@ -51,6 +51,7 @@ pub mod gpu {
     mod options;
     pub use options::GpuOptions;
 }
+pub mod history;
 pub mod naming;
 pub mod output;
 pub mod params;

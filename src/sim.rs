@@ -816,6 +816,8 @@ impl Simulation {
             });
         }
         let before = self.diagnostics();
+        // The contacts of the spheres that stay keep their history across the new set-up.
+        let memory = self.engine.contact_memory();
         let OpenSystem {
             mut scene,
             mut state,
@@ -852,6 +854,25 @@ impl Simulation {
             state.next_id += 1;
         }
         self.engine = self.engine_for(&scene, precision, gpu)?;
+        if let Some(memory) = memory {
+            let mut next = 0;
+            let new_id: Vec<Option<u32>> = leaves
+                .iter()
+                .map(|&gone| {
+                    (!gone).then(|| {
+                        next += 1;
+                        next - 1
+                    })
+                })
+                .collect();
+            let memory = memory.renumber(&new_id, scene.spheres.len());
+            self.engine
+                .restore_contact_memory(&memory)
+                .map_err(|reason| SimError::Unavailable {
+                    backend: self.backend,
+                    reason,
+                })?;
+        }
         self.open_passes += 1;
         self.particles = scene.spheres.len();
         // `cause` is computed from the open scene if the run stops (`stopped`): a pass need not.
@@ -931,6 +952,15 @@ impl Simulation {
             Some(o) => o.state.ids.clone(),
             None => (0..self.particles as u64).collect(),
         }
+    }
+
+    /// The contacts' history ([`crate::history`]): what each contact keeps from one step to
+    /// the next (friction's ξ, the Hertz law's first-touch speed, the rolling spring). A sphere
+    /// is named by its index in [`Simulation::snapshot`]'s order ([`Simulation::ids`] gives
+    /// its id). `None` where none is kept: a law without history, or the event solver. Reads
+    /// the list back from the GPU on that backend.
+    pub fn contact_memory(&self) -> Option<crate::history::ContactMemory> {
+        self.engine.contact_memory()
     }
 
     /// Continues with the open state a checkpoint saved ([`Simulation::open_state`]); nothing

@@ -6,6 +6,7 @@
 mod common;
 use common::*;
 use glam::DVec3;
+use spheresim::history::ContactMemory;
 use spheresim::scene::{BoxContainer, ContactModel, Outflow, Plane, Scene, Sphere};
 use spheresim::{Backend, Precision, Simulation};
 
@@ -159,6 +160,53 @@ fn the_ledger_books_the_energy_of_what_leaves() {
     );
 }
 
+/// What the closed run's contacts keep at the pass, for the spheres that stay, renamed as the
+/// open run names them: their index in its snapshot.
+fn kept_by_those_that_stay(closed: &Simulation, open: &Simulation) -> ContactMemory {
+    let ids = open.ids();
+    let new_id: Vec<Option<u32>> = (0..closed.particles() as u64)
+        .map(|id| ids.iter().position(|&k| k == id).map(|k| k as u32))
+        .collect();
+    let memory = closed
+        .contact_memory()
+        .expect("Hertz with friction keeps history");
+    memory.renumber(&new_id, open.particles())
+}
+
+#[test]
+fn the_grains_that_stay_keep_their_contact_history_across_a_pass() {
+    // Up to the pass the closed and the open pile are the same run. After it the open run's
+    // backend is set up again on the grains that stay: each of their contacts, with a grain or
+    // a wall, keeps what the closed run's kept, bit for bit (before 2026-11-29 it started
+    // again from zero).
+    let pass = 8000;
+    for precision in [Precision::F64, Precision::F32] {
+        let mut closed = Simulation::new(&pile(pass, false), Backend::Cpu, precision).unwrap();
+        let mut open = Simulation::new(&pile(pass, true), Backend::Cpu, precision).unwrap();
+        closed.step(pass).unwrap();
+        open.step(pass).unwrap();
+        assert!(open.diagnostics().removed_spheres > 0, "{precision:?}");
+        let expected = kept_by_those_that_stay(&closed, &open);
+        eprintln!(
+            "{precision:?}: {} entries and {} wall rows keep a history",
+            expected.pairs.len(),
+            expected.wall.iter().filter(|k| k.xi != DVec3::ZERO).count()
+        );
+        assert!(
+            expected.pairs.len() > 10 && expected.wall.iter().any(|k| k.xi != DVec3::ZERO),
+            "{precision:?}: the grains that stay should touch each other and the walls"
+        );
+        let kept = open.contact_memory().unwrap();
+        assert!(
+            kept == expected,
+            "{precision:?}: {} entries keep a history after the pass, {} of the same grains \
+             before it, or they differ",
+            kept.pairs.len(),
+            expected.pairs.len()
+        );
+    }
+}
+
 #[test]
 fn the_gpu_removes_what_the_cpu_removes() {
     use common::contract::{Contract, Twins, gpu_contract};
@@ -181,6 +229,21 @@ fn the_gpu_removes_what_the_cpu_removes() {
         assert_eq!(
             (g.removed_spheres, g.removed_mass),
             (c.removed_spheres, c.removed_mass)
+        );
+        // Across the pass the grains that stay keep their history on both (at its step).
+        let mut t = Twins::new(&pile(3000, true), contract);
+        let mut closed = Simulation::new(&pile(3000, false), Backend::Cpu, Precision::F32).unwrap();
+        t.step(3000);
+        closed.step(3000).unwrap();
+        let expected = kept_by_those_that_stay(&closed, &t.cpu);
+        assert!(!expected.pairs.is_empty());
+        assert!(
+            t.cpu.contact_memory().unwrap() == expected,
+            "the CPU's history"
+        );
+        assert!(
+            t.gpu.contact_memory().unwrap() == expected,
+            "the GPU's history"
         );
     }
 }

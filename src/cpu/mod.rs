@@ -272,6 +272,17 @@ impl<R: Real> crate::engine::Engine for CpuBackend<R> {
         }
     }
 
+    fn contact_memory(&self) -> Option<crate::history::ContactMemory> {
+        CpuBackend::contact_memory(self)
+    }
+
+    fn restore_contact_memory(
+        &mut self,
+        memory: &crate::history::ContactMemory,
+    ) -> Result<(), String> {
+        CpuBackend::restore_contact_memory(self, memory)
+    }
+
     fn stage_seconds(&self) -> Vec<(&'static str, f64)> {
         crate::setup::STAGES
             .iter()

@@ -2,6 +2,7 @@
 //! checkpoint saves and restores.
 
 use super::*;
+use crate::history::{ContactMemory, Kept};
 
 impl<R: Real> CpuBackend<R> {
     /// Number of spheres.
@@ -148,6 +149,90 @@ impl<R: Real> CpuBackend<R> {
             DVec3::new(x.f64(), y.f64(), z.f64())
         });
         crate::diagnostics::wall_force_sums(f, self.planes.len())
+    }
+
+    /// The contacts' history by sphere id ([`crate::history`]); `None` without contact
+    /// history ([`crate::setup::contact_history`]).
+    pub fn contact_memory(&self) -> Option<ContactMemory> {
+        if !self.params.history {
+            return None;
+        }
+        let kept = |k: &collide::ContactHistory<R>| Kept {
+            xi: R::v3_f64(k.xi),
+            impact: k.impact.f64(),
+            rolling: R::v3_f64(k.rolling),
+        };
+        let (list, id, walls) = (&self.list, &self.id, self.planes.len());
+        let entries = (0..self.len()).flat_map(|i| {
+            (list.start[i] as usize..list.start[i + 1] as usize)
+                .map(move |e| (id[i], list.partner_id[e], kept(&list.kept[e])))
+        });
+        // The sorted slot of each id, for the walls' rows.
+        let mut slot = vec![0; id.len()];
+        for (i, &k) in id.iter().enumerate() {
+            slot[k as usize] = i;
+        }
+        Some(ContactMemory::collect(
+            entries,
+            self.len(),
+            walls,
+            |k, w| {
+                list.wall_kept
+                    .get(slot[k] * walls + w)
+                    .map_or(Kept::default(), kept)
+            },
+        ))
+    }
+
+    /// Gives the contacts the history `memory` and evaluates set-up's forces again with it
+    /// (see [`crate::engine::Engine::restore_contact_memory`]). The history is given to the
+    /// list as set-up built it, then again after the evaluation, which (as set-up's) keeps none
+    /// of what it computed (`run_pass`'s `SumPairs`).
+    ///
+    /// # Errors
+    /// A message when `memory` holds another number of walls or more spheres than this.
+    pub fn restore_contact_memory(&mut self, memory: &ContactMemory) -> Result<(), String> {
+        if !self.params.history {
+            return Ok(());
+        }
+        let (n, walls) = (self.len(), self.planes.len());
+        if memory.walls != walls || memory.wall.len() > n * walls {
+            return Err(format!(
+                "the contact history holds {} spheres against {} walls; this backend has {n} \
+                 spheres and {walls} walls",
+                memory.wall.len() / memory.walls.max(1),
+                memory.walls
+            ));
+        }
+        self.give_history(memory);
+        let mut run = StepRun::new(true);
+        // The binning and the list stay as set-up made them.
+        run.rebuild = false;
+        let init = recipe::step(self.recipe_config(), true);
+        self.run_recipe(&init, &mut run);
+        self.contacts = run.sums.contacts;
+        self.spring_energy = run.sums.energy;
+        self.stage_seconds = [0.0; 6];
+        self.give_history(memory);
+        Ok(())
+    }
+
+    /// Each list entry's and each wall row's history from `memory`, by the spheres' ids.
+    fn give_history(&mut self, memory: &ContactMemory) {
+        let of = |k: Kept| collide::ContactHistory {
+            xi: R::v3(k.xi),
+            impact: R::of(k.impact),
+            rolling: R::v3(k.rolling),
+        };
+        let (list, id, walls) = (&mut self.list, &self.id, self.planes.len());
+        for (i, &me) in id.iter().enumerate() {
+            for e in list.start[i] as usize..list.start[i + 1] as usize {
+                list.kept[e] = of(memory.pair(me, list.partner_id[e]));
+            }
+            for w in 0..walls {
+                list.wall_kept[i * walls + w] = of(memory.wall(me, w));
+            }
+        }
     }
 
     /// Everything a later step reads (see [`CpuState`]), for a checkpoint.

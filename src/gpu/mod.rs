@@ -613,6 +613,17 @@ impl crate::engine::Engine for GpuBackend {
         }
     }
 
+    fn contact_memory(&self) -> Option<crate::history::ContactMemory> {
+        GpuBackend::contact_memory(self)
+    }
+
+    fn restore_contact_memory(
+        &mut self,
+        memory: &crate::history::ContactMemory,
+    ) -> Result<(), String> {
+        GpuBackend::restore_contact_memory(self, memory)
+    }
+
     fn stage_seconds(&self) -> Vec<(&'static str, f64)> {
         GpuBackend::stage_seconds(self)
     }

@@ -5,6 +5,7 @@ use super::buffers::Status;
 use super::profiler::Profiler;
 use super::{GpuBackend, GpuContext, neighbours, read_buffer};
 use crate::checkpoint::{BufferBytes, GpuState};
+use crate::history::{ContactMemory, Kept};
 use crate::setup::{BinningState, ListRows, STAGES};
 use crate::{Diagnostics, Snapshot};
 use bytemuck::Pod;
@@ -167,6 +168,113 @@ impl GpuBackend {
             partner,
             link,
         }
+    }
+
+    /// The contacts' history by sphere id ([`crate::history`]), read back from the list's
+    /// partner ids and ξ and the walls' rows; `None` without contact history.
+    pub fn contact_memory(&self) -> Option<ContactMemory> {
+        if !self.params.history {
+            return None;
+        }
+        let (n, walls) = (self.n as usize, self.walls as usize);
+        let hs = neighbours::history_vec4s(self.params.rolling) as usize;
+        let list = &self.list;
+        let start: Vec<u32> = self.read(&list.start, 4 * (n as u64 + 1));
+        let total = start[n].min(list.capacity) as usize;
+        let partner: Vec<u32> = self.read(&list.partner_id, 4 * total.max(1) as u64);
+        let xi: Vec<[f32; 4]> = self.read(&list.xi, 16 * (hs * total).max(1) as u64);
+        let wall_xi: Vec<[f32; 4]> = self.read(&list.wall_xi, 16 * (hs * n * walls).max(1) as u64);
+        let id: Vec<u32> = self.read(&self.state[self.cur].id, 4 * n as u64);
+        // The layout of `neighbours.wgsl`'s history: ξ and δ̇⁻, then the rolling spring.
+        let kept = |v: &[[f32; 4]], k: usize| {
+            let a = v[hs * k];
+            Kept {
+                xi: DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64),
+                impact: a[3] as f64,
+                rolling: v
+                    .get(hs * k + 1)
+                    .filter(|_| hs > 1)
+                    .map_or(DVec3::ZERO, |r| {
+                        DVec3::new(r[0] as f64, r[1] as f64, r[2] as f64)
+                    }),
+            }
+        };
+        let entries = (0..n).flat_map(|i| {
+            (start[i] as usize..(start[i + 1] as usize).min(total))
+                .map(|e| (id[i], partner[e], kept(&xi, e)))
+                .collect::<Vec<_>>()
+        });
+        let mut slot = vec![0; n];
+        for (i, &k) in id.iter().enumerate() {
+            slot[k as usize] = i;
+        }
+        Some(ContactMemory::collect(entries, n, walls, |k, w| {
+            kept(&wall_xi, slot[k] * walls + w)
+        }))
+    }
+
+    /// Gives the contacts the history `memory` and evaluates set-up's forces again with it
+    /// (see [`crate::engine::Engine::restore_contact_memory`]), as the CPU backend's twin does:
+    /// the history is written to the list set-up built, set-up's contact passes and
+    /// accelerations run again, and the history is written again (set-up's `SumPairs` keeps
+    /// none of what it computed).
+    ///
+    /// # Errors
+    /// A message when `memory` holds another number of walls or more spheres than this.
+    pub fn restore_contact_memory(&mut self, memory: &ContactMemory) -> Result<(), String> {
+        if !self.params.history {
+            return Ok(());
+        }
+        let (n, walls) = (self.n as usize, self.walls as usize);
+        if memory.walls != walls || memory.wall.len() > n * walls {
+            return Err(format!(
+                "the contact history holds {} spheres against {} walls; this backend has {n} \
+                 spheres and {walls} walls",
+                memory.wall.len() / memory.walls.max(1),
+                memory.walls
+            ));
+        }
+        let hs = neighbours::history_vec4s(self.params.rolling) as usize;
+        let list = &self.list;
+        let start: Vec<u32> = self.read(&list.start, 4 * (n as u64 + 1));
+        let total = start[n].min(list.capacity) as usize;
+        let partner: Vec<u32> = self.read(&list.partner_id, 4 * total.max(1) as u64);
+        let id: Vec<u32> = self.read(&self.state[self.cur].id, 4 * n as u64);
+        let put = |out: &mut Vec<[f32; 4]>, k: Kept| {
+            let v = k.xi.as_vec3();
+            out.push([v.x, v.y, v.z, k.impact as f32]);
+            if hs > 1 {
+                let r = k.rolling.as_vec3();
+                out.push([r.x, r.y, r.z, 0.0]);
+            }
+        };
+        let mut xi = Vec::with_capacity(hs * total);
+        let mut wall_xi = Vec::with_capacity(hs * n * walls);
+        for i in 0..n {
+            for &j in &partner[start[i] as usize..(start[i + 1] as usize).min(total)] {
+                put(&mut xi, memory.pair(id[i], j));
+            }
+            for w in 0..walls {
+                put(&mut wall_xi, memory.wall(id[i], w));
+            }
+        }
+        let write = |b: &GpuBackend| {
+            let q = &b.ctx.queue;
+            if !xi.is_empty() {
+                q.write_buffer(&b.list.xi, 0, bytemuck::cast_slice(&xi));
+            }
+            if !wall_xi.is_empty() {
+                q.write_buffer(&b.list.wall_xi, 0, bytemuck::cast_slice(&wall_xi));
+            }
+        };
+        write(self);
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        self.record_step(&mut enc, true, true, false);
+        self.ctx.queue.submit([enc.finish()]);
+        write(self);
+        // Set-up's status (the list's need) was taken; this evaluation's counts none.
+        self.take_status();
+        Ok(())
     }
 
     /// The force the spheres exerted on each wall in the last step, N, summed on the host in f64

@@ -1,0 +1,134 @@
+//! Contact history by sphere id: what a backend's soft contacts keep from one step to the next
+//! (friction's tangential displacement ξ, the Hertz law's approach speed at first touch, the
+//! rolling spring), taken from one backend and given to another that was set up on the same
+//! spheres, or on some of them. An open-system pass (docs/open-systems.md) starts the backend
+//! again on the spheres that stay; with this, their contacts keep their springs.
+//!
+//! The entries are keyed by the ids of the two spheres, as the neighbour list keys its history
+//! by the partner's id (`cpu::neighbours::NeighbourList::build`), so the order in which either
+//! backend sorts its spheres does not matter.
+
+use glam::DVec3;
+
+/// What one contact keeps ([`crate::cpu::collide::ContactHistory`]), in f64: an f32 backend's
+/// values are exact in it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Kept {
+    /// Tangential displacement ξ, m.
+    pub xi: DVec3,
+    /// Approach speed δ̇⁻ when the contact began, m/s (Hertz law; else 0).
+    pub impact: f64,
+    /// Spring torque of the rolling resistance on the first body, N·m (EPSD rolling; else 0).
+    pub rolling: DVec3,
+}
+
+/// A backend's contact history by sphere id (the index of the sphere in the scene the backend
+/// was set up on).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ContactMemory {
+    /// `(sphere id, partner id, kept)` of every list entry that keeps something, sorted by the
+    /// two ids. An entry is one side of a pair: each keeps its own.
+    pub pairs: Vec<(u32, u32, Kept)>,
+    /// Walls each sphere keeps a history against (the scene's planes and containers).
+    pub walls: usize,
+    /// What each sphere keeps against each wall: `walls` per sphere, in id order.
+    pub wall: Vec<Kept>,
+}
+
+impl ContactMemory {
+    /// The memory of `spheres` spheres against `walls` walls from `entries`, `(sphere id,
+    /// partner id, kept)` in any order, and `wall(id, w)`, what sphere `id` keeps against
+    /// wall `w`. Entries that keep nothing are left out.
+    pub fn collect(
+        entries: impl IntoIterator<Item = (u32, u32, Kept)>,
+        spheres: usize,
+        walls: usize,
+        wall: impl Fn(usize, usize) -> Kept,
+    ) -> Self {
+        let mut pairs: Vec<_> = entries
+            .into_iter()
+            .filter(|e| e.2 != Kept::default())
+            .collect();
+        pairs.sort_unstable_by_key(|e| (e.0, e.1));
+        let wall = (0..spheres * walls)
+            .map(|k| wall(k / walls, k % walls))
+            .collect();
+        Self { pairs, walls, wall }
+    }
+
+    /// What the entry of sphere `id` for partner `partner` keeps (zero when it keeps nothing).
+    pub fn pair(&self, id: u32, partner: u32) -> Kept {
+        self.pairs
+            .binary_search_by_key(&(id, partner), |e| (e.0, e.1))
+            .map_or(Kept::default(), |k| self.pairs[k].2)
+    }
+
+    /// What sphere `id` keeps against wall `w` (zero for a sphere it does not hold).
+    pub fn wall(&self, id: u32, w: usize) -> Kept {
+        self.wall
+            .get(id as usize * self.walls + w)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// The same memory for a backend set up on other spheres: `new_id[old]` is the new id of
+    /// the sphere that had id `old`, or `None` for one that is gone; `spheres` spheres in all
+    /// (those past the renumbered ones are new, and keep nothing). The entries of a gone
+    /// sphere, and those naming it as the partner, are dropped.
+    pub fn renumber(&self, new_id: &[Option<u32>], spheres: usize) -> Self {
+        let to = |old: u32| new_id.get(old as usize).copied().flatten();
+        let pairs = self
+            .pairs
+            .iter()
+            .filter_map(|&(i, j, k)| Some((to(i)?, to(j)?, k)));
+        let mut wall_of = vec![None; spheres];
+        for (old, new) in new_id.iter().enumerate() {
+            if let Some(new) = new {
+                wall_of[*new as usize] = Some(old as u32);
+            }
+        }
+        Self::collect(pairs, spheres, self.walls, |i, w| {
+            wall_of[i].map_or(Kept::default(), |old| self.wall(old, w))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(x: f64) -> Kept {
+        Kept {
+            xi: DVec3::splat(x),
+            impact: x,
+            rolling: DVec3::ZERO,
+        }
+    }
+
+    #[test]
+    fn renumbering_drops_the_gone_and_moves_the_rest() {
+        let m = ContactMemory::collect(
+            [
+                (2, 0, kept(1.0)),
+                (0, 2, kept(2.0)),
+                (1, 2, kept(3.0)),
+                (0, 1, Kept::default()),
+            ],
+            3,
+            1,
+            |i, _| kept(10.0 + i as f64),
+        );
+        assert_eq!(m.pairs.len(), 3, "the entry that keeps nothing is left out");
+        assert_eq!(m.pair(0, 2), kept(2.0));
+        assert_eq!(m.pair(2, 0), kept(1.0));
+        assert_eq!(m.pair(0, 1), Kept::default());
+        // Sphere 1 leaves; 0 stays 0, 2 becomes 1, and a new sphere 2 arrives.
+        let r = m.renumber(&[Some(0), None, Some(1)], 3);
+        assert_eq!(r.pairs.len(), 2);
+        assert_eq!(r.pair(0, 1), kept(2.0));
+        assert_eq!(r.pair(1, 0), kept(1.0));
+        assert_eq!(r.wall(1, 0), kept(12.0));
+        assert_eq!(r.wall(2, 0), Kept::default());
+        assert_eq!(r.wall.len(), 3);
+    }
+}
