@@ -12,6 +12,7 @@
 //! into place) and keeps the newest [`KEEP`]; a non-finite stop writes
 //! `DIR/nonfinite_{step:010}.ckpt` beside them for inspection.
 
+use crate::history::{ContactMemory, Kept};
 use crate::output::{OutputError, SeriesEntry, SnapshotFormat, write_atomic};
 use crate::{Backend, Diagnostics, Precision, Scene};
 use glam::DVec3;
@@ -395,14 +396,20 @@ pub enum EngineState {
     Gpu(GpuState),
 }
 
-/// Positions and velocities in input order, widened to f64: what a resume on another backend
-/// or precision starts from.
+/// The dynamic state in input order, widened to f64: what a resume on another backend or
+/// precision starts from.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PortableState {
     /// Centres, m.
     pub position: Vec<DVec3>,
     /// Velocities, m/s.
     pub velocity: Vec<DVec3>,
+    /// Angular velocities, rad/s (empty without rotation).
+    pub angular_velocity: Vec<DVec3>,
+    /// Periodic images: box lengths crossed per axis (empty without periodic axes).
+    pub image: Vec<[i32; 3]>,
+    /// The contacts' history by input id (`None` without contact history).
+    pub memory: Option<ContactMemory>,
 }
 
 impl EngineState {
@@ -461,63 +468,191 @@ impl EngineState {
         Ok(())
     }
 
-    /// Positions and velocities by input id, for `n` spheres.
+    /// The dynamic state by input id, for the spheres of `scene`: positions, velocities, and
+    /// with rotation the angular velocities, on periodic axes the images, with contact history
+    /// ([`crate::setup::contact_history`]) what the contacts keep.
     ///
     /// # Errors
-    /// A message when the arrays do not hold `n` spheres.
-    pub fn portable(&self, n: usize) -> Result<PortableState, String> {
+    /// A message when the arrays do not hold the scene's spheres or do not fit each other.
+    pub fn portable(&self, scene: &Scene) -> Result<PortableState, String> {
+        let n = scene.spheres.len();
+        let rotation = scene.sim.rotation;
+        let periodic = scene.sim.periodic.any();
+        let history = crate::setup::contact_history(scene);
         let mut out = PortableState {
             position: vec![DVec3::ZERO; n],
             velocity: vec![DVec3::ZERO; n],
+            angular_velocity: vec![DVec3::ZERO; if rotation { n } else { 0 }],
+            image: vec![[0; 3]; if periodic { n } else { 0 }],
+            memory: None,
         };
+        let held = |count: usize| format!("it holds {count} spheres, the scene has {n}");
         match self {
             EngineState::Cpu(c) => {
-                if c.id.len() != n || c.position.len() != 3 * n || c.velocity.len() != 3 * n {
-                    return Err(format!(
-                        "it holds {} spheres, the scene has {n}",
-                        c.id.len()
-                    ));
+                let spheres = c.id.len();
+                if spheres != n || c.position.len() != 3 * n || c.velocity.len() != 3 * n {
+                    return Err(held(spheres));
                 }
+                if (rotation && c.spin.len() != 3 * n) || (periodic && c.image.len() != n) {
+                    return Err("its angular velocities or periodic images do not fit".into());
+                }
+                let v3 = |f: &Floats, i: usize| {
+                    DVec3::new(f.get(3 * i), f.get(3 * i + 1), f.get(3 * i + 2))
+                };
                 for (i, &id) in c.id.iter().enumerate() {
                     let id = id as usize;
                     if id >= n {
                         return Err(format!("sphere id {id} out of range"));
                     }
-                    let v3 =
-                        |f: &Floats| DVec3::new(f.get(3 * i), f.get(3 * i + 1), f.get(3 * i + 2));
-                    out.position[id] = v3(&c.position);
-                    out.velocity[id] = v3(&c.velocity);
+                    out.position[id] = v3(&c.position, i);
+                    out.velocity[id] = v3(&c.velocity, i);
+                    if rotation {
+                        out.angular_velocity[id] = v3(&c.spin, i);
+                    }
+                    if periodic {
+                        out.image[id] = c.image[i];
+                    }
+                }
+                if history {
+                    out.memory = Some(c.contact_memory()?);
                 }
             }
             EngineState::Gpu(g) => {
-                let (pos, vel, ids) =
-                    match (g.buffer("position"), g.buffer("velocity"), g.buffer("ids")) {
-                        (Some(p), Some(v), Some(i)) => (p, v, i),
-                        _ => return Err("the GPU state lacks its position, velocity or ids".into()),
-                    };
-                if pos.len() != 16 * n || vel.len() != 16 * n || ids.len() != 4 * n {
-                    return Err(format!(
-                        "it holds {} spheres, the scene has {n}",
-                        ids.len() / 4
-                    ));
-                }
-                let f = |b: &[u8], k: usize| {
-                    f32::from_le_bytes(b[4 * k..4 * k + 4].try_into().expect("4 bytes")) as f64
+                let buffer = |name: &str| {
+                    g.buffer(name)
+                        .ok_or_else(|| format!("the GPU state lacks its {name} buffer"))
                 };
-                for i in 0..n {
-                    let id = u32::from_le_bytes(ids[4 * i..4 * i + 4].try_into().expect("4 bytes"))
-                        as usize;
+                let (pos, vel, ids) = (buffer("position")?, buffer("velocity")?, buffer("ids")?);
+                if pos.len() != 16 * n || vel.len() != 16 * n || ids.len() != 4 * n {
+                    return Err(held(ids.len() / 4));
+                }
+                let ids = le_u32s(ids);
+                let pos = le_vec4s(pos);
+                let vel = le_vec4s(vel);
+                let rot: Vec<[f32; 4]> = if rotation {
+                    le_vec4s(buffer("rotation")?)
+                } else {
+                    Vec::new()
+                };
+                if rot.len() < 3 * n * usize::from(rotation) {
+                    return Err("its rotation buffer does not hold the scene's spheres".into());
+                }
+                for (i, &id) in ids.iter().enumerate() {
+                    let id = id as usize;
                     if id >= n {
                         return Err(format!("sphere id {id} out of range"));
                     }
-                    out.position[id] =
-                        DVec3::new(f(pos, 4 * i), f(pos, 4 * i + 1), f(pos, 4 * i + 2));
-                    out.velocity[id] =
-                        DVec3::new(f(vel, 4 * i), f(vel, 4 * i + 1), f(vel, 4 * i + 2));
+                    out.position[id] = wide(pos[i]);
+                    out.velocity[id] = wide(vel[i]);
+                    if rotation {
+                        out.angular_velocity[id] = wide(rot[3 * i]);
+                    }
+                }
+                if periodic {
+                    // By input id (`SharedBuffers::image`).
+                    let image: Vec<[i32; 3]> = le_u32s(buffer("image")?)
+                        .chunks_exact(3)
+                        .map(|c| [c[0] as i32, c[1] as i32, c[2] as i32])
+                        .collect();
+                    if image.len() < n {
+                        return Err("its periodic images do not hold the scene's spheres".into());
+                    }
+                    out.image.copy_from_slice(&image[..n]);
+                }
+                if history {
+                    let hs =
+                        1 + usize::from(scene.rolling_model() == crate::scene::RollingModel::Epsd);
+                    let walls = crate::setup::PackedScene::new(scene).walls.len();
+                    let read = |name: &str| buffer(name).map(le_u32s);
+                    let vec4s = |name: &str| buffer(name).map(le_vec4s);
+                    out.memory = Some(ContactMemory::of_gpu_list(
+                        &ids,
+                        &read("list start")?,
+                        &read("list partner ids")?,
+                        &vec4s("list xi")?,
+                        &vec4s("list wall xi")?,
+                        hs,
+                        walls,
+                    )?);
                 }
             }
         }
         Ok(out)
+    }
+}
+
+/// A GPU buffer's bytes as little-endian `u32`s (the same bits for `i32`s).
+fn le_u32s(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect()
+}
+
+/// A GPU buffer's bytes as `vec4<f32>`s.
+fn le_vec4s(b: &[u8]) -> Vec<[f32; 4]> {
+    le_u32s(b)
+        .chunks_exact(4)
+        .map(|c| [0, 1, 2, 3].map(|k| f32::from_bits(c[k])))
+        .collect()
+}
+
+/// A `vec4<f32>`'s xyz, widened.
+fn wide(a: [f32; 4]) -> DVec3 {
+    DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64)
+}
+
+impl CpuState {
+    /// The contacts' history by input id, from the list's rows and the walls' rows.
+    ///
+    /// # Errors
+    /// A message when the list's arrays do not fit each other.
+    pub fn contact_memory(&self) -> Result<ContactMemory, String> {
+        let n = self.id.len();
+        let start = &self.list_start;
+        let total = start.last().copied().unwrap_or(0) as usize;
+        let walls = self.wall_xi.len() / (3 * n).max(1);
+        let fits = start.len() == n + 1
+            && start.windows(2).all(|w| w[0] <= w[1])
+            && self.history_partner.len() == total
+            && self.history_xi.len() == 3 * total
+            && self.history_impact.len() == total
+            && self.history_rolling.len() == 3 * total
+            && self.wall_xi.len() == 3 * n * walls
+            && self.wall_impact.len() == n * walls
+            && self.wall_rolling.len() == 3 * n * walls;
+        if !fits {
+            return Err("its contact history does not fit its neighbour list".into());
+        }
+        let v3 =
+            |f: &Floats, k: usize| DVec3::new(f.get(3 * k), f.get(3 * k + 1), f.get(3 * k + 2));
+        let kept = |xi: &Floats, impact: &Floats, rolling: &Floats, k: usize| Kept {
+            xi: v3(xi, k),
+            impact: impact.get(k),
+            rolling: v3(rolling, k),
+        };
+        let entries = (0..n).flat_map(|i| {
+            (start[i] as usize..start[i + 1] as usize).map(move |e| {
+                let k = kept(
+                    &self.history_xi,
+                    &self.history_impact,
+                    &self.history_rolling,
+                    e,
+                );
+                (self.id[i], self.history_partner[e], k)
+            })
+        });
+        if self.id.iter().any(|&id| id as usize >= n) {
+            return Err("a sphere id is out of range".into());
+        }
+        let slot = crate::history::slots(&self.id);
+        Ok(ContactMemory::collect(entries, n, walls, |id, w| {
+            kept(
+                &self.wall_xi,
+                &self.wall_impact,
+                &self.wall_rolling,
+                slot[id] * walls + w,
+            )
+        }))
     }
 }
 

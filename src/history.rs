@@ -56,6 +56,54 @@ impl ContactMemory {
         Self { pairs, walls, wall }
     }
 
+    /// The memory of a GPU backend's list, as read back from its buffers: `ids`, the input id
+    /// of each sorted slot; `start`, each slot's first entry (at least `n + 1`); `partner`, each
+    /// entry's partner id; `xi` and `wall_xi`, `hs` `vec4<f32>`s a contact in the layout of
+    /// `neighbours.wgsl` (ξ and δ̇⁻, then with EPSD rolling resistance the rolling spring),
+    /// `walls` a sphere for the walls. Entries past the list's capacity (`partner`'s length) are
+    /// not read.
+    ///
+    /// # Errors
+    /// A message when the arrays do not fit each other.
+    pub fn of_gpu_list(
+        ids: &[u32],
+        start: &[u32],
+        partner: &[u32],
+        xi: &[[f32; 4]],
+        wall_xi: &[[f32; 4]],
+        hs: usize,
+        walls: usize,
+    ) -> Result<Self, String> {
+        let n = ids.len();
+        let total = start.get(n).map_or(0, |&t| (t as usize).min(partner.len()));
+        if start.len() < n + 1
+            || start[..=n].windows(2).any(|w| w[0] > w[1])
+            || xi.len() < hs * total
+            || wall_xi.len() < hs * n * walls
+            || ids.iter().any(|&id| id as usize >= n)
+        {
+            return Err("its contact history does not fit its neighbour list".into());
+        }
+        let wide = |a: [f32; 4]| DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64);
+        let kept = |v: &[[f32; 4]], k: usize| Kept {
+            xi: wide(v[hs * k]),
+            impact: v[hs * k][3] as f64,
+            rolling: if hs > 1 {
+                wide(v[hs * k + 1])
+            } else {
+                DVec3::ZERO
+            },
+        };
+        let entries = (0..n).flat_map(|i| {
+            (start[i] as usize..(start[i + 1] as usize).min(total))
+                .map(move |e| (ids[i], partner[e], kept(xi, e)))
+        });
+        let slot = slots(ids);
+        Ok(Self::collect(entries, n, walls, |id, w| {
+            kept(wall_xi, slot[id] * walls + w)
+        }))
+    }
+
     /// What the entry of sphere `id` for partner `partner` keeps (zero when it keeps nothing).
     pub fn pair(&self, id: u32, partner: u32) -> Kept {
         self.pairs
@@ -91,6 +139,15 @@ impl ContactMemory {
             wall_of[i].map_or(Kept::default(), |old| self.wall(old, w))
         })
     }
+}
+
+/// The sorted slot of each input id, from the input id of each slot.
+pub fn slots(ids: &[u32]) -> Vec<usize> {
+    let mut slot = vec![0; ids.len()];
+    for (i, &id) in ids.iter().enumerate() {
+        slot[id as usize] = i;
+    }
+    slot
 }
 
 #[cfg(test)]

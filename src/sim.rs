@@ -1146,8 +1146,9 @@ impl Simulation {
     /// Continues a checkpoint's run: `scene` is the checkpoint's, `state` its backend state,
     /// `offsets` its counters from before an earlier conversion and `at` its diagnostics. On the checkpoint's own backend and precision the state is restored
     /// exactly and the run continues bit for bit (on the GPU: on the same adapter). On another
-    /// backend or precision the spheres start from the saved positions and velocities (rounded
-    /// to the new precision), friction history starts empty, and the returned notice says so.
+    /// backend or precision the spheres start from the saved positions, velocities, angular
+    /// velocities and periodic images and the contacts from their saved history, all rounded to
+    /// the new precision, and the returned notice says that the run is not bit-identical.
     ///
     /// `scene` as for [`Simulation::new`]: a [`CheckedScene`](crate::scene::CheckedScene), or a
     /// `&Scene` checked here (overlaps allowed: they were accepted when the run started).
@@ -1199,23 +1200,30 @@ impl Simulation {
             );
             return Ok((sim, notice));
         }
-        let p = state.portable(scene.spheres.len()).map_err(unusable)?;
+        let p = state.portable(scene).map_err(unusable)?;
         let mut moved = scene.clone();
-        for (s, (x, v)) in moved
-            .spheres
-            .iter_mut()
-            .zip(p.position.iter().zip(&p.velocity))
-        {
-            s.position = *x;
-            s.velocity = *v;
+        for (i, s) in moved.spheres.iter_mut().enumerate() {
+            s.position = p.position[i];
+            s.velocity = p.velocity[i];
+            if let Some(&w) = p.angular_velocity.get(i) {
+                s.angular_velocity = w;
+            }
+            if let Some(&image) = p.image.get(i) {
+                s.image = image;
+            }
         }
-        // Not checked again: only positions and velocities changed, to the checkpoint's finite
-        // values (a sphere pressed into a container's wall may be deeper than the check allows).
+        // Not checked again: only the dynamic state changed, to the checkpoint's finite values
+        // (a sphere pressed into a container's wall may be deeper than the check allows).
         let mut sim = Self::start(&moved, backend, precision, gpu)?;
+        if let Some(memory) = &p.memory {
+            sim.engine
+                .restore_contact_memory(memory)
+                .map_err(unusable)?;
+        }
         sim.base = Offsets::of(at);
         let notice = format!(
-            "resuming a {} {} checkpoint on the {} backend in {}: the state is converted, \
-             friction history restarts, and the run is not bit-identical to an uninterrupted one",
+            "resuming a {} {} checkpoint on the {} backend in {}: the state is converted (contact \
+             history included), and the run is not bit-identical to an uninterrupted one",
             state.backend(),
             state.precision(),
             sim.backend(),

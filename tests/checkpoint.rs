@@ -861,3 +861,111 @@ fn a_new_run_refuses_a_directory_holding_another_runs_checkpoints() {
         ["checkpoint_0000000040.ckpt", "checkpoint_0000000050.ckpt"]
     );
 }
+
+/// 27 frictional rubber grains with rotation settling in a 10 cm box (Hertz): contacts that
+/// keep a history, with each other and with the walls, and spinning grains.
+fn rotating_pile() -> spheresim::Scene {
+    use glam::DVec3;
+    use spheresim::scene::{BoxContainer, ContactModel, Scene, Sphere};
+    let mut b = Scene::builder()
+        .dt(1e-5)
+        .steps(8000)
+        .gravity(DVec3::new(0.0, -9.81, 0.0))
+        .contact(ContactModel::Hertz)
+        .rotation(true)
+        .box_container(BoxContainer::new(DVec3::ZERO, DVec3::splat(0.1)).material("rubber"));
+    for i in 0..27 {
+        let (x, y, z) = ((i % 3) as f64, ((i / 3) % 3) as f64, (i / 9) as f64);
+        b = b.sphere(
+            Sphere::new(
+                DVec3::new(
+                    0.025 + 0.025 * x + 0.002 * y,
+                    0.012 + 0.021 * y,
+                    0.025 + 0.025 * z,
+                ),
+                0.01,
+            )
+            .velocity(DVec3::new(0.1 * (x - 1.0), -0.1, 0.05 * (z - 1.0)))
+            .material("rubber"),
+        );
+    }
+    b.build().unwrap()
+}
+
+/// `memory` with every value rounded to f32, as an f32 backend holds it.
+fn in_f32(memory: &spheresim::history::ContactMemory) -> spheresim::history::ContactMemory {
+    use spheresim::history::{ContactMemory, Kept};
+    let round = |k: &Kept| Kept {
+        xi: k.xi.as_vec3().as_dvec3(),
+        impact: k.impact as f32 as f64,
+        rolling: k.rolling.as_vec3().as_dvec3(),
+    };
+    let n = memory.wall.len() / memory.walls.max(1);
+    ContactMemory::collect(
+        memory.pairs.iter().map(|(i, j, k)| (*i, *j, round(k))),
+        n,
+        memory.walls,
+        |id, w| round(&memory.wall[id * memory.walls + w]),
+    )
+}
+
+/// A resume on another precision or backend starts each grain with the checkpoint's spin and
+/// each contact with its saved history (before 2026-11-29: the scene's spins and no history).
+/// CPU f64 → CPU f32 rounds them to f32; the GPU's f32 state → CPU f32 carries them exactly.
+#[test]
+fn a_converting_resume_keeps_the_spins_and_the_contact_history() {
+    use common::contract::{gpu_contract, test_gpu_options};
+    use spheresim::gpu::GpuOptions;
+    use spheresim::{Backend, Precision, Simulation};
+    let scene = rotating_pile();
+    let resume_on_cpu_f32 = |first: &mut Simulation| {
+        let state = first.save_state().unwrap();
+        let at = first.diagnostics();
+        let (resumed, notice) = Simulation::resume(
+            &scene,
+            &state,
+            first.offsets(),
+            &at,
+            Backend::Cpu,
+            Precision::F32,
+            GpuOptions::default(),
+        )
+        .unwrap();
+        let notice = notice.expect("a converting resume says so");
+        assert!(notice.contains("contact history included"), "{notice}");
+        resumed
+    };
+    let mut first = Simulation::new(&scene, Backend::Cpu, Precision::F64).unwrap();
+    first.step(8000).unwrap();
+    let (saved, memory) = (first.snapshot(), first.contact_memory().unwrap());
+    assert!(
+        memory.pairs.len() > 10 && saved.angular_velocity.iter().any(|w| w.length() > 0.01),
+        "the grains should touch and spin at the checkpoint"
+    );
+    let mut resumed = resume_on_cpu_f32(&mut first);
+    let spins: Vec<_> = saved
+        .angular_velocity
+        .iter()
+        .map(|w| w.as_vec3().as_dvec3())
+        .collect();
+    assert_eq!(resumed.snapshot().angular_velocity, spins);
+    assert!(
+        resumed.contact_memory().unwrap() == in_f32(&memory),
+        "the f32 run's history is not the checkpoint's rounded"
+    );
+    if gpu_contract("a_converting_resume_keeps_the_spins_and_the_contact_history").is_some() {
+        // Whatever the adapter's rounding: the state is carried, not computed again.
+        let mut gpu =
+            Simulation::with_gpu_options(&scene, Backend::Gpu, Precision::F32, test_gpu_options())
+                .unwrap();
+        gpu.step(3000).unwrap();
+        let memory = gpu.contact_memory().unwrap();
+        assert!(!memory.pairs.is_empty());
+        let mut resumed = resume_on_cpu_f32(&mut gpu);
+        assert_eq!(
+            resumed.snapshot().angular_velocity,
+            gpu.snapshot().angular_velocity
+        );
+        assert!(resumed.contact_memory().unwrap() == memory);
+    }
+}

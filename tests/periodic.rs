@@ -399,3 +399,35 @@ fn a_run_restarted_from_its_csv_keeps_its_images() {
         "{e}"
     );
 }
+
+/// A resume on another precision or backend takes each sphere's periodic images from the
+/// checkpoint (before 2026-11-29: from the scene, so the unwrapped track jumped back by the
+/// crossings so far).
+#[test]
+fn a_converting_resume_keeps_the_images() {
+    let scene = Scene::builder()
+        .dt(1e-3)
+        .steps(1000)
+        .periodic([true, true, false], DVec3::splat(-0.5), DVec3::splat(0.5))
+        .sphere(
+            Sphere::new(DVec3::new(0.1, 0.2, 0.0), 0.05)
+                .velocity(DVec3::new(3.25, -2.5, 0.0))
+                .mass(1.0),
+        )
+        .build()
+        .unwrap();
+    let mut first = run(&scene, Precision::F64);
+    let at = first.diagnostics();
+    let (mut resumed, _) = Simulation::resume(
+        &scene,
+        &first.save_state().unwrap(),
+        first.offsets(),
+        &at,
+        Backend::Cpu,
+        Precision::F32,
+        spheresim::gpu::GpuOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(first.snapshot().image[0], [3, -2, 0]);
+    assert_eq!(resumed.snapshot().image, first.snapshot().image);
+}

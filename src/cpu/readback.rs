@@ -157,31 +157,8 @@ impl<R: Real> CpuBackend<R> {
         if !self.params.history {
             return None;
         }
-        let kept = |k: &collide::ContactHistory<R>| Kept {
-            xi: R::v3_f64(k.xi),
-            impact: k.impact.f64(),
-            rolling: R::v3_f64(k.rolling),
-        };
-        let (list, id, walls) = (&self.list, &self.id, self.planes.len());
-        let entries = (0..self.len()).flat_map(|i| {
-            (list.start[i] as usize..list.start[i + 1] as usize)
-                .map(move |e| (id[i], list.partner_id[e], kept(&list.kept[e])))
-        });
-        // The sorted slot of each id, for the walls' rows.
-        let mut slot = vec![0; id.len()];
-        for (i, &k) in id.iter().enumerate() {
-            slot[k as usize] = i;
-        }
-        Some(ContactMemory::collect(
-            entries,
-            self.len(),
-            walls,
-            |k, w| {
-                list.wall_kept
-                    .get(slot[k] * walls + w)
-                    .map_or(Kept::default(), kept)
-            },
-        ))
+        // Through the saved state: a copy of the list once a pass, and one reading of it.
+        self.save_state().contact_memory().ok()
     }
 
     /// Gives the contacts the history `memory` and evaluates set-up's forces again with it

@@ -185,32 +185,7 @@ impl GpuBackend {
         let xi: Vec<[f32; 4]> = self.read(&list.xi, 16 * (hs * total).max(1) as u64);
         let wall_xi: Vec<[f32; 4]> = self.read(&list.wall_xi, 16 * (hs * n * walls).max(1) as u64);
         let id: Vec<u32> = self.read(&self.state[self.cur].id, 4 * n as u64);
-        // The layout of `neighbours.wgsl`'s history: ξ and δ̇⁻, then the rolling spring.
-        let kept = |v: &[[f32; 4]], k: usize| {
-            let a = v[hs * k];
-            Kept {
-                xi: DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64),
-                impact: a[3] as f64,
-                rolling: v
-                    .get(hs * k + 1)
-                    .filter(|_| hs > 1)
-                    .map_or(DVec3::ZERO, |r| {
-                        DVec3::new(r[0] as f64, r[1] as f64, r[2] as f64)
-                    }),
-            }
-        };
-        let entries = (0..n).flat_map(|i| {
-            (start[i] as usize..(start[i + 1] as usize).min(total))
-                .map(|e| (id[i], partner[e], kept(&xi, e)))
-                .collect::<Vec<_>>()
-        });
-        let mut slot = vec![0; n];
-        for (i, &k) in id.iter().enumerate() {
-            slot[k as usize] = i;
-        }
-        Some(ContactMemory::collect(entries, n, walls, |k, w| {
-            kept(&wall_xi, slot[k] * walls + w)
-        }))
+        ContactMemory::of_gpu_list(&id, &start, &partner, &xi, &wall_xi, hs, walls).ok()
     }
 
     /// Gives the contacts the history `memory` and evaluates set-up's forces again with it
