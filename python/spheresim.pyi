@@ -152,8 +152,8 @@ class Simulation:
     @property
     def positions(self) -> _State:
         """Centres, (N, 3), m. Settable between steps: checked as a scene's; the engine then
-        restarts from the new state (step count, time, collisions, dissipated energy and the
-        periodic images go on; friction history and orientations start afresh)."""
+        restarts from the new state (step count, time, collisions, dissipated energy, the
+        periodic images, the orientations and the contacts' history go on)."""
     @positions.setter
     def positions(self, value: npt.ArrayLike) -> None: ...
     @property

@@ -406,6 +406,8 @@ pub struct PortableState {
     pub velocity: Vec<DVec3>,
     /// Angular velocities, rad/s (empty without rotation).
     pub angular_velocity: Vec<DVec3>,
+    /// Orientations, unit quaternions (empty without rotation).
+    pub orientation: Vec<glam::DQuat>,
     /// Periodic images: box lengths crossed per axis (empty without periodic axes).
     pub image: Vec<[i32; 3]>,
     /// The contacts' history by input id (`None` without contact history).
@@ -469,7 +471,7 @@ impl EngineState {
     }
 
     /// The dynamic state by input id, for the spheres of `scene`: positions, velocities, and
-    /// with rotation the angular velocities, on periodic axes the images, with contact history
+    /// with rotation the angular velocities and orientations, on periodic axes the images, with contact history
     /// ([`crate::setup::contact_history`]) what the contacts keep.
     ///
     /// # Errors
@@ -483,6 +485,7 @@ impl EngineState {
             position: vec![DVec3::ZERO; n],
             velocity: vec![DVec3::ZERO; n],
             angular_velocity: vec![DVec3::ZERO; if rotation { n } else { 0 }],
+            orientation: vec![glam::DQuat::IDENTITY; if rotation { n } else { 0 }],
             image: vec![[0; 3]; if periodic { n } else { 0 }],
             memory: None,
         };
@@ -493,8 +496,12 @@ impl EngineState {
                 if spheres != n || c.position.len() != 3 * n || c.velocity.len() != 3 * n {
                     return Err(held(spheres));
                 }
-                if (rotation && c.spin.len() != 3 * n) || (periodic && c.image.len() != n) {
-                    return Err("its angular velocities or periodic images do not fit".into());
+                if (rotation && (c.spin.len() != 3 * n || c.orientation.len() != 4 * n))
+                    || (periodic && c.image.len() != n)
+                {
+                    return Err(
+                        "its angular velocities, orientations or periodic images do not fit".into(),
+                    );
                 }
                 let v3 = |f: &Floats, i: usize| {
                     DVec3::new(f.get(3 * i), f.get(3 * i + 1), f.get(3 * i + 2))
@@ -508,6 +515,8 @@ impl EngineState {
                     out.velocity[id] = v3(&c.velocity, i);
                     if rotation {
                         out.angular_velocity[id] = v3(&c.spin, i);
+                        let q = |k: usize| c.orientation.get(4 * i + k);
+                        out.orientation[id] = glam::DQuat::from_xyzw(q(0), q(1), q(2), q(3));
                     }
                     if periodic {
                         out.image[id] = c.image[i];
@@ -546,6 +555,8 @@ impl EngineState {
                     out.velocity[id] = wide(vel[i]);
                     if rotation {
                         out.angular_velocity[id] = wide(rot[3 * i]);
+                        let q = rot[3 * i + 1].map(|c| c as f64);
+                        out.orientation[id] = glam::DQuat::from_array(q);
                     }
                 }
                 if periodic {

@@ -121,6 +121,17 @@ pub trait Engine: Send {
         Ok(())
     }
 
+    /// Sets the orientation of each sphere of an engine just set up (which starts them all at
+    /// the identity): `orientation[k]`, a unit quaternion, for the sphere of index `k` in this
+    /// engine's scene. Nothing to do without rotation.
+    ///
+    /// # Errors
+    /// A message when `orientation` does not hold one quaternion a sphere; the engine is then
+    /// unchanged.
+    fn set_orientations(&mut self, _orientation: &[glam::DQuat]) -> Result<(), String> {
+        Ok(())
+    }
+
     /// Turns per-stage timing on or off; returns whether per-stage times are available.
     fn set_profiling(&mut self, on: bool) -> bool;
 

@@ -866,12 +866,20 @@ impl Simulation {
                 })
                 .collect();
             let memory = memory.renumber(&new_id, scene.spheres.len());
-            self.engine
-                .restore_contact_memory(&memory)
-                .map_err(|reason| SimError::Unavailable {
-                    backend: self.backend,
-                    reason,
-                })?;
+            self.restore_contact_memory(&memory)?;
+        }
+        if !snap.orientation.is_empty() {
+            // New spheres start at the identity, as at a run's start.
+            let orientation: Vec<glam::DQuat> = snap
+                .orientation
+                .iter()
+                .zip(&leaves)
+                .filter(|&(_, &gone)| !gone)
+                .map(|(&q, _)| q)
+                .chain(std::iter::repeat(glam::DQuat::IDENTITY))
+                .take(scene.spheres.len())
+                .collect();
+            self.set_orientations(&orientation)?;
         }
         self.open_passes += 1;
         self.particles = scene.spheres.len();
@@ -961,6 +969,38 @@ impl Simulation {
     /// the list back from the GPU on that backend.
     pub fn contact_memory(&self) -> Option<crate::history::ContactMemory> {
         self.engine.contact_memory()
+    }
+
+    /// Gives the contacts the history `memory` (spheres named by their index in
+    /// [`Simulation::snapshot`]'s order, as [`Simulation::contact_memory`] names them) and
+    /// evaluates the forces of the current state again with it. Meant for a simulation just
+    /// started or resumed: a run started again from a changed state keeps its contacts'
+    /// springs this way. Nothing to do where no history is kept.
+    ///
+    /// # Errors
+    /// [`SimError::Unavailable`] when `memory` names other walls or more spheres.
+    pub fn restore_contact_memory(
+        &mut self,
+        memory: &crate::history::ContactMemory,
+    ) -> Result<(), SimError> {
+        let backend = self.backend;
+        self.engine
+            .restore_contact_memory(memory)
+            .map_err(|reason| SimError::Unavailable { backend, reason })
+    }
+
+    /// Sets each sphere's orientation (unit quaternions, in [`Simulation::snapshot`]'s order)
+    /// of a simulation just started or resumed, which starts them at the identity: a run
+    /// started again from a changed state keeps its spheres' orientations this way. Nothing
+    /// to do without rotation.
+    ///
+    /// # Errors
+    /// [`SimError::Unavailable`] when `orientation` does not hold one quaternion a sphere.
+    pub fn set_orientations(&mut self, orientation: &[glam::DQuat]) -> Result<(), SimError> {
+        let backend = self.backend;
+        self.engine
+            .set_orientations(orientation)
+            .map_err(|reason| SimError::Unavailable { backend, reason })
     }
 
     /// Continues with the open state a checkpoint saved ([`Simulation::open_state`]); nothing
@@ -1147,7 +1187,7 @@ impl Simulation {
     /// `offsets` its counters from before an earlier conversion and `at` its diagnostics. On the checkpoint's own backend and precision the state is restored
     /// exactly and the run continues bit for bit (on the GPU: on the same adapter). On another
     /// backend or precision the spheres start from the saved positions, velocities, angular
-    /// velocities and periodic images and the contacts from their saved history, all rounded to
+    /// velocities, orientations and periodic images and the contacts from their saved history, all rounded to
     /// the new precision, and the returned notice says that the run is not bit-identical.
     ///
     /// `scene` as for [`Simulation::new`]: a [`CheckedScene`](crate::scene::CheckedScene), or a
@@ -1216,9 +1256,10 @@ impl Simulation {
         // (a sphere pressed into a container's wall may be deeper than the check allows).
         let mut sim = Self::start(&moved, backend, precision, gpu)?;
         if let Some(memory) = &p.memory {
-            sim.engine
-                .restore_contact_memory(memory)
-                .map_err(unusable)?;
+            sim.restore_contact_memory(memory)?;
+        }
+        if !p.orientation.is_empty() {
+            sim.set_orientations(&p.orientation)?;
         }
         sim.base = Offsets::of(at);
         let notice = format!(

@@ -910,10 +910,11 @@ fn in_f32(memory: &spheresim::history::ContactMemory) -> spheresim::history::Con
 }
 
 /// A resume on another precision or backend starts each grain with the checkpoint's spin and
-/// each contact with its saved history (before 2026-11-29: the scene's spins and no history).
+/// orientation and each contact with its saved history (before 2026-11-29: the scene's spins,
+/// the identity and no history).
 /// CPU f64 → CPU f32 rounds them to f32; the GPU's f32 state → CPU f32 carries them exactly.
 #[test]
-fn a_converting_resume_keeps_the_spins_and_the_contact_history() {
+fn a_converting_resume_keeps_the_spins_orientations_and_contact_history() {
     use common::contract::{gpu_contract, test_gpu_options};
     use spheresim::gpu::GpuOptions;
     use spheresim::{Backend, Precision, Simulation};
@@ -949,11 +950,20 @@ fn a_converting_resume_keeps_the_spins_and_the_contact_history() {
         .map(|w| w.as_vec3().as_dvec3())
         .collect();
     assert_eq!(resumed.snapshot().angular_velocity, spins);
+    let turns: Vec<_> = saved
+        .orientation
+        .iter()
+        .map(|q| q.as_quat().as_dquat())
+        .collect();
+    assert!(saved.orientation.iter().all(|q| q.w < 1.0));
+    assert_eq!(resumed.snapshot().orientation, turns);
     assert!(
         resumed.contact_memory().unwrap() == in_f32(&memory),
         "the f32 run's history is not the checkpoint's rounded"
     );
-    if gpu_contract("a_converting_resume_keeps_the_spins_and_the_contact_history").is_some() {
+    if gpu_contract("a_converting_resume_keeps_the_spins_orientations_and_contact_history")
+        .is_some()
+    {
         // Whatever the adapter's rounding: the state is carried, not computed again.
         let mut gpu =
             Simulation::with_gpu_options(&scene, Backend::Gpu, Precision::F32, test_gpu_options())
@@ -962,10 +972,9 @@ fn a_converting_resume_keeps_the_spins_and_the_contact_history() {
         let memory = gpu.contact_memory().unwrap();
         assert!(!memory.pairs.is_empty());
         let mut resumed = resume_on_cpu_f32(&mut gpu);
-        assert_eq!(
-            resumed.snapshot().angular_velocity,
-            gpu.snapshot().angular_velocity
-        );
+        let (from, to) = (gpu.snapshot(), resumed.snapshot());
+        assert_eq!(to.angular_velocity, from.angular_velocity);
+        assert_eq!(to.orientation, from.orientation);
         assert!(resumed.contact_memory().unwrap() == memory);
     }
 }

@@ -174,7 +174,7 @@ fn kept_by_those_that_stay(closed: &Simulation, open: &Simulation) -> ContactMem
 }
 
 #[test]
-fn the_grains_that_stay_keep_their_contact_history_across_a_pass() {
+fn the_grains_that_stay_keep_their_contact_history_and_orientations_across_a_pass() {
     // Up to the pass the closed and the open pile are the same run. After it the open run's
     // backend is set up again on the grains that stay: each of their contacts, with a grain or
     // a wall, keeps what the closed run's kept, bit for bit (before 2026-11-29 it started
@@ -195,6 +195,15 @@ fn the_grains_that_stay_keep_their_contact_history_across_a_pass() {
         assert!(
             expected.pairs.len() > 10 && expected.wall.iter().any(|k| k.xi != DVec3::ZERO),
             "{precision:?}: the grains that stay should touch each other and the walls"
+        );
+        // Each grain that stays keeps its orientation (before 2026-11-29: the identity).
+        let (c, o) = (closed.snapshot(), open.snapshot());
+        for (k, &id) in o.id.iter().enumerate() {
+            assert_eq!(o.orientation[k], c.orientation[id as usize], "grain {id}");
+        }
+        assert!(
+            o.orientation.iter().all(|q| q.w < 1.0),
+            "every grain has turned"
         );
         let kept = open.contact_memory().unwrap();
         assert!(

@@ -60,8 +60,9 @@ pub fn start(
 /// A simulation that continues `sim` from `scene`, a checked scene holding the state to go on
 /// from (new positions or velocities): a fresh engine on the same backend and precision, with
 /// the step count, time, collisions, dissipated energy and rebuild count carried over.
-/// Friction history and orientations start afresh (as on a resume on another backend); an
-/// open system's ids and insertion progress carry over.
+/// The contacts keep their history (friction's ξ, the Hertz law's first-touch speed, the
+/// rolling spring) and the spheres their orientations; an open system's ids and insertion
+/// progress carry over.
 ///
 /// # Errors
 /// As [`Simulation::new`]; [`SimError::Unavailable`] on the event-driven solver, which has no
@@ -70,6 +71,8 @@ pub fn restart(sim: &mut Simulation, scene: &Scene) -> Result<Simulation, SimErr
     let (backend, precision) = (sim.backend(), sim.precision());
     let at = sim.diagnostics();
     let old_open = sim.open_state().cloned();
+    let memory = sim.contact_memory();
+    let orientation = sim.snapshot().orientation;
     let offsets = Offsets::of(&at);
     // The engine's public way to start with carried-over counters is a resume of a state; the
     // fresh engine's step-0 state is restored exactly.
@@ -84,6 +87,12 @@ pub fn restart(sim: &mut Simulation, scene: &Scene) -> Result<Simulation, SimErr
         Default::default(),
     )?;
     let mut sim = sim;
+    if let Some(memory) = &memory {
+        sim.restore_contact_memory(memory)?;
+    }
+    if !orientation.is_empty() {
+        sim.set_orientations(&orientation)?;
+    }
     // An open system keeps its ids and its insertions' progress across the restart.
     if let Some(open) = old_open {
         sim.restore_open_state(&open)?;

@@ -726,8 +726,7 @@ impl PySimulation {
 
     /// Centres, (N, 3), m. Setting them (an (N, 3) array) restarts the engine from the new
     /// state after the scene checks: step count, time, collisions and dissipated energy go on,
-    /// and so do the periodic images (`images`); friction history and orientations start
-    /// afresh.
+    /// and so do the periodic images (`images`), the orientations and the contacts' history.
     #[getter]
     fn positions<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
         let mut st = self.lock();

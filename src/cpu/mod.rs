@@ -283,6 +283,10 @@ impl<R: Real> crate::engine::Engine for CpuBackend<R> {
         CpuBackend::restore_contact_memory(self, memory)
     }
 
+    fn set_orientations(&mut self, orientation: &[glam::DQuat]) -> Result<(), String> {
+        CpuBackend::set_orientations(self, orientation)
+    }
+
     fn stage_seconds(&self) -> Vec<(&'static str, f64)> {
         crate::setup::STAGES
             .iter()

@@ -194,6 +194,28 @@ impl<R: Real> CpuBackend<R> {
         Ok(())
     }
 
+    /// Sets each sphere's orientation, by input id (see
+    /// [`crate::engine::Engine::set_orientations`]).
+    ///
+    /// # Errors
+    /// A message when `orientation` does not hold one quaternion a sphere.
+    pub fn set_orientations(&mut self, orientation: &[glam::DQuat]) -> Result<(), String> {
+        if self.orientation.is_empty() {
+            return Ok(());
+        }
+        if orientation.len() != self.len() {
+            return Err(format!(
+                "{} orientations for {} spheres",
+                orientation.len(),
+                self.len()
+            ));
+        }
+        for (q, &id) in self.orientation.iter_mut().zip(&self.id) {
+            *q = orientation[id as usize].to_array().map(R::of);
+        }
+        Ok(())
+    }
+
     /// Each list entry's and each wall row's history from `memory`, by the spheres' ids.
     fn give_history(&mut self, memory: &ContactMemory) {
         let of = |k: Kept| collide::ContactHistory {

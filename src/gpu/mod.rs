@@ -624,6 +624,10 @@ impl crate::engine::Engine for GpuBackend {
         GpuBackend::restore_contact_memory(self, memory)
     }
 
+    fn set_orientations(&mut self, orientation: &[glam::DQuat]) -> Result<(), String> {
+        GpuBackend::set_orientations(self, orientation)
+    }
+
     fn stage_seconds(&self) -> Vec<(&'static str, f64)> {
         GpuBackend::stage_seconds(self)
     }

@@ -252,6 +252,36 @@ impl GpuBackend {
         Ok(())
     }
 
+    /// Sets each sphere's orientation, by input id (see
+    /// [`crate::engine::Engine::set_orientations`]): the rotation records of the current state
+    /// set are read back, their quaternions replaced and written again.
+    ///
+    /// # Errors
+    /// A message when `orientation` does not hold one quaternion a sphere.
+    pub fn set_orientations(&mut self, orientation: &[glam::DQuat]) -> Result<(), String> {
+        if !self.params.rotation {
+            return Ok(());
+        }
+        let n = self.n as usize;
+        if orientation.len() != n {
+            return Err(format!(
+                "{} orientations for {n} spheres",
+                orientation.len()
+            ));
+        }
+        let s = &self.state[self.cur];
+        let id: Vec<u32> = self.read(&s.id, 4 * n as u64);
+        // ω | inverse inertia, the orientation, α | μ_r (`StateSet::rot`).
+        let mut rot: Vec<[f32; 4]> = self.read(&s.rot, 48 * n as u64);
+        for (i, &k) in id.iter().enumerate() {
+            rot[3 * i + 1] = orientation[k as usize].as_quat().to_array();
+        }
+        self.ctx
+            .queue
+            .write_buffer(&s.rot, 0, bytemuck::cast_slice(&rot));
+        Ok(())
+    }
+
     /// The force the spheres exerted on each wall in the last step, N, summed on the host in f64
     /// in sorted order as the CPU sums it ([`crate::diagnostics::wall_force_sums`]); empty
     /// unless the scene records wall forces. Reads `16 n × walls` bytes back through the
