@@ -29,31 +29,63 @@ pub struct ContactMemory {
     /// `(sphere id, partner id, kept)` of every list entry that keeps something, sorted by the
     /// two ids. An entry is one side of a pair: each keeps its own.
     pub pairs: Vec<(u32, u32, Kept)>,
+    /// The first of [`ContactMemory::pairs`] of each sphere id (one per sphere, and their
+    /// count last): a lookup scans one sphere's few entries, not all of them.
+    pub first: Vec<u32>,
     /// Walls each sphere keeps a history against (the scene's planes and containers).
     pub walls: usize,
-    /// What each sphere keeps against each wall: `walls` per sphere, in id order.
-    pub wall: Vec<Kept>,
+    /// `(sphere id, wall, kept)` of every sphere that keeps something against a wall, sorted by
+    /// the two.
+    pub wall: Vec<(u32, u32, Kept)>,
 }
 
 impl ContactMemory {
     /// The memory of `spheres` spheres against `walls` walls from `entries`, `(sphere id,
     /// partner id, kept)` in any order, and `wall(id, w)`, what sphere `id` keeps against
-    /// wall `w`. Entries that keep nothing are left out.
+    /// wall `w`. What keeps nothing is left out.
     pub fn collect(
         entries: impl IntoIterator<Item = (u32, u32, Kept)>,
         spheres: usize,
         walls: usize,
         wall: impl Fn(usize, usize) -> Kept,
     ) -> Self {
-        let mut pairs: Vec<_> = entries
-            .into_iter()
-            .filter(|e| e.2 != Kept::default())
-            .collect();
+        let wall_entries = (0..spheres * walls)
+            .map(|k| (k / walls, k % walls))
+            .map(|(i, w)| (i as u32, w as u32, wall(i, w)));
+        Self::of_entries(entries, wall_entries, spheres, walls)
+    }
+
+    /// [`ContactMemory::collect`] from the walls' entries, `(sphere id, wall, kept)` in any
+    /// order.
+    fn of_entries(
+        entries: impl IntoIterator<Item = (u32, u32, Kept)>,
+        wall_entries: impl IntoIterator<Item = (u32, u32, Kept)>,
+        spheres: usize,
+        walls: usize,
+    ) -> Self {
+        let kept = |e: &(u32, u32, Kept)| e.2 != Kept::default();
+        let mut pairs: Vec<_> = entries.into_iter().filter(kept).collect();
         pairs.sort_unstable_by_key(|e| (e.0, e.1));
-        let wall = (0..spheres * walls)
-            .map(|k| wall(k / walls, k % walls))
-            .collect();
-        Self { pairs, walls, wall }
+        let mut wall: Vec<_> = wall_entries.into_iter().filter(kept).collect();
+        wall.sort_unstable_by_key(|e| (e.0, e.1));
+        let mut first = vec![0; spheres + 1];
+        for &(id, _, _) in &pairs {
+            first[id as usize + 1] += 1;
+        }
+        for k in 0..spheres {
+            first[k + 1] += first[k];
+        }
+        Self {
+            pairs,
+            first,
+            walls,
+            wall,
+        }
+    }
+
+    /// The spheres the memory is of (those that keep nothing included).
+    pub fn spheres(&self) -> usize {
+        self.first.len().saturating_sub(1)
     }
 
     /// The memory of a GPU backend's list, as read back from its buffers: `ids`, the input id
@@ -104,19 +136,29 @@ impl ContactMemory {
         }))
     }
 
+    /// Whether nothing is kept: no entry, and no sphere against a wall. Giving such a memory
+    /// to a backend just set up changes nothing (it keeps none either).
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty() && self.wall.is_empty()
+    }
+
     /// What the entry of sphere `id` for partner `partner` keeps (zero when it keeps nothing).
     pub fn pair(&self, id: u32, partner: u32) -> Kept {
-        self.pairs
-            .binary_search_by_key(&(id, partner), |e| (e.0, e.1))
-            .map_or(Kept::default(), |k| self.pairs[k].2)
+        let (Some(&a), Some(&b)) = (self.first.get(id as usize), self.first.get(id as usize + 1))
+        else {
+            return Kept::default();
+        };
+        self.pairs[a as usize..b as usize]
+            .iter()
+            .find(|e| e.1 == partner)
+            .map_or(Kept::default(), |e| e.2)
     }
 
     /// What sphere `id` keeps against wall `w` (zero for a sphere it does not hold).
     pub fn wall(&self, id: u32, w: usize) -> Kept {
         self.wall
-            .get(id as usize * self.walls + w)
-            .copied()
-            .unwrap_or_default()
+            .binary_search_by_key(&(id, w as u32), |e| (e.0, e.1))
+            .map_or(Kept::default(), |k| self.wall[k].2)
     }
 
     /// The same memory for a backend set up on other spheres: `new_id[old]` is the new id of
@@ -129,15 +171,11 @@ impl ContactMemory {
             .pairs
             .iter()
             .filter_map(|&(i, j, k)| Some((to(i)?, to(j)?, k)));
-        let mut wall_of = vec![None; spheres];
-        for (old, new) in new_id.iter().enumerate() {
-            if let Some(new) = new {
-                wall_of[*new as usize] = Some(old as u32);
-            }
-        }
-        Self::collect(pairs, spheres, self.walls, |i, w| {
-            wall_of[i].map_or(Kept::default(), |old| self.wall(old, w))
-        })
+        let wall = self
+            .wall
+            .iter()
+            .filter_map(|&(i, w, k)| Some((to(i)?, w, k)));
+        Self::of_entries(pairs, wall, spheres, self.walls)
     }
 }
 
@@ -186,6 +224,8 @@ mod tests {
         assert_eq!(r.pair(1, 0), kept(1.0));
         assert_eq!(r.wall(1, 0), kept(12.0));
         assert_eq!(r.wall(2, 0), Kept::default());
-        assert_eq!(r.wall.len(), 3);
+        assert_eq!(r.wall.len(), 2, "the new sphere keeps nothing");
+        assert_eq!(r.spheres(), 3);
+        assert_eq!(r.pair(2, 0), Kept::default());
     }
 }

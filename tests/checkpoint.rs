@@ -900,17 +900,16 @@ fn in_f32(memory: &spheresim::history::ContactMemory) -> spheresim::history::Con
         impact: k.impact as f32 as f64,
         rolling: k.rolling.as_vec3().as_dvec3(),
     };
-    let n = memory.wall.len() / memory.walls.max(1);
     ContactMemory::collect(
         memory.pairs.iter().map(|(i, j, k)| (*i, *j, round(k))),
-        n,
+        memory.spheres(),
         memory.walls,
-        |id, w| round(&memory.wall[id * memory.walls + w]),
+        |id, w| round(&memory.wall(id as u32, w)),
     )
 }
 
 /// A resume on another precision or backend starts each grain with the checkpoint's spin and
-/// orientation and each contact with its saved history (before 2026-11-29: the scene's spins,
+/// orientation and each contact with its saved history (before 2026-11-28: the scene's spins,
 /// the identity and no history).
 /// CPU f64 → CPU f32 rounds them to f32; the GPU's f32 state → CPU f32 carries them exactly.
 #[test]

@@ -401,7 +401,7 @@ fn a_run_restarted_from_its_csv_keeps_its_images() {
 }
 
 /// A resume on another precision or backend takes each sphere's periodic images from the
-/// checkpoint (before 2026-11-29: from the scene, so the unwrapped track jumped back by the
+/// checkpoint (before 2026-11-28: from the scene, so the unwrapped track jumped back by the
 /// crossings so far).
 #[test]
 fn a_converting_resume_keeps_the_images() {

@@ -157,8 +157,8 @@ impl<R: Real> CpuBackend<R> {
         if !self.params.history {
             return None;
         }
-        // Through the saved state: a copy of the list once a pass, and one reading of it.
-        self.save_state().contact_memory().ok()
+        // The one reading of the history's arrays, those of a checkpoint.
+        self.history_state().contact_memory().ok()
     }
 
     /// Gives the contacts the history `memory` and evaluates set-up's forces again with it
@@ -169,15 +169,15 @@ impl<R: Real> CpuBackend<R> {
     /// # Errors
     /// A message when `memory` holds another number of walls or more spheres than this.
     pub fn restore_contact_memory(&mut self, memory: &ContactMemory) -> Result<(), String> {
-        if !self.params.history {
+        if !self.params.history || memory.is_empty() {
             return Ok(());
         }
         let (n, walls) = (self.len(), self.planes.len());
-        if memory.walls != walls || memory.wall.len() > n * walls {
+        if memory.walls != walls || memory.spheres() > n {
             return Err(format!(
                 "the contact history holds {} spheres against {} walls; this backend has {n} \
                  spheres and {walls} walls",
-                memory.wall.len() / memory.walls.max(1),
+                memory.spheres(),
                 memory.walls
             ));
         }
@@ -238,16 +238,7 @@ impl<R: Real> CpuBackend<R> {
     pub fn save_state(&self) -> CpuState {
         let flat = |v: &[R::V3]| floats::<R>(v.iter().flat_map(|&x| R::comps(x)).map(|c| c.f64()));
         let list = &self.list;
-        // Each contact history's ξ, impact speed and rolling spring, as three flat arrays.
-        let xi =
-            |h: &[collide::ContactHistory<R>]| flat(&h.iter().map(|k| k.xi).collect::<Vec<_>>());
-        let impact =
-            |h: &[collide::ContactHistory<R>]| floats::<R>(h.iter().map(|k| k.impact.f64()));
-        let rolling = |h: &[collide::ContactHistory<R>]| {
-            flat(&h.iter().map(|k| k.rolling).collect::<Vec<_>>())
-        };
         CpuState {
-            id: self.id.clone(),
             position: flat(&self.position),
             velocity: flat(&self.velocity),
             acceleration: flat(&self.acceleration),
@@ -255,15 +246,7 @@ impl<R: Real> CpuBackend<R> {
             orientation: floats::<R>(self.orientation.iter().flatten().map(|c| c.f64())),
             angular_acceleration: flat(&self.angular_acceleration),
             image: self.image.clone(),
-            list_start: list.start.clone(),
             list_partner: list.partner.clone(),
-            history_partner: list.partner_id.clone(),
-            history_xi: xi(&list.kept),
-            history_impact: impact(&list.kept),
-            history_rolling: rolling(&list.kept),
-            wall_xi: xi(&list.wall_kept),
-            wall_impact: impact(&list.wall_kept),
-            wall_rolling: rolling(&list.wall_kept),
             x_build: flat(&list.x_build),
             list_sweep: floats::<R>(list.sweep.iter().map(|s| s.f64())),
             rebuilds: list.rebuilds,
@@ -274,6 +257,53 @@ impl<R: Real> CpuBackend<R> {
             spring_energy: self.spring_energy,
             dissipated: self.dissipated,
             wall_force: flat(&self.wall_force),
+            ..self.history_state()
+        }
+    }
+
+    /// The ids, the list's rows and the contact history as [`CpuState`] holds them, every
+    /// other array empty: [`CpuBackend::save_state`]'s share that
+    /// [`CpuState::contact_memory`] reads, without a copy of the rest.
+    fn history_state(&self) -> CpuState {
+        let flat = |v: &[R::V3]| floats::<R>(v.iter().flat_map(|&x| R::comps(x)).map(|c| c.f64()));
+        let none = || floats::<R>(std::iter::empty());
+        let list = &self.list;
+        // Each contact history's ξ, impact speed and rolling spring, as three flat arrays.
+        let xi =
+            |h: &[collide::ContactHistory<R>]| flat(&h.iter().map(|k| k.xi).collect::<Vec<_>>());
+        let impact =
+            |h: &[collide::ContactHistory<R>]| floats::<R>(h.iter().map(|k| k.impact.f64()));
+        let rolling = |h: &[collide::ContactHistory<R>]| {
+            flat(&h.iter().map(|k| k.rolling).collect::<Vec<_>>())
+        };
+        CpuState {
+            id: self.id.clone(),
+            position: none(),
+            velocity: none(),
+            acceleration: none(),
+            spin: none(),
+            orientation: none(),
+            angular_acceleration: none(),
+            image: Vec::new(),
+            list_start: list.start.clone(),
+            list_partner: Vec::new(),
+            history_partner: list.partner_id.clone(),
+            history_xi: xi(&list.kept),
+            history_impact: impact(&list.kept),
+            history_rolling: rolling(&list.kept),
+            wall_xi: xi(&list.wall_kept),
+            wall_impact: impact(&list.wall_kept),
+            wall_rolling: rolling(&list.wall_kept),
+            x_build: none(),
+            list_sweep: none(),
+            rebuilds: 0,
+            step: 0,
+            collisions: 0,
+            history_dropped: 0,
+            contacts: 0,
+            spring_energy: 0.0,
+            dissipated: 0.0,
+            wall_force: none(),
         }
     }
 

@@ -197,15 +197,15 @@ impl GpuBackend {
     /// # Errors
     /// A message when `memory` holds another number of walls or more spheres than this.
     pub fn restore_contact_memory(&mut self, memory: &ContactMemory) -> Result<(), String> {
-        if !self.params.history {
+        if !self.params.history || memory.is_empty() {
             return Ok(());
         }
         let (n, walls) = (self.n as usize, self.walls as usize);
-        if memory.walls != walls || memory.wall.len() > n * walls {
+        if memory.walls != walls || memory.spheres() > n {
             return Err(format!(
                 "the contact history holds {} spheres against {} walls; this backend has {n} \
                  spheres and {walls} walls",
-                memory.wall.len() / memory.walls.max(1),
+                memory.spheres(),
                 memory.walls
             ));
         }
