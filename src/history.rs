@@ -136,6 +136,22 @@ impl ContactMemory {
         }))
     }
 
+    /// Checks that a backend of `spheres` spheres and `walls` walls can take this memory.
+    ///
+    /// # Errors
+    /// A message naming both counts when the walls differ or the memory holds more spheres.
+    pub fn fits(&self, spheres: usize, walls: usize) -> Result<(), String> {
+        if self.walls != walls || self.spheres() > spheres {
+            return Err(format!(
+                "the contact history holds {} spheres against {} walls; this backend has \
+                 {spheres} spheres and {walls} walls",
+                self.spheres(),
+                self.walls
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether nothing is kept: no entry, and no sphere against a wall. Giving such a memory
     /// to a backend just set up changes nothing (it keeps none either).
     pub fn is_empty(&self) -> bool {

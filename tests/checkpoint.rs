@@ -862,36 +862,6 @@ fn a_new_run_refuses_a_directory_holding_another_runs_checkpoints() {
     );
 }
 
-/// 27 frictional rubber grains with rotation settling in a 10 cm box (Hertz): contacts that
-/// keep a history, with each other and with the walls, and spinning grains.
-fn rotating_pile() -> spheresim::Scene {
-    use glam::DVec3;
-    use spheresim::scene::{BoxContainer, ContactModel, Scene, Sphere};
-    let mut b = Scene::builder()
-        .dt(1e-5)
-        .steps(8000)
-        .gravity(DVec3::new(0.0, -9.81, 0.0))
-        .contact(ContactModel::Hertz)
-        .rotation(true)
-        .box_container(BoxContainer::new(DVec3::ZERO, DVec3::splat(0.1)).material("rubber"));
-    for i in 0..27 {
-        let (x, y, z) = ((i % 3) as f64, ((i / 3) % 3) as f64, (i / 9) as f64);
-        b = b.sphere(
-            Sphere::new(
-                DVec3::new(
-                    0.025 + 0.025 * x + 0.002 * y,
-                    0.012 + 0.021 * y,
-                    0.025 + 0.025 * z,
-                ),
-                0.01,
-            )
-            .velocity(DVec3::new(0.1 * (x - 1.0), -0.1, 0.05 * (z - 1.0)))
-            .material("rubber"),
-        );
-    }
-    b.build().unwrap()
-}
-
 /// `memory` with every value rounded to f32, as an f32 backend holds it.
 fn in_f32(memory: &spheresim::history::ContactMemory) -> spheresim::history::ContactMemory {
     use spheresim::history::{ContactMemory, Kept};
@@ -917,7 +887,7 @@ fn a_converting_resume_keeps_the_spins_orientations_and_contact_history() {
     use common::contract::{gpu_contract, test_gpu_options};
     use spheresim::gpu::GpuOptions;
     use spheresim::{Backend, Precision, Simulation};
-    let scene = rotating_pile();
+    let scene = common::rubber_pile().steps(8000).build().unwrap();
     let resume_on_cpu_f32 = |first: &mut Simulation| {
         let state = first.save_state().unwrap();
         let at = first.diagnostics();

@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use glam::DVec3;
 use spheresim::history::ContactMemory;
-use spheresim::scene::{BoxContainer, ContactModel, Outflow, Plane, Scene, Sphere};
+use spheresim::scene::{ContactModel, Outflow, Plane, Scene, Sphere};
 use spheresim::{Backend, Precision, Simulation};
 
 const G: f64 = 9.81;
@@ -96,30 +96,9 @@ fn steps_between_passes_do_not_change_where_the_passes_fall() {
 /// 27 frictional rubber grains with rotation settling in a 10 cm box, and an outflow beyond the
 /// plane x = 0.06 m (a third of the grains) at step `pass`.
 fn pile(pass: u64, outflow: bool) -> Scene {
-    let mut b = Scene::builder()
-        .dt(1e-5)
-        .steps(2 * pass)
-        .gravity(DVec3::new(0.0, -G, 0.0))
-        .contact(ContactModel::Hertz)
-        .rotation(true)
-        .box_container(BoxContainer::new(DVec3::ZERO, DVec3::splat(0.1)).material("rubber"));
+    let mut b = rubber_pile().steps(2 * pass);
     if outflow {
         b = b.outflow(Outflow::beyond(DVec3::new(0.06, 0.0, 0.0), DVec3::X).every(pass));
-    }
-    for i in 0..27 {
-        let (x, y, z) = ((i % 3) as f64, ((i / 3) % 3) as f64, (i / 9) as f64);
-        b = b.sphere(
-            Sphere::new(
-                DVec3::new(
-                    0.025 + 0.025 * x + 0.002 * y,
-                    0.012 + 0.021 * y,
-                    0.025 + 0.025 * z,
-                ),
-                0.01,
-            )
-            .velocity(DVec3::new(0.1 * (x - 1.0), -0.1, 0.05 * (z - 1.0)))
-            .material("rubber"),
-        );
     }
     b.build().unwrap()
 }

@@ -81,10 +81,10 @@ fn a_collision_across_a_face_is_the_collision_inside_the_box() {
     }
 }
 
-#[test]
-fn a_free_sphere_wraps_and_its_image_counts_the_crossings() {
-    let v = DVec3::new(3.25, -2.5, 0.0);
-    let scene = Scene::builder()
+/// One free sphere of 5 cm leaving (0.1, 0.2, 0) m at velocity `v` in a unit box periodic in
+/// x and y, 1000 steps of 1 ms.
+fn free_sphere(v: DVec3) -> Scene {
+    Scene::builder()
         .dt(1e-3)
         .steps(1000)
         .periodic([true, true, false], DVec3::splat(-0.5), DVec3::splat(0.5))
@@ -94,7 +94,13 @@ fn a_free_sphere_wraps_and_its_image_counts_the_crossings() {
                 .mass(1.0),
         )
         .build()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn a_free_sphere_wraps_and_its_image_counts_the_crossings() {
+    let v = DVec3::new(3.25, -2.5, 0.0);
+    let scene = free_sphere(v);
     let mut sim = run(&scene, Precision::F64);
     let s = sim.snapshot();
     let x = s.position[0];
@@ -405,17 +411,7 @@ fn a_run_restarted_from_its_csv_keeps_its_images() {
 /// crossings so far).
 #[test]
 fn a_converting_resume_keeps_the_images() {
-    let scene = Scene::builder()
-        .dt(1e-3)
-        .steps(1000)
-        .periodic([true, true, false], DVec3::splat(-0.5), DVec3::splat(0.5))
-        .sphere(
-            Sphere::new(DVec3::new(0.1, 0.2, 0.0), 0.05)
-                .velocity(DVec3::new(3.25, -2.5, 0.0))
-                .mass(1.0),
-        )
-        .build()
-        .unwrap();
+    let scene = free_sphere(DVec3::new(3.25, -2.5, 0.0));
     let mut first = run(&scene, Precision::F64);
     let at = first.diagnostics();
     let (mut resumed, _) = Simulation::resume(

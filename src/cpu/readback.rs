@@ -173,14 +173,7 @@ impl<R: Real> CpuBackend<R> {
             return Ok(());
         }
         let (n, walls) = (self.len(), self.planes.len());
-        if memory.walls != walls || memory.spheres() > n {
-            return Err(format!(
-                "the contact history holds {} spheres against {} walls; this backend has {n} \
-                 spheres and {walls} walls",
-                memory.spheres(),
-                memory.walls
-            ));
-        }
+        memory.fits(n, walls)?;
         self.give_history(memory);
         let mut run = StepRun::new(true);
         // The binning and the list stay as set-up made them.

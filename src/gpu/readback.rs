@@ -201,14 +201,7 @@ impl GpuBackend {
             return Ok(());
         }
         let (n, walls) = (self.n as usize, self.walls as usize);
-        if memory.walls != walls || memory.spheres() > n {
-            return Err(format!(
-                "the contact history holds {} spheres against {} walls; this backend has {n} \
-                 spheres and {walls} walls",
-                memory.spheres(),
-                memory.walls
-            ));
-        }
+        memory.fits(n, walls)?;
         let hs = neighbours::history_vec4s(self.params.rolling) as usize;
         let list = &self.list;
         let start: Vec<u32> = self.read(&list.start, 4 * (n as u64 + 1));

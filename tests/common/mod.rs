@@ -23,6 +23,35 @@ pub fn scene(spheres: Vec<Sphere>, planes: Vec<Plane>, sim: SimParams) -> Scene 
     }
 }
 
+/// 27 frictional rubber grains with rotation settling in a 10 cm box (Hertz, dt = 10 µs,
+/// gravity along −y): contacts that keep a history, with each other and with the walls, and
+/// spinning grains. The builder, for a test to add its steps or an outflow.
+pub fn rubber_pile() -> spheresim::scene::SceneBuilder {
+    use spheresim::scene::BoxContainer;
+    let mut b = Scene::builder()
+        .dt(1e-5)
+        .gravity(DVec3::new(0.0, -9.81, 0.0))
+        .contact(ContactModel::Hertz)
+        .rotation(true)
+        .box_container(BoxContainer::new(DVec3::ZERO, DVec3::splat(0.1)).material("rubber"));
+    for i in 0..27 {
+        let (x, y, z) = ((i % 3) as f64, ((i / 3) % 3) as f64, (i / 9) as f64);
+        b = b.sphere(
+            Sphere::new(
+                DVec3::new(
+                    0.025 + 0.025 * x + 0.002 * y,
+                    0.012 + 0.021 * y,
+                    0.025 + 0.025 * z,
+                ),
+                0.01,
+            )
+            .velocity(DVec3::new(0.1 * (x - 1.0), -0.1, 0.05 * (z - 1.0)))
+            .material("rubber"),
+        );
+    }
+    b
+}
+
 pub fn params(dt: f64, steps: u64) -> SimParams {
     SimParams {
         dt,
