@@ -1187,8 +1187,9 @@ impl Simulation {
     /// `offsets` its counters from before an earlier conversion and `at` its diagnostics. On the checkpoint's own backend and precision the state is restored
     /// exactly and the run continues bit for bit (on the GPU: on the same adapter). On another
     /// backend or precision the spheres start from the saved positions, velocities, angular
-    /// velocities, orientations and periodic images and the contacts from their saved history, all rounded to
-    /// the new precision, and the returned notice says that the run is not bit-identical.
+    /// velocities, orientations and periodic images, and the contacts from their saved history,
+    /// all rounded to the new precision; the returned notice says that the run is not
+    /// bit-identical.
     ///
     /// `scene` as for [`Simulation::new`]: a [`CheckedScene`](crate::scene::CheckedScene), or a
     /// `&Scene` checked here (overlaps allowed: they were accepted when the run started).
