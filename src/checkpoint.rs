@@ -471,8 +471,8 @@ impl EngineState {
     }
 
     /// The dynamic state by input id, for the spheres of `scene`: positions, velocities, and
-    /// with rotation the angular velocities and orientations, on periodic axes the images, with contact history
-    /// ([`crate::setup::contact_history`]) what the contacts keep.
+    /// with rotation the angular velocities and orientations, on periodic axes the images, and
+    /// with contact history ([`crate::setup::contact_history`]) what the contacts keep.
     ///
     /// # Errors
     /// A message when the arrays do not hold the scene's spheres or do not fit each other.
