@@ -728,9 +728,10 @@ impl Simulation {
     /// With outflows or insertions, each step that is a multiple of one's `every` ends with an
     /// open-system pass: the movable spheres whose centres lie in a due outflow leave, each due
     /// insertion places its new spheres, and the backend starts again on the spheres present,
-    /// from their state (positions, velocities, angular velocities, images). Contact history
-    /// restarts then: friction's tangential springs and the rolling springs begin again from
-    /// zero; the event solver predicts every event afresh (docs/open-systems.md).
+    /// from their state (positions, velocities, angular velocities, orientations, images). The
+    /// contacts of the spheres that stay keep their history (friction's tangential springs,
+    /// the rolling springs); the event solver predicts every event afresh
+    /// (docs/open-systems.md).
     ///
     /// # Errors
     /// As above, and [`SimError::Unavailable`] when the last movable spheres leave.
