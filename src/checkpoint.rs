@@ -571,9 +571,8 @@ impl EngineState {
                     out.image.copy_from_slice(&image[..n]);
                 }
                 if history {
-                    let hs =
-                        1 + usize::from(scene.rolling_model() == crate::scene::RollingModel::Epsd);
-                    let walls = crate::setup::PackedScene::new(scene).walls.len();
+                    let hs = crate::history::vec4s_a_contact(scene.rolling_model());
+                    let walls = crate::setup::wall_count(scene);
                     let read = |name: &str| buffer(name).map(le_u32s);
                     let vec4s = |name: &str| buffer(name).map(le_vec4s);
                     out.memory = Some(ContactMemory::of_gpu_list(

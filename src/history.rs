@@ -8,6 +8,7 @@
 //! by the partner's id (`cpu::neighbours::NeighbourList::build`), so the order in which either
 //! backend sorts its spheres does not matter.
 
+use crate::scene::RollingModel;
 use glam::DVec3;
 
 /// What one contact keeps ([`crate::cpu::collide::ContactHistory`]), in f64: an f32 backend's
@@ -20,6 +21,35 @@ pub struct Kept {
     pub impact: f64,
     /// Spring torque of the rolling resistance on the first body, N·m (EPSD rolling; else 0).
     pub rolling: DVec3,
+}
+
+impl Kept {
+    /// What one contact keeps from its `vec4<f32>`s in the GPU's list (`neighbours.wgsl`): ξ
+    /// and δ̇⁻, then with EPSD rolling resistance (two `vec4`s) the rolling spring.
+    pub fn of_vec4s(v: &[[f32; 4]]) -> Self {
+        let wide = |a: [f32; 4]| DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64);
+        Self {
+            xi: wide(v[0]),
+            impact: v[0][3] as f64,
+            rolling: v.get(1).map_or(DVec3::ZERO, |&r| wide(r)),
+        }
+    }
+
+    /// The `hs` `vec4<f32>`s of [`Kept::of_vec4s`], pushed onto `out` (rounded to f32).
+    pub fn push_vec4s(&self, hs: usize, out: &mut Vec<[f32; 4]>) {
+        let v = self.xi.as_vec3();
+        out.push([v.x, v.y, v.z, self.impact as f32]);
+        if hs > 1 {
+            let r = self.rolling.as_vec3();
+            out.push([r.x, r.y, r.z, 0.0]);
+        }
+    }
+}
+
+/// `vec4<f32>`s a contact's history takes in the GPU's list: 1 (ξ | δ̇⁻), 2 with the rolling
+/// spring of [`RollingModel::Epsd`] (its torque | 0); `params.history_stride` in the shaders.
+pub fn vec4s_a_contact(rolling: RollingModel) -> usize {
+    if rolling == RollingModel::Epsd { 2 } else { 1 }
 }
 
 /// A backend's contact history by sphere id (the index of the sphere in the scene the backend
@@ -116,16 +146,7 @@ impl ContactMemory {
         {
             return Err("its contact history does not fit its neighbour list".into());
         }
-        let wide = |a: [f32; 4]| DVec3::new(a[0] as f64, a[1] as f64, a[2] as f64);
-        let kept = |v: &[[f32; 4]], k: usize| Kept {
-            xi: wide(v[hs * k]),
-            impact: v[hs * k][3] as f64,
-            rolling: if hs > 1 {
-                wide(v[hs * k + 1])
-            } else {
-                DVec3::ZERO
-            },
-        };
+        let kept = |v: &[[f32; 4]], k: usize| Kept::of_vec4s(&v[hs * k..hs * (k + 1)]);
         let entries = (0..n).flat_map(|i| {
             (start[i] as usize..(start[i + 1] as usize).min(total))
                 .map(move |e| (ids[i], partner[e], kept(xi, e)))

@@ -159,6 +159,11 @@ pub struct Wall {
 
 pub use crate::params::StepParams;
 
+/// The walls [`PackedScene::new`] makes of `scene`: its planes, then its containers.
+pub fn wall_count(scene: &Scene) -> usize {
+    scene.planes.len() + scene.containers.len()
+}
+
 /// A scene packed for the backends: per-sphere arrays in input order, walls and parameters.
 ///
 /// Fixed spheres get zero velocity, infinite mass and zero inverse mass, as the scene defines
@@ -320,7 +325,7 @@ mod tests {
         let scene = builtin::build("container", Some(50)).unwrap();
         let p = PackedScene::new(&scene);
         assert_eq!(p.len(), scene.spheres.len());
-        assert_eq!(p.walls.len(), scene.planes.len() + scene.containers.len());
+        assert_eq!(p.walls.len(), wall_count(&scene));
         assert_eq!(p.n_planes, scene.planes.len());
         for (w, c) in p.walls[p.n_planes..].iter().zip(&scene.containers) {
             assert_eq!(w.kind, WallKind::SphereInside);

@@ -306,11 +306,10 @@ pub fn bytes_per_entry(history: bool, rotation: bool, rolling: RollingModel) -> 
         + 16 * pair_spin_vec4s(rotation, rolling != RollingModel::None)
 }
 
-/// `vec4<f32>`s a contact's history takes in [`GpuList::xi`] and [`GpuList::wall_xi`]: 1 (ξ |
-/// δ̇⁻), 2 with the rolling spring of [`RollingModel::Epsd`] (its torque | 0);
-/// `params.history_stride` in the shaders.
+/// `vec4<f32>`s a contact's history takes in [`GpuList::xi`] and [`GpuList::wall_xi`]
+/// ([`crate::history::vec4s_a_contact`]).
 pub fn history_vec4s(rolling: RollingModel) -> u64 {
-    if rolling == RollingModel::Epsd { 2 } else { 1 }
+    crate::history::vec4s_a_contact(rolling) as u64
 }
 
 /// `vec4<f32>`s an entry of [`GpuList::pair_spin`] holds: 0 without rotation, 1 with (friction

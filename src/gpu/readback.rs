@@ -5,7 +5,7 @@ use super::buffers::Status;
 use super::profiler::Profiler;
 use super::{GpuBackend, GpuContext, neighbours, read_buffer};
 use crate::checkpoint::{BufferBytes, GpuState};
-use crate::history::{ContactMemory, Kept};
+use crate::history::ContactMemory;
 use crate::setup::{BinningState, ListRows, STAGES};
 use crate::{Diagnostics, Snapshot};
 use bytemuck::Pod;
@@ -178,14 +178,25 @@ impl GpuBackend {
         }
         let (n, walls) = (self.n as usize, self.walls as usize);
         let hs = neighbours::history_vec4s(self.params.rolling) as usize;
+        let (start, partner, id) = self.list_by_ids();
+        let total = partner.len();
+        let xi: Vec<[f32; 4]> = self.read(&self.list.xi, 16 * (hs * total).max(1) as u64);
+        let wall_xi: Vec<[f32; 4]> =
+            self.read(&self.list.wall_xi, 16 * (hs * n * walls).max(1) as u64);
+        ContactMemory::of_gpu_list(&id, &start, &partner, &xi, &wall_xi, hs, walls).ok()
+    }
+
+    /// The list's rows as the history names them, read back: each slot's first entry
+    /// (`n + 1`), each entry's partner id (up to the capacity) and each slot's input id.
+    fn list_by_ids(&self) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+        let n = self.n as usize;
         let list = &self.list;
         let start: Vec<u32> = self.read(&list.start, 4 * (n as u64 + 1));
         let total = start[n].min(list.capacity) as usize;
-        let partner: Vec<u32> = self.read(&list.partner_id, 4 * total.max(1) as u64);
-        let xi: Vec<[f32; 4]> = self.read(&list.xi, 16 * (hs * total).max(1) as u64);
-        let wall_xi: Vec<[f32; 4]> = self.read(&list.wall_xi, 16 * (hs * n * walls).max(1) as u64);
+        let mut partner: Vec<u32> = self.read(&list.partner_id, 4 * total.max(1) as u64);
+        partner.truncate(total);
         let id: Vec<u32> = self.read(&self.state[self.cur].id, 4 * n as u64);
-        ContactMemory::of_gpu_list(&id, &start, &partner, &xi, &wall_xi, hs, walls).ok()
+        (start, partner, id)
     }
 
     /// Gives the contacts the history `memory` and evaluates set-up's forces again with it
@@ -203,27 +214,16 @@ impl GpuBackend {
         let (n, walls) = (self.n as usize, self.walls as usize);
         memory.fits(n, walls)?;
         let hs = neighbours::history_vec4s(self.params.rolling) as usize;
-        let list = &self.list;
-        let start: Vec<u32> = self.read(&list.start, 4 * (n as u64 + 1));
-        let total = start[n].min(list.capacity) as usize;
-        let partner: Vec<u32> = self.read(&list.partner_id, 4 * total.max(1) as u64);
-        let id: Vec<u32> = self.read(&self.state[self.cur].id, 4 * n as u64);
-        let put = |out: &mut Vec<[f32; 4]>, k: Kept| {
-            let v = k.xi.as_vec3();
-            out.push([v.x, v.y, v.z, k.impact as f32]);
-            if hs > 1 {
-                let r = k.rolling.as_vec3();
-                out.push([r.x, r.y, r.z, 0.0]);
-            }
-        };
+        let (start, partner, id) = self.list_by_ids();
+        let total = partner.len();
         let mut xi = Vec::with_capacity(hs * total);
         let mut wall_xi = Vec::with_capacity(hs * n * walls);
         for i in 0..n {
             for &j in &partner[start[i] as usize..(start[i + 1] as usize).min(total)] {
-                put(&mut xi, memory.pair(id[i], j));
+                memory.pair(id[i], j).push_vec4s(hs, &mut xi);
             }
             for w in 0..walls {
-                put(&mut wall_xi, memory.wall(id[i], w));
+                memory.wall(id[i], w).push_vec4s(hs, &mut wall_xi);
             }
         }
         let write = |b: &GpuBackend| {
