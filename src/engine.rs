@@ -121,6 +121,20 @@ pub trait Engine: Send {
         Ok(())
     }
 
+    /// Takes out the spheres with `leaving[k]` (`k`: the index in [`Engine::snapshot`]'s
+    /// order) inside the engine's own binning, on its buffers, and evaluates the forces
+    /// without them ([`crate::removal`]): the contacts of the spheres that stay keep their
+    /// history, the spheres that stay keep their order, and the engine's dissipated energy
+    /// restarts at zero (the caller books it). `Ok(false)` where the engine cannot, unchanged:
+    /// the caller sets one up again on the spheres that stay.
+    ///
+    /// # Errors
+    /// A message when `leaving` does not hold one flag a sphere, or when the engine failed
+    /// midway (its state is then lost).
+    fn remove_spheres(&mut self, _leaving: &[bool]) -> Result<bool, String> {
+        Ok(false)
+    }
+
     /// Sets the orientation of each sphere of an engine just set up (which starts them all at
     /// the identity): `orientation[k]`, a unit quaternion, for the sphere of index `k` in this
     /// engine's scene. Nothing to do without rotation.

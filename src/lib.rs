@@ -58,6 +58,7 @@ pub mod params;
 pub mod physics;
 pub mod real;
 pub mod recipe;
+pub mod removal;
 #[cfg(feature = "gpu")]
 pub mod render;
 pub mod repose;

@@ -817,6 +817,17 @@ impl Simulation {
             });
         }
         let before = self.diagnostics();
+        if added.is_empty() {
+            let backend = self.backend;
+            let native = self
+                .engine
+                .remove_spheres(&leaves)
+                .map_err(|reason| SimError::Unavailable { backend, reason })?;
+            if native {
+                self.removed_in_binning(&snap, &leaves, &before);
+                return Ok(());
+            }
+        }
         // The contacts of the spheres that stay keep their history across the new set-up.
         let memory = self.engine.contact_memory();
         let OpenSystem {
@@ -904,6 +915,39 @@ impl Simulation {
             gpu,
         }));
         Ok(())
+    }
+
+    /// The bookkeeping of a pass whose backend took the spheres with `leaves[i]` out inside
+    /// its binning ([`Engine::remove_spheres`]): the open scene and the ids lose them, and the
+    /// ledger books their mass and energy. `snap` and `before` are the state and the
+    /// diagnostics before the pass. The backend kept its counters, but not its dissipated
+    /// energy, which moves to the offsets as after a new set-up.
+    fn removed_in_binning(&mut self, snap: &Snapshot, leaves: &[bool], before: &Diagnostics) {
+        let open = self.open.as_mut().expect("a pass has an open system");
+        let spheres = std::mem::take(&mut open.scene.spheres);
+        let mut removed_mass = 0.0;
+        let mut ids = Vec::with_capacity(spheres.len());
+        for (i, mut s) in spheres.into_iter().enumerate() {
+            if leaves[i] {
+                removed_mass += s.mass;
+                continue;
+            }
+            s.take_state(snap, i);
+            open.scene.spheres.push(s);
+            ids.push(open.state.ids[i]);
+        }
+        open.state.ids = ids;
+        let gone = leaves.iter().filter(|&&l| l).count() as u64;
+        self.particles = open.scene.spheres.len();
+        self.open_passes += 1;
+        let after = self.engine.diagnostics();
+        self.base = Offsets {
+            removed_spheres: before.removed_spheres + gone,
+            removed_mass: before.removed_mass + removed_mass,
+            removed_energy: before.removed_energy + before.total_energy() - after.total_energy(),
+            dissipated: before.dissipated,
+            ..self.base
+        };
     }
 
     /// A backend of this simulation's kind on `scene` (checked when the run began; its spheres
@@ -1127,11 +1171,12 @@ impl Simulation {
         if self.base.step > 0 {
             d.step = self.steps_done();
             d.time = self.time();
-            d.collisions += self.base.collisions;
-            d.dissipated += self.base.dissipated;
-            d.friction_history_dropped += self.base.history_dropped;
-            d.neighbour_rebuilds += self.base.rebuilds;
         }
+        // Zero unless a backend was replaced, or (the dissipated energy) took spheres out.
+        d.collisions += self.base.collisions;
+        d.dissipated += self.base.dissipated;
+        d.friction_history_dropped += self.base.history_dropped;
+        d.neighbour_rebuilds += self.base.rebuilds;
         d.removed_spheres = self.base.removed_spheres;
         d.removed_mass = self.base.removed_mass;
         d.removed_energy = self.base.removed_energy;

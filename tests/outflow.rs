@@ -208,10 +208,17 @@ fn the_gpu_removes_what_the_cpu_removes() {
     t.assert_states("rain through an outflow");
     if contract == Contract::BitForBit {
         // Grains in contact at the pass: the same grains leave, and the piles stay equal.
-        let mut t = Twins::new(&pile(3000, true), contract);
+        let scene = pile(3000, true);
+        let mut t = Twins::new(&scene, contract);
         t.step(6000);
         assert_eq!(t.gpu.ids(), t.cpu.ids());
         assert!(t.cpu.diagnostics().removed_spheres > 0);
+        // Taken out inside the GPU's binning: the buffers of the set-up stay.
+        let gpu = t.gpu.gpu_backend().expect("the GPU backend");
+        assert_eq!(
+            gpu.state_buffers(gpu.current_set())[0].size(),
+            16 * scene.spheres.len() as u64
+        );
         t.assert_states("pile through an outflow");
         let (g, c) = (t.gpu.diagnostics(), t.cpu.diagnostics());
         assert_eq!(

@@ -21,6 +21,7 @@ pub mod integrate;
 pub mod neighbours;
 pub mod prefix_sum;
 mod readback;
+mod removal;
 pub mod scatter;
 mod setup;
 mod step;
@@ -281,6 +282,10 @@ impl<R: Real> crate::engine::Engine for CpuBackend<R> {
         memory: &crate::history::ContactMemory,
     ) -> Result<(), String> {
         CpuBackend::restore_contact_memory(self, memory)
+    }
+
+    fn remove_spheres(&mut self, leaving: &[bool]) -> Result<bool, String> {
+        CpuBackend::remove_spheres(self, leaving)
     }
 
     fn set_orientations(&mut self, orientation: &[glam::DQuat]) -> Result<(), String> {

@@ -401,7 +401,8 @@ impl<R: Real> NeighbourList<R> {
     /// partner in reach: the pairs within `r_a + r_b + σ_a + σ_b` (`sweep`, [`sweeps`]).
     ///
     /// `history` keeps friction history: `perm[i]` is the old sorted index of new sphere i (the
-    /// binning's permutation; `None` at set-up, when there is no history yet), and every
+    /// binning's permutation, of an old list with as many spheres or, after a removal's
+    /// binning, more; `None` at set-up, when there is no history yet), and every
     /// entry's ξ is carried from the old entry of the same pair, or starts at zero. `planes`
     /// are the walls: each sphere's [`walls_in_reach`] go to [`NeighbourList::wall_reach`], and
     /// what it keeps of a wall out of reach is cleared, as the contact pass would clear it at
@@ -560,7 +561,9 @@ impl<R: Real> NeighbourList<R> {
         resize_with_headroom(&mut self.kept, total, ContactHistory::default());
         let start = &self.start;
         match perm {
-            Some(perm) if self.old_start.len() == n + 1 => {
+            // The old list covers every old index the permutation names: as many spheres, or
+            // more where a removal's binning dropped the leaving ones (`crate::removal`).
+            Some(perm) if self.old_start.len() > n => {
                 let (old_start, old_id, old_kept) =
                     (&self.old_start, &self.old_partner_id, &self.old_kept);
                 let ids = &self.partner_id;
@@ -577,7 +580,7 @@ impl<R: Real> NeighbourList<R> {
                         }
                     }
                 });
-                if walls > 0 && self.wall_kept.len() == n * walls {
+                if walls > 0 && self.wall_kept.len() == (self.old_start.len() - 1) * walls {
                     self.spare_wall.resize(n * walls, ContactHistory::default());
                     gather_rows(&self.wall_kept, perm, walls, &mut self.spare_wall);
                     std::mem::swap(&mut self.wall_kept, &mut self.spare_wall);

@@ -37,6 +37,11 @@ pub(super) struct StepRun<R: Real> {
     pub(super) bad: Option<u32>,
     /// The contact passes' parameters, set by `BuildList` once this step's cells are known.
     pub(super) collide: Option<CollideParams<R>>,
+    /// The build carries the old rows' contact history (every step's, and a removal's).
+    pub(super) carry: bool,
+    /// The binning keeps only the first this many spheres of its order (a removal's, whose
+    /// leaving spheres sort last: `crate::removal`); `None`: all.
+    pub(super) keep: Option<usize>,
 }
 
 impl<R: Real> StepRun<R> {
@@ -51,6 +56,8 @@ impl<R: Real> StepRun<R> {
             unapplied: false,
             bad: None,
             collide: None,
+            carry: !init,
+            keep: None,
         }
     }
 
@@ -78,8 +85,9 @@ pub(super) fn stage_of(kind: Kind) -> usize {
 
 impl<R: Real> CpuBackend<R> {
     /// Stages `cell_keys`, `count`, `prefix_sum`, `scatter`: sorts the state by bucket, in
-    /// cells widened by the neighbour-list skin (half on each side).
-    pub(super) fn bin(&mut self, small_speed_max: R) {
+    /// cells widened by the neighbour-list skin (half on each side). `keep`: only the first
+    /// that many spheres of the new order stay (a removal's, `crate::removal`).
+    pub(super) fn bin(&mut self, small_speed_max: R, keep: Option<usize>) {
         let reach = self.params.small_radius_max + self.params.skin * R::of(0.5);
         self.cell_edge = cell_keys::cell_edge(reach, small_speed_max, self.params.dt);
         let inv_h = self.cell_edge.recip();
@@ -101,6 +109,16 @@ impl<R: Real> CpuBackend<R> {
             &mut self.perm,
             &mut self.next_slot,
         );
+        if let Some(k) = keep {
+            // The leaving spheres, binned last, are not gathered, and leave every per-sphere
+            // array.
+            self.perm.truncate(k);
+            self.keys.truncate(k);
+            self.contact.truncate(k);
+            self.earliest.truncate(k);
+            self.wall_force.truncate(k * self.planes.len());
+            self.n_small = k as u32;
+        }
         let perm = &self.perm;
         // Gathers into the spare array and swaps: the old array becomes the next spare.
         fn permute<T: Copy + Send + Sync>(v: &mut Vec<T>, spare: &mut Vec<T>, perm: &[u32]) {
@@ -208,8 +226,14 @@ impl<R: Real> CpuBackend<R> {
     /// The recipe's `BuildList` twin: the contact stage's view of this step (the bodies), and
     /// on a `rebuild` the list's build from the binning just before (its cells and the large
     /// spheres' boxes, [`CpuBackend::bin`]). At set-up (`init`) the build is not counted as a
-    /// rebuild.
-    pub(super) fn build_list(&mut self, params: &CollideParams<R>, init: bool, rebuild: bool) {
+    /// rebuild; `carry`: the build carries the old rows' history by the binning's order.
+    pub(super) fn build_list(
+        &mut self,
+        params: &CollideParams<R>,
+        init: bool,
+        rebuild: bool,
+        carry: bool,
+    ) {
         let impulse = self.params.model == ContactModel::Impulse;
         self.load_bodies();
         if rebuild {
@@ -234,7 +258,7 @@ impl<R: Real> CpuBackend<R> {
                 &self.sweep,
                 self.params.history,
                 &self.planes,
-                (!init).then_some(&self.perm[..]),
+                carry.then_some(&self.perm[..]),
             );
             self.list.rebuilds += u64::from(!init);
         }
@@ -299,14 +323,14 @@ impl<R: Real> CpuBackend<R> {
             Kind::KickDrift => self.kick_drift(run),
             Kind::Binning => {
                 if run.rebuild {
-                    self.bin(run.vmax);
+                    self.bin(run.vmax, run.keep);
                 }
             }
             Kind::BuildList => {
                 // After the binning set this step's cell edge: the contact passes' parameters.
                 let params = self.collide_params(run.vmax);
                 run.collide = Some(params);
-                self.build_list(&params, run.init, run.rebuild);
+                self.build_list(&params, run.init, run.rebuild, run.carry);
             }
             Kind::ImpulsePairs(Pairs::Binary) => {
                 neighbours::resize_with_headroom(

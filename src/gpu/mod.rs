@@ -37,6 +37,7 @@ pub mod prefix_sum;
 mod profiler;
 mod readback;
 mod record;
+mod removal;
 pub mod scatter;
 mod setup;
 pub mod stages;
@@ -622,6 +623,10 @@ impl crate::engine::Engine for GpuBackend {
         memory: &crate::history::ContactMemory,
     ) -> Result<(), String> {
         GpuBackend::restore_contact_memory(self, memory)
+    }
+
+    fn remove_spheres(&mut self, leaving: &[bool]) -> Result<bool, String> {
+        GpuBackend::remove_spheres(self, leaving)
     }
 
     fn set_orientations(&mut self, orientation: &[glam::DQuat]) -> Result<(), String> {

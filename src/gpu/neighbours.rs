@@ -246,6 +246,19 @@ pub struct ListInputs<'a> {
     pub gate: &'a Gate,
 }
 
+/// Which part of a build [`GpuList::record_build`] records. A removal inside the binning
+/// (`GpuBackend::remove_spheres`) keeps the old rows while the sphere count is the old one,
+/// and builds after it is lowered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuildPhase {
+    /// The whole build: the old rows kept (with contact history), then the build.
+    Whole,
+    /// Only the keeping of the old rows (with contact history; nothing without).
+    KeepOld,
+    /// The build without keeping the old rows: they were kept before.
+    AfterKeep,
+}
+
 /// The list's buffers on the GPU, for `n` spheres and at most `capacity` entries.
 pub struct GpuList {
     /// Entries the list buffers hold; a build that needs more writes only these.
@@ -550,13 +563,14 @@ impl GpuList {
         set: usize,
         gate: &Gate,
         gated: bool,
+        phase: BuildPhase,
     ) -> u64 {
         use slot::*;
         let nb = &stages.neighbours;
         let large = gate.dims(LARGE) != (0, 0);
         // The build in order: an entry point with its dispatch slot, or the rows' prefix sum.
         let mut order: Vec<Option<(&'static str, &wgpu::ComputePipeline, usize)>> = Vec::new();
-        if self.history {
+        if self.history && phase != BuildPhase::AfterKeep {
             order.push(Some((
                 "neighbours::keep_old_entries",
                 &nb.keep_old_entries,
@@ -568,6 +582,36 @@ impl GpuList {
                 SPHERES,
             )));
         }
+        if phase == BuildPhase::KeepOld {
+            order.clear();
+            if self.history {
+                order.push(Some((
+                    "neighbours::keep_old_entries",
+                    &nb.keep_old_entries,
+                    ENTRIES,
+                )));
+                order.push(Some((
+                    "neighbours::keep_old_rows",
+                    &nb.keep_old_rows,
+                    SPHERES,
+                )));
+            }
+        } else {
+            self.push_build(&mut order, nb, walks, large);
+        }
+        self.record_order(begin, split, stages, set, gate, gated, order)
+    }
+
+    /// The build's entry points after the old rows are kept, in order (`None`: the rows'
+    /// prefix sum).
+    fn push_build<'a>(
+        &self,
+        order: &mut Vec<Option<(&'static str, &'a wgpu::ComputePipeline, usize)>>,
+        nb: &'a Neighbours,
+        walks: &'a Walks,
+        large: bool,
+    ) {
+        use slot::*;
         order.push(Some(("neighbours::sweeps", &nb.sweeps, SPHERES)));
         // The large spheres' work-groups first: list_count sums their counts into their rows.
         if large {
@@ -596,6 +640,21 @@ impl GpuList {
             )));
             order.push(Some(("neighbours::carry_walls", &nb.carry_walls, SPHERES)));
         }
+    }
+
+    /// Records `order` (see [`GpuList::record_build`]); returns the dispatches recorded.
+    #[allow(clippy::too_many_arguments)]
+    fn record_order(
+        &self,
+        begin: &mut dyn FnMut(&'static str) -> wgpu::ComputePass<'static>,
+        split: bool,
+        stages: &Stages,
+        set: usize,
+        gate: &Gate,
+        gated: bool,
+        order: Vec<Option<(&'static str, &wgpu::ComputePipeline, usize)>>,
+    ) -> u64 {
+        use slot::*;
         let mut dispatches = 0;
         let mut current: Option<wgpu::ComputePass<'static>> = None;
         for step in order {
@@ -631,6 +690,29 @@ impl GpuList {
             dispatches += 1;
         }
         dispatches
+    }
+}
+
+impl GpuList {
+    /// Copies the contacts' history (ξ of the entries and the walls) into the old rows'
+    /// buffers, which no pass reads after a build's carry: [`GpuList::restore_history`] puts it
+    /// back (a removal's set-up evaluation, `GpuBackend::remove_spheres`). Nothing without
+    /// history.
+    pub(super) fn save_history(&self, enc: &mut wgpu::CommandEncoder) {
+        if self.history {
+            let [_, _, old_xi, old_wall_xi] = &self._old;
+            enc.copy_buffer_to_buffer(&self.xi, 0, old_xi, 0, Some(self.xi.size()));
+            enc.copy_buffer_to_buffer(&self.wall_xi, 0, old_wall_xi, 0, Some(self.wall_xi.size()));
+        }
+    }
+
+    /// Puts back what [`GpuList::save_history`] copied.
+    pub(super) fn restore_history(&self, enc: &mut wgpu::CommandEncoder) {
+        if self.history {
+            let [_, _, old_xi, old_wall_xi] = &self._old;
+            enc.copy_buffer_to_buffer(old_xi, 0, &self.xi, 0, Some(self.xi.size()));
+            enc.copy_buffer_to_buffer(old_wall_xi, 0, &self.wall_xi, 0, Some(self.wall_xi.size()));
+        }
     }
 }
 

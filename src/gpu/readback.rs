@@ -49,9 +49,12 @@ impl GpuBackend {
         buffers
     }
 
-    /// Everything a later step reads, copied back to the host, for a checkpoint.
+    /// Everything a later step reads, copied back to the host, for a checkpoint. After a
+    /// removal inside the binning (`GpuBackend::remove_spheres`) the buffers are still sized
+    /// for the spheres of the set-up: the state then says for how many ([`SIZED_FOR`]), and a
+    /// backend set up on the spheres present restores the first part of each.
     pub fn save_state(&self) -> GpuState {
-        GpuState {
+        let mut state = GpuState {
             adapter: self.adapter_name(),
             current_set: self.cur as u32,
             steps_done: self.steps_done,
@@ -66,7 +69,15 @@ impl GpuBackend {
                     bytes: self.read(b, b.size()),
                 })
                 .collect(),
+        };
+        let sized_for = self.state[0].pos.size() / 16;
+        if sized_for > self.n as u64 {
+            state.buffers.push(BufferBytes {
+                name: SIZED_FOR.to_string(),
+                bytes: (sized_for as u32).to_le_bytes().to_vec(),
+            });
         }
+        state
     }
 
     /// Continues from a saved state of the same scene: on the same adapter the next step is
@@ -108,9 +119,12 @@ impl GpuBackend {
             _ => s,
         };
         let targets = self.persistent(s.current_set as usize);
+        // Buffers sized for more spheres than are present: every one holds its spheres first.
+        let larger = s.buffer(SIZED_FOR).is_some();
         for (name, b) in &targets {
             match s.buffer(name) {
                 Some(bytes) if bytes.len() as u64 == b.size() => {}
+                Some(bytes) if larger && bytes.len() as u64 > b.size() => {}
                 Some(bytes) => {
                     return Err(format!(
                         "its {name} buffer holds {} bytes, this scene's holds {}",
@@ -123,7 +137,9 @@ impl GpuBackend {
         }
         for (name, b) in &targets {
             let bytes = s.buffer(name).expect("checked above");
-            self.ctx.queue.write_buffer(b, 0, bytes);
+            self.ctx
+                .queue
+                .write_buffer(b, 0, &bytes[..b.size() as usize]);
         }
         self.ctx.queue.submit([]);
         self.cur = s.current_set as usize;
@@ -619,6 +635,11 @@ impl GpuBackend {
         &self.state[set].rot
     }
 }
+
+/// The name of a [`GpuState`]'s entry that holds, as a little-endian u32, the spheres its
+/// buffers were sized for, when more than are present (spheres taken out inside the binning);
+/// absent otherwise.
+pub const SIZED_FOR: &str = "buffers sized for spheres";
 
 // The status a submission leaves.
 impl GpuBackend {

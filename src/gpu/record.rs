@@ -54,6 +54,16 @@ impl GpuBackend {
     /// by the rebuild decision or not; a compute pass per entry point while profiling, so that
     /// each is timed apart. Returns the dispatches recorded.
     pub(super) fn record_build(&self, enc: &mut wgpu::CommandEncoder, gated: bool) -> u64 {
+        self.record_build_phase(enc, gated, super::neighbours::BuildPhase::Whole)
+    }
+
+    /// [`GpuBackend::record_build`]'s `phase` of the build.
+    pub(super) fn record_build_phase(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        gated: bool,
+        phase: super::neighbours::BuildPhase,
+    ) -> u64 {
         let mut begin = |label: &'static str| {
             self.pass(enc, label, super::profiler::stage::BINNING)
                 .forget_lifetime()
@@ -70,6 +80,7 @@ impl GpuBackend {
             self.cur,
             &self.gate,
             gated,
+            phase,
         )
     }
 
