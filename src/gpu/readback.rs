@@ -51,8 +51,9 @@ impl GpuBackend {
 
     /// Everything a later step reads, copied back to the host, for a checkpoint. After a
     /// removal inside the binning (`GpuBackend::remove_spheres`) the buffers are still sized
-    /// for the spheres of the set-up: the state then says for how many ([`SIZED_FOR`]), and a
-    /// backend set up on the spheres present restores the first part of each.
+    /// for the spheres of the set-up: the state then says for how many (its entry `buffers sized
+    /// for spheres`), and a backend set up on the spheres present restores the first part of
+    /// each.
     pub fn save_state(&self) -> GpuState {
         let mut state = GpuState {
             adapter: self.adapter_name(),
