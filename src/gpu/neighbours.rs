@@ -582,21 +582,7 @@ impl GpuList {
                 SPHERES,
             )));
         }
-        if phase == BuildPhase::KeepOld {
-            order.clear();
-            if self.history {
-                order.push(Some((
-                    "neighbours::keep_old_entries",
-                    &nb.keep_old_entries,
-                    ENTRIES,
-                )));
-                order.push(Some((
-                    "neighbours::keep_old_rows",
-                    &nb.keep_old_rows,
-                    SPHERES,
-                )));
-            }
-        } else {
+        if phase != BuildPhase::KeepOld {
             self.push_build(&mut order, nb, walks, large);
         }
         self.record_order(begin, split, stages, set, gate, gated, order)
