@@ -24,7 +24,7 @@ pub const MAGIC: &str = "spheresim checkpoint";
 
 /// Version of the body layout; a reader refuses any other. Raise it whenever [`Checkpoint`] or
 /// anything it holds changes shape.
-pub const FORMAT_VERSION: u32 = 11;
+pub const FORMAT_VERSION: u32 = 12;
 
 /// File extension of checkpoints.
 pub const EXTENSION: &str = "ckpt";
@@ -332,9 +332,10 @@ impl GpuState {
 }
 
 /// Counters a run resumed on another backend or precision carries over, and those of a run
-/// before its last outflow pass (which starts the backend again on the spheres that stay): the
-/// new backend starts from zero and the simulation reports these plus the backend's own. Zero
-/// for a run that was never converted and has no outflow.
+/// before its last open-system pass that started the backend again: the new backend starts
+/// from zero and the simulation reports these plus the backend's own (a pass inside the
+/// binning keeps the backend and its counters, but moves its dissipated energy here). Zero for
+/// a run that was never converted and has no open-system pass.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Offsets {
     /// Steps done before the conversion.

@@ -122,16 +122,20 @@ pub trait Engine: Send {
     }
 
     /// Takes out the spheres with `leaving[k]` (`k`: the index in [`Engine::snapshot`]'s
-    /// order) inside the engine's own binning, on its buffers, and evaluates the forces
-    /// without them ([`crate::removal`]): the contacts of the spheres that stay keep their
-    /// history, the spheres that stay keep their order, and the engine's dissipated energy
-    /// restarts at zero (the caller books it). `Ok(false)` where the engine cannot, unchanged:
-    /// the caller sets one up again on the spheres that stay.
+    /// order) and puts in the spheres of `added` (packed from a scene of them, after those
+    /// that stay in that order) inside the engine's own binning, on its buffers, and evaluates
+    /// the forces ([`crate::removal`]): the contacts of the spheres that stay keep their
+    /// history, and the engine's dissipated energy restarts at zero (the caller books it).
+    /// `Ok(false)` where the engine cannot, unchanged: the caller sets one up again.
     ///
     /// # Errors
     /// A message when `leaving` does not hold one flag a sphere, or when the engine failed
     /// midway (its state is then lost).
-    fn remove_spheres(&mut self, _leaving: &[bool]) -> Result<bool, String> {
+    fn exchange_spheres(
+        &mut self,
+        _leaving: &[bool],
+        _added: &crate::setup::PackedScene,
+    ) -> Result<bool, String> {
         Ok(false)
     }
 

@@ -313,6 +313,33 @@ impl PackedScene {
             .filter(|&&r| round(r) > threshold)
             .count()
     }
+
+    /// Pads every per-sphere array to `capacity` spheres with fixed spheres of radius 0 at the
+    /// origin, which a backend that keeps room for more spheres than it has (the GPU's set-up
+    /// with `GpuOptions::sphere_capacity`) allocates but never steps. The step's parameters stay
+    /// those of the spheres given.
+    pub fn with_room(mut self, capacity: usize) -> Self {
+        let n = self.position.len();
+        let pad = capacity.saturating_sub(n);
+        fn grow<T: Copy>(v: &mut Vec<T>, n: usize, pad: usize, value: T) {
+            if v.len() == n {
+                v.extend(std::iter::repeat_n(value, pad));
+            }
+        }
+        grow(&mut self.position, n, pad, DVec3::ZERO);
+        grow(&mut self.velocity, n, pad, DVec3::ZERO);
+        grow(&mut self.angular_velocity, n, pad, DVec3::ZERO);
+        grow(&mut self.image, n, pad, [0; 3]);
+        grow(&mut self.radius, n, pad, 0.0);
+        grow(&mut self.mass, n, pad, f64::INFINITY);
+        grow(&mut self.inv_mass, n, pad, 0.0);
+        grow(&mut self.restitution, n, pad, 1.0);
+        grow(&mut self.zeta, n, pad, 0.0);
+        grow(&mut self.compliance, n, pad, 0.0);
+        grow(&mut self.friction, n, pad, 0.0);
+        grow(&mut self.rolling_friction, n, pad, 0.0);
+        self
+    }
 }
 
 #[cfg(test)]

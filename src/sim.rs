@@ -361,6 +361,14 @@ impl OpenSystem {
         (added, failed)
     }
 
+    /// The new spheres `added`, packed as the scene's own (`crate::setup::PackedScene`).
+    fn pack(&mut self, added: &[Sphere]) -> crate::setup::PackedScene {
+        let present = std::mem::replace(&mut self.scene.spheres, added.to_vec());
+        let packed = crate::setup::PackedScene::new(&self.scene);
+        self.scene.spheres = present;
+        packed
+    }
+
     /// True when some insertion has not reached its `total`.
     fn can_refill(&self) -> bool {
         self.scene
@@ -398,6 +406,32 @@ impl OpenSystem {
     }
 }
 
+/// The room a backend set up on `scene`'s spheres keeps for the insertions to come: what
+/// they can still make (the insertions with a `total`), at most as many spheres as the scene
+/// has.
+fn scene_room(scene: &Scene, state: &OpenState) -> u64 {
+    let n = scene.spheres.len() as u64;
+    scene
+        .inserts
+        .iter()
+        .zip(&state.inserts)
+        .map(|(i, p)| i.total.map_or(n, |t| t.saturating_sub(p.made)))
+        .fold(0u64, |a, b| a.saturating_add(b))
+        .min(n)
+}
+
+/// The mass (kg) and the energy (J: kinetic, and in the uniform field `g`) the spheres
+/// `added` bring in. A new sphere touches nothing; under mutual gravity its pair terms fall
+/// to `removed_energy`, which keeps the balance.
+fn inserted(added: &[Sphere], g: glam::DVec3) -> (f64, f64) {
+    let mass = added.iter().map(|s| s.mass).sum();
+    let energy = added
+        .iter()
+        .map(|s| 0.5 * s.mass * s.velocity.length_squared() - s.mass * g.dot(s.position))
+        .sum();
+    (mass, energy)
+}
+
 /// The bookkeeping of a run with outflows or insertions that a checkpoint keeps
 /// ([`Simulation::open_state`]).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -409,6 +443,10 @@ pub struct OpenState {
     pub next_id: u64,
     /// Per insertion of the scene ([`Scene::inserts`]): what it has made.
     pub inserts: Vec<InsertProgress>,
+    /// Spheres the backend holds room for (its buffers, on the GPU): a pass whose spheres fit
+    /// runs inside the backend's binning (`crate::removal`); one that does not sets the backend
+    /// up again, with room for the insertions to come, up to as many spheres again.
+    pub capacity: u64,
 }
 
 /// What one insertion has made so far.
@@ -694,6 +732,7 @@ impl Simulation {
                     ids: (0..n).collect(),
                     next_id: n,
                     inserts: vec![InsertProgress::default(); scene.inserts.len()],
+                    capacity: n,
                 },
                 precision,
                 gpu,
@@ -726,11 +765,13 @@ impl Simulation {
     /// Advances `n` steps. Stops at the first non-finite state with [`SimError::NonFinite`].
     ///
     /// With outflows or insertions, each step that is a multiple of one's `every` ends with an
-    /// open-system pass: the movable spheres whose centres lie in a due outflow leave, each due
-    /// insertion places its new spheres, and the backend starts again on the spheres present,
+    /// open-system pass: the movable spheres whose centres lie in a due outflow leave, and each
+    /// due insertion places its new spheres. The CPU and GPU backends take them out and put
+    /// them in inside their binning, on their buffers, where their room holds the new spheres
+    /// ([`OpenState::capacity`]); otherwise the backend starts again on the spheres present,
     /// from their state (positions, velocities, angular velocities, orientations, images). The
     /// contacts of the spheres that stay keep their history (friction's tangential springs,
-    /// the rolling springs); the event solver predicts every event afresh
+    /// the rolling springs) either way; the event solver predicts every event afresh
     /// (docs/open-systems.md).
     ///
     /// # Errors
@@ -816,15 +857,18 @@ impl Simulation {
                 ),
             });
         }
+        // Inside the backend's binning where its room holds the new spheres (`crate::removal`).
+        let room = leaves.len() + added.len() <= open.state.capacity as usize;
+        let packed = room.then(|| open.pack(&added));
         let before = self.diagnostics();
-        if added.is_empty() {
+        if let Some(packed) = packed {
             let backend = self.backend;
             let native = self
                 .engine
-                .remove_spheres(&leaves)
+                .exchange_spheres(&leaves, &packed)
                 .map_err(|reason| SimError::Unavailable { backend, reason })?;
             if native {
-                self.removed_in_binning(&snap, &leaves, &before);
+                self.exchanged_in_binning(&snap, &leaves, added, &before);
                 return Ok(());
             }
         }
@@ -851,21 +895,20 @@ impl Simulation {
             scene.spheres.push(s);
             ids.push(state.ids[i]);
         }
-        // A new sphere's energy: kinetic and in the uniform field (it touches nothing; under
-        // mutual gravity its pair terms fall to `removed_energy`, which keeps the balance).
-        let g = scene.sim.gravity;
-        let inserted_mass: f64 = added.iter().map(|s| s.mass).sum();
-        let inserted_energy: f64 = added
-            .iter()
-            .map(|s| 0.5 * s.mass * s.velocity.length_squared() - s.mass * g.dot(s.position))
-            .sum();
+        let (inserted_mass, inserted_energy) = inserted(&added, scene.sim.gravity);
         let inserted = added.len() as u64;
         for s in added {
             scene.spheres.push(s);
             ids.push(state.next_id);
             state.next_id += 1;
         }
-        self.engine = self.engine_for(&scene, precision, gpu)?;
+        // Room for the insertions to come, up to as many spheres again (the list's rule).
+        state.capacity = scene.spheres.len() as u64 + scene_room(&scene, &state);
+        let gpu_room = GpuOptions {
+            sphere_capacity: Some(state.capacity as usize),
+            ..gpu
+        };
+        self.engine = self.engine_for(&scene, precision, gpu_room)?;
         if let Some(memory) = memory {
             let mut next = 0;
             let new_id: Vec<Option<u32>> = leaves
@@ -917,13 +960,23 @@ impl Simulation {
         Ok(())
     }
 
-    /// The bookkeeping of a pass whose backend took the spheres with `leaves[i]` out inside
-    /// its binning ([`Engine::remove_spheres`]): the open scene and the ids lose them, and the
-    /// ledger books their mass and energy. `snap` and `before` are the state and the
-    /// diagnostics before the pass. The backend kept its counters, but not its dissipated
-    /// energy, which moves to the offsets as after a new set-up.
-    fn removed_in_binning(&mut self, snap: &Snapshot, leaves: &[bool], before: &Diagnostics) {
+    /// The bookkeeping of a pass whose backend took the spheres with `leaves[i]` out and put
+    /// `added` in inside its binning ([`Engine::exchange_spheres`]): the open scene and the
+    /// ids lose the first and gain the second, and the ledger books their mass and energy.
+    /// `snap` and `before` are the state and the diagnostics before the pass. The backend kept
+    /// its counters, but not its dissipated energy, which moves to the offsets as after a new
+    /// set-up.
+    fn exchanged_in_binning(
+        &mut self,
+        snap: &Snapshot,
+        leaves: &[bool],
+        added: Vec<Sphere>,
+        before: &Diagnostics,
+    ) {
         let open = self.open.as_mut().expect("a pass has an open system");
+        let g = open.scene.sim.gravity;
+        let (inserted_mass, inserted_energy) = inserted(&added, g);
+        let inserted = added.len() as u64;
         let spheres = std::mem::take(&mut open.scene.spheres);
         let mut removed_mass = 0.0;
         let mut ids = Vec::with_capacity(spheres.len());
@@ -936,6 +989,11 @@ impl Simulation {
             open.scene.spheres.push(s);
             ids.push(open.state.ids[i]);
         }
+        for s in added {
+            open.scene.spheres.push(s);
+            ids.push(open.state.next_id);
+            open.state.next_id += 1;
+        }
         open.state.ids = ids;
         let gone = leaves.iter().filter(|&&l| l).count() as u64;
         self.particles = open.scene.spheres.len();
@@ -944,7 +1002,11 @@ impl Simulation {
         self.base = Offsets {
             removed_spheres: before.removed_spheres + gone,
             removed_mass: before.removed_mass + removed_mass,
-            removed_energy: before.removed_energy + before.total_energy() - after.total_energy(),
+            removed_energy: before.removed_energy + before.total_energy() - after.total_energy()
+                + inserted_energy,
+            inserted_spheres: before.inserted_spheres + inserted,
+            inserted_mass: before.inserted_mass + inserted_mass,
+            inserted_energy: before.inserted_energy + inserted_energy,
             dissipated: before.dissipated,
             ..self.base
         };
@@ -984,9 +1046,9 @@ impl Simulation {
         self.open.as_ref().map(|o| &o.scene)
     }
 
-    /// Open-system passes so far that took spheres out or put new ones in. Each starts the
-    /// backend again on the spheres present, on new buffers: a drawing of the run binds them
-    /// again when this changes. 0 without outflows and insertions, and for the fill before the
+    /// Open-system passes so far that took spheres out or put new ones in. Each changes the
+    /// spheres present, inside the backend's binning on its buffers or by starting it again on
+    /// new ones (docs/open-systems.md): a drawing of the run binds them again when this changes. 0 without outflows and insertions, and for the fill before the
     /// first step (`start = 0`), which is part of the run's set-up.
     pub fn open_passes(&self) -> u64 {
         self.open_passes
@@ -1267,6 +1329,14 @@ impl Simulation {
                 EngineState::Gpu(_) => return Err(no_gpu_feature(Backend::Gpu)),
                 #[cfg(feature = "gpu")]
                 EngineState::Gpu(g) => {
+                    // The same room as the backend that saved it (`GpuState`'s entry).
+                    let room = g.buffer(crate::gpu::SIZED_FOR).and_then(|b| {
+                        Some(u32::from_le_bytes(b.get(..4)?.try_into().ok()?) as usize)
+                    });
+                    let gpu = GpuOptions {
+                        sphere_capacity: room.or(gpu.sphere_capacity),
+                        ..gpu
+                    };
                     let b = GpuBackend::new(scene, gpu)?;
                     let notice = (b.adapter_name() != g.adapter).then(|| {
                         format!(

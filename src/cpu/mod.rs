@@ -284,8 +284,12 @@ impl<R: Real> crate::engine::Engine for CpuBackend<R> {
         CpuBackend::restore_contact_memory(self, memory)
     }
 
-    fn remove_spheres(&mut self, leaving: &[bool]) -> Result<bool, String> {
-        CpuBackend::remove_spheres(self, leaving)
+    fn exchange_spheres(
+        &mut self,
+        leaving: &[bool],
+        added: &crate::setup::PackedScene,
+    ) -> Result<bool, String> {
+        CpuBackend::exchange_spheres(self, leaving, added)
     }
 
     fn set_orientations(&mut self, orientation: &[glam::DQuat]) -> Result<(), String> {

@@ -561,9 +561,11 @@ impl<R: Real> NeighbourList<R> {
         resize_with_headroom(&mut self.kept, total, ContactHistory::default());
         let start = &self.start;
         match perm {
-            // The old list covers every old index the permutation names: as many spheres, or
-            // more where a removal's binning dropped the leaving ones (`crate::removal`).
-            Some(perm) if self.old_start.len() > n => {
+            // The old list has as many spheres as the binning, or, after spheres were taken
+            // out or put in inside it (`crate::removal`), more or fewer: an old index past it
+            // is a new sphere's, whose old row is empty.
+            Some(perm) if !self.old_start.is_empty() => {
+                let old_n = self.old_start.len() - 1;
                 let (old_start, old_id, old_kept) =
                     (&self.old_start, &self.old_partner_id, &self.old_kept);
                 let ids = &self.partner_id;
@@ -571,7 +573,11 @@ impl<R: Real> NeighbourList<R> {
                     let base = start[b * CHUNK] as usize;
                     for i in b * CHUNK..((b + 1) * CHUNK).min(n) {
                         let o = perm[i] as usize;
-                        let old = old_start[o] as usize..old_start[o + 1] as usize;
+                        let old = if o < old_n {
+                            old_start[o] as usize..old_start[o + 1] as usize
+                        } else {
+                            0..0
+                        };
                         for e in start[i] as usize..start[i + 1] as usize {
                             entries[e - base] = old
                                 .clone()
@@ -580,7 +586,13 @@ impl<R: Real> NeighbourList<R> {
                         }
                     }
                 });
-                if walls > 0 && self.wall_kept.len() == (self.old_start.len() - 1) * walls {
+                if walls > 0 && self.wall_kept.len() == old_n * walls {
+                    // New spheres' rows: empty.
+                    let rows = perm.iter().max().map_or(0, |&m| m as usize + 1);
+                    if rows > old_n {
+                        self.wall_kept
+                            .resize(rows * walls, ContactHistory::default());
+                    }
                     self.spare_wall.resize(n * walls, ContactHistory::default());
                     gather_rows(&self.wall_kept, perm, walls, &mut self.spare_wall);
                     std::mem::swap(&mut self.wall_kept, &mut self.spare_wall);

@@ -1,32 +1,45 @@
-//! Spheres taken out inside the binning (`crate::removal`): the CPU's half. Twin of
-//! `src/gpu/removal.rs`.
+//! Spheres taken out and put in inside the binning (`crate::removal`): the CPU's half. Twin
+//! of `src/gpu/removal.rs`.
 
 use super::CpuBackend;
 use super::step::StepRun;
+use crate::physics::rotation::inverse_inertia;
 use crate::real::Real;
 use crate::recipe::{self, Pass};
 use crate::removal::{GONE, LEAVING_RADIUS, keep_staying, new_ids};
+use crate::scene::RollingModel;
+use crate::setup::PackedScene;
 
 impl<R: Real> CpuBackend<R> {
-    /// Takes out the spheres with `leaving[id]` (by input id, `n` flags) inside set-up's
-    /// binning ([`crate::removal`]), and evaluates the forces without them. The contacts of the
-    /// spheres that stay keep their history, and the ids become `0..n'` in the same order. The
-    /// energy the contacts dissipated so far is zeroed: the caller books it, as after a new
-    /// set-up.
+    /// Takes out the spheres with `leaving[id]` (by input id, `n` flags) and puts in the
+    /// spheres of `added` (their ids follow those that stay) inside set-up's binning
+    /// ([`crate::removal`]), then evaluates the forces. The contacts of the spheres that stay
+    /// keep their history, and the ids become `0..n'` in the same order. The energy the
+    /// contacts dissipated so far is zeroed: the caller books it, as after a new set-up.
     ///
-    /// Returns `Ok(false)`, changing nothing, where the binning cannot do it: a scene with
-    /// large spheres (their bucket holds the leaving ones) or with the gravity tree.
+    /// Returns `Ok(false)`, changing nothing, where the binning cannot do it: a new sphere
+    /// would be large, or the scene has large spheres (their bucket holds the leaving ones) or
+    /// the gravity tree.
     ///
     /// # Errors
     /// A message when `leaving` does not hold one flag a sphere.
-    pub fn remove_spheres(&mut self, leaving: &[bool]) -> Result<bool, String> {
+    pub fn exchange_spheres(
+        &mut self,
+        leaving: &[bool],
+        added: &PackedScene,
+    ) -> Result<bool, String> {
         let n = self.len();
         if leaving.len() != n {
             return Err(format!("{} removal flags for {n} spheres", leaving.len()));
         }
-        if self.params.host.gravity_tree() || self.n_small as usize != n {
+        let small_max = self.params.small_radius_max;
+        if self.params.host.gravity_tree()
+            || self.n_small as usize != n
+            || added.radius.iter().any(|&r| R::of(r) > small_max)
+        {
             return Ok(false);
         }
+        let k = added.position.len();
         let stay = leaving.iter().filter(|&&l| !l).count();
         let new_id = new_ids(leaving);
         let far = R::of(LEAVING_RADIUS as f64);
@@ -36,12 +49,17 @@ impl<R: Real> CpuBackend<R> {
             }
             *id = new_id[*id as usize];
         }
-        for k in &mut self.list.partner_id {
-            *k = new_id.get(*k as usize).copied().unwrap_or(GONE);
+        for i in &mut self.list.partner_id {
+            *i = new_id.get(*i as usize).copied().unwrap_or(GONE);
         }
+        self.append(added, stay as u32);
+        keep_staying(&mut self.radius_input, leaving);
+        keep_staying(&mut self.mass_input, leaving);
+        self.radius_input.extend_from_slice(&added.radius);
+        self.mass_input.extend_from_slice(&added.mass);
         let mut run = StepRun::new(true);
         run.carry = true;
-        run.keep = Some(stay);
+        run.keep = Some(stay + k);
         let (head, tail): (Vec<Pass>, Vec<Pass>) = recipe::step(self.recipe_config(), true)
             .into_iter()
             .partition(|p| p.head());
@@ -53,8 +71,56 @@ impl<R: Real> CpuBackend<R> {
         self.contacts = run.sums.contacts;
         self.spring_energy = run.sums.energy;
         self.dissipated = 0.0;
-        keep_staying(&mut self.radius_input, leaving);
-        keep_staying(&mut self.mass_input, leaving);
         Ok(true)
+    }
+
+    /// Appends the spheres of `added` after those present, with ids from `first` on, as
+    /// set-up would have packed them (`CpuBackend::new`); the binning sorts them in.
+    fn append(&mut self, added: &PackedScene, first: u32) {
+        let k = added.position.len();
+        let of = |v: &[f64]| v.iter().map(|&x| R::of(x)).collect::<Vec<R>>();
+        self.position
+            .extend(added.position.iter().map(|&x| R::v3(x)));
+        self.velocity
+            .extend(added.velocity.iter().map(|&v| R::v3(v)));
+        self.acceleration.extend(std::iter::repeat_n(R::zero3(), k));
+        if self.params.rotation {
+            self.spin
+                .extend(added.angular_velocity.iter().map(|&w| R::v3(w)));
+            let identity = [R::zero(), R::zero(), R::zero(), R::one()];
+            self.orientation.extend(std::iter::repeat_n(identity, k));
+            self.angular_acceleration
+                .extend(std::iter::repeat_n(R::zero3(), k));
+            self.inv_inertia.extend(
+                added
+                    .inv_mass
+                    .iter()
+                    .zip(&added.radius)
+                    .map(|(&w, &r)| R::of(inverse_inertia(w, r))),
+            );
+        }
+        if self.params.host.rolling != RollingModel::None {
+            self.rolling_friction.extend(of(&added.rolling_friction));
+        }
+        self.radius.extend(of(&added.radius));
+        self.mass.extend(of(&added.mass));
+        self.inv_mass.extend(of(&added.inv_mass));
+        self.restitution.extend(of(&added.restitution));
+        self.zeta.extend(of(&added.zeta));
+        self.compliance.extend(of(&added.compliance));
+        self.mu.extend(of(&added.friction));
+        self.id.extend(first..first + k as u32);
+        if self.params.host.periodic.any() {
+            self.image.extend_from_slice(&added.image);
+        }
+        let n = self.position.len();
+        self.n_small = n as u32;
+        self.keys.resize(n, 0);
+        self.perm.resize(n, 0);
+        self.contact.resize(n, Default::default());
+        self.earliest.resize(n, Default::default());
+        if !self.wall_force.is_empty() {
+            self.wall_force.resize(n * self.planes.len(), R::zero3());
+        }
     }
 }

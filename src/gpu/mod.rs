@@ -56,6 +56,7 @@ pub use context::GpuContext;
 pub use error::{GpuError, StepError};
 pub use options::GpuOptions;
 use profiler::{Profiler, stage};
+pub use readback::SIZED_FOR;
 use setup::Binds;
 pub use setup::dispatch_dims;
 use stages::Stages;
@@ -625,8 +626,12 @@ impl crate::engine::Engine for GpuBackend {
         GpuBackend::restore_contact_memory(self, memory)
     }
 
-    fn remove_spheres(&mut self, leaving: &[bool]) -> Result<bool, String> {
-        GpuBackend::remove_spheres(self, leaving)
+    fn exchange_spheres(
+        &mut self,
+        leaving: &[bool],
+        added: &crate::setup::PackedScene,
+    ) -> Result<bool, String> {
+        GpuBackend::exchange_spheres(self, leaving, added)
     }
 
     fn set_orientations(&mut self, orientation: &[glam::DQuat]) -> Result<(), String> {

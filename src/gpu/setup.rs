@@ -76,6 +76,14 @@ impl GpuBackend {
         let n = scene.spheres.len();
         // Packed first: the buffers' sizes depend on the step's parameters (`crate::params`).
         let packed = PackedScene::new(scene);
+        // Room for more spheres than the scene's (`GpuOptions::sphere_capacity`): the buffers
+        // and the dispatches are sized for `cap`, the shaders stop at `n`.
+        let cap = if packed.params.gravity_tree() {
+            n
+        } else {
+            opts.sphere_capacity.unwrap_or(n).max(n)
+        };
+        let packed = packed.with_room(cap);
         let p = &packed;
         let sp = &p.params;
         let (ts, history) = (sp.table_size, sp.history);
@@ -101,7 +109,7 @@ impl GpuBackend {
             buffers::option_bytes_per_sphere(sp.periodic.any(), sp.wall_forces, p.walls.len());
         buffers::check_fits(
             &ctx,
-            n,
+            cap,
             ts,
             capacity,
             history,
@@ -124,11 +132,11 @@ impl GpuBackend {
             .max_workgroups_per_dim
             .unwrap_or(u32::MAX)
             .min(ctx.limits.max_compute_workgroups_per_dimension);
-        let n_groups = (n as u32).div_ceil(WORKGROUP_SIZE);
+        let n_groups = (cap as u32).div_ceil(WORKGROUP_SIZE);
         let dims = dispatch_dims(n_groups, max_dim);
         // Row passes: a work-group per large sphere after the small spheres' (collide.wgsl).
         let row_dims = dispatch_dims(
-            ((n - n_large) as u32).div_ceil(WORKGROUP_SIZE) + n_large as u32,
+            ((cap - n_large) as u32).div_ceil(WORKGROUP_SIZE) + n_large as u32,
             max_dim,
         );
         let params = Params::of(
@@ -153,7 +161,7 @@ impl GpuBackend {
         );
         let shared = SharedBuffers::new(
             device,
-            &params,
+            (&params, cap as u64),
             &planes,
             &p.image,
             ts,
@@ -181,13 +189,13 @@ impl GpuBackend {
             large_dims,
             (neighbours::entry_dims(capacity, max_dim), row_dims),
             &prefix_sum::level_dims(ts + 1, max_dim),
-            &prefix_sum::level_dims(n as u32 + 1, max_dim),
+            &prefix_sum::level_dims(cap as u32 + 1, max_dim),
         );
         let walls = p.walls.len() as u32;
         let list = neighbours::GpuList::new(
             device,
             &stages,
-            n as u32,
+            cap as u32,
             walls,
             capacity,
             history,
@@ -222,7 +230,7 @@ impl GpuBackend {
             return Err(GpuError::OutOfMemory {
                 adapter: ctx.adapter_name(),
                 need: buffers::memory_estimate(
-                    n as u64,
+                    cap as u64,
                     ts as u64,
                     capacity as u64,
                     history,
@@ -274,8 +282,8 @@ impl GpuBackend {
             steps_done: 0,
             steps_recorded: 0,
             collisions: 0,
-            radius_input: packed.radius.clone(),
-            mass_input: packed.mass.clone(),
+            radius_input: packed.radius[..n].to_vec(),
+            mass_input: packed.mass[..n].to_vec(),
             profiler: None,
             tree,
             recipe: Vec::new(),

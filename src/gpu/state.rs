@@ -32,6 +32,53 @@ impl StateSet {
     /// the law).
     pub fn upload(device: &wgpu::Device, p: &PackedScene) -> [StateSet; 2] {
         let n = p.position.len();
+        let Records {
+            pos,
+            vel,
+            acc,
+            props,
+            rot,
+        } = Records::of(p);
+        let ids: Vec<u32> = (0..n as u32).collect();
+        let rot_bytes = 16 * rot.len() as u64;
+        let nn = n as u64;
+        [
+            StateSet {
+                pos: init_storage(device, "position A", &pos),
+                vel: init_storage(device, "velocity A", &vel),
+                acc: init_storage(device, "acceleration A", &acc),
+                props: init_storage(device, "properties A", &props),
+                id: init_storage(device, "ids A", &ids),
+                rot: init_storage(device, "rotation A", &rot),
+            },
+            StateSet {
+                pos: storage(device, "position B", 16 * nn),
+                vel: storage(device, "velocity B", 16 * nn),
+                acc: storage(device, "acceleration B", 16 * nn),
+                props: storage(device, "properties B", 16 * nn),
+                id: storage(device, "ids B", 4 * nn),
+                rot: storage(device, "rotation B", rot_bytes),
+            },
+        ]
+    }
+}
+
+/// The per-sphere records of a state set for the spheres of `p`, in its order: `pos` (xyz, radius),
+/// `vel` (xyz, inverse mass), `acc` (zero, mass; 0 for a fixed sphere), `props` (restitution,
+/// ζ, compliance, μ) and, with rotation, `rot` (3 a sphere; one zeroed stand-in without).
+pub(crate) struct Records {
+    pub pos: Vec<[f32; 4]>,
+    pub vel: Vec<[f32; 4]>,
+    pub acc: Vec<[f32; 4]>,
+    pub props: Vec<[f32; 4]>,
+    pub rot: Vec<[f32; 4]>,
+}
+
+impl Records {
+    /// The records of `p`'s spheres ([`StateSet::upload`] uploads them; an insertion inside
+    /// the binning writes them into the room kept).
+    pub fn of(p: &PackedScene) -> Self {
+        let n = p.position.len();
         let (rotation, rolling) = (p.params.rotation, p.params.rolling);
         let pos: Vec<[f32; 4]> = (0..n)
             .map(|i| {
@@ -61,7 +108,6 @@ impl StateSet {
                 ]
             })
             .collect();
-        let ids: Vec<u32> = (0..n as u32).collect();
         // ω | inverse inertia (rounded from f64, as the CPU's), identity orientation, α = 0 |
         // rolling friction μ_r (0 without rolling resistance).
         let rot: Vec<[f32; 4]> = if rotation {
@@ -84,26 +130,13 @@ impl StateSet {
         } else {
             vec![[0.0; 4]]
         };
-        let rot_bytes = 16 * rot.len() as u64;
-        let nn = n as u64;
-        [
-            StateSet {
-                pos: init_storage(device, "position A", &pos),
-                vel: init_storage(device, "velocity A", &vel),
-                acc: init_storage(device, "acceleration A", &acc),
-                props: init_storage(device, "properties A", &props),
-                id: init_storage(device, "ids A", &ids),
-                rot: init_storage(device, "rotation A", &rot),
-            },
-            StateSet {
-                pos: storage(device, "position B", 16 * nn),
-                vel: storage(device, "velocity B", 16 * nn),
-                acc: storage(device, "acceleration B", 16 * nn),
-                props: storage(device, "properties B", 16 * nn),
-                id: storage(device, "ids B", 4 * nn),
-                rot: storage(device, "rotation B", rot_bytes),
-            },
-        ]
+        Self {
+            pos,
+            vel,
+            acc,
+            props,
+            rot,
+        }
     }
 }
 
@@ -197,7 +230,8 @@ pub(crate) struct SharedBuffers {
 }
 
 impl SharedBuffers {
-    /// Allocates the shared buffers for `params.n` spheres, `table_size` hash buckets,
+    /// Allocates the shared buffers for `spheres` spheres (`params.n` or more: room kept,
+    /// `GpuOptions::sphere_capacity`), `table_size` hash buckets,
     /// `n_large` large spheres (each built by `large_chunks` work-groups) and `groups` work-groups of a per-sphere dispatch (padding ones
     /// of a 2-D dispatch included: one diagnostics partial each), with the walls' `planes` and,
     /// in a periodic scene, each sphere's initial `image` (by input id). The grid starts at
@@ -205,14 +239,14 @@ impl SharedBuffers {
     /// rotation (`params.rotation`).
     pub fn new(
         device: &wgpu::Device,
-        params: &super::buffers::Params,
+        (params, spheres): (&super::buffers::Params, u64),
         planes: &[PlaneGpu],
         image: &[[i32; 3]],
         table_size: u32,
         (n_large, large_chunks): (usize, u32),
         groups: u64,
     ) -> Self {
-        let nn = params.n as u64;
+        let nn = spheres;
         let rotation = params.rotation != 0;
         let table_bytes = 4 * (table_size as u64 + 1);
         Self {

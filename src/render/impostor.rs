@@ -87,8 +87,9 @@ enum Source {
     },
 }
 
-/// An open system's drawing: each pass starts the backend again on the spheres present, so the
-/// sphere data is bound again, and a sphere keeps its initial-position colour by its id.
+/// An open system's drawing: each pass changes the spheres present (and may start the backend
+/// again on new buffers), so the sphere data is bound again, and a sphere keeps its
+/// initial-position colour by its id.
 struct OpenDrawing {
     /// The colour frame of the spheres the run starts with.
     frame: colour::PositionColours,
