@@ -781,7 +781,8 @@ impl super::GpuBackend {
         let list = GpuList::new(
             device,
             &self.stages,
-            self.n,
+            // Per-sphere arrays for the room kept, not only the spheres present.
+            (self.state[0].pos.size() / 16) as u32,
             self.walls,
             capacity,
             self.params.history,

@@ -27,7 +27,7 @@ pub struct GpuOptions {
     pub large_run: Option<u32>,
     /// Spheres the buffers hold room for, at least the scene's (default: the scene's): an
     /// open system's pass that inserts spheres writes them into that room instead of setting
-    /// the backend up again (`crate::removal`). The dispatches cover the room; the shaders stop
-    /// at the spheres present. Not with the gravity tree, whose buffers keep the scene's count.
+    /// the backend up again (`crate::removal`). The dispatches cover the spheres present. Not with
+    /// the gravity tree or large spheres, whose buffers keep the scene's count.
     pub sphere_capacity: Option<usize>,
 }

@@ -151,22 +151,31 @@ impl GpuBackend {
         Ok(true)
     }
 
-    /// Sets the spheres present, all small (`Params::n` and `n_small`; the buffers hold room
-    /// for at least as many).
-    fn set_count(&mut self, n: u32) {
+    /// Sets the spheres present, all small (`Params::n` and `n_small`: a backend with room has
+    /// no large spheres), and sizes the per-sphere and row dispatches for them: the buffers
+    /// hold room for at least as many, and a dispatch covers the spheres present only, so that
+    /// the room costs no work.
+    pub(super) fn set_count(&mut self, n: u32) {
+        use super::buffers::Params;
+        use super::neighbours::slot::{ROWS, SPHERES};
+        use super::{WORKGROUP_SIZE, dispatch_dims};
+        let dims = dispatch_dims(n.div_ceil(WORKGROUP_SIZE).max(1), self.max_dim);
+        let rows = dims;
         let q = &self.ctx.queue;
-        let at = |offset: usize| offset as u64;
         let params = &self.shared.params;
-        q.write_buffer(
-            params,
-            at(std::mem::offset_of!(super::buffers::Params, n)),
-            bytemuck::bytes_of(&n),
+        let put = |offset: usize, value: u32| {
+            q.write_buffer(params, offset as u64, bytemuck::bytes_of(&value));
+        };
+        put(std::mem::offset_of!(Params, n), n);
+        put(std::mem::offset_of!(Params, n_small), n);
+        put(
+            std::mem::offset_of!(Params, dispatch_x),
+            dims.0 * WORKGROUP_SIZE,
         );
-        q.write_buffer(
-            params,
-            at(std::mem::offset_of!(super::buffers::Params, n_small)),
-            bytemuck::bytes_of(&n),
-        );
+        put(std::mem::offset_of!(Params, row_groups_x), rows.0);
+        self.gate.set(q, SPHERES, dims);
+        self.gate.set(q, ROWS, rows);
+        self.dims = dims;
         self.n = n;
     }
 }

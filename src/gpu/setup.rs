@@ -78,7 +78,7 @@ impl GpuBackend {
         let packed = PackedScene::new(scene);
         // Room for more spheres than the scene's (`GpuOptions::sphere_capacity`): the buffers
         // and the dispatches are sized for `cap`, the shaders stop at `n`.
-        let cap = if packed.params.gravity_tree() {
+        let cap = if packed.params.gravity_tree() || packed.large_count(|r| r as f32) > 0 {
             n
         } else {
             opts.sphere_capacity.unwrap_or(n).max(n)
@@ -289,6 +289,10 @@ impl GpuBackend {
             recipe: Vec::new(),
         };
         b.recipe = crate::recipe::step(b.recipe_config(), false);
+        if cap > n {
+            // The dispatches for the spheres present, not the room.
+            b.set_count(n as u32);
+        }
         b.initialise(opts.list_capacity.is_none())?;
         Ok(b)
     }
