@@ -228,6 +228,32 @@ fn the_gpu_inserts_what_the_cpu_inserts() {
     }
 }
 
+#[test]
+fn a_list_that_grows_keeps_room_for_the_spheres_inserted_in_place() {
+    // The same filling and draining box on a GPU list of a few entries, which grows at each
+    // set-up and step: the grown list must keep its per-sphere arrays for the room, into which
+    // the second insertion writes its spheres.
+    use common::contract::{Contract, Twins, gpu_contract};
+    let Some(contract) = gpu_contract("insertion twins, a growing list") else {
+        return;
+    };
+    let mut scene = filling(30, 7);
+    scene.outflows = vec![Outflow::beyond(DVec3::new(0.0, 0.02, 0.0), DVec3::NEG_Y).every(1500)];
+    let opts = spheresim::gpu::GpuOptions {
+        list_capacity: Some(8),
+        ..common::contract::test_gpu_options()
+    };
+    let mut t = Twins::with_options(&scene, contract, opts);
+    t.step(2000);
+    assert_eq!(t.gpu.diagnostics().inserted_spheres, 60);
+    assert_eq!(t.gpu.ids(), t.cpu.ids());
+    if contract == Contract::BitForBit {
+        t.assert_states("filling box on a growing list");
+    } else {
+        t.assert_statistics("filling box on a growing list");
+    }
+}
+
 const SILO: &str = r#"
 [simulation]
 dt = 2e-5
