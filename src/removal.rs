@@ -1,17 +1,20 @@
-//! Spheres taken out inside a backend's own binning: an outflow's pass without setting the
-//! backend up again (docs/open-systems.md, "How a pass runs").
+//! Spheres taken out and put in inside a backend's own binning: an open system's pass without
+//! setting the backend up again (docs/open-systems.md, "How a pass runs").
 //!
 //! Both backends do the same, step for step, so that they stay twins:
 //! 1. each leaving sphere gets the radius [`LEAVING_RADIUS`], which bins it in the large
 //!    spheres' bucket, the last of the table and empty in a scene without large spheres;
-//! 2. every sphere's id is renumbered by [`new_ids`] (the spheres that stay keep their order),
-//!    and so are the partner ids of the list's entries, by which a build carries each contact's
-//!    history;
-//! 3. set-up's recipe runs on the state as it is: the speed, the binning, whose stable counting
+//! 2. the new spheres (placed on the host) are appended after those present, into the room the
+//!    backend keeps;
+//! 3. every sphere's id is renumbered by [`new_ids`] (the spheres that stay keep their order,
+//!    the new ones follow), and so are the partner ids of the list's entries, by which a build
+//!    carries each contact's history;
+//! 4. set-up's recipe runs on the state as it is: the speed, the binning, whose stable counting
 //!    sort puts the leaving spheres after all others, and the list's build, which carries the
-//!    history of the contacts that remain. The backend then keeps the first `n − removed`
-//!    spheres, and set-up's force evaluation gives the accelerations without them. That
-//!    evaluation starts no history (set-up's rule), so the history carried is put back after it.
+//!    history of the contacts that remain (a new sphere's old row is empty). The backend then
+//!    keeps the first `n − removed + added` spheres, and set-up's force evaluation gives the
+//!    accelerations. That evaluation starts no history (set-up's rule), so the history carried
+//!    is put back after it.
 
 /// The id a leaving sphere maps to in [`new_ids`]: no sphere's, and no partner's.
 pub const GONE: u32 = u32::MAX;

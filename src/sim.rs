@@ -432,6 +432,28 @@ fn inserted(added: &[Sphere], g: glam::DVec3) -> (f64, f64) {
     (mass, energy)
 }
 
+/// The offsets after an open-system pass: `rest` with the ledger of the `gone` spheres (count,
+/// mass in kg) and the `inserted` ones (count, mass in kg, energy in J), from the diagnostics
+/// before and after the pass. What left took the mechanical energy the pass removed, less what
+/// came in.
+fn after_pass(
+    (before, after): (&Diagnostics, &Diagnostics),
+    gone: (u64, f64),
+    inserted: (u64, f64, f64),
+    rest: Offsets,
+) -> Offsets {
+    Offsets {
+        removed_spheres: before.removed_spheres + gone.0,
+        removed_mass: before.removed_mass + gone.1,
+        removed_energy: before.removed_energy + before.total_energy() - after.total_energy()
+            + inserted.2,
+        inserted_spheres: before.inserted_spheres + inserted.0,
+        inserted_mass: before.inserted_mass + inserted.1,
+        inserted_energy: before.inserted_energy + inserted.2,
+        ..rest
+    }
+}
+
 /// The bookkeeping of a run with outflows or insertions that a checkpoint keeps
 /// ([`Simulation::open_state`]).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -908,7 +930,15 @@ impl Simulation {
             sphere_capacity: Some(state.capacity as usize),
             ..gpu
         };
-        self.engine = self.engine_for(&scene, precision, gpu_room)?;
+        self.engine = match self.engine_for(&scene, precision, gpu_room) {
+            Ok(engine) => engine,
+            // A device that holds the spheres but not the room: no room.
+            Err(_) if state.capacity > scene.spheres.len() as u64 => {
+                state.capacity = scene.spheres.len() as u64;
+                self.engine_for(&scene, precision, gpu)?
+            }
+            Err(e) => return Err(e),
+        };
         if let Some(memory) = memory {
             let mut next = 0;
             let new_id: Vec<Option<u32>> = leaves
@@ -940,16 +970,12 @@ impl Simulation {
         self.particles = scene.spheres.len();
         // `cause` is computed from the open scene if the run stops (`stopped`): a pass need not.
         let after = self.engine.diagnostics();
-        self.base = Offsets {
-            removed_spheres: before.removed_spheres + gone as u64,
-            removed_mass: before.removed_mass + removed_mass,
-            removed_energy: before.removed_energy + before.total_energy() - after.total_energy()
-                + inserted_energy,
-            inserted_spheres: before.inserted_spheres + inserted,
-            inserted_mass: before.inserted_mass + inserted_mass,
-            inserted_energy: before.inserted_energy + inserted_energy,
-            ..Offsets::of(&before)
-        };
+        self.base = after_pass(
+            (&before, &after),
+            (gone as u64, removed_mass),
+            (inserted, inserted_mass, inserted_energy),
+            Offsets::of(&before),
+        );
         state.ids = ids;
         self.open = Some(Box::new(OpenSystem {
             scene,
@@ -999,17 +1025,16 @@ impl Simulation {
         self.particles = open.scene.spheres.len();
         self.open_passes += 1;
         let after = self.engine.diagnostics();
-        self.base = Offsets {
-            removed_spheres: before.removed_spheres + gone,
-            removed_mass: before.removed_mass + removed_mass,
-            removed_energy: before.removed_energy + before.total_energy() - after.total_energy()
-                + inserted_energy,
-            inserted_spheres: before.inserted_spheres + inserted,
-            inserted_mass: before.inserted_mass + inserted_mass,
-            inserted_energy: before.inserted_energy + inserted_energy,
+        let kept = Offsets {
             dissipated: before.dissipated,
             ..self.base
         };
+        self.base = after_pass(
+            (before, &after),
+            (gone, removed_mass),
+            (inserted, inserted_mass, inserted_energy),
+            kept,
+        );
     }
 
     /// A backend of this simulation's kind on `scene` (checked when the run began; its spheres
@@ -1048,8 +1073,9 @@ impl Simulation {
 
     /// Open-system passes so far that took spheres out or put new ones in. Each changes the
     /// spheres present, inside the backend's binning on its buffers or by starting it again on
-    /// new ones (docs/open-systems.md): a drawing of the run binds them again when this changes. 0 without outflows and insertions, and for the fill before the
-    /// first step (`start = 0`), which is part of the run's set-up.
+    /// new ones (docs/open-systems.md): a drawing of the run binds them again when this
+    /// changes. 0 without outflows and insertions, and for the fill before the first step
+    /// (`start = 0`), which is part of the run's set-up.
     pub fn open_passes(&self) -> u64 {
         self.open_passes
     }
@@ -1234,7 +1260,8 @@ impl Simulation {
             d.step = self.steps_done();
             d.time = self.time();
         }
-        // Zero unless a backend was replaced, or (the dissipated energy) took spheres out.
+        // Zero unless the backend was replaced (the dissipated energy: or a pass ran inside
+        // its binning).
         d.collisions += self.base.collisions;
         d.dissipated += self.base.dissipated;
         d.friction_history_dropped += self.base.history_dropped;

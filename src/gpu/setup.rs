@@ -77,7 +77,7 @@ impl GpuBackend {
         // Packed first: the buffers' sizes depend on the step's parameters (`crate::params`).
         let packed = PackedScene::new(scene);
         // Room for more spheres than the scene's (`GpuOptions::sphere_capacity`): the buffers
-        // and the dispatches are sized for `cap`, the shaders stop at `n`.
+        // are sized for `cap`, the dispatches for the `n` present (`set_count`).
         let cap = if packed.params.gravity_tree() || packed.large_count(|r| r as f32) > 0 {
             n
         } else {

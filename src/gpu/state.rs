@@ -63,9 +63,10 @@ impl StateSet {
     }
 }
 
-/// The per-sphere records of a state set for the spheres of `p`, in its order: `pos` (xyz, radius),
-/// `vel` (xyz, inverse mass), `acc` (zero, mass; 0 for a fixed sphere), `props` (restitution,
-/// ζ, compliance, μ) and, with rotation, `rot` (3 a sphere; one zeroed stand-in without).
+/// The per-sphere records of a state set for the spheres of `p`, in its order: `pos` (xyz,
+/// radius), `vel` (xyz, inverse mass), `acc` (zero, mass; 0 for a fixed sphere), `props`
+/// (restitution, ζ, compliance, μ) and, with rotation, `rot` (3 a sphere; one zeroed stand-in
+/// without).
 pub(crate) struct Records {
     pub pos: Vec<[f32; 4]>,
     pub vel: Vec<[f32; 4]>,
