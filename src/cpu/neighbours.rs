@@ -586,13 +586,8 @@ impl<R: Real> NeighbourList<R> {
                         }
                     }
                 });
-                if walls > 0 && self.wall_kept.len() == old_n * walls {
-                    // New spheres' rows: empty.
-                    let rows = perm.iter().max().map_or(0, |&m| m as usize + 1);
-                    if rows > old_n {
-                        self.wall_kept
-                            .resize(rows * walls, ContactHistory::default());
-                    }
+                // An insertion inside the binning appended the new spheres' empty rows.
+                if walls > 0 && self.wall_kept.len() >= old_n * walls {
                     self.spare_wall.resize(n * walls, ContactHistory::default());
                     gather_rows(&self.wall_kept, perm, walls, &mut self.spare_wall);
                     std::mem::swap(&mut self.wall_kept, &mut self.spare_wall);

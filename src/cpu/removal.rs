@@ -119,6 +119,11 @@ impl<R: Real> CpuBackend<R> {
         self.perm.resize(n, 0);
         self.contact.resize(n, Default::default());
         self.earliest.resize(n, Default::default());
+        // The new spheres' walls keep nothing yet (their old rows, which the build carries).
+        if !self.list.wall_kept.is_empty() {
+            let rows = self.list.wall_kept.len() + k * self.planes.len();
+            self.list.wall_kept.resize(rows, Default::default());
+        }
         if !self.wall_force.is_empty() {
             self.wall_force.resize(n * self.planes.len(), R::zero3());
         }
