@@ -1,8 +1,8 @@
 // Stage `collide`: narrow phase over the neighbour list (stage neighbours) and the walls (planes
 // and spherical containers). Twin of src/cpu/collide/, functions with the Rust names:
 // - soft laws: `collide_pairs` (one entry each) and `sum_pairs` (one sphere each);
-// - impulses: `impulse_pairs`, `earliest_from_pairs` and `sum_impulses` (the round is the
-//   override FINAL: false = Round::Matching, true = Round::Final).
+// - impulses: `impulse_pairs`, `earliest_from_pairs` and `sum_impulses` (the final round; a
+//   matching round's sum is folded into the other two: "A matching round, folded").
 // Each pair is evaluated once, by the entry of its lower-id sphere (`a`), and written to both
 // entries; every sphere adds its row in order, the pair's result with its sign: momentum
 // balances without float atomics, and the sums are the CPU's.
@@ -123,12 +123,13 @@ const ENTRY_PASS: u32 = 0u;
 const ROW_PASS: u32 = 1u;
 @group(0) @binding(16) var<storage, read_write> work: array<WorkCounters, 3>; // by kind of pass: shaders/work.wgsl
 
-// Round of `collide`: false = cpu::collide::Round::Matching, true = Round::Final.
+// impulse_pairs: false = the binary responses, true = the final round's (cpu::collide::Round).
 override FINAL: bool = true;
-// The last matching round's impulses are pending (not yet applied; CpuBackend::apply_contacts
+// A matching round's impulses are pending (decided, not yet applied; CpuBackend::apply_contacts
 // runs between the rounds): impulse_pairs reads each body with them added, as the apply would
-// leave it (with_pending), and earliest_from_pairs, the next pass, tallies their collisions
-// and applies them (apply_pending). Saves the apply's pass in every round but the last.
+// leave it (with_pending), and earliest_from_pairs, the next round's, applies them
+// (apply_pending); each tallies its share of the round's collisions. Saves the round's sum and
+// apply passes ("A matching round, folded").
 override PENDING: bool = false;
 const PLANE_EVENT: u32 = 0x80000000u;  // cpu::collide::PLANE_EVENT
 const NO_EVENT: u32 = 0xffffffffu;     // cpu::collide::NO_EVENT
@@ -136,6 +137,7 @@ const TAU_NONE: f32 = 3.0e38;          // stands for the CPU's infinity (never a
 const PAIR_CONTACT: u32 = 1u;    // cpu::collide::PAIR_CONTACT
 const PAIR_COLLISION: u32 = 2u;  // cpu::collide::PAIR_COLLISION
 const PAIR_FORCE: u32 = 4u;      // cpu::collide::PAIR_FORCE
+const PAIR_MATCHED: u32 = 8u;    // gpu::collide::PAIR_MATCHED
 
 // cpu::collide::Body
 struct Body {
@@ -207,6 +209,7 @@ struct Acc {
     ev_tau: f32,
     ev_partner: u32,
     ev_count: u32,
+    ev_entry: u32,  // the event's list entry (NO_EVENT for a wall or none)
 }
 
 // cpu::collide::unit_or
@@ -414,14 +417,15 @@ fn is_mutual(me: Body, mine: u32, other: Body, theirs: u32) -> bool {
     return (me.w == 0.0 || mine == other.id) && (other.w == 0.0 || theirs == me.id);
 }
 
-// cpu::collide::Event::keep_earliest
-fn keep_earliest(acc: ptr<function, Acc>, tau: f32, partner: u32) {
+// cpu::collide::Event::keep_earliest; `entry`: the pair's list entry (NO_EVENT for a wall).
+fn keep_earliest(acc: ptr<function, Acc>, tau: f32, partner: u32, entry: u32) {
     (*acc).ev_count += 1u;
     // Ties: planes first, then lower ids.
     if tau < (*acc).ev_tau
         || (tau == (*acc).ev_tau && (partner ^ PLANE_EVENT) < ((*acc).ev_partner ^ PLANE_EVENT)) {
         (*acc).ev_tau = tau;
         (*acc).ev_partner = partner;
+        (*acc).ev_entry = entry;
     }
 }
 
@@ -565,7 +569,7 @@ fn project_onto_walls(acc: ptr<function, Acc>, me: Body) {
 
 fn new_acc() -> Acc {
     return Acc(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0, 0u, 0u,
-               TAU_NONE, NO_EVENT, 0u);
+               TAU_NONE, NO_EVENT, 0u, NO_EVENT);
 }
 
 // ---- Row passes: one invocation per small sphere, one work-group per large sphere ------------
@@ -634,6 +638,7 @@ var<workgroup> row_b: array<vec4<f32>, WG / 2u>;  // dx, power
 var<workgroup> row_f: array<vec4<f32>, WG / 2u>;  // force, ev_tau
 var<workgroup> row_c: array<vec4<u32>, WG / 2u>;  // contacts, collisions, ev_partner, ev_count
 var<workgroup> row_t: array<vec4<f32>, WG / 2u>;  // torque, -
+var<workgroup> row_e: array<u32, WG / 2u>;        // ev_entry
 
 fn row_stash(k: u32, a: Acc) {
     row_a[k] = vec4<f32>(a.dv, a.energy);
@@ -641,6 +646,7 @@ fn row_stash(k: u32, a: Acc) {
     row_f[k] = vec4<f32>(a.force, a.ev_tau);
     row_c[k] = vec4<u32>(a.contacts, a.collisions, a.ev_partner, a.ev_count);
     row_t[k] = vec4<f32>(a.torque, 0.0);
+    row_e[k] = a.ev_entry;
 }
 
 fn row_unstash(k: u32) -> Acc {
@@ -648,7 +654,7 @@ fn row_unstash(k: u32) -> Acc {
     let b = row_b[k];
     let f = row_f[k];
     let c = row_c[k];
-    return Acc(a.xyz, b.xyz, f.xyz, row_t[k].xyz, a.w, b.w, c.x, c.y, f.w, c.z, c.w);
+    return Acc(a.xyz, b.xyz, f.xyz, row_t[k].xyz, a.w, b.w, c.x, c.y, f.w, c.z, c.w, row_e[k]);
 }
 
 // cpu::collide::ContactOut::combine, and the earlier of two events (keep_earliest's order, so
@@ -668,6 +674,7 @@ fn combine_acc(a: Acc, b: Acc) -> Acc {
         || (b.ev_tau == a.ev_tau && (b.ev_partner ^ PLANE_EVENT) < (a.ev_partner ^ PLANE_EVENT)) {
         r.ev_tau = b.ev_tau;
         r.ev_partner = b.ev_partner;
+        r.ev_entry = b.ev_entry;
     }
     return r;
 }
@@ -872,21 +879,39 @@ fn sum_pairs(
 // false) every pair; the final round (FINAL) only the pairs that collide, again with the
 // mass-splitting factors of the earliest events' counts (the others keep their binary
 // response, which has no impulse). The CPU's skipping of pairs no round moved is not copied:
-// evaluating every pair gives the same bits.
+// evaluating every pair gives the same bits. With PENDING (after a matching round) it also
+// decides that round for its pair (matched_pair) and tallies the round's pair collisions.
 @compute @workgroup_size(WG)
-fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let e = linear_index(gid, list.dispatch_x);
+fn impulse_pairs(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let matched = impulse_pair(linear_index(gid, list.dispatch_x));
+    if PENDING {
+        // integrate.wgsl's tally: the round's collisions between spheres, one atomic per
+        // work-group (its wall collisions: earliest_from_pairs).
+        let total = workgroup_sum_u32(select(0u, 1u, matched));
+        if lid == 0u && total > 0u {
+            atomicAdd(&status.collisions, total);
+        }
+    }
+}
+
+// Entry e's pair, as impulse_pairs describes; returns whether the matching round before
+// (PENDING) resolved the pair.
+fn impulse_pair(e: u32) -> bool {
     if e >= min(list_start[params.n], list.capacity) {
-        return;
+        return false;
     }
     let l = link[e];
     if (l & OWNED) == 0u {
         report_visits(ENTRY_PASS);
-        return;
+        return false;
     }
-    if FINAL && (pair_result_more(e).y & PAIR_COLLISION) == 0u {
+    let before = pair_result_more(e);
+    if FINAL && (before.y & PAIR_COLLISION) == 0u {
         report_visits(ENTRY_PASS);
-        return;
+        return false;
     }
     visits = 1u;
     let i = row_of[e];
@@ -899,12 +924,16 @@ fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     var a = load_body(i);
     var b = load_body(j);
+    var matched = false;
     if PENDING {
+        matched = (before.y & PAIR_COLLISION) != 0u
+            && is_mutual(a, earliest[i].y, b, earliest[j].y);
         a = with_pending(i, a);
         b = with_pending(j, b);
     }
     let p = resolve_pair(a, b, params.dt, params.resting_speed, k_i, k_j);
-    let flags = select(0u, PAIR_CONTACT, p.contact) | select(0u, PAIR_COLLISION, p.collision);
+    let flags = select(0u, PAIR_CONTACT, p.contact) | select(0u, PAIR_COLLISION, p.collision)
+        | select(0u, PAIR_MATCHED, matched);
     let out = vec4<f32>(p.n, p.impulse);
     let more = vec4<u32>(bitcast<u32>(p.rest), flags, bitcast<u32>(p.tau), bitcast<u32>(p.push));
     set_pair_result(e, out, more);
@@ -913,22 +942,92 @@ fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
         set_pair_result(m, out, more);
     }
     report_visits(ENTRY_PASS);
+    return matched;
 }
 
-// Body b of sphere i as integrate.wgsl's apply_contact leaves it: x + dx, v + dv from its
-// pending round (the same expressions, so the same bits).
+// ---- A matching round, folded ----------------------------------------------------------------
+//
+// The CPU sums a matching round in a row pass (cpu::collide::sum_impulses, Round::Matching):
+// a movable sphere adds its event's response when the event is mutual (is_mutual), and nothing
+// else, since no other entry of its row and no other wall acts in that round. So its sum is the
+// one response of its event, which earliest_from_pairs already holds: it writes that
+// candidate (round_candidate) beside the event, and whoever applies the round adds it if the
+// event is mutual, which needs the partner's event: impulse_pairs (PENDING), the pass after,
+// from `earliest` (matched_now); earliest_from_pairs (PENDING), the next round's, from the flag
+// that impulse_pairs left on the event's entry (matched_before), since that pass rewrites
+// `earliest`. The same expressions on the same inputs: the CPU's sums, bit for bit.
+
+// Whether sphere i's event of the round earliest_from_pairs just decided is mutual: a wall, a
+// fixed partner, or a partner whose event is i (is_mutual; a fixed sphere has no event).
+fn matched_now(i: u32, me: Body) -> bool {
+    let ev = earliest[i];
+    if ev.y == NO_EVENT {
+        return false;
+    }
+    if (ev.y & PLANE_EVENT) != 0u {
+        return true;
+    }
+    let j = partner[ev.w];
+    return vel[j].w == 0.0 || earliest[j].y == me.id;
+}
+
+// matched_now, read by the pass that rewrites `earliest`: `ev` is sphere i's event of the
+// round before, and impulse_pairs flagged its entry when it was mutual.
+fn matched_before(ev: vec4<u32>) -> bool {
+    if ev.y == NO_EVENT {
+        return false;
+    }
+    if (ev.y & PLANE_EVENT) != 0u {
+        return true;
+    }
+    return (pair_result_more(ev.w).y & PAIR_MATCHED) != 0u;
+}
+
+// Sphere i's sum of the matching round whose event `ev` earliest_from_pairs decided, if the
+// event is mutual (sum_impulses, Round::Matching): its event's response (the pair's, push and
+// contact dropped; or its wall's), from zero, into contact and contact_dx. Nothing for no event.
+fn round_candidate(i: u32, me: Body, ev: Acc) {
+    var acc = new_acc();
+    if ev.ev_partner != NO_EVENT {
+        if (ev.ev_partner & PLANE_EVENT) != 0u {
+            let k = ev.ev_partner & ~PLANE_EVENT;
+            wall_contact(&acc, me, planes[k], k, true, 1.0);
+        } else {
+            let e = ev.ev_entry;
+            let l = link[e];
+            let owned = (l & OWNED) != 0u;
+            // An entry without a pair adds nothing (sum_impulses_entry).
+            if owned || (l & NO_MIRROR) != NO_MIRROR {
+                var p = listed_response(e);
+                p.push = 0.0;
+                p.contact = false;
+                // Without a push, `apply` reads neither the partner nor the mass sum.
+                apply(&acc, p, me, me, me.w, owned);
+            }
+        }
+    }
+    contact[i] = vec4<f32>(acc.dv, acc.energy);
+    contact_dx[i] = vec4<f32>(acc.dx, acc.power);
+}
+
+// Body b of sphere i as integrate.wgsl's apply_contact leaves it after the round
+// earliest_from_pairs decided: x + dx, v + dv of its candidate if matched, else + 0 (the same
+// expressions, so the same bits).
 fn with_pending(i: u32, b: Body) -> Body {
+    let matched = matched_now(i, b);
     var a = b;
-    a.x = b.x + contact_dx[i].xyz;
-    a.v = b.v + contact[i].xyz;
+    a.x = b.x + select(vec3<f32>(0.0), contact_dx[i].xyz, matched);
+    a.v = b.v + select(vec3<f32>(0.0), contact[i].xyz, matched);
     return a;
 }
 
-// integrate.wgsl's apply_contact (CpuBackend::apply_contacts) of sphere i's pending round:
-// x += dx, v += dv, and minus a movable sphere's energy change booked as dissipated.
-fn apply_pending(i: u32) {
-    let dv = contact[i].xyz;
-    let dx = contact_dx[i].xyz;
+// integrate.wgsl's apply_contact (CpuBackend::apply_contacts) of sphere i's pending round, whose
+// event was `ev`: x += dx, v += dv, and minus a movable sphere's energy change booked as
+// dissipated. Returns the round's wall collisions to tally (a wall event always acts).
+fn apply_pending(i: u32, ev: vec4<u32>) -> u32 {
+    let matched = matched_before(ev);
+    let dv = select(vec3<f32>(0.0), contact[i].xyz, matched);
+    let dx = select(vec3<f32>(0.0), contact_dx[i].xyz, matched);
     let p4 = pos[i];
     let v4 = vel[i];
     if v4.w != 0.0 {
@@ -937,6 +1036,7 @@ fn apply_pending(i: u32) {
     }
     pos[i] = vec4<f32>(p4.xyz + dx, p4.w);
     vel[i] = vec4<f32>(v4.xyz + dv, v4.w);
+    return select(0u, 1u, ev.y != NO_EVENT && (ev.y & PLANE_EVENT) != 0u);
 }
 
 // cpu::collide::PairImpulse::response
@@ -955,19 +1055,22 @@ fn listed_response(e: u32) -> PairResponse {
 }
 
 // cpu::collide::earliest_from_pairs, one row each (row_group): its earliest event and pending
-// count from the binary responses of its row, then the walls. A fixed sphere has none.
+// count from the binary responses of its row, then the walls. A fixed sphere has none. The
+// event's list entry goes to earliest.w, its response to contact (round_candidate).
 fn earliest_entry(acc: ptr<function, Acc>, e: u32) {
     visits += 1u;
     let more = pair_result_more(e);
     if (more.y & PAIR_COLLISION) != 0u {
-        keep_earliest(acc, bitcast<f32>(more.z), ids[partner[e]]);
+        keep_earliest(acc, bitcast<f32>(more.z), ids[partner[e]], e);
     }
 }
 
-fn earliest_finish(i: u32, row: Acc) {
+// Returns the wall collisions of the pending round it applied (PENDING).
+fn earliest_finish(i: u32, row: Acc) -> u32 {
     var acc = row;
+    var walls = 0u;
     if PENDING {
-        apply_pending(i);
+        walls = apply_pending(i, earliest[i]);
     }
     let me = load_body(i);
     if me.w == 0.0 {
@@ -976,11 +1079,13 @@ fn earliest_finish(i: u32, row: Acc) {
         for (var k = 0u; k < params.n_planes; k++) {
             let tau = wall_event(me, planes[k], params.dt);
             if tau >= 0.0 {
-                keep_earliest(&acc, tau, PLANE_EVENT | k);
+                keep_earliest(&acc, tau, PLANE_EVENT | k, NO_EVENT);
             }
         }
     }
-    earliest[i] = vec4<u32>(bitcast<u32>(acc.ev_tau), acc.ev_partner, acc.ev_count, 0u);
+    earliest[i] = vec4<u32>(bitcast<u32>(acc.ev_tau), acc.ev_partner, acc.ev_count, acc.ev_entry);
+    round_candidate(i, me, acc);
+    return walls;
 }
 
 @compute @workgroup_size(WG)
@@ -990,6 +1095,7 @@ fn earliest_from_pairs(
 ) {
     let g = row_group(wid);
     let r = row_share(g, lid);
+    me_index = r.i;
     var acc = new_acc();
     if r.live && vel[r.i].w != 0.0 {
         for (var e = r.first; e < r.end; e += r.stride) {
@@ -1002,28 +1108,24 @@ fn earliest_from_pairs(
     if !g.small {
         acc = reduce_row(lid, acc);
     }
-    let writes = row_writes(g, r, lid);
+    var walls = 0u;
+    if row_writes(g, r, lid) {
+        walls = earliest_finish(r.i, acc);
+    }
     if PENDING {
-        // integrate.wgsl's tally: the pending round's collisions, one atomic per work-group.
-        var c = 0u;
-        if writes {
-            c = contact_counts[r.i].y;
-        }
-        let total = workgroup_sum_u32(c);
+        // integrate.wgsl's tally: the pending round's wall collisions, one atomic per
+        // work-group (its pair collisions: impulse_pairs).
+        let total = workgroup_sum_u32(walls);
         if lid == 0u && total > 0u {
             atomicAdd(&status.collisions, total);
         }
     }
-    if writes {
-        earliest_finish(r.i, acc);
-    }
 }
 
-// cpu::collide::sum_impulses, one row each (row_group), one round (FINAL): its row's responses
-// (a matching round keeps only mutual collisions), then the walls, then (final round) the
-// projection onto the walls. In a matching round a movable sphere without an event of its own
-// has no mutual pair: nothing to add.
-fn sum_impulses_entry(acc: ptr<function, Acc>, e: u32, me: Body, mine: u32) {
+// cpu::collide::sum_impulses of the final round, one row each (row_group): its row's responses,
+// then the walls, then the projection onto the walls. (A matching round's sum is folded into
+// earliest_from_pairs and impulse_pairs, above.)
+fn sum_impulses_entry(acc: ptr<function, Acc>, e: u32, me: Body) {
     visits += 1u;
     let l = link[e];
     let owned = (l & OWNED) != 0u;
@@ -1032,49 +1134,16 @@ fn sum_impulses_entry(acc: ptr<function, Acc>, e: u32, me: Body, mine: u32) {
     }
     let j = partner[e];
     let other = load_body(j);
-    var p = listed_response(e);
-    if !FINAL {
-        let mutual = is_mutual(me, mine, other, earliest[j].y);
-        if !(p.collision && mutual) {
-            p.impulse = 0.0;
-            p.collision = false;
-        }
-        p.push = 0.0;
-        p.contact = false;
-    }
-    apply(acc, p, me, other, me.w + other.w, owned);
+    apply(acc, listed_response(e), me, other, me.w + other.w, owned);
 }
 
-// Whether sphere i's row and walls take part in this round, and its event partner.
-fn sum_impulses_mine(i: u32) -> u32 {
-    if FINAL {
-        return NO_EVENT;
-    }
-    return earliest[i].y;
-}
-
-fn sum_impulses_idle(me: Body, mine: u32) -> bool {
-    return !FINAL && mine == NO_EVENT && me.w != 0.0;
-}
-
-fn sum_impulses_finish(i: u32, row: Acc, me: Body, mine: u32) {
+fn sum_impulses_finish(i: u32, row: Acc, me: Body) {
     var acc = row;
-    if sum_impulses_idle(me, mine) {
-        contact[i] = vec4<f32>(0.0);
-        contact_dx[i] = vec4<f32>(0.0);
-        contact_counts[i] = vec4<u32>(0u);
-        return;
-    }
-    var k_me = 1.0;
-    if FINAL {
-        k_me = f32(max(earliest[i].z, 1u));
-    }
+    let k_me = f32(max(earliest[i].z, 1u));
     for (var k = 0u; k < params.n_planes; k++) {
-        wall_contact(&acc, me, planes[k], k, mine == (PLANE_EVENT | k), k_me);
+        wall_contact(&acc, me, planes[k], k, false, k_me);
     }
-    if FINAL {
-        project_onto_walls(&acc, me);
-    }
+    project_onto_walls(&acc, me);
     contact[i] = vec4<f32>(acc.dv, acc.energy);
     contact_dx[i] = vec4<f32>(acc.dx, acc.power);
     contact_counts[i] = vec4<u32>(acc.contacts, acc.collisions, 0u, 0u);
@@ -1090,14 +1159,10 @@ fn sum_impulses(
     me_index = r.i;
     var acc = new_acc();
     var me: Body;
-    var mine = NO_EVENT;
     if r.live {
         me = load_body(r.i);
-        mine = sum_impulses_mine(r.i);
-        if !sum_impulses_idle(me, mine) {
-            for (var e = r.first; e < r.end; e += r.stride) {
-                sum_impulses_entry(&acc, e, me, mine);
-            }
+        for (var e = r.first; e < r.end; e += r.stride) {
+            sum_impulses_entry(&acc, e, me);
         }
     }
     if r.live {
@@ -1107,6 +1172,6 @@ fn sum_impulses(
         acc = reduce_row(lid, acc);
     }
     if row_writes(g, r, lid) {
-        sum_impulses_finish(r.i, acc, me, mine);
+        sum_impulses_finish(r.i, acc, me);
     }
 }

@@ -10,8 +10,6 @@
 //! The model is vello's recording of a frame as a list of commands, each with a CPU and a GPU
 //! implementation (linebender/vello, `vello_encoding` and `vello_shaders`' cpu module).
 
-use crate::cpu::collide::Round;
-
 /// What one invocation of a pass covers, hence its dispatch size (`div_ceil` by the work-group
 /// size).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,8 +42,12 @@ pub enum Gate {
 pub enum Pairs {
     /// Every listed pair, binary (mass-splitting factors 1).
     Binary,
-    /// The pairs of which a matching round moved a sphere, binary; that round's impulses are
-    /// still pending on the GPU and read as applied.
+    /// A matching round's impulses (each sphere's mutual event, decided by the
+    /// `earliest_from_pairs` before), then the pairs of which the round moved a sphere, binary.
+    /// The GPU sums the round in this pass and the next `earliest_from_pairs` (the fold of
+    /// `sum_impulses`, shaders/collide.wgsl "A matching round, folded") and reads the round's
+    /// impulses as applied; the CPU sums it in a row pass (`cpu::collide::sum_impulses`,
+    /// `Round::Matching`) and applies it here, first.
     Pending,
     /// The colliding pairs again, with the final round's mass-splitting factors.
     Final,
@@ -66,14 +68,15 @@ pub enum Kind {
     /// collide, impulses: pair responses (`impulse_pairs`).
     ImpulsePairs(Pairs),
     /// collide, impulses: each sphere's earliest event and pending count from its row
-    /// (`earliest_from_pairs`); `after_round`: a matching round's impulses are pending (the GPU
-    /// applies them here).
+    /// (`earliest_from_pairs`), and on the GPU that event's response, which the next matching
+    /// round applies if the event is mutual; `after_round`: a matching round's impulses are
+    /// pending (the GPU applies them here).
     EarliestEvents {
         /// A matching round ran before this pass.
         after_round: bool,
     },
-    /// collide, impulses: each sphere's sum of a round's impulses (`sum_impulses`).
-    SumImpulses(Round),
+    /// collide, impulses: each sphere's sum of the final round's impulses (`sum_impulses`).
+    SumImpulses,
     /// integrate: the final round's changes added to the state, before gravity reads it
     /// (`apply_contacts`). Without a gravity pass the end of the step applies them.
     ApplyContacts,
@@ -158,7 +161,7 @@ pub fn entries(kind: Kind) -> &'static [(&'static str, &'static str)] {
         ],
         Kind::ImpulsePairs(_) => &[("collide", "impulse_pairs")],
         Kind::EarliestEvents { .. } => &[("collide", "earliest_from_pairs")],
-        Kind::SumImpulses(_) => &[("collide", "sum_impulses")],
+        Kind::SumImpulses => &[("collide", "sum_impulses")],
         Kind::ApplyContacts => &[("integrate", "apply_contacts")],
         Kind::CollidePairs => &[("collide", "collide_pairs")],
         Kind::SumPairs => &[("collide", "sum_pairs")],
@@ -234,8 +237,33 @@ pub struct Config {
     pub rounds: usize,
 }
 
+/// What `earliest_from_pairs` reads: its row's results and the walls, and after a round the
+/// pending impulses, the event (own) and the flag on its entry (`apply_pending`); `wall_xi`
+/// statically, through `wall_contact` (soft history only).
+const EARLIEST: &[&str] = &[
+    "pos",
+    "vel",
+    "acc",
+    "ids",
+    "props",
+    "rot",
+    "list_start",
+    "partner",
+    "link",
+    "pair_out",
+    "pair_more",
+    "planes",
+    "earliest",
+    "contact",
+    "contact_dx",
+    "dissipated",
+    "status",
+    "wall_xi",
+];
+
 /// What the impulse model's pair passes read (`impulse_pairs`, every variant: the pending
-/// round's reads `contact`, the final's `earliest`, both the pairs' earlier results).
+/// round's reads `contact` and `earliest`, and its tally `status`; the final's `earliest`;
+/// both the pairs' earlier results).
 const IMPULSE_PAIRS: &[&str] = &[
     "pos",
     "vel",
@@ -250,6 +278,7 @@ const IMPULSE_PAIRS: &[&str] = &[
     "link",
     "row_of",
     "pair_more",
+    "status",
 ];
 
 fn pass(
@@ -358,23 +387,6 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             "status",
         ],
     ));
-    let rows = &[
-        "pos",
-        "vel",
-        "acc",
-        "ids",
-        "props",
-        "rot",
-        "list_start",
-        "partner",
-        "pair_more",
-        "planes",
-        "contact",
-        "contact_dx",
-        "contact_counts",
-        "dissipated",
-        "status",
-    ];
     if c.impulse {
         p.push(pass(
             "collide::impulse_pairs",
@@ -382,7 +394,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             Entries,
             Always,
             IMPULSE_PAIRS,
-            &["pair_out", "pair_more"],
+            &["pair_out", "pair_more", "status"],
         ));
         let earliest = |after_round: bool| {
             pass(
@@ -390,53 +402,60 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
                 Kind::EarliestEvents { after_round },
                 Rows,
                 Always,
-                rows,
-                &["earliest", "pos", "vel", "dissipated", "status"],
-            )
-        };
-        let sum_impulses = |round: Round| {
-            pass(
-                "collide::sum_impulses",
-                Kind::SumImpulses(round),
-                Rows,
-                Always,
+                EARLIEST,
                 &[
+                    "earliest",
                     "pos",
                     "vel",
-                    "props",
-                    "ids",
-                    "rot",
-                    "earliest",
-                    "list_start",
-                    "partner",
-                    "link",
-                    "pair_out",
-                    "pair_more",
-                    "planes",
-                    "wall_xi",
-                ],
-                // `earliest` only for its statically reachable wall forces (never written
-                // with impulses: SharedBuffers::earliest).
-                &[
+                    "dissipated",
+                    "status",
                     "contact",
                     "contact_dx",
-                    "contact_counts",
+                    // Statically reachable through wall_contact (soft history only).
                     "wall_xi",
-                    "earliest",
                 ],
             )
         };
+        let sum_impulses = pass(
+            "collide::sum_impulses",
+            Kind::SumImpulses,
+            Rows,
+            Always,
+            &[
+                "pos",
+                "vel",
+                "props",
+                "ids",
+                "rot",
+                "earliest",
+                "list_start",
+                "partner",
+                "link",
+                "pair_out",
+                "pair_more",
+                "planes",
+                "wall_xi",
+            ],
+            // `earliest` only for its statically reachable wall forces (never written
+            // with impulses: SharedBuffers::earliest).
+            &[
+                "contact",
+                "contact_dx",
+                "contact_counts",
+                "wall_xi",
+                "earliest",
+            ],
+        );
         let rounds = if init { 0 } else { c.rounds };
         for r in 0..rounds {
             p.push(earliest(r > 0));
-            p.push(sum_impulses(Round::Matching));
             p.push(pass(
                 "collide::impulse_pairs",
                 Kind::ImpulsePairs(Pairs::Pending),
                 Entries,
                 Always,
                 IMPULSE_PAIRS,
-                &["pair_out", "pair_more"],
+                &["pair_out", "pair_more", "status"],
             ));
         }
         if !init {
@@ -448,9 +467,9 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             Entries,
             Always,
             IMPULSE_PAIRS,
-            &["pair_out", "pair_more"],
+            &["pair_out", "pair_more", "status"],
         ));
-        p.push(sum_impulses(Round::Final));
+        p.push(sum_impulses);
         if !init && c.gravity {
             p.push(pass(
                 "integrate::apply_contacts",
@@ -576,7 +595,7 @@ mod tests {
     }
 
     #[test]
-    fn an_impulse_step_has_three_passes_a_matching_round() {
+    fn an_impulse_step_has_two_passes_a_matching_round() {
         let c = Config {
             impulse: true,
             gravity: false,
@@ -584,9 +603,9 @@ mod tests {
         };
         let n = step(c, false).len();
         let two = step(Config { rounds: 2, ..c }, false).len();
-        assert_eq!(n - two, 3);
-        // kick_drift, binning, build, binary pairs, 3 × 3, earliest, final pairs, final sum, end.
-        assert_eq!(n, 3 + 1 + 9 + 3 + 1);
+        assert_eq!(n - two, 2);
+        // kick_drift, binning, build, binary pairs, 3 × 2, earliest, final pairs, final sum, end.
+        assert_eq!(n, 3 + 1 + 6 + 3 + 1);
         let with_gravity = names(Config { gravity: true, ..c }, false);
         let apply = with_gravity
             .iter()

@@ -259,10 +259,10 @@ fn halting_submissions_agree_with_the_cpu() {
 }
 
 /// Dispatches per step of box-gas (impulses, its skin of 0.6 r): the drift and the impulse
-/// tail in every step, `3 MATCHING_ROUNDS + 6` (a binary pair pass, three passes a matching
-/// round, the final round's three, the end of the step), and the binning once per submission,
-/// at most four more a step on average. Issue 13's target was 16 with two matching rounds; the
-/// third, which keeps an elastic gas's energy (docs/physics.md §1.2), costs three more: 19.
+/// tail in every step, `2 MATCHING_ROUNDS + 6` (a binary pair pass, two passes a matching
+/// round, whose sum is folded into them, the final round's three, the end of the step), and
+/// the binning once per submission, at most four more a step on average: issue 35's 16 a step,
+/// with the three matching rounds that keep an elastic gas's energy (docs/physics.md §1.2).
 #[test]
 fn box_gas_submits_its_tail_and_at_most_four_binning_dispatches_per_step() {
     if !gpu_available() {
@@ -276,7 +276,7 @@ fn box_gas_submits_its_tail_and_at_most_four_binning_dispatches_per_step() {
     let w = g.work_counts().unwrap();
     eprintln!("box-gas 5000: {w:?}");
     let d = w.dispatches_per_step.unwrap();
-    let tail = (3 * spheresim::setup::MATCHING_ROUNDS + 6) as f64;
+    let tail = (2 * spheresim::setup::MATCHING_ROUNDS + 6) as f64;
     assert!(d <= tail + 4.0, "{w:?}");
     // The floor: the drift and the tail in every step, and some binning.
     assert!(d > tail, "{w:?}");
@@ -826,9 +826,10 @@ fn work_counters_count_the_contact_passes() {
         );
     }
     // Impulses: a binary pair pass, one after each matching round and the final round's; an
-    // earliest-event pass and a sum per matching round, and the final round's two.
+    // earliest-event pass per matching round (the round's sum is folded into it and the pair
+    // pass after), and the final round's two.
     let rounds = spheresim::setup::MATCHING_ROUNDS as u64;
-    let (entry_passes, row_passes) = (rounds + 2, 2 * rounds + 2);
+    let (entry_passes, row_passes) = (rounds + 2, rounds + 2);
     let s = small("wall-break", 2000, 2);
     let (mut g, mut c) = (gpu(&s), cpu(&s));
     g.step(1).unwrap();

@@ -83,6 +83,10 @@ fn shared_constants_match_their_rust_twins() {
             "PAIR_FORCE",
             Value::U32(spheresim::cpu::collide::PAIR_FORCE),
         ),
+        (
+            "PAIR_MATCHED",
+            Value::U32(spheresim::gpu::collide::PAIR_MATCHED),
+        ),
         ("EXPONENT_BITS", Value::U32(f32::INFINITY.to_bits())),
         (
             "MAX_BOUND",
@@ -368,4 +372,15 @@ fn shared_structs_match_their_wgsl_layout() {
             "{name}: WGSL size against the Rust struct's size"
         );
     }
+}
+
+#[test]
+fn the_gpu_only_pair_flag_is_a_bit_of_its_own() {
+    use spheresim::cpu::collide::{PAIR_COLLISION, PAIR_CONTACT, PAIR_FORCE};
+    use spheresim::gpu::collide::PAIR_MATCHED;
+    assert!(PAIR_MATCHED.is_power_of_two());
+    assert_eq!(
+        PAIR_MATCHED & (PAIR_CONTACT | PAIR_COLLISION | PAIR_FORCE),
+        0
+    );
 }

@@ -305,9 +305,11 @@ impl<R: Real> CpuBackend<R> {
         }
     }
 
-    /// The CPU twin of one pass of the recipe. The CPU applies a matching round's impulses at
-    /// once (the GPU defers them to the next pass that reads the state), and the final round's
-    /// at `ApplyContacts` or the end of the step, as the GPU does.
+    /// The CPU twin of one pass of the recipe. The CPU sums a matching round's impulses in a
+    /// row pass and applies them at once, where the round's `impulse_pairs` starts (the GPU
+    /// folds the sum into that pass and the `earliest_from_pairs` before it, and defers the
+    /// apply to the next pass that reads the state), and the final round's at `ApplyContacts`
+    /// or the end of the step, as the GPU does.
     pub(super) fn run_pass(&mut self, pass: &Pass, run: &mut StepRun<R>) {
         match pass.kind {
             Kind::MeasureSpeed => {
@@ -343,16 +345,18 @@ impl<R: Real> CpuBackend<R> {
                 self.moved.clear();
                 self.impulse_pairs(&run.collide(), false);
             }
-            Kind::ImpulsePairs(Pairs::Pending) => self.impulse_pairs(&run.collide(), false),
-            Kind::ImpulsePairs(Pairs::Final) => self.impulse_pairs(&run.collide(), true),
-            Kind::EarliestEvents { .. } => self.earliest_events(&run.collide()),
-            Kind::SumImpulses(Round::Matching) => {
+            Kind::ImpulsePairs(Pairs::Pending) => {
+                // The matching round the GPU folds into its pair passes, summed as a row pass
+                // and applied here.
                 self.collide(Round::Matching, &run.collide());
                 run.collisions += self.sum_contacts().collisions;
                 run.impulse_loss += self.apply_contacts();
                 self.load_bodies();
+                self.impulse_pairs(&run.collide(), false);
             }
-            Kind::SumImpulses(Round::Final) => {
+            Kind::ImpulsePairs(Pairs::Final) => self.impulse_pairs(&run.collide(), true),
+            Kind::EarliestEvents { .. } => self.earliest_events(&run.collide()),
+            Kind::SumImpulses => {
                 self.collide(Round::Final, &run.collide());
                 run.sums = self.sum_contacts();
                 run.unapplied = !run.init;

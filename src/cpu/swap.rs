@@ -53,7 +53,7 @@ impl Stage {
             Kind::BuildList => Stage::BuildList,
             Kind::ImpulsePairs(_)
             | Kind::EarliestEvents { .. }
-            | Kind::SumImpulses(_)
+            | Kind::SumImpulses
             | Kind::CollidePairs
             | Kind::SumPairs => Stage::Contacts,
             Kind::ApplyContacts => Stage::ApplyContacts,

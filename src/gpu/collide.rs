@@ -1,12 +1,20 @@
 //! Stage `collide`, from the neighbour list. The soft laws: `collide_pairs` (one entry each) and
 //! `sum_pairs` (a row pass, with the walls). The impulse model: `impulse_pairs` (one entry
 //! each; binary, or the final round's colliding pairs with mass splitting: override FINAL),
-//! `earliest_from_pairs` and `sum_impulses` (row passes; a matching round or the final one:
-//! override FINAL). A row pass runs one invocation per small sphere and a work-group per large
+//! `earliest_from_pairs` and `sum_impulses` (row passes; the final round's sum). A matching
+//! round's sum is folded into `earliest_from_pairs` and the `impulse_pairs` after it (override
+//! PENDING; shaders/collide.wgsl, "A matching round, folded"), whose CPU twin is
+//! `cpu::collide::sum_impulses` with `Round::Matching`. A row pass runs one invocation per small sphere and a work-group per large
 //! sphere, whose lanes share its row (`cpu::collide::sum_row`).
 //! Shader `shaders/collide.wgsl`; CPU twin `src/cpu/collide/`.
 
 use super::pipelines::Module;
+
+/// Flag of an entry's pair result (beside `cpu::collide::PAIR_CONTACT`, `PAIR_COLLISION`,
+/// `PAIR_FORCE`), GPU only: the matching round before was mutual for the pair, so both its
+/// spheres took their event's impulse. Written by `impulse_pairs` (`PENDING`), read by the next
+/// `earliest_from_pairs`, which applies the round.
+pub const PAIR_MATCHED: u32 = 8;
 use super::stages::module;
 use super::state::{SharedBuffers, StateSet};
 
@@ -17,19 +25,18 @@ use super::state::{SharedBuffers, StateSet};
 pub struct CollidePipelines {
     /// `impulse_pairs`, a matching round's binary collisions (`FINAL = false`).
     pub impulse_pairs_binary: wgpu::ComputePipeline,
-    /// `impulse_pairs` of a matching round after another, whose impulses are pending
-    /// (`PENDING`): each body read as the apply would leave it.
+    /// `impulse_pairs` after a matching round, whose impulses are pending (`PENDING`): decides
+    /// the round for each pair (flagging [`PAIR_MATCHED`]), tallies its collisions and reads
+    /// each body as the apply would leave it.
     pub impulse_pairs_pending: wgpu::ComputePipeline,
     /// `impulse_pairs`, the final round's colliding pairs with mass splitting (`FINAL = true`).
     pub impulse_pairs_final: wgpu::ComputePipeline,
-    /// Each sphere's earliest event from its row.
+    /// Each sphere's earliest event from its row, and that event's response.
     pub earliest_from_pairs: wgpu::ComputePipeline,
     /// The same after a pending round (`PENDING`): first tallies and applies that round
     /// (`CpuBackend::apply_contacts`), each sphere its own.
     pub earliest_apply: wgpu::ComputePipeline,
-    /// `sum_impulses` of a matching round (`FINAL = false`).
-    pub sum_impulses_matching: wgpu::ComputePipeline,
-    /// `sum_impulses` of the final round (`FINAL = true`).
+    /// `sum_impulses` of the final round.
     pub sum_impulses_final: wgpu::ComputePipeline,
     /// The soft laws' pair forces, one entry each.
     pub collide_pairs: wgpu::ComputePipeline,
@@ -56,7 +63,6 @@ impl CollidePipelines {
             impulse_pairs_final: p("impulse_pairs", Some(true)),
             earliest_from_pairs: p("earliest_from_pairs", None),
             earliest_apply: with("earliest_from_pairs", None, true),
-            sum_impulses_matching: p("sum_impulses", Some(false)),
             sum_impulses_final: p("sum_impulses", Some(true)),
             collide_pairs: p("collide_pairs", None),
             sum_pairs: p("sum_pairs", None),

@@ -47,7 +47,6 @@ pub mod traffic;
 pub mod tree;
 pub mod work;
 
-use crate::cpu::collide::Round;
 use crate::recipe::{self, Gate, Kind, Pairs, Pass};
 use crate::scene::ContactModel;
 use crate::setup::MATCHING_ROUNDS;
@@ -249,12 +248,7 @@ impl GpuBackend {
                         };
                         (pipeline, &b.collide, ROWS, stage::CONTACTS)
                     }
-                    Kind::SumImpulses(Round::Matching) => {
-                        (&c.sum_impulses_matching, &b.collide, ROWS, stage::CONTACTS)
-                    }
-                    Kind::SumImpulses(Round::Final) => {
-                        (&c.sum_impulses_final, &b.collide, ROWS, stage::CONTACTS)
-                    }
+                    Kind::SumImpulses => (&c.sum_impulses_final, &b.collide, ROWS, stage::CONTACTS),
                     // Gravity reads the applied positions: applied before it.
                     Kind::ApplyContacts => {
                         (&ig.apply_contacts, &b.integrate, SPHERES, stage::CONTACTS)
