@@ -128,8 +128,8 @@ override FINAL: bool = true;
 // A matching round's impulses are pending (decided, not yet applied; CpuBackend::apply_contacts
 // runs between the rounds): impulse_pairs reads each body with them added, as the apply would
 // leave it (with_pending), and earliest_from_pairs, the next round's, applies them
-// (apply_pending); each tallies its share of the round's collisions. Saves the round's sum and
-// apply passes ("A matching round, folded").
+// (apply_pending) and tallies their collisions. Saves the round's sum and apply passes ("A
+// matching round, folded").
 override PENDING: bool = false;
 const PLANE_EVENT: u32 = 0x80000000u;  // cpu::collide::PLANE_EVENT
 const NO_EVENT: u32 = 0xffffffffu;     // cpu::collide::NO_EVENT
@@ -138,6 +138,7 @@ const PAIR_CONTACT: u32 = 1u;    // cpu::collide::PAIR_CONTACT
 const PAIR_COLLISION: u32 = 2u;  // cpu::collide::PAIR_COLLISION
 const PAIR_FORCE: u32 = 4u;      // cpu::collide::PAIR_FORCE
 const PAIR_MATCHED: u32 = 8u;    // gpu::collide::PAIR_MATCHED
+const PAIR_TALLY: u32 = 16u;     // gpu::collide::PAIR_TALLY
 
 // cpu::collide::Body
 struct Body {
@@ -880,38 +881,24 @@ fn sum_pairs(
 // mass-splitting factors of the earliest events' counts (the others keep their binary
 // response, which has no impulse). The CPU's skipping of pairs no round moved is not copied:
 // evaluating every pair gives the same bits. With PENDING (after a matching round) it also
-// decides that round for its pair (matched_pair) and tallies the round's pair collisions.
+// decides that round for its pair and flags both entries (PAIR_MATCHED), and the entry of the
+// sphere that tallies the collision (PAIR_TALLY: the lower id's if it is movable, else the
+// other's), for the next earliest_from_pairs.
 @compute @workgroup_size(WG)
-fn impulse_pairs(
-    @builtin(global_invocation_id) gid: vec3<u32>,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    let matched = impulse_pair(linear_index(gid, list.dispatch_x));
-    if PENDING {
-        // integrate.wgsl's tally: the round's collisions between spheres, one atomic per
-        // work-group (its wall collisions: earliest_from_pairs).
-        let total = workgroup_sum_u32(select(0u, 1u, matched));
-        if lid == 0u && total > 0u {
-            atomicAdd(&status.collisions, total);
-        }
-    }
-}
-
-// Entry e's pair, as impulse_pairs describes; returns whether the matching round before
-// (PENDING) resolved the pair.
-fn impulse_pair(e: u32) -> bool {
+fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let e = linear_index(gid, list.dispatch_x);
     if e >= min(list_start[params.n], list.capacity) {
-        return false;
+        return;
     }
     let l = link[e];
     if (l & OWNED) == 0u {
         report_visits(ENTRY_PASS);
-        return false;
+        return;
     }
     let before = pair_result_more(e);
     if FINAL && (before.y & PAIR_COLLISION) == 0u {
         report_visits(ENTRY_PASS);
-        return false;
+        return;
     }
     visits = 1u;
     let i = row_of[e];
@@ -934,15 +921,17 @@ fn impulse_pair(e: u32) -> bool {
     let p = resolve_pair(a, b, params.dt, params.resting_speed, k_i, k_j);
     let flags = select(0u, PAIR_CONTACT, p.contact) | select(0u, PAIR_COLLISION, p.collision)
         | select(0u, PAIR_MATCHED, matched);
+    // Two fixed spheres never collide (resolve_pair), so a matched pair has a movable sphere.
+    let tally_a = select(0u, PAIR_TALLY, matched && a.w != 0.0);
+    let tally_b = select(0u, PAIR_TALLY, matched && a.w == 0.0);
     let out = vec4<f32>(p.n, p.impulse);
     let more = vec4<u32>(bitcast<u32>(p.rest), flags, bitcast<u32>(p.tau), bitcast<u32>(p.push));
-    set_pair_result(e, out, more);
+    set_pair_result(e, out, more | vec4<u32>(0u, tally_a, 0u, 0u));
     let m = l & NO_MIRROR;
     if m != NO_MIRROR {
-        set_pair_result(m, out, more);
+        set_pair_result(m, out, more | vec4<u32>(0u, tally_b, 0u, 0u));
     }
     report_visits(ENTRY_PASS);
-    return matched;
 }
 
 // ---- A matching round, folded ----------------------------------------------------------------
@@ -972,15 +961,16 @@ fn matched_now(i: u32, me: Body) -> bool {
 }
 
 // matched_now, read by the pass that rewrites `earliest`: `ev` is sphere i's event of the
-// round before, and impulse_pairs flagged its entry when it was mutual.
-fn matched_before(ev: vec4<u32>) -> bool {
+// round before, and impulse_pairs flagged its entry when it was mutual. Returns the flags that
+// matter: PAIR_MATCHED, and PAIR_TALLY where sphere i counts the collision (always a wall's).
+fn matched_before(ev: vec4<u32>) -> u32 {
     if ev.y == NO_EVENT {
-        return false;
+        return 0u;
     }
     if (ev.y & PLANE_EVENT) != 0u {
-        return true;
+        return PAIR_MATCHED | PAIR_TALLY;
     }
-    return (pair_result_more(ev.w).y & PAIR_MATCHED) != 0u;
+    return pair_result_more(ev.w).y & (PAIR_MATCHED | PAIR_TALLY);
 }
 
 // Sphere i's sum of the matching round whose event `ev` earliest_from_pairs decided, if the
@@ -1023,9 +1013,10 @@ fn with_pending(i: u32, b: Body) -> Body {
 
 // integrate.wgsl's apply_contact (CpuBackend::apply_contacts) of sphere i's pending round, whose
 // event was `ev`: x += dx, v += dv, and minus a movable sphere's energy change booked as
-// dissipated. Returns the round's wall collisions to tally (a wall event always acts).
+// dissipated. Returns the round's collisions sphere i tallies (0 or 1).
 fn apply_pending(i: u32, ev: vec4<u32>) -> u32 {
-    let matched = matched_before(ev);
+    let flags = matched_before(ev);
+    let matched = (flags & PAIR_MATCHED) != 0u;
     let dv = select(vec3<f32>(0.0), contact[i].xyz, matched);
     let dx = select(vec3<f32>(0.0), contact_dx[i].xyz, matched);
     let p4 = pos[i];
@@ -1036,7 +1027,7 @@ fn apply_pending(i: u32, ev: vec4<u32>) -> u32 {
     }
     pos[i] = vec4<f32>(p4.xyz + dx, p4.w);
     vel[i] = vec4<f32>(v4.xyz + dv, v4.w);
-    return select(0u, 1u, ev.y != NO_EVENT && (ev.y & PLANE_EVENT) != 0u);
+    return select(0u, 1u, (flags & PAIR_TALLY) != 0u);
 }
 
 // cpu::collide::PairImpulse::response
@@ -1065,12 +1056,12 @@ fn earliest_entry(acc: ptr<function, Acc>, e: u32) {
     }
 }
 
-// Returns the wall collisions of the pending round it applied (PENDING).
+// Returns the collisions of the pending round it applied that sphere i tallies (PENDING).
 fn earliest_finish(i: u32, row: Acc) -> u32 {
     var acc = row;
-    var walls = 0u;
+    var tally = 0u;
     if PENDING {
-        walls = apply_pending(i, earliest[i]);
+        tally = apply_pending(i, earliest[i]);
     }
     let me = load_body(i);
     if me.w == 0.0 {
@@ -1085,7 +1076,7 @@ fn earliest_finish(i: u32, row: Acc) -> u32 {
     }
     earliest[i] = vec4<u32>(bitcast<u32>(acc.ev_tau), acc.ev_partner, acc.ev_count, acc.ev_entry);
     round_candidate(i, me, acc);
-    return walls;
+    return tally;
 }
 
 @compute @workgroup_size(WG)
@@ -1108,14 +1099,13 @@ fn earliest_from_pairs(
     if !g.small {
         acc = reduce_row(lid, acc);
     }
-    var walls = 0u;
+    var tally = 0u;
     if row_writes(g, r, lid) {
-        walls = earliest_finish(r.i, acc);
+        tally = earliest_finish(r.i, acc);
     }
     if PENDING {
-        // integrate.wgsl's tally: the pending round's wall collisions, one atomic per
-        // work-group (its pair collisions: impulse_pairs).
-        let total = workgroup_sum_u32(walls);
+        // integrate.wgsl's tally: the pending round's collisions, one atomic per work-group.
+        let total = workgroup_sum_u32(tally);
         if lid == 0u && total > 0u {
             atomicAdd(&status.collisions, total);
         }

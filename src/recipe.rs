@@ -262,8 +262,8 @@ const EARLIEST: &[&str] = &[
 ];
 
 /// What the impulse model's pair passes read (`impulse_pairs`, every variant: the pending
-/// round's reads `contact` and `earliest`, and its tally `status`; the final's `earliest`;
-/// both the pairs' earlier results).
+/// round's reads `contact` and `earliest`, the final's `earliest`, both the pairs' earlier
+/// results).
 const IMPULSE_PAIRS: &[&str] = &[
     "pos",
     "vel",
@@ -278,7 +278,6 @@ const IMPULSE_PAIRS: &[&str] = &[
     "link",
     "row_of",
     "pair_more",
-    "status",
 ];
 
 fn pass(
@@ -394,7 +393,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             Entries,
             Always,
             IMPULSE_PAIRS,
-            &["pair_out", "pair_more", "status"],
+            &["pair_out", "pair_more"],
         ));
         let earliest = |after_round: bool| {
             pass(
@@ -455,7 +454,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
                 Entries,
                 Always,
                 IMPULSE_PAIRS,
-                &["pair_out", "pair_more", "status"],
+                &["pair_out", "pair_more"],
             ));
         }
         if !init {
@@ -467,7 +466,7 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             Entries,
             Always,
             IMPULSE_PAIRS,
-            &["pair_out", "pair_more", "status"],
+            &["pair_out", "pair_more"],
         ));
         p.push(sum_impulses);
         if !init && c.gravity {

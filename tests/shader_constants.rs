@@ -87,6 +87,10 @@ fn shared_constants_match_their_rust_twins() {
             "PAIR_MATCHED",
             Value::U32(spheresim::gpu::collide::PAIR_MATCHED),
         ),
+        (
+            "PAIR_TALLY",
+            Value::U32(spheresim::gpu::collide::PAIR_TALLY),
+        ),
         ("EXPONENT_BITS", Value::U32(f32::INFINITY.to_bits())),
         (
             "MAX_BOUND",
@@ -375,12 +379,13 @@ fn shared_structs_match_their_wgsl_layout() {
 }
 
 #[test]
-fn the_gpu_only_pair_flag_is_a_bit_of_its_own() {
+fn the_gpu_only_pair_flags_are_bits_of_their_own() {
     use spheresim::cpu::collide::{PAIR_COLLISION, PAIR_CONTACT, PAIR_FORCE};
-    use spheresim::gpu::collide::PAIR_MATCHED;
-    assert!(PAIR_MATCHED.is_power_of_two());
-    assert_eq!(
-        PAIR_MATCHED & (PAIR_CONTACT | PAIR_COLLISION | PAIR_FORCE),
-        0
-    );
+    use spheresim::gpu::collide::{PAIR_MATCHED, PAIR_TALLY};
+    let shared = PAIR_CONTACT | PAIR_COLLISION | PAIR_FORCE;
+    for flag in [PAIR_MATCHED, PAIR_TALLY] {
+        assert!(flag.is_power_of_two());
+        assert_eq!(flag & shared, 0);
+    }
+    assert_ne!(PAIR_MATCHED, PAIR_TALLY);
 }

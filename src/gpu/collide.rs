@@ -15,6 +15,12 @@ use super::pipelines::Module;
 /// spheres took their event's impulse. Written by `impulse_pairs` (`PENDING`), read by the next
 /// `earliest_from_pairs`, which applies the round.
 pub const PAIR_MATCHED: u32 = 8;
+
+/// Flag of an entry's pair result, GPU only, with [`PAIR_MATCHED`]: the entry's sphere tallies
+/// the pair's collision (the lower id's entry if that sphere is movable, else its mirror), so
+/// that the next `earliest_from_pairs` counts each matched pair once, as the CPU's row sum
+/// does.
+pub const PAIR_TALLY: u32 = 16;
 use super::stages::module;
 use super::state::{SharedBuffers, StateSet};
 
@@ -26,8 +32,8 @@ pub struct CollidePipelines {
     /// `impulse_pairs`, a matching round's binary collisions (`FINAL = false`).
     pub impulse_pairs_binary: wgpu::ComputePipeline,
     /// `impulse_pairs` after a matching round, whose impulses are pending (`PENDING`): decides
-    /// the round for each pair (flagging [`PAIR_MATCHED`]), tallies its collisions and reads
-    /// each body as the apply would leave it.
+    /// the round for each pair (flagging [`PAIR_MATCHED`] and [`PAIR_TALLY`]) and reads each
+    /// body as the apply would leave it.
     pub impulse_pairs_pending: wgpu::ComputePipeline,
     /// `impulse_pairs`, the final round's colliding pairs with mass splitting (`FINAL = true`).
     pub impulse_pairs_final: wgpu::ComputePipeline,
