@@ -975,25 +975,27 @@ fn matched_before(ev: vec4<u32>) -> u32 {
 
 // Sphere i's sum of the matching round whose event `ev` earliest_from_pairs decided, if the
 // event is mutual (sum_impulses, Round::Matching): its event's response (the pair's, push and
-// contact dropped; or its wall's), from zero, into contact and contact_dx. Nothing for no event.
+// contact dropped; or its wall's), from zero, into contact and contact_dx. A sphere without an
+// event writes nothing: it is never matched, so nobody reads them.
 fn round_candidate(i: u32, me: Body, ev: Acc) {
+    if ev.ev_partner == NO_EVENT {
+        return;
+    }
     var acc = new_acc();
-    if ev.ev_partner != NO_EVENT {
-        if (ev.ev_partner & PLANE_EVENT) != 0u {
-            let k = ev.ev_partner & ~PLANE_EVENT;
-            wall_contact(&acc, me, planes[k], k, true, 1.0);
-        } else {
-            let e = ev.ev_entry;
-            let l = link[e];
-            let owned = (l & OWNED) != 0u;
-            // An entry without a pair adds nothing (sum_impulses_entry).
-            if owned || (l & NO_MIRROR) != NO_MIRROR {
-                var p = listed_response(e);
-                p.push = 0.0;
-                p.contact = false;
-                // Without a push, `apply` reads neither the partner nor the mass sum.
-                apply(&acc, p, me, me, me.w, owned);
-            }
+    if (ev.ev_partner & PLANE_EVENT) != 0u {
+        let k = ev.ev_partner & ~PLANE_EVENT;
+        wall_contact(&acc, me, planes[k], k, true, 1.0);
+    } else {
+        let e = ev.ev_entry;
+        let l = link[e];
+        let owned = (l & OWNED) != 0u;
+        // An entry without a pair adds nothing (sum_impulses_entry).
+        if owned || (l & NO_MIRROR) != NO_MIRROR {
+            var p = listed_response(e);
+            p.push = 0.0;
+            p.contact = false;
+            // Without a push, `apply` reads neither the partner nor the mass sum.
+            apply(&acc, p, me, me, me.w, owned);
         }
     }
     contact[i] = vec4<f32>(acc.dv, acc.energy);
