@@ -895,7 +895,11 @@ fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
         report_visits(ENTRY_PASS);
         return;
     }
-    let before = pair_result_more(e);
+    // The pair's last result: the final round's filter, the matching round's collision.
+    var before = vec4<u32>(0u);
+    if FINAL || PENDING {
+        before = pair_result_more(e);
+    }
     if FINAL && (before.y & PAIR_COLLISION) == 0u {
         report_visits(ENTRY_PASS);
         return;
