@@ -32,7 +32,6 @@ pub mod tree;
 
 use crate::checkpoint::{CpuState, Floats};
 use crate::physics::guard::guard_bounds;
-use crate::physics::rotation::inverse_inertia;
 use crate::recipe::{self, Kind, Pairs, Pass};
 use crate::scene::{ContactModel, RollingModel, Scene};
 use crate::setup::PackedScene;

@@ -52,11 +52,9 @@ impl<R: Real> CpuBackend<R> {
         for i in &mut self.list.partner_id {
             *i = new_id.get(*i as usize).copied().unwrap_or(GONE);
         }
-        self.append(added, stay as u32);
         keep_staying(&mut self.radius_input, leaving);
         keep_staying(&mut self.mass_input, leaving);
-        self.radius_input.extend_from_slice(&added.radius);
-        self.mass_input.extend_from_slice(&added.mass);
+        self.append(added, stay as u32);
         let mut run = StepRun::new(true);
         run.carry = true;
         run.keep = Some(stay + k);
@@ -74,9 +72,11 @@ impl<R: Real> CpuBackend<R> {
         Ok(true)
     }
 
-    /// Appends the spheres of `added` after those present, with ids from `first` on, as
-    /// set-up would have packed them (`CpuBackend::new`); the binning sorts them in.
-    fn append(&mut self, added: &PackedScene, first: u32) {
+    /// Appends the spheres of `added` after those present, with ids from `first` on, and sizes
+    /// the per-sphere scratch for them; the binning sorts them in. Set-up
+    /// (`CpuBackend::from_packed`) packs its scene this way, into empty arrays. Marks every
+    /// sphere small: set-up then counts its large ones, and an insertion adds none.
+    pub(super) fn append(&mut self, added: &PackedScene, first: u32) {
         let k = added.position.len();
         let of = |v: &[f64]| v.iter().map(|&x| R::of(x)).collect::<Vec<R>>();
         self.position
@@ -113,6 +113,8 @@ impl<R: Real> CpuBackend<R> {
         if self.params.host.periodic.any() {
             self.image.extend_from_slice(&added.image);
         }
+        self.radius_input.extend_from_slice(&added.radius);
+        self.mass_input.extend_from_slice(&added.mass);
         let n = self.position.len();
         self.n_small = n as u32;
         self.keys.resize(n, 0);
@@ -124,7 +126,7 @@ impl<R: Real> CpuBackend<R> {
             let rows = self.list.wall_kept.len() + k * self.planes.len();
             self.list.wall_kept.resize(rows, Default::default());
         }
-        if !self.wall_force.is_empty() {
+        if self.params.host.wall_forces {
             self.wall_force.resize(n * self.planes.len(), R::zero3());
         }
     }

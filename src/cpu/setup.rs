@@ -16,7 +16,6 @@ impl<R: Real> CpuBackend<R> {
         let sp = &p.params;
         let n_large = p.large_count(R::of);
         let ts = sp.table_size;
-        let of = |v: &[f64]| -> Vec<R> { v.iter().map(|&x| R::of(x)).collect() };
         let mut b = Self {
             params: Params::of(sp),
             planes: p
@@ -35,58 +34,31 @@ impl<R: Real> CpuBackend<R> {
                     velocity: R::v3(w.velocity),
                 })
                 .collect(),
-            n_small: (n - n_large) as u32,
-            position: p.position.iter().map(|&x| R::v3(x)).collect(),
-            velocity: p.velocity.iter().map(|&v| R::v3(v)).collect(),
-            acceleration: vec![R::zero3(); n],
-            spin: if sp.rotation {
-                p.angular_velocity.iter().map(|&w| R::v3(w)).collect()
-            } else {
-                Vec::new()
-            },
-            orientation: if sp.rotation {
-                vec![[R::zero(), R::zero(), R::zero(), R::one()]; n]
-            } else {
-                Vec::new()
-            },
-            angular_acceleration: if sp.rotation {
-                vec![R::zero3(); n]
-            } else {
-                Vec::new()
-            },
-            inv_inertia: if sp.rotation {
-                p.inv_mass
-                    .iter()
-                    .zip(&p.radius)
-                    .map(|(&w, &r)| R::of(inverse_inertia(w, r)))
-                    .collect()
-            } else {
-                Vec::new()
-            },
-            rolling_friction: if sp.rolling != RollingModel::None {
-                of(&p.rolling_friction)
-            } else {
-                Vec::new()
-            },
-            radius: of(&p.radius),
-            mass: of(&p.mass),
-            inv_mass: of(&p.inv_mass),
-            restitution: of(&p.restitution),
-            zeta: of(&p.zeta),
-            compliance: of(&p.compliance),
-            mu: of(&p.friction),
-            id: (0..n as u32).collect(),
-            image: if sp.periodic.any() {
-                p.image.clone()
-            } else {
-                Vec::new()
-            },
-            radius_input: p.radius.clone(),
-            mass_input: p.mass.clone(),
-            keys: vec![0; n],
+            // The per-sphere arrays from the packed scene: `append` below, as an insertion.
+            n_small: 0,
+            position: Vec::with_capacity(n),
+            velocity: Vec::with_capacity(n),
+            acceleration: Vec::with_capacity(n),
+            spin: Vec::new(),
+            orientation: Vec::new(),
+            angular_acceleration: Vec::new(),
+            inv_inertia: Vec::new(),
+            rolling_friction: Vec::new(),
+            radius: Vec::with_capacity(n),
+            mass: Vec::with_capacity(n),
+            inv_mass: Vec::with_capacity(n),
+            restitution: Vec::with_capacity(n),
+            zeta: Vec::with_capacity(n),
+            compliance: Vec::with_capacity(n),
+            mu: Vec::with_capacity(n),
+            id: Vec::with_capacity(n),
+            image: Vec::new(),
+            radius_input: Vec::with_capacity(n),
+            mass_input: Vec::with_capacity(n),
+            keys: Vec::new(),
             counts: vec![0; ts as usize + 1],
             cell_start: vec![0; ts as usize + 1],
-            perm: vec![0; n],
+            perm: Vec::new(),
             bodies: Vec::with_capacity(n),
             balls: Vec::with_capacity(n),
             bodies_stale: true,
@@ -98,13 +70,9 @@ impl<R: Real> CpuBackend<R> {
             sweep: Vec::with_capacity(n),
             cells: Vec::with_capacity(n),
             boxes: Vec::new(),
-            contact: vec![ContactOut::default(); n],
-            wall_force: if sp.wall_forces {
-                vec![R::zero3(); n * p.walls.len()]
-            } else {
-                Vec::new()
-            },
-            earliest: vec![Event::default(); n],
+            contact: Vec::new(),
+            wall_force: Vec::new(),
+            earliest: Vec::new(),
             list: NeighbourList::default(),
             a_mutual: Vec::new(),
             tree: tree::Tree::new(),
@@ -128,6 +96,8 @@ impl<R: Real> CpuBackend<R> {
             stage_seconds: [0.0; 6],
             recipe: Vec::new(),
         };
+        b.append(p, 0);
+        b.n_small = (n - n_large) as u32;
         let mut run = StepRun::new(true);
         b.run_recipe(&recipe::step(b.recipe_config(), true), &mut run);
         b.contacts = run.sums.contacts;
