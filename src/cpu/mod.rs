@@ -33,7 +33,7 @@ pub mod tree;
 use crate::checkpoint::{CpuState, Floats};
 use crate::physics::guard::guard_bounds;
 use crate::recipe::{self, Kind, Pairs, Pass};
-use crate::scene::{ContactModel, RollingModel, Scene};
+use crate::scene::{ContactModel, Scene};
 use crate::setup::PackedScene;
 use crate::{Diagnostics, Real, Snapshot};
 use collide::{Ball, Body, CellBox, CollideParams, ContactOut, Event, PlaneBody, Round, Spins};

@@ -9,6 +9,7 @@
 //! that names it. Only the f32 CPU backend swaps: the GPU computes in f32.
 
 use super::*;
+use crate::scene::RollingModel;
 use bytemuck::{cast_slice, pod_collect_to_vec};
 use glam::Vec3;
 
