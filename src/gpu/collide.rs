@@ -4,8 +4,9 @@
 //! `earliest_from_pairs` and `sum_impulses` (row passes; the final round's sum). A matching
 //! round's sum is folded into `earliest_from_pairs` and the `impulse_pairs` after it (override
 //! PENDING; shaders/collide.wgsl, "A matching round, folded"), whose CPU twin is
-//! `cpu::collide::sum_impulses` with `Round::Matching`. A row pass runs one invocation per small sphere and a work-group per large
-//! sphere, whose lanes share its row (`cpu::collide::sum_row`).
+//! `cpu::collide::sum_impulses` with `Round::Matching`. A row pass runs one invocation per
+//! small sphere and a work-group per large sphere, whose lanes share its row
+//! (`cpu::collide::sum_row`).
 //! Shader `shaders/collide.wgsl`; CPU twin `src/cpu/collide/`.
 
 use super::pipelines::Module;
