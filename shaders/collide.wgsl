@@ -21,7 +21,7 @@
 @group(0) @binding(6) var<storage, read_write> dissipated: array<f32>;
 @group(0) @binding(7) var<storage, read_write> status: Status;
 @group(0) @binding(8) var<storage, read> planes: array<Plane>;
-@group(0) @binding(9) var<storage, read_write> earliest: array<vec4<u32>>;  // tau bits, partner, count, -
+@group(0) @binding(9) var<storage, read_write> earliest: array<vec4<u32>>;  // tau bits, partner, count, entry
 
 // The soft laws have no earliest events: with params.wall_forces they record there the force
 // wall k exerted on sphere i, N, as f32 bits at i × walls + k (cpu::collide::wall_contact's
@@ -123,7 +123,9 @@ const ENTRY_PASS: u32 = 0u;
 const ROW_PASS: u32 = 1u;
 @group(0) @binding(16) var<storage, read_write> work: array<WorkCounters, 3>; // by kind of pass: shaders/work.wgsl
 
-// impulse_pairs: false = the binary responses, true = the final round's (cpu::collide::Round).
+// impulse_pairs: false = the binary responses, true = the final round's; wall_contact: false
+// = a matching round's (only the event's wall acts), true = the final round's
+// (cpu::collide::Round). sum_impulses runs the final round only.
 override FINAL: bool = true;
 // A matching round's impulses are pending (decided, not yet applied; CpuBackend::apply_contacts
 // runs between the rounds): impulse_pairs reads each body with them added, as the apply would
@@ -990,17 +992,13 @@ fn round_candidate(i: u32, me: Body, ev: Acc) {
         let k = ev.ev_partner & ~PLANE_EVENT;
         wall_contact(&acc, me, planes[k], k, true, 1.0);
     } else {
+        // An entry with a pair (earliest_entry skips the others).
         let e = ev.ev_entry;
-        let l = link[e];
-        let owned = (l & OWNED) != 0u;
-        // An entry without a pair adds nothing (sum_impulses_entry).
-        if owned || (l & NO_MIRROR) != NO_MIRROR {
-            var p = listed_response(e);
-            p.push = 0.0;
-            p.contact = false;
-            // Without a push, `apply` reads neither the partner nor the mass sum.
-            apply(&acc, p, me, me, me.w, owned);
-        }
+        var p = listed_response(e);
+        p.push = 0.0;
+        p.contact = false;
+        // Without a push, `apply` reads neither the partner nor the mass sum.
+        apply(&acc, p, me, me, me.w, (link[e] & OWNED) != 0u);
     }
     contact[i] = vec4<f32>(acc.dv, acc.energy);
     contact_dx[i] = vec4<f32>(acc.dx, acc.power);
@@ -1056,6 +1054,11 @@ fn listed_response(e: u32) -> PairResponse {
 // event's list entry goes to earliest.w, its response to contact (round_candidate).
 fn earliest_entry(acc: ptr<function, Acc>, e: u32) {
     visits += 1u;
+    // An entry without a pair has no result (cpu::neighbours::NO_PAIR, which the CPU skips).
+    let l = link[e];
+    if (l & OWNED) == 0u && (l & NO_MIRROR) == NO_MIRROR {
+        return;
+    }
     let more = pair_result_more(e);
     if (more.y & PAIR_COLLISION) != 0u {
         keep_earliest(acc, bitcast<f32>(more.z), ids[partner[e]], e);

@@ -237,8 +237,9 @@ pub struct Config {
     pub rounds: usize,
 }
 
-/// What `earliest_from_pairs` reads: its row's results and the walls, and after a round the
-/// pending impulses, the event (own) and the flag on its entry (`apply_pending`); `wall_xi`
+/// What `earliest_from_pairs` reads: its row's links and results and the walls, the event's
+/// result (`link`, `pair_out`, `pair_more`: `round_candidate`), and after a round the pending
+/// impulses, the event (own) and the flag on its entry (`apply_pending`); `wall_xi`
 /// statically, through `wall_contact` (soft history only).
 const EARLIEST: &[&str] = &[
     "pos",

@@ -12,8 +12,9 @@
 use super::pipelines::Module;
 
 /// Flag of an entry's pair result (beside `cpu::collide::PAIR_CONTACT`, `PAIR_COLLISION`,
-/// `PAIR_FORCE`), GPU only: the matching round before was mutual for the pair, so both its
-/// spheres took their event's impulse. Written by `impulse_pairs` (`PENDING`), read by the next
+/// `PAIR_FORCE`), GPU only: the matching round before was mutual for the pair (each sphere
+/// the other's event, or one of them fixed), so its movable spheres took their event's
+/// impulse. Written by `impulse_pairs` (`PENDING`), read by the next
 /// `earliest_from_pairs`, which applies the round.
 pub const PAIR_MATCHED: u32 = 8;
 
@@ -68,8 +69,9 @@ impl CollidePipelines {
             impulse_pairs_binary: p("impulse_pairs", Some(false)),
             impulse_pairs_pending: with("impulse_pairs", Some(false), true),
             impulse_pairs_final: p("impulse_pairs", Some(true)),
-            earliest_from_pairs: p("earliest_from_pairs", None),
-            earliest_apply: with("earliest_from_pairs", None, true),
+            // A matching round's wall contact (`round_candidate`).
+            earliest_from_pairs: p("earliest_from_pairs", Some(false)),
+            earliest_apply: with("earliest_from_pairs", Some(false), true),
             sum_impulses_final: p("sum_impulses", Some(true)),
             collide_pairs: p("collide_pairs", None),
             sum_pairs: p("sum_pairs", None),
