@@ -11,7 +11,9 @@
 // A build follows a binning (cells widened by the skin, gate_dispatches' cell edge) and runs:
 // - with friction history, `keep_old_entries` and `keep_old_rows`: the old rows' partner ids,
 //   ξ and wall ξ, kept for the carry;
-// - `sweeps`: each sphere's sweep σ (half its skin, plus |v| dt for impulses), and its position;
+// - `sweeps`: each sphere's sweep σ (half its skin, plus |v| dt for impulses), its position,
+//   its binned cell, and a large sphere's box of cells (the binning's cells, computed here to
+//   save the binning a pass over the sorted spheres);
 // - `list_count_large` (list.large_chunks work-groups per large sphere, each a contiguous share
 //   of its walk), then `list_count`: each sphere's entries, the partners of its candidate walk
 //   within r_a + r_b + σ_a + σ_b, into list_start[i] (a large sphere's: its shares' sum);
@@ -29,8 +31,8 @@
 @group(0) @binding(2) var<storage, read> vel: array<vec4<f32>>;     // xyz, inverse mass
 @group(0) @binding(3) var<storage, read> ids: array<u32>;
 @group(0) @binding(4) var<storage, read> cell_start: array<u32>;    // table_size + 1
-@group(0) @binding(6) var<storage, read> cells: array<vec4<i32>>;   // binned cell
-@group(0) @binding(7) var<storage, read> boxes: array<vec4<i32>>;   // 2 per large sphere
+@group(0) @binding(6) var<storage, read_write> cells: array<vec4<i32>>;   // binned cell
+@group(0) @binding(7) var<storage, read_write> boxes: array<vec4<i32>>;   // 2 per large sphere
 @group(0) @binding(8) var<storage, read_write> sweep: array<f32>;   // m
 @group(0) @binding(9) var<storage, read_write> list_start: array<u32>;  // n + 1
 @group(0) @binding(10) var<storage, read_write> partner: array<u32>;    // capacity
@@ -82,16 +84,29 @@ fn sweeps(@builtin(global_invocation_id) gid: vec3<u32>) {
     if i >= params.n {
         return;
     }
-    var s = sphere_skin(params.skin, pos[i].w, params.small_radius_max) * 0.5;
+    let p = pos[i];
+    let v = vel[i].xyz;
+    var s = sphere_skin(params.skin, p.w, params.small_radius_max) * 0.5;
     if params.model == MODEL_IMPULSE {
-        let v = vel[i].xyz;
         s += sqrt(dot3(v, v)) * params.dt;
     }
     sweep[i] = s;
-    x_build[i] = pos[i];
+    x_build[i] = p;
+    // The cells of the sorted state at binning time (CpuBackend::build_list's cells,
+    // cpu::collide::large_box); every contact round uses them.
+    let axes = grid_axes(params.box_min, params.box_len, grid.cell_edge);
+    cells[i] = vec4<i32>(grid_cell(p.xyz, grid.inv_cell_edge, axes), 0);
     if i >= params.n_small {
         // The row's total, which list_count_large's work-groups add to.
         atomicStore(&large_counts[large_base(i - params.n_small) + list.large_chunks], 0u);
+        let skins = params.skin + sphere_skin(params.skin, p.w, params.small_radius_max);
+        let reach = p.w + params.small_radius_max
+            + (sqrt(v.x * v.x + v.y * v.y + v.z * v.z) + grid.small_speed_max) * params.dt
+            + skins * 0.5;
+        // Unwrapped cells: a periodic scene has no large sphere (Scene::check).
+        let k = 2u * (i - params.n_small);
+        boxes[k] = vec4<i32>(cell_of(p.xyz - vec3<f32>(reach), grid.inv_cell_edge), 0);
+        boxes[k + 1u] = vec4<i32>(cell_of(p.xyz + vec3<f32>(reach), grid.inv_cell_edge), 0);
     }
 }
 

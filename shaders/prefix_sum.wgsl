@@ -1,7 +1,9 @@
 // Stage `prefix_sum`: exclusive prefix sum, reduce-then-scan over blocks of SCAN_BLOCK entries.
 // Twin of src/cpu/prefix_sum.rs. WGSL gives no forward-progress guarantee between work-groups,
 // so there is no single-pass decoupled look-back: the driver runs `reduce` level by level up to
-// one block, scans that block, then `add_block_offsets` back down.
+// one block of block sums, then `scan_blocks` back down. The top block is not scanned by a
+// dispatch of its own: each work-group of the level below sums the (at most SCAN_BLOCK) raw
+// block sums before its own (`SUM_OFFSET`), no more work than its own block's.
 
 struct ScanParams {
     len: u32,        // entries at this level
@@ -14,8 +16,13 @@ struct ScanParams {
 @group(0) @binding(1) var<storage, read_write> data: array<u32>;        // this level, scanned in place
 @group(0) @binding(2) var<storage, read_write> block_sums: array<u32>;  // the level above
 
-const ITEMS: u32 = 4u;            // entries per thread
-const SCAN_BLOCK: u32 = 1024u;    // WG × ITEMS, = setup::SCAN_BLOCK
+const ITEMS: u32 = 8u;            // entries per thread
+const SCAN_BLOCK: u32 = 2048u;    // WG × ITEMS, = setup::SCAN_BLOCK
+
+// scan_blocks: `block_sums` holds each block's own sum, not yet scanned (the level just below
+// the top, at most SCAN_BLOCK blocks), so a work-group sums those before its block; else it
+// holds the scanned sums of the level above.
+override SUM_OFFSET: bool = false;
 
 var<workgroup> shared_sums: array<u32, WG>;
 
@@ -67,13 +74,26 @@ fn reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index
     }
 }
 
-// Exclusive scan of each block of `data` in place, adding block_sums[b] (the scanned sums of
-// the blocks before it) to every entry.
+// Exclusive scan of each block of `data` in place, adding the sum of the blocks before it to
+// every entry: block_sums[b], or with SUM_OFFSET the sum of block_sums[0..b].
 @compute @workgroup_size(WG)
 fn scan_blocks(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     let b = block_index(wid);
+    var offset = 0u;
+    if SUM_OFFSET {
+        var before = 0u;
+        for (var k = 0u; k < ITEMS; k++) {
+            let j = lid * ITEMS + k;
+            if j < b {
+                before += block_sums[j];
+            }
+        }
+        offset = workgroup_exclusive_scan(lid, before);
+    } else {
+        offset = block_sums[b];
+    }
     let base = b * SCAN_BLOCK + lid * ITEMS;
-    var v: array<u32, 4>;
+    var v: array<u32, ITEMS>;
     var s = 0u;
     for (var k = 0u; k < ITEMS; k++) {
         v[k] = 0u;
@@ -83,7 +103,7 @@ fn scan_blocks(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
         s += v[k];
     }
     workgroup_exclusive_scan(lid, s);
-    var acc = shared_sums[lid] + block_sums[b];
+    var acc = shared_sums[lid] + offset;
     for (var k = 0u; k < ITEMS; k++) {
         if base + k < sp.len {
             data[base + k] = acc;

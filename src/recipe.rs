@@ -136,14 +136,12 @@ pub fn entries(kind: Kind) -> &'static [(&'static str, &'static str)] {
         Kind::Binning => &[
             ("neighbours", "gate_dispatches"),
             ("cell_keys", "cell_keys"),
-            ("count", "count"),
             ("count", "seed_cell_start"),
             ("prefix_sum", "reduce"),
             ("prefix_sum", "scan_blocks"),
             ("scatter", "place"),
             ("scatter", "rank"),
             ("gather", "gather"),
-            ("cell_keys", "bin_cells"),
         ],
         Kind::BuildList => &[
             ("neighbours", "keep_old_entries"),
@@ -189,7 +187,8 @@ pub const GPU_OWN: &[(&str, &str)] = &[
     ("neighbours", "running_dims"),
     ("integrate", "running_dims"),
     ("count", "counts"),
-    ("count", "slot"),
+    ("cell_keys", "counts"),
+    ("cell_keys", "slot"),
     ("scatter", "slot"),
     ("scatter", "arrival"),
     ("prefix_sum", "block_sums"),
@@ -349,8 +348,6 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             "cell_start",
             "keys",
             "perm",
-            "cells",
-            "boxes",
         ],
     ));
     p.push(pass(
@@ -364,8 +361,6 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             "ids",
             "grid",
             "cell_start",
-            "cells",
-            "boxes",
             "gated_dims",
             "perm",
             "list_start",
@@ -375,6 +370,8 @@ pub fn step(c: Config, init: bool) -> Vec<Pass> {
             "status",
         ],
         &[
+            "cells",
+            "boxes",
             "list_start",
             "partner",
             "link",

@@ -38,7 +38,7 @@ pub const MATCHING_ROUNDS: usize = 3;
 pub const OVERLAP_RELAXATION: f64 = 0.5;
 
 /// Entries per block of the prefix sum; the GPU's work-group size × items per thread.
-pub const SCAN_BLOCK: usize = 1024;
+pub const SCAN_BLOCK: usize = 2048;
 
 /// Names of the timed stages, in step order (`Simulation::stage_seconds`).
 pub const STAGES: [&str; 6] = [

@@ -62,13 +62,79 @@ fn prefix_sum_spans_several_levels() {
     if !gpu_available() {
         return;
     }
-    // 40 000 spheres: 131 073 buckets, 129 blocks of 1024, so the scan has two levels.
+    // 40 000 spheres: 131 073 buckets, 65 blocks of 2048, so the scan has two levels.
     let mut s = small("box-gas", 40_000, 1);
     s.sim.skin = Some(0.0);
     let (g, c) = (gpu(&s), cpu(&s));
     let (bg, bc) = (g.binning_state(), c.binning_state());
     assert_eq!(bg.cell_start, bc.cell_start);
     assert_eq!(*bg.cell_start.last().unwrap(), 40_000);
+}
+
+/// The scan on its own, at one, two and three levels: up to `SCAN_BLOCK` entries one dispatch,
+/// up to `SCAN_BLOCK²` two (the block sums' scan folded into `scan_blocks`), above that four.
+/// Integer sums: every adapter gives the CPU's values exactly.
+#[test]
+fn prefix_sum_matches_the_cpu_at_every_level() {
+    use spheresim::cpu::prefix_sum::{SCAN_BLOCK, prefix_sum};
+    use spheresim::gpu::prefix_sum::{PrefixSum, level_dims, levels, record};
+    use wgpu::util::DeviceExt;
+    if !gpu_available() {
+        return;
+    }
+    let ctx = spheresim::gpu::GpuContext::new().expect("GPU context");
+    let device = &ctx.device;
+    let stage = PrefixSum::new(device);
+    let max_dim = ctx.limits.max_compute_workgroups_per_dimension;
+    let b = SCAN_BLOCK;
+    for (len, dispatches) in [(b - 3, 1), (129 * b + 7, 2), (b * b + 3 * b + 5, 4)] {
+        // Small counts, as a bucket's, from a multiplicative hash.
+        let input: Vec<u32> = (0..len as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761) >> 29)
+            .collect();
+        let data = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("scan data"),
+            contents: bytemuck::cast_slice(&input),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        });
+        let scan = levels(device, &stage, &data, len as u32, max_dim);
+        assert_eq!(
+            scan.len(),
+            level_dims(len as u32, max_dim).len(),
+            "{len} entries"
+        );
+        let mut enc = device.create_command_encoder(&Default::default());
+        let recorded = {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            record(&mut pass, &stage, &scan, None)
+        };
+        let size = 4 * len as u64;
+        let staging = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("scan read-back"),
+            size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        enc.copy_buffer_to_buffer(&data, 0, &staging, 0, size);
+        ctx.queue.submit([enc.finish()]);
+        staging
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, |r| r.expect("map the scan"));
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("device lost");
+        let got: Vec<u32> =
+            bytemuck::cast_slice(&staging.slice(..).get_mapped_range().expect("mapped")).to_vec();
+        let (mut want, mut sums) = (vec![0; len], Vec::new());
+        let total = prefix_sum(&input, &mut want, &mut sums);
+        assert!(
+            total > len as u32,
+            "{len} entries: the input is not all zeros"
+        );
+        let first_wrong = got.iter().zip(&want).position(|(g, w)| g != w);
+        assert_eq!(first_wrong, None, "{len} entries: first differing entry");
+        assert_eq!(recorded, dispatches, "{len} entries: dispatches");
+    }
 }
 
 /// Whole steps: GPU and CPU agree after 1 and 100 steps within the stated tolerances (bit for

@@ -1,9 +1,11 @@
 //! Stage `prefix_sum`: exclusive prefix sum over the buckets, reduce-then-scan.
-//! Twin of `shaders/prefix_sum.wgsl` (entry points `reduce`, `scan_blocks`, `add_block_offsets`).
+//! Twin of `shaders/prefix_sum.wgsl` (entry points `reduce`, `scan_blocks`).
 //!
-//! Three passes, as on the GPU, where no forward-progress guarantee allows a single-pass
+//! Three steps, as on the GPU, where no forward-progress guarantee allows a single-pass
 //! decoupled look-back: (1) each block of [`SCAN_BLOCK`] entries reduces to one sum; (2) the block
-//! sums are scanned (recursively on the GPU); (3) each block scans itself and adds its offset.
+//! sums are scanned; (3) each block scans itself and adds its offset. On the GPU, (2) is
+//! recursive above `SCAN_BLOCK²` entries, and its last level is folded into (3): each
+//! work-group sums the raw block sums before its block (`SUM_OFFSET`).
 
 use rayon::prelude::*;
 

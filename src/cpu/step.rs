@@ -150,19 +150,24 @@ impl<R: Real> CpuBackend<R> {
             permute(&mut self.image, &mut self.spare_i3, perm);
         }
         self.bodies_stale = true;
-        // Cells at binning time, used by every contact round, and the large spheres' boxes,
-        // which the list's build reads (as the GPU's `bin_cells`).
+    }
+
+    /// Each sphere's cell at binning time, used by every contact round, and the large spheres'
+    /// boxes, which the list's build reads: the first pass of a build (the GPU's
+    /// `neighbours::sweeps`), on the state [`CpuBackend::bin`] sorted.
+    fn bin_cells(&mut self, params: &CollideParams<R>) {
+        let inv_h = self.cell_edge.recip();
+        let axes = GridAxes::of(&self.params.periodic, self.cell_edge);
         self.cells.clear();
         self.cells.par_extend(
             self.position
                 .par_iter()
                 .map(|&x| cell_keys::cell_of::<R>(x, inv_h, &axes)),
         );
-        let params = self.collide_params(small_speed_max);
         let n_small = self.n_small as usize;
         self.boxes.clear();
         self.boxes.extend((n_small..self.len()).map(|i| {
-            collide::large_box(self.position[i], self.velocity[i], self.radius[i], &params)
+            collide::large_box(self.position[i], self.velocity[i], self.radius[i], params)
         }));
     }
 
@@ -224,8 +229,8 @@ impl<R: Real> CpuBackend<R> {
     }
 
     /// The recipe's `BuildList` twin: the contact stage's view of this step (the bodies), and
-    /// on a `rebuild` the list's build from the binning just before (its cells and the large
-    /// spheres' boxes, [`CpuBackend::bin`]). At set-up (`init`) the build is not counted as a
+    /// on a `rebuild` the list's build from the binning just before (and its cells and the
+    /// large spheres' boxes). At set-up (`init`) the build is not counted as a
     /// rebuild; `carry`: the build carries the old rows' history by the binning's order.
     pub(super) fn build_list(
         &mut self,
@@ -235,6 +240,9 @@ impl<R: Real> CpuBackend<R> {
         carry: bool,
     ) {
         let impulse = self.params.model == ContactModel::Impulse;
+        if rebuild {
+            self.bin_cells(params);
+        }
         self.load_bodies();
         if rebuild {
             // Impulses: the step's own travel counts in each sphere's reach.

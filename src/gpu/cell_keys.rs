@@ -1,6 +1,7 @@
-//! Stage `cell_keys`: hashed cell keys, binned cells and large-sphere boxes. Shader
-//! `shaders/cell_keys.wgsl`; CPU twin `src/cpu/cell_keys.rs`. The step's cell edge is set by
-//! `neighbours.wgsl`'s `gate_dispatches` when it decides on a rebuild (`grid_cell_edge`).
+//! Stage `cell_keys`: hashed cell keys. Shader `shaders/cell_keys.wgsl`; CPU twin
+//! `src/cpu/cell_keys.rs`. The step's cell edge is set by `neighbours.wgsl`'s `gate_dispatches`
+//! when it decides on a rebuild (`grid_cell_edge`); the binned cells and the large spheres'
+//! boxes by the list build's `sweeps`.
 
 use super::pipelines::Module;
 use super::stages::module;
@@ -11,10 +12,8 @@ use super::state::{SharedBuffers, StateSet};
 pub struct CellKeys {
     /// Module (layout and bind groups).
     pub module: Module,
-    /// Each sphere's hashed cell key.
+    /// Each sphere's hashed cell key, counted into its bucket (stage `count`'s counting).
     pub cell_keys: wgpu::ComputePipeline,
-    /// Each sphere's binned cell and each large sphere's box of cells.
-    pub bin_cells: wgpu::ComputePipeline,
 }
 
 impl CellKeys {
@@ -24,7 +23,6 @@ impl CellKeys {
         let p = |entry: &str| module.pipeline(device, entry, &[]);
         Self {
             cell_keys: p("cell_keys"),
-            bin_cells: p("bin_cells"),
             module,
         }
     }
@@ -45,9 +43,8 @@ impl CellKeys {
                 ("pos", &s.pos),
                 ("grid", &b.grid),
                 ("keys", &b.keys),
-                ("vel", &s.vel),
-                ("cells", &b.cells),
-                ("boxes", &b.boxes),
+                ("counts", &b.counts),
+                ("slot", &b.slot),
             ],
         )
     }

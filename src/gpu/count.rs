@@ -1,5 +1,6 @@
 //! Stage `count`: spheres per bucket with u32 atomics.
-//! Shader `shaders/count.wgsl`; CPU twin `src/cpu/count.rs`.
+//! Shader `shaders/count.wgsl`; CPU twin `src/cpu/count.rs`. The counting runs in
+//! `cell_keys.wgsl`'s `cell_keys`, in the keys' pass: one dispatch fewer a rebuild.
 
 use super::pipelines::Module;
 use super::stages::module;
@@ -10,8 +11,6 @@ use super::state::SharedBuffers;
 pub struct Count {
     /// Module (layout and bind groups).
     pub module: Module,
-    /// Spheres per bucket, and each sphere's slot within its bucket.
-    pub count: wgpu::ComputePipeline,
     /// Moves the counts into the cell starts that the prefix sum scans, leaving them zero.
     pub seed_cell_start: wgpu::ComputePipeline,
 }
@@ -22,7 +21,6 @@ impl Count {
         let module = module(device, "count");
         let p = |entry: &str| module.pipeline(device, entry, &[]);
         Self {
-            count: p("count"),
             seed_cell_start: p("seed_cell_start"),
             module,
         }
@@ -36,9 +34,7 @@ impl Count {
             device,
             &[
                 ("params", &b.params),
-                ("keys", &b.keys),
                 ("counts", &b.counts),
-                ("slot", &b.slot),
                 ("cell_start", &b.cell_start),
             ],
         )

@@ -290,10 +290,11 @@ impl GpuBackend {
     }
 
     /// The recipe's `Binning`: the list's rebuild decision turned into work-group counts
-    /// (`neighbours::gate_dispatches`), then, gated by it, stages cell_keys, count, prefix_sum
-    /// and scatter; the gather sorts the state from set `cur` into the other set (copies it,
-    /// without a rebuild), which becomes current; and the cells of the sorted state
-    /// (`cell_keys::bin_cells`). Mirrors `CpuBackend::bin`.
+    /// (`neighbours::gate_dispatches`), then, gated by it, stages cell_keys (which counts the
+    /// buckets too), count's seeding of the cell starts, prefix_sum and scatter; the gather
+    /// sorts the state from set `cur` into the other set (copies it, without a rebuild), which
+    /// becomes current. The sorted state's cells are the build's (`neighbours::sweeps`).
+    /// Mirrors `CpuBackend::bin`.
     fn record_binning(&mut self, enc: &mut wgpu::CommandEncoder) {
         use neighbours::slot::*;
         let c = self.cur;
@@ -311,10 +312,8 @@ impl GpuBackend {
             self.dispatch_gated(&mut pass, &ck.cell_keys, cell_keys, SPHERES);
             pass.pop_debug_group();
             pass.push_debug_group("count");
-            let count = &self.stages.count;
             let bg = &self.bind_count;
-            self.dispatch_gated(&mut pass, &count.count, bg, SPHERES);
-            self.dispatch_gated(&mut pass, &count.seed_cell_start, bg, TABLE);
+            self.dispatch_gated(&mut pass, &self.stages.count.seed_cell_start, bg, TABLE);
             pass.pop_debug_group();
         }
         {
@@ -346,18 +345,6 @@ impl GpuBackend {
             pass.pop_debug_group();
         }
         self.cur = 1 - c;
-        let gated_from = traffic::recorded();
-        let mut pass = self.pass(enc, "cell_keys::bin_cells", stage::BINNING);
-        pass.push_debug_group("cell_keys::bin_cells");
-        self.dispatch_gated(
-            &mut pass,
-            &self.stages.cell_keys.bin_cells,
-            &self.binds[self.cur].cell_keys,
-            SPHERES,
-        );
-        pass.pop_debug_group();
-        drop(pass);
-        self.gated_bytes += traffic::recorded() - gated_from;
     }
 
     /// Stage integrate's first half kick and drift on the current set (at set-up, `init`, the

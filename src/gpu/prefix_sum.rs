@@ -1,5 +1,9 @@
 //! Stage `prefix_sum`: exclusive prefix sum, reduce-then-scan level by level.
 //! Shader `shaders/prefix_sum.wgsl`; CPU twin `src/cpu/prefix_sum.rs`.
+//!
+//! A scan of `len` entries takes one dispatch up to [`SCAN_BLOCK`] entries, two up to
+//! `SCAN_BLOCK²` (`reduce`, then `scan_blocks` summing its offset from the raw block sums), and
+//! two more a level above that.
 
 use super::buffers::ScanParams;
 use super::pipelines::Module;
@@ -16,6 +20,9 @@ pub struct PrefixSum {
     pub reduce: wgpu::ComputePipeline,
     /// Each block scanned, plus the scanned sum of the blocks before it.
     pub scan_blocks: wgpu::ComputePipeline,
+    /// Each block scanned, plus the sum of the raw block sums before it (`SUM_OFFSET`: the
+    /// level below the top, whose block sums fill one block).
+    pub scan_blocks_summing: wgpu::ComputePipeline,
 }
 
 impl PrefixSum {
@@ -25,6 +32,7 @@ impl PrefixSum {
         Self {
             reduce: module.pipeline(device, "reduce", &[]),
             scan_blocks: module.pipeline(device, "scan_blocks", &[]),
+            scan_blocks_summing: module.pipeline(device, "scan_blocks", &[("SUM_OFFSET", 1.0)]),
             module,
         }
     }
@@ -33,14 +41,18 @@ impl PrefixSum {
 /// One level of a prefix sum: its dispatch and bind groups.
 pub struct ScanLevel {
     dims: (u32, u32),
-    /// The level's entries and its block sums (`None` at the top level, one block).
+    /// The level's entries and its block sums (`None` for a scan of one block).
     bind_reduce: Option<wgpu::BindGroup>,
     bind_scan: wgpu::BindGroup,
+    /// The block sums are raw, at most one block of them (the top level, which no dispatch
+    /// scans): `scan_blocks` sums the offset of its block itself.
+    summing: bool,
 }
 
 /// The levels scanning the first `len` u32 of `data` in place: level 0 is `data`; each level
-/// above holds the block sums of the one below ([`SCAN_BLOCK`] entries a block), up to one
-/// block.
+/// above holds the block sums of the one below ([`SCAN_BLOCK`] entries a block), up to the
+/// level whose block sums fill one block (kept in a buffer, not a level: no dispatch scans
+/// them).
 pub fn levels(
     device: &wgpu::Device,
     stage: &PrefixSum,
@@ -74,6 +86,7 @@ pub fn levels(
                 dims,
                 bind_reduce: None,
                 bind_scan,
+                summing: false,
             });
             return scan;
         }
@@ -82,11 +95,16 @@ pub fn levels(
             device,
             &[("sp", &sp), ("data", &level_buf), ("block_sums", &sums)],
         );
+        let summing = blocks <= SCAN_BLOCK as u32;
         scan.push(ScanLevel {
             dims,
             bind_reduce: Some(bind.clone()),
             bind_scan: bind,
+            summing,
         });
+        if summing {
+            return scan;
+        }
         level_buf = sums;
         len = blocks;
     }
@@ -99,14 +117,15 @@ pub fn level_dims(len: u32, max_dim: u32) -> Vec<(u32, u32)> {
     loop {
         let blocks = len.div_ceil(SCAN_BLOCK as u32);
         dims.push(dispatch_dims(blocks, max_dim));
-        if blocks == 1 {
+        if blocks <= SCAN_BLOCK as u32 {
             return dims;
         }
         len = blocks;
     }
 }
 
-/// Records the scan of `levels`: `reduce` up the levels, then `scan_blocks` down; returns the
+/// Records the scan of `levels`: `reduce` up the levels, then `scan_blocks` down (the top
+/// level's summing its offsets); returns the
 /// dispatches recorded. With `gate` `(buffer, first)` every dispatch of level k is indirect,
 /// from slot `first + k` of the gate's buffer (16 bytes a slot; `neighbours::Gate`).
 pub fn record(
@@ -130,10 +149,15 @@ pub fn record(
         }
     }
     for (k, level) in levels.iter().enumerate().rev() {
-        pass.set_pipeline(&stage.scan_blocks);
+        let pipeline = if level.summing {
+            &stage.scan_blocks_summing
+        } else {
+            &stage.scan_blocks
+        };
+        pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &level.bind_scan, &[]);
         dispatch(pass, k, level);
-        super::traffic::tally(&stage.scan_blocks, &level.bind_scan);
+        super::traffic::tally(pipeline, &level.bind_scan);
         dispatches += 1;
     }
     dispatches
