@@ -94,6 +94,16 @@ fn pair_result_more(e: u32) -> vec4<u32> {
     }
 }
 
+fn set_pair_more(e: u32, more: vec4<u32>) {
+    let p = pair_slot(e);
+    switch p.x {
+        case 0u: { pair_more[p.y] = more; }
+        case 1u: { pair_more_1[p.y] = more; }
+        case 2u: { pair_more_2[p.y] = more; }
+        default: { pair_more_3[p.y] = more; }
+    }
+}
+
 fn set_pair_result(e: u32, out: vec4<f32>, more: vec4<u32>) {
     let p = pair_slot(e);
     switch p.x {
@@ -415,9 +425,10 @@ fn apply(acc: ptr<function, Acc>, p: PairResponse, me: Body, other: Body, wsum: 
     }
 }
 
-// cpu::collide::is_mutual
-fn is_mutual(me: Body, mine: u32, other: Body, theirs: u32) -> bool {
-    return (me.w == 0.0 || mine == other.id) && (other.w == 0.0 || theirs == me.id);
+// cpu::collide::is_mutual, on the fields of the bodies it reads (inverse masses and ids), so
+// that a pair the round did not move decides it without loading its bodies.
+fn is_mutual(me_w: f32, me_id: u32, mine: u32, other_w: f32, other_id: u32, theirs: u32) -> bool {
+    return (me_w == 0.0 || mine == other_id) && (other_w == 0.0 || theirs == me_id);
 }
 
 // cpu::collide::Event::keep_earliest; `entry`: the pair's list entry (NO_EVENT for a wall).
@@ -879,13 +890,13 @@ fn sum_pairs(
 
 // cpu::collide::impulse_pairs, one entry each: an owned entry resolves its pair (resolve_pair,
 // its sphere the lower id) and writes the response to itself and its mirror. Binary (FINAL
-// false) every pair; the final round (FINAL) only the pairs that collide, again with the
-// mass-splitting factors of the earliest events' counts (the others keep their binary
-// response, which has no impulse). The CPU's skipping of pairs no round moved is not copied:
-// evaluating every pair gives the same bits. With PENDING (after a matching round) it also
-// decides that round for its pair and flags both entries (PAIR_MATCHED), and the entry of the
-// sphere that tallies the collision (PAIR_TALLY: the lower id's if it is movable, else the
-// other's), for the next earliest_from_pairs.
+// false, PENDING false) every pair; the final round (FINAL) only the pairs that collide, again
+// with the mass-splitting factors of the earliest events' counts (the others keep their binary
+// response, which has no impulse). With PENDING (after a matching round) only the pairs with a
+// sphere the round moves, as the CPU's `moved` (the others keep their response: the same
+// bodies give the same bits); it also decides that round for its pair and flags both entries
+// (PAIR_MATCHED), and the entry of the sphere that tallies the collision (PAIR_TALLY: the lower
+// id's if it is movable, else the other's), for the next earliest_from_pairs.
 @compute @workgroup_size(WG)
 fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     let e = linear_index(gid, list.dispatch_x);
@@ -915,14 +926,29 @@ fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
         k_i = f32(max(earliest[i].z, 1u));
         k_j = f32(max(earliest[j].z, 1u));
     }
+    let m = l & NO_MIRROR;
+    var matched = false;
+    var now_i = false;
+    var now_j = false;
+    if PENDING {
+        let id_i = ids[i];
+        let id_j = ids[j];
+        let w_i = vel[i].w;
+        now_i = matched_now(i, id_i);
+        now_j = matched_now(j, id_j);
+        matched = (before.y & PAIR_COLLISION) != 0u
+            && is_mutual(w_i, id_i, earliest[i].y, vel[j].w, id_j, earliest[j].y);
+        if !moves_now(i, now_i) && !moves_now(j, now_j) {
+            keep_response(e, m, before, matched, w_i);
+            report_visits(ENTRY_PASS);
+            return;
+        }
+    }
     var a = load_body(i);
     var b = load_body(j);
-    var matched = false;
     if PENDING {
-        matched = (before.y & PAIR_COLLISION) != 0u
-            && is_mutual(a, earliest[i].y, b, earliest[j].y);
-        a = with_pending(i, a);
-        b = with_pending(j, b);
+        a = with_pending(i, a, now_i);
+        b = with_pending(j, b, now_j);
     }
     let p = resolve_pair(a, b, params.dt, params.resting_speed, k_i, k_j);
     let flags = select(0u, PAIR_CONTACT, p.contact) | select(0u, PAIR_COLLISION, p.collision)
@@ -933,11 +959,28 @@ fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     let out = vec4<f32>(p.n, p.impulse);
     let more = vec4<u32>(bitcast<u32>(p.rest), flags, bitcast<u32>(p.tau), bitcast<u32>(p.push));
     set_pair_result(e, out, more | vec4<u32>(0u, tally_a, 0u, 0u));
-    let m = l & NO_MIRROR;
     if m != NO_MIRROR {
         set_pair_result(m, out, more | vec4<u32>(0u, tally_b, 0u, 0u));
     }
     report_visits(ENTRY_PASS);
+}
+
+// A pair that a matching round did not move keeps its response on both entries (owner e,
+// mirror m), which impulse_pairs wrote with the same words but the tally; only the round's
+// flags change: PAIR_MATCHED (a collision of zero response can match), and PAIR_TALLY on the
+// entry of the sphere that counts it (impulse_pairs' rule; `w_a`: the owner's inverse mass).
+// Nothing is written when the pair matched neither in this round nor in the one before.
+fn keep_response(e: u32, m: u32, before: vec4<u32>, matched: bool, w_a: f32) {
+    if !matched && (before.y & PAIR_MATCHED) == 0u {
+        return;
+    }
+    let flags = (before.y & ~(PAIR_MATCHED | PAIR_TALLY)) | select(0u, PAIR_MATCHED, matched);
+    let tally_a = select(0u, PAIR_TALLY, matched && w_a != 0.0);
+    let tally_b = select(0u, PAIR_TALLY, matched && w_a == 0.0);
+    set_pair_more(e, vec4<u32>(before.x, flags | tally_a, before.z, before.w));
+    if m != NO_MIRROR {
+        set_pair_more(m, vec4<u32>(before.x, flags | tally_b, before.z, before.w));
+    }
 }
 
 // ---- A matching round, folded ----------------------------------------------------------------
@@ -953,8 +996,9 @@ fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
 // `earliest`. The same expressions on the same inputs: the CPU's sums, bit for bit.
 
 // Whether sphere i's event of the round earliest_from_pairs just decided is mutual: a wall, a
-// fixed partner, or a partner whose event is i (is_mutual; a fixed sphere has no event).
-fn matched_now(i: u32, me: Body) -> bool {
+// fixed partner, or a partner whose event is i (is_mutual; a fixed sphere has no event). `id`:
+// sphere i's input id.
+fn matched_now(i: u32, id: u32) -> bool {
     let ev = earliest[i];
     if ev.y == NO_EVENT {
         return false;
@@ -963,7 +1007,18 @@ fn matched_now(i: u32, me: Body) -> bool {
         return true;
     }
     let j = partner[ev.w];
-    return vel[j].w == 0.0 || earliest[j].y == me.id;
+    return vel[j].w == 0.0 || earliest[j].y == id;
+}
+
+// Whether sphere i moves in the round earliest_from_pairs just decided, given whether its event
+// is mutual (matched_now): as CpuBackend::apply_contacts's `moved`, its candidate's dx or dv
+// has a non-zero component (−0 counts as zero, as it does there).
+fn moves_now(i: u32, matched: bool) -> bool {
+    if !matched {
+        return false;
+    }
+    let zero = vec3<f32>(0.0);
+    return any(contact[i].xyz != zero) || any(contact_dx[i].xyz != zero);
 }
 
 // matched_now, read by the pass that rewrites `earliest`: `ev` is sphere i's event of the
@@ -1005,10 +1060,9 @@ fn round_candidate(i: u32, me: Body, ev: Acc) {
 }
 
 // Body b of sphere i as integrate.wgsl's apply_contact leaves it after the round
-// earliest_from_pairs decided: x + dx, v + dv of its candidate if matched, else + 0 (the same
-// expressions, so the same bits).
-fn with_pending(i: u32, b: Body) -> Body {
-    let matched = matched_now(i, b);
+// earliest_from_pairs decided: x + dx, v + dv of its candidate if `matched` (matched_now), else
+// + 0 (the same expressions, so the same bits).
+fn with_pending(i: u32, b: Body, matched: bool) -> Body {
     var a = b;
     a.x = b.x + select(vec3<f32>(0.0), contact_dx[i].xyz, matched);
     a.v = b.v + select(vec3<f32>(0.0), contact[i].xyz, matched);
