@@ -8,8 +8,8 @@
 @group(0) @binding(2) var<storage, read_write> counts: array<atomic<u32>>;  // table_size + 1
 @group(0) @binding(4) var<storage, read_write> cell_start: array<u32>;      // table_size + 1
 
-// The counts, after cell_keys.wgsl's counting, as the input of the prefix sum that turns them into each bucket's
-// first sphere (in place); each bucket emptied for the next binning, so that no pass clears
+// The counts, after cell_keys.wgsl's counting, as the input of the prefix sum that turns them
+// into each bucket's first sphere (in place); each bucket emptied for the next binning, so that no pass clears
 // them (the list build reads a bucket's end from the next start: neighbours.wgsl's bucket_end).
 @compute @workgroup_size(WG)
 fn seed_cell_start(@builtin(global_invocation_id) gid: vec3<u32>) {

@@ -92,8 +92,8 @@ fn sweeps(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     sweep[i] = s;
     x_build[i] = p;
-    // The cells of the sorted state at binning time (CpuBackend::build_list's cells,
-    // cpu::collide::large_box); every contact round uses them.
+    // The cells of the sorted state at binning time (CpuBackend::bin_cells,
+    // cpu::collide::large_box), which the walks below start from.
     let axes = grid_axes(params.box_min, params.box_len, grid.cell_edge);
     cells[i] = vec4<i32>(grid_cell(p.xyz, grid.inv_cell_edge, axes), 0);
     if i >= params.n_small {

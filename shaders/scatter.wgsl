@@ -1,10 +1,10 @@
 // Stage `scatter`: stable counting-sort scatter and the reordering of sphere state.
 // Twin of src/cpu/scatter.rs (`scatter` = the entry points `place` then `rank`; `gather`).
 //
-// The atomic arrival order of count.wgsl differs from run to run. `place` puts every sphere in
-// its bucket by that order; `rank` then gives each sphere the slot it has in a stable sort (the
-// number of spheres of its bucket with a lower previous index), so the final order, and every
-// sum that follows, is the same on every run and equal to the CPU's.
+// The atomic arrival order of the counting (cell_keys.wgsl) differs from run to run. `place`
+// puts every sphere in its bucket by that order; `rank` then gives each sphere the slot it has
+// in a stable sort (the number of spheres of its bucket with a lower previous index), so the
+// final order, and every sum that follows, is the same on every run and equal to the CPU's.
 
 @group(0) @binding(0) var<storage, read> params: Params;
 @group(0) @binding(1) var<storage, read> keys: array<u32>;

@@ -1,4 +1,6 @@
-//! Stage `count`: spheres per bucket with u32 atomics. Twin of `shaders/count.wgsl`.
+//! Stage `count`: spheres per bucket with u32 atomics. Twin of the counting in
+//! `shaders/cell_keys.wgsl`'s `cell_keys` (the GPU counts in the keys' pass) and of
+//! `shaders/count.wgsl`, whose `seed_cell_start` hands the counts to the prefix sum.
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -152,8 +152,8 @@ impl<R: Real> CpuBackend<R> {
         self.bodies_stale = true;
     }
 
-    /// Each sphere's cell at binning time, used by every contact round, and the large spheres'
-    /// boxes, which the list's build reads: the first pass of a build (the GPU's
+    /// Each sphere's cell at binning time (the bodies' `cell`), and the large spheres' boxes,
+    /// which the list's build walks from: the first pass of a build (the GPU's
     /// `neighbours::sweeps`), on the state [`CpuBackend::bin`] sorted.
     fn bin_cells(&mut self, params: &CollideParams<R>) {
         let inv_h = self.cell_edge.recip();

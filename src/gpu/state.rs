@@ -220,7 +220,7 @@ pub(crate) struct SharedBuffers {
     pub image: wgpu::Buffer,
     /// Each sphere's bucket key, u32.
     pub keys: wgpu::Buffer,
-    /// Each sphere's slot in its bucket (count), u32.
+    /// Each sphere's arrival slot in its bucket (the counting in `cell_keys`), u32.
     pub slot: wgpu::Buffer,
     /// Each sphere's arrival order (scatter), u32.
     pub arrival: wgpu::Buffer,
