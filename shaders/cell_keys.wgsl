@@ -8,6 +8,8 @@
 // Stage `count`'s buckets, folded in (one dispatch fewer a rebuild): count.wgsl's header.
 @group(0) @binding(4) var<storage, read_write> counts: array<atomic<u32>>;  // table_size + 1
 @group(0) @binding(5) var<storage, read_write> slot: array<u32>;            // arrival order in the bucket
+// The cell starts' first block sums, which count.wgsl's seed_cell_start adds to: zeroed here.
+@group(0) @binding(6) var<storage, read_write> scan_sums: array<u32>;
 
 // The grid's cell edge was set by neighbours.wgsl's gate_dispatches (grid_cell_edge), which
 // runs just before in a step that rebuilds.
@@ -17,6 +19,11 @@
 @compute @workgroup_size(WG)
 fn cell_keys(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
+    // (table_size + 1) / SCAN_BLOCK + 1 blocks at most, table_size < 4n (or 64): fewer than
+    // this dispatch's invocations.
+    if i < arrayLength(&scan_sums) {
+        scan_sums[i] = 0u;
+    }
     if i >= params.n {
         return;
     }

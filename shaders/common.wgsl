@@ -4,6 +4,11 @@
 // Work-group size of every 1-D stage (src/gpu/mod.rs: WORKGROUP_SIZE).
 const WG: u32 = 256u;
 
+// Entries per block of the prefix sum (setup::SCAN_BLOCK; prefix_sum.wgsl), WG × its ITEMS. The
+// passes that write a scan's input add its first block sums too (count.wgsl's seed_cell_start,
+// neighbours.wgsl's list_count), from work-groups of WG entries, which SCAN_BLOCK divides.
+const SCAN_BLOCK: u32 = 2048u;
+
 // Parameters of a step (src/gpu/buffers.rs: Params; field order and padding matter). Every
 // compute stage binds its parameter blocks as `var<storage, read>`, never `var<uniform>`:
 // lavapipe 22.3 recompiled a variant per dispatch for inlined uniforms and kept them all

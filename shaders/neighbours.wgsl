@@ -17,7 +17,8 @@
 // - `list_count_large` (list.large_chunks work-groups per large sphere, each a contiguous share
 //   of its walk), then `list_count`: each sphere's entries, the partners of its candidate walk
 //   within r_a + r_b + σ_a + σ_b, into list_start[i] (a large sphere's: its shares' sum);
-// - the prefix sum of list_start (stage prefix_sum, in place): each row's first entry;
+// - the prefix sum of list_start (stage prefix_sum, in place): each row's first entry, whose
+//   first block sums list_count added (sweeps zeroes them);
 // - `list_fill` (`list_fill_large`): the rows, in the walk's order (the CPU's order), each entry's sphere, and its
 //   owner flag;
 // - `relink`: each entry's mirror, found by one entry of the pair in the shorter row;
@@ -65,6 +66,11 @@
 // large sphere's box tested, or a cell or sphere of a large sphere's box walk.
 const BUILD_PASS: u32 = 2u;
 @group(0) @binding(30) var<storage, read_write> work: array<WorkCounters, 3>; // shaders/work.wgsl
+// The rows' first block sums (prefix_sum.wgsl's `reduce` of level 0), which list_count adds
+// instead of that pass: zeroed by sweeps (a stand-in when the scan is one block).
+@group(0) @binding(31) var<storage, read_write> list_sums: array<atomic<u32>>;
+
+var<workgroup> group_sum: atomic<u32>;
 
 // One past bucket k's last sphere in the sorted order: the next bucket's start (the large
 // spheres' bucket, k = table_size, ends at n). The CPU reads cell_start[k] + counts[k]; the
@@ -81,6 +87,10 @@ fn bucket_end(k: u32) -> u32 {
 @compute @workgroup_size(WG)
 fn sweeps(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
+    // (n + 1) / SCAN_BLOCK + 1 blocks at most: fewer than this dispatch's invocations.
+    if i < arrayLength(&list_sums) {
+        atomicStore(&list_sums[i], 0u);
+    }
     if i >= params.n {
         return;
     }
@@ -503,22 +513,34 @@ fn list_fill_large(@builtin(workgroup_id) wid: vec3<u32>,
 
 
 // cpu::neighbours::NeighbourList::build, its counting half: entries of row i (a small
-// sphere; the large ones: list_count_large).
+// sphere; the large ones: list_count_large). Then the prefix sum's first `reduce`: a
+// work-group's WG rows lie in one block of the scan, and their sum goes to its block sum with
+// one atomic (integer sums: the same in any order). No invocation returns before the barrier.
 @compute @workgroup_size(WG)
-fn list_count(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn list_count(@builtin(global_invocation_id) gid: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
     let i = linear_index(gid, params.dispatch_x);
-    if i >= params.n_small {
-        if i < params.n {
-            // list_count_large's sum of the row's shares.
-            let total = large_base(i - params.n_small) + list.large_chunks;
-            list_start[i] = atomicLoad(&large_counts[total]);
-        }
-        return;
+    var c = 0u;
+    if i < params.n_small {
+        begin_walk(i, false, 0u);
+        for_each_candidate(i);
+        c = walk_count;
+        list_start[i] = c;
+        report_visits(BUILD_PASS);
+    } else if i < params.n {
+        // list_count_large's sum of the row's shares.
+        let total = large_base(i - params.n_small) + list.large_chunks;
+        c = atomicLoad(&large_counts[total]);
+        list_start[i] = c;
     }
-    begin_walk(i, false, 0u);
-    for_each_candidate(i);
-    list_start[i] = walk_count;
-    report_visits(BUILD_PASS);
+    atomicAdd(&group_sum, c);
+    workgroupBarrier();
+    if lid == 0u {
+        let s = atomicLoad(&group_sum);
+        if s != 0u {
+            atomicAdd(&list_sums[i / SCAN_BLOCK], s);
+        }
+    }
 }
 
 // cpu::neighbours::NeighbourList::build, its filling half, after the prefix sum (a small

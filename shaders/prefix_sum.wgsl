@@ -1,7 +1,8 @@
 // Stage `prefix_sum`: exclusive prefix sum, reduce-then-scan over blocks of SCAN_BLOCK entries.
 // Twin of src/cpu/prefix_sum.rs. WGSL gives no forward-progress guarantee between work-groups,
 // so there is no single-pass decoupled look-back: the driver runs `reduce` level by level up to
-// one block of block sums, then `scan_blocks` back down. The top block is not scanned by a
+// one block of block sums, then `scan_blocks` back down. The grid's and the list's scans skip
+// the first `reduce`: the pass that writes their input adds its block sums as it goes. The top block is not scanned by a
 // dispatch of its own: each work-group of the level below sums the (at most SCAN_BLOCK) raw
 // block sums before its own (`SUM_OFFSET`), no more work than its own block's.
 
@@ -16,8 +17,7 @@ struct ScanParams {
 @group(0) @binding(1) var<storage, read_write> data: array<u32>;        // this level, scanned in place
 @group(0) @binding(2) var<storage, read_write> block_sums: array<u32>;  // the level above
 
-const ITEMS: u32 = 8u;            // entries per thread
-const SCAN_BLOCK: u32 = 2048u;    // WG × ITEMS, = setup::SCAN_BLOCK
+const ITEMS: u32 = 8u;            // entries per thread; SCAN_BLOCK (common.wgsl) = WG × ITEMS
 
 // scan_blocks: `block_sums` holds each block's own sum, not yet scanned (the level just below
 // the top, at most SCAN_BLOCK blocks), so a work-group sums those before its block; else it

@@ -106,7 +106,7 @@ fn prefix_sum_matches_the_cpu_at_every_level() {
         let mut enc = device.create_command_encoder(&Default::default());
         let recorded = {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            record(&mut pass, &stage, &scan, None)
+            record(&mut pass, &stage, &scan, None, false)
         };
         let size = 4 * len as u64;
         let staging = device.create_buffer(&wgpu::BufferDescriptor {

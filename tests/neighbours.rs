@@ -403,7 +403,11 @@ fn the_gpu_builds_the_cpus_list_exactly() {
     }
     let wall_stand = builtin::build("wall-stand", Some(500)).unwrap();
     let container = spheresim::validate::container_gas(ContactModel::Hertz);
+    // More rows than one block of the prefix sum (setup::SCAN_BLOCK), a large sphere's last:
+    // list_count's block sums give the rows' offsets.
+    let rows = builtin::build("wall-break", Some(3 * spheresim::setup::SCAN_BLOCK)).unwrap();
     for (name, s) in [
+        ("rows over three scan blocks (a wall-break)", rows),
         ("fast gas", fast),
         ("fast impulse gas", fast_impulse),
         ("wall-break", wall_break),

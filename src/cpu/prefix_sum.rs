@@ -5,7 +5,9 @@
 //! decoupled look-back: (1) each block of [`SCAN_BLOCK`] entries reduces to one sum; (2) the block
 //! sums are scanned; (3) each block scans itself and adds its offset. On the GPU, (2) is
 //! recursive above `SCAN_BLOCK²` entries, and its last level is folded into (3): each
-//! work-group sums the raw block sums before its block (`SUM_OFFSET`).
+//! work-group sums the raw block sums before its block (`SUM_OFFSET`); for the cell starts and
+//! the list's rows, (1) is done by the pass that writes the input (`seed_cell_start`,
+//! `list_count`).
 
 use rayon::prelude::*;
 

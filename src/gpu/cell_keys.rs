@@ -29,12 +29,14 @@ impl CellKeys {
 }
 
 impl CellKeys {
-    /// The bind group of state set `s`.
+    /// The bind group of state set `s`; `scan_sums`: the cell starts' first block sums
+    /// (`prefix_sum::first_sums`), which `cell_keys` zeroes.
     pub(crate) fn bind(
         &self,
         device: &wgpu::Device,
         b: &SharedBuffers,
         s: &StateSet,
+        scan_sums: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
         self.module.bind(
             device,
@@ -45,6 +47,7 @@ impl CellKeys {
                 ("keys", &b.keys),
                 ("counts", &b.counts),
                 ("slot", &b.slot),
+                ("scan_sums", scan_sums),
             ],
         )
     }

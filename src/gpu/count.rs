@@ -11,7 +11,8 @@ use super::state::SharedBuffers;
 pub struct Count {
     /// Module (layout and bind groups).
     pub module: Module,
-    /// Moves the counts into the cell starts that the prefix sum scans, leaving them zero.
+    /// Moves the counts into the cell starts that the prefix sum scans, leaving them zero, and
+    /// sums them by the scan's blocks (its first `reduce`).
     pub seed_cell_start: wgpu::ComputePipeline,
 }
 
@@ -28,14 +29,21 @@ impl Count {
 }
 
 impl Count {
-    /// The bind group (independent of the state set).
-    pub(crate) fn bind(&self, device: &wgpu::Device, b: &SharedBuffers) -> wgpu::BindGroup {
+    /// The bind group (independent of the state set); `scan_sums`: the cell starts' first
+    /// block sums (`prefix_sum::first_sums`), which `seed_cell_start` adds to.
+    pub(crate) fn bind(
+        &self,
+        device: &wgpu::Device,
+        b: &SharedBuffers,
+        scan_sums: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
         self.module.bind(
             device,
             &[
                 ("params", &b.params),
                 ("counts", &b.counts),
                 ("cell_start", &b.cell_start),
+                ("scan_sums", scan_sums),
             ],
         )
     }

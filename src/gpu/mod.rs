@@ -324,6 +324,7 @@ impl GpuBackend {
                 &self.stages.prefix_sum,
                 &self.scan,
                 Some((&self.gate.gated, SCANS)),
+                true,
             );
             self.dispatches.set(self.dispatches.get() + scans);
             self.gated.set(self.gated.get() + scans);

@@ -457,6 +457,7 @@ impl GpuList {
                     ("boxes", inp.boxes),
                     ("sweep", &sweep),
                     ("list_start", &start),
+                    ("list_sums", prefix_sum::first_sums(&scan)),
                     ("partner", &partner),
                     ("link", &link),
                     ("row_of", &row_of),
@@ -654,7 +655,9 @@ impl GpuList {
             let Some((label, pipeline, k)) = step else {
                 pass.push_debug_group("prefix_sum");
                 let scans = gated.then_some((&gate.gated, gate.list_scans));
-                dispatches += prefix_sum::record(pass, &stages.prefix_sum, &self.scan, scans);
+                // list_count summed the first block sums.
+                let s = &stages.prefix_sum;
+                dispatches += prefix_sum::record(pass, s, &self.scan, scans, true);
                 pass.pop_debug_group();
                 continue;
             };

@@ -3,7 +3,9 @@
 //!
 //! A scan of `len` entries takes one dispatch up to [`SCAN_BLOCK`] entries, two up to
 //! `SCAN_BLOCK²` (`reduce`, then `scan_blocks` summing its offset from the raw block sums), and
-//! two more a level above that.
+//! two more a level above that. The first `reduce` is left out (`record`'s `reduced`) where the
+//! pass that writes the input adds its block sums into [`first_sums`] as it goes: the cell
+//! starts' (`count.wgsl`'s `seed_cell_start`) and the list's rows (`list_count`).
 
 use super::buffers::ScanParams;
 use super::pipelines::Module;
@@ -47,6 +49,15 @@ pub struct ScanLevel {
     /// The block sums are raw, at most one block of them (the top level, which no dispatch
     /// scans): `scan_blocks` sums the offset of its block itself.
     summing: bool,
+    /// The level's block sums (u32 each), or for a scan of one block a 16-byte stand-in.
+    sums: wgpu::Buffer,
+}
+
+/// Where a pass that writes the scan's input adds level 0's block sums when it does the first
+/// `reduce`'s work itself ([`record`] with `reduced`): they start at zero only if that pass, or
+/// one before it, zeroes them. A stand-in, which nothing reads, for a scan of one block.
+pub fn first_sums(levels: &[ScanLevel]) -> &wgpu::Buffer {
+    &levels[0].sums
 }
 
 /// The levels scanning the first `len` u32 of `data` in place: level 0 is `data`; each level
@@ -87,6 +98,7 @@ pub fn levels(
                 bind_reduce: None,
                 bind_scan,
                 summing: false,
+                sums: storage(device, "scan block sums (stand-in)", 16),
             });
             return scan;
         }
@@ -101,6 +113,7 @@ pub fn levels(
             bind_reduce: Some(bind.clone()),
             bind_scan: bind,
             summing,
+            sums: sums.clone(),
         });
         if summing {
             return scan;
@@ -124,22 +137,24 @@ pub fn level_dims(len: u32, max_dim: u32) -> Vec<(u32, u32)> {
     }
 }
 
-/// Records the scan of `levels`: `reduce` up the levels, then `scan_blocks` down (the top
-/// level's summing its offsets); returns the
-/// dispatches recorded. With `gate` `(buffer, first)` every dispatch of level k is indirect,
-/// from slot `first + k` of the gate's buffer (16 bytes a slot; `neighbours::Gate`).
+/// Records the scan of `levels`: `reduce` up the levels (without level 0's when `reduced`: the
+/// pass that wrote the input summed [`first_sums`]), then `scan_blocks` down (the top level's
+/// summing its offsets); returns the dispatches recorded. With `gate` `(buffer, first)` every
+/// dispatch of level k is indirect, from slot `first + k` of the gate's buffer (16 bytes a
+/// slot; `neighbours::Gate`).
 pub fn record(
     pass: &mut wgpu::ComputePass,
     stage: &PrefixSum,
     levels: &[ScanLevel],
     gate: Option<(&wgpu::Buffer, usize)>,
+    reduced: bool,
 ) -> u64 {
     let dispatch = |pass: &mut wgpu::ComputePass, k: usize, level: &ScanLevel| match gate {
         Some((buffer, first)) => pass.dispatch_workgroups_indirect(buffer, 16 * (first + k) as u64),
         None => pass.dispatch_workgroups(level.dims.0, level.dims.1, 1),
     };
     let mut dispatches = 0;
-    for (k, level) in levels.iter().enumerate() {
+    for (k, level) in levels.iter().enumerate().skip(usize::from(reduced)) {
         if let Some(bg) = &level.bind_reduce {
             pass.set_pipeline(&stage.reduce);
             pass.set_bind_group(0, bg, &[]);

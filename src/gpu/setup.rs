@@ -40,6 +40,7 @@ impl Binds {
         state: &[StateSet; 2],
         c: usize,
         (list, gate): (&neighbours::GpuList, &neighbours::Gate),
+        scan_sums: &wgpu::Buffer,
     ) -> Self {
         let (s, o) = (&state[c], &state[1 - c]);
         Binds {
@@ -47,7 +48,7 @@ impl Binds {
                 .integrate
                 .bind(device, shared, s, (list, gate), false),
             integrate_head: stages.integrate.bind(device, shared, s, (list, gate), true),
-            cell_keys: stages.cell_keys.bind(device, shared, s),
+            cell_keys: stages.cell_keys.bind(device, shared, s, scan_sums),
             gather: stages.gather.bind(device, shared, s, o, &gate.rebuild),
             collide: stages.collide.bind(device, shared, s, list),
             gravity: stages.gravity.bind(device, shared, s),
@@ -206,8 +207,20 @@ impl GpuBackend {
                 neighbours::list_inputs(&shared, &state[1], &gate),
             ],
         );
-        let binds = [0, 1].map(|c| Binds::new(device, &stages, &shared, &state, c, (&list, &gate)));
-        let bind_count = stages.count.bind(device, &shared);
+        // The cell starts' first block sums: cell_keys zeroes them, seed_cell_start adds them.
+        let scan_sums = prefix_sum::first_sums(&scan);
+        let binds = [0, 1].map(|c| {
+            Binds::new(
+                device,
+                &stages,
+                &shared,
+                &state,
+                c,
+                (&list, &gate),
+                scan_sums,
+            )
+        });
+        let bind_count = stages.count.bind(device, &shared, scan_sums);
         let bind_scatter = stages.scatter.bind(device, &shared);
 
         let tree = tree_on.then(|| {

@@ -496,7 +496,7 @@ impl GpuTree {
         let mut scans = 0;
         for bind in &self.sort_passes {
             go(&mut pass, &s.radix_count, bind, self.body_dims);
-            scans += prefix_sum::record(&mut pass, &self.scan_stage, &self.hist_scan, None);
+            scans += prefix_sum::record(&mut pass, &self.scan_stage, &self.hist_scan, None, false);
             go(&mut pass, &s.radix_scatter, bind, self.body_dims);
         }
         pass.pop_debug_group();
@@ -509,7 +509,7 @@ impl GpuTree {
             &self.karras_groups,
             self.group_dims,
         );
-        scans += prefix_sum::record(&mut pass, &self.scan_stage, &self.group_scan, None);
+        scans += prefix_sum::record(&mut pass, &self.scan_stage, &self.group_scan, None, false);
         go(&mut pass, &s.compact_groups, &self.karras, self.body_dims);
         pass.pop_debug_group();
         pass.push_debug_group("tree_moments");
