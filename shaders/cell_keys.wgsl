@@ -14,16 +14,23 @@
 // The grid's cell edge was set by neighbours.wgsl's gate_dispatches (grid_cell_edge), which
 // runs just before in a step that rebuilds.
 
+// Zeroes scan_sums, each invocation of the dispatch every (invocations)th entry: the table keeps
+// its set-up size when spheres leave (removal), so its blocks can outnumber the spheres'
+// invocations.
+fn zero_strided(gid: vec3<u32>, nwg: vec3<u32>) {
+    let width = nwg.x * WG;
+    for (var j = gid.x + gid.y * width; j < arrayLength(&scan_sums); j += width * nwg.y) {
+        scan_sums[j] = 0u;
+    }
+}
+
 // Mirrors cpu::cell_keys::cell_keys, then cpu::count::count (stage `count`'s counting, in the
 // same pass).
 @compute @workgroup_size(WG)
-fn cell_keys(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn cell_keys(@builtin(global_invocation_id) gid: vec3<u32>,
+             @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
-    // (table_size + 1) / SCAN_BLOCK + 1 blocks at most, table_size < 4n (or 64): fewer than
-    // this dispatch's invocations.
-    if i < arrayLength(&scan_sums) {
-        scan_sums[i] = 0u;
-    }
+    zero_strided(gid, nwg);
     if i >= params.n {
         return;
     }

@@ -11,8 +11,6 @@
 // does instead (zeroed by cell_keys; a stand-in when the scan is one block).
 @group(0) @binding(5) var<storage, read_write> scan_sums: array<atomic<u32>>;
 
-var<workgroup> group_sum: atomic<u32>;
-
 // The counts, after cell_keys.wgsl's counting, as the input of the prefix sum that turns them
 // into each bucket's first sphere (in place); each bucket emptied for the next binning, so that no pass clears
 // them (the list build reads a bucket's end from the next start: neighbours.wgsl's bucket_end).
@@ -20,19 +18,18 @@ var<workgroup> group_sum: atomic<u32>;
 // one atomic (integer sums: the same in any order).
 @compute @workgroup_size(WG)
 fn seed_cell_start(@builtin(global_invocation_id) gid: vec3<u32>,
+                   @builtin(num_workgroups) nwg: vec3<u32>,
                    @builtin(local_invocation_index) lid: u32) {
-    let k = linear_index(gid, params.dispatch_x);
+    // This dispatch's own width (the table's slot), not params.dispatch_x (the spheres'): the
+    // two differ when one dispatch is 2-D and the other not.
+    let k = linear_index(gid, nwg.x * WG);
     var c = 0u;
     if k <= params.table_size {
         c = atomicExchange(&counts[k], 0u);
         cell_start[k] = c;
     }
-    atomicAdd(&group_sum, c);
-    workgroupBarrier();
-    if lid == 0u {
-        let s = atomicLoad(&group_sum);
-        if s != 0u {
-            atomicAdd(&scan_sums[k / SCAN_BLOCK], s);
-        }
+    let s = workgroup_sum_u32(c);
+    if lid == 0u && s != 0u {
+        atomicAdd(&scan_sums[k / SCAN_BLOCK], s);
     }
 }

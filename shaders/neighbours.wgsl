@@ -70,8 +70,6 @@ const BUILD_PASS: u32 = 2u;
 // instead of that pass: zeroed by sweeps (a stand-in when the scan is one block).
 @group(0) @binding(31) var<storage, read_write> list_sums: array<atomic<u32>>;
 
-var<workgroup> group_sum: atomic<u32>;
-
 // One past bucket k's last sphere in the sorted order: the next bucket's start (the large
 // spheres' bucket, k = table_size, ends at n). The CPU reads cell_start[k] + counts[k]; the
 // counts are zeroed after the scan (count.wgsl's seed_cell_start), so the GPU reads the next
@@ -85,11 +83,14 @@ fn bucket_end(k: u32) -> u32 {
 
 // cpu::neighbours::sweeps
 @compute @workgroup_size(WG)
-fn sweeps(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn sweeps(@builtin(global_invocation_id) gid: vec3<u32>,
+          @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_index(gid, params.dispatch_x);
-    // (n + 1) / SCAN_BLOCK + 1 blocks at most: fewer than this dispatch's invocations.
-    if i < arrayLength(&list_sums) {
-        atomicStore(&list_sums[i], 0u);
+    // The list's scan covers the room (capacity + 1 rows), which can outnumber the spheres'
+    // invocations: each zeroes every (invocations)th block sum.
+    let width = nwg.x * WG;
+    for (var j = gid.x + gid.y * width; j < arrayLength(&list_sums); j += width * nwg.y) {
+        atomicStore(&list_sums[j], 0u);
     }
     if i >= params.n {
         return;
@@ -533,13 +534,9 @@ fn list_count(@builtin(global_invocation_id) gid: vec3<u32>,
         c = atomicLoad(&large_counts[total]);
         list_start[i] = c;
     }
-    atomicAdd(&group_sum, c);
-    workgroupBarrier();
-    if lid == 0u {
-        let s = atomicLoad(&group_sum);
-        if s != 0u {
-            atomicAdd(&list_sums[i / SCAN_BLOCK], s);
-        }
+    let s = workgroup_sum_u32(c);
+    if lid == 0u && s != 0u {
+        atomicAdd(&list_sums[i / SCAN_BLOCK], s);
     }
 }
 

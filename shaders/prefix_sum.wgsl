@@ -1,10 +1,11 @@
 // Stage `prefix_sum`: exclusive prefix sum, reduce-then-scan over blocks of SCAN_BLOCK entries.
 // Twin of src/cpu/prefix_sum.rs. WGSL gives no forward-progress guarantee between work-groups,
 // so there is no single-pass decoupled look-back: the driver runs `reduce` level by level up to
-// one block of block sums, then `scan_blocks` back down. The grid's and the list's scans skip
-// the first `reduce`: the pass that writes their input adds its block sums as it goes. The top block is not scanned by a
+// one block of block sums, then `scan_blocks` back down. The top block is not scanned by a
 // dispatch of its own: each work-group of the level below sums the (at most SCAN_BLOCK) raw
-// block sums before its own (`SUM_OFFSET`), no more work than its own block's.
+// block sums before its own (`SUM_OFFSET`), no more work than its own block's. The grid's and
+// the list's scans skip the first `reduce`: the pass that writes their input adds its block
+// sums as it goes (count.wgsl's seed_cell_start, neighbours.wgsl's list_count).
 
 struct ScanParams {
     len: u32,        // entries at this level
@@ -69,7 +70,9 @@ fn reduce(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index
         }
     }
     let total = workgroup_exclusive_scan(lid, s);
-    if lid == 0u {
+    // A 2-D dispatch (over 65 535 blocks) has spare work-groups past the last block: an
+    // out-of-bounds store may land on a real entry, so none stores.
+    if lid == 0u && b * SCAN_BLOCK < sp.len {
         block_sums[b] = total;
     }
 }

@@ -582,18 +582,23 @@ fn two_dimensional_dispatch_gives_the_same_result() {
         return;
     }
     // 3000 spheres = 12 work-groups; a limit of 5 per dimension makes the dispatch 5 × 3.
-    let s = small("box-gas", 3000, 20);
-    let opts = GpuOptions {
-        max_workgroups_per_dim: Some(5),
-        ..test_gpu_options()
-    };
-    let mut two_d = Simulation::with_gpu_options(&s, Backend::Gpu, Precision::F32, opts).unwrap();
-    let mut one_d = gpu(&s);
-    two_d.step(20).unwrap();
-    one_d.step(20).unwrap();
-    assert!(two_d.snapshot() == one_d.snapshot());
-    assert_eq!(two_d.diagnostics(), one_d.diagnostics());
-    assert_eq!(two_d.binning_state(), one_d.binning_state());
+    // 1000 spheres = 4 work-groups, 1-D, while the table's 2049 buckets take 5 × 2: each
+    // dispatch must use its own width.
+    for n in [3000, 1000] {
+        let s = small("box-gas", n, 20);
+        let opts = GpuOptions {
+            max_workgroups_per_dim: Some(5),
+            ..test_gpu_options()
+        };
+        let mut two_d =
+            Simulation::with_gpu_options(&s, Backend::Gpu, Precision::F32, opts).unwrap();
+        let mut one_d = gpu(&s);
+        two_d.step(20).unwrap();
+        one_d.step(20).unwrap();
+        assert!(two_d.snapshot() == one_d.snapshot(), "{n} spheres");
+        assert_eq!(two_d.diagnostics(), one_d.diagnostics(), "{n} spheres");
+        assert_eq!(two_d.binning_state(), one_d.binning_state(), "{n} spheres");
+    }
 }
 
 #[test]
