@@ -953,14 +953,12 @@ fn impulse_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
     let p = resolve_pair(a, b, params.dt, params.resting_speed, k_i, k_j);
     let flags = select(0u, PAIR_CONTACT, p.contact) | select(0u, PAIR_COLLISION, p.collision)
         | select(0u, PAIR_MATCHED, matched);
-    // Two fixed spheres never collide (resolve_pair), so a matched pair has a movable sphere.
-    let tally_a = select(0u, PAIR_TALLY, matched && a.w != 0.0);
-    let tally_b = select(0u, PAIR_TALLY, matched && a.w == 0.0);
+    let tally = pair_tallies(matched, a.w);
     let out = vec4<f32>(p.n, p.impulse);
     let more = vec4<u32>(bitcast<u32>(p.rest), flags, bitcast<u32>(p.tau), bitcast<u32>(p.push));
-    set_pair_result(e, out, more | vec4<u32>(0u, tally_a, 0u, 0u));
+    set_pair_result(e, out, more | vec4<u32>(0u, tally.x, 0u, 0u));
     if m != NO_MIRROR {
-        set_pair_result(m, out, more | vec4<u32>(0u, tally_b, 0u, 0u));
+        set_pair_result(m, out, more | vec4<u32>(0u, tally.y, 0u, 0u));
     }
     report_visits(ENTRY_PASS);
 }
@@ -975,12 +973,19 @@ fn keep_response(e: u32, m: u32, before: vec4<u32>, matched: bool, w_a: f32) {
         return;
     }
     let flags = (before.y & ~(PAIR_MATCHED | PAIR_TALLY)) | select(0u, PAIR_MATCHED, matched);
-    let tally_a = select(0u, PAIR_TALLY, matched && w_a != 0.0);
-    let tally_b = select(0u, PAIR_TALLY, matched && w_a == 0.0);
-    set_pair_more(e, vec4<u32>(before.x, flags | tally_a, before.z, before.w));
+    let tally = pair_tallies(matched, w_a);
+    set_pair_more(e, vec4<u32>(before.x, flags | tally.x, before.z, before.w));
     if m != NO_MIRROR {
-        set_pair_more(m, vec4<u32>(before.x, flags | tally_b, before.z, before.w));
+        set_pair_more(m, vec4<u32>(before.x, flags | tally.y, before.z, before.w));
     }
+}
+
+// The PAIR_TALLY bits of a pair's owner entry (x) and mirror (y): the owner's when it is
+// movable (inverse mass `w_a` ≠ 0), else the mirror's. Two fixed spheres never collide
+// (resolve_pair), so a matched pair has a movable sphere.
+fn pair_tallies(matched: bool, w_a: f32) -> vec2<u32> {
+    return vec2<u32>(select(0u, PAIR_TALLY, matched && w_a != 0.0),
+                     select(0u, PAIR_TALLY, matched && w_a == 0.0));
 }
 
 // ---- A matching round, folded ----------------------------------------------------------------

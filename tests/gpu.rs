@@ -83,6 +83,10 @@ fn prefix_sum_matches_the_cpu_at_every_level() {
         return;
     }
     let ctx = spheresim::gpu::GpuContext::new().expect("GPU context");
+    eprintln!(
+        "prefix sum on {}: integer sums, exact on every adapter",
+        ctx.adapter_name()
+    );
     let device = &ctx.device;
     let stage = PrefixSum::new(device);
     let max_dim = ctx.limits.max_compute_workgroups_per_dimension;
